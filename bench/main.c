@@ -1,0 +1,258 @@
+/*
+ * locklab-bench — one measurement, or a side-by-side comparison.
+ *
+ *   locklab-bench --list [--verbose]
+ *   locklab-bench WORKLOAD --lock SPEC [--lock SPEC ...] --threads N --duration S [--runs R] [--json]
+ *
+ * With one --lock and --runs 1 it prints one result (one JSON object with
+ * --json).  With several locks and/or runs, the runs are interleaved (run 1 of
+ * every lock, then run 2, ...) so that machine noise hits all locks alike, and
+ * a table of medians with min..max and the ratio to the first lock follows
+ * (with --json: one JSON object per run, one per line).
+ * Bad arguments: one line naming the value and the valid choices, exit 2.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "locklab/registry.h"
+
+#define MAX_LOCKS 64
+#define MAX_THREADS 4096
+
+static void die(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "locklab-bench: ");
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+static void print_spec(const char *spec, void *arg)
+{
+    int verbose = *(int *)arg;
+    if (!verbose) {
+        printf("%s\n", spec);
+        return;
+    }
+    ll_spec s;
+    char err[512];
+    ll_spec_parse(spec, &s, err, sizeof err);
+    printf("%-16s fifo=%-3s lock_bytes=%-5zu waiter_bytes=%-3zu keys=", spec,
+           strcmp(s.ops->fairness, "FIFO") == 0 ? "yes" : "no", s.ops->lock_bytes, s.ops->waiter_bytes);
+    int any = 0;
+    for (const ll_param *p = s.ops->params; p && p->key; p++, any = 1)
+        printf("%s%s[%llu..%llu,default %llu]", any ? "," : "", p->key, (unsigned long long)p->min,
+               (unsigned long long)p->max, (unsigned long long)p->def);
+    if (s.policy->has_budget)
+        printf("%sspin_ns[default: measured park round trip]", any++ ? "," : "");
+    printf("%s  # %s; fairness: %s; source: %s\n", any ? "" : "-", s.ops->summary, s.ops->fairness, s.ops->source);
+}
+
+static const workload *find_workload(const char *name)
+{
+    for (int i = 0; workloads[i]; i++)
+        if (strcmp(workloads[i]->name, name) == 0)
+            return workloads[i];
+    char valid[256] = "";
+    for (int i = 0; workloads[i]; i++) {
+        strcat(valid, i ? ", " : "");
+        strcat(valid, workloads[i]->name);
+    }
+    die("unknown workload '%s' (valid: %s)", name, valid);
+    return NULL;
+}
+
+static long parse_int(const char *opt, const char *v, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (v[0] == '\0' || *end || errno || x < lo || x > hi) {
+        char range[64];
+        snprintf(range, sizeof range, "an integer in %ld..%ld", lo, hi);
+        fprintf(stderr, "locklab-bench: bad value '%s' for %s (valid: %s)\n", v, opt, range);
+        exit(2);
+    }
+    return x;
+}
+
+static double parse_seconds(const char *opt, const char *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (v[0] == '\0' || *end || errno || !(x >= 0.001 && x <= 3600))
+        die("bad value '%s' for %s (valid: seconds in 0.001..3600)", v, opt);
+    return x;
+}
+
+static void print_json(const bench_config *cfg, const bench_result *r, const fairness *f)
+{
+    printf("{\"workload\":\"%s\",\"lock\":\"%s\",\"threads\":%d,\"duration_s\":%.6f,\"ops\":%llu,"
+           "\"throughput_ops_s\":%.1f,\"per_thread_ops\":[",
+           cfg->workload, cfg->lock_spec, cfg->threads, r->wall_s, (unsigned long long)r->ops, r->ops / r->wall_s);
+    for (int t = 0; t < cfg->threads; t++)
+        printf("%s%llu", t ? "," : "", (unsigned long long)r->per_thread_ops[t]);
+    printf("],\"lwss\":%.3f,\"mttr\":%.1f,\"gini\":%.5f,\"rstddev\":%.5f,\"fairness_factor\":%.5f,", f->lwss, f->mttr,
+           f->gini, f->rstddev, f->fairness_factor);
+    if (isinf(f->max_min_ratio))
+        printf("\"max_min_ratio\":null,");
+    else
+        printf("\"max_min_ratio\":%.3f,", f->max_min_ratio);
+    printf("\"socket_switches\":%.2f,\"topology\":\"%s\",\"vcsw\":%ld,\"ivcsw\":%ld,\"cpu_util\":%.3f,"
+           "\"admissions_logged\":%zu,\"exclusion_ok\":%s",
+           f->socket_switches, ll_topology_describe(), r->vcsw, r->ivcsw, r->cpu_s / r->wall_s, r->logged,
+           r->exclusion_ok ? "true" : "false");
+    if (r->ns_per_pair > 0)
+        printf(",\"ns_per_pair\":%.3f", r->ns_per_pair);
+    printf("}\n");
+    fflush(stdout);
+}
+
+static void print_human(const bench_config *cfg, const bench_result *r, const fairness *f)
+{
+    printf("%s lock=%s threads=%d duration=%.3fs ops=%llu throughput=%.0f ops/s\n", cfg->workload, cfg->lock_spec,
+           cfg->threads, r->wall_s, (unsigned long long)r->ops, r->ops / r->wall_s);
+    if (r->ns_per_pair > 0)
+        printf("  ns per acquire+release pair: %.2f\n", r->ns_per_pair);
+    printf("  lwss=%.2f mttr=%.1f gini=%.4f rstddev=%.4f fairness_factor=%.4f max/min=%.2f socket_switches=%.1f/1000\n",
+           f->lwss, f->mttr, f->gini, f->rstddev, f->fairness_factor, f->max_min_ratio, f->socket_switches);
+    printf("  vcsw=%ld ivcsw=%ld cpu_util=%.2fx exclusion=%s\n", r->vcsw, r->ivcsw, r->cpu_s / r->wall_s,
+           r->exclusion_ok ? "ok" : "VIOLATED");
+}
+
+typedef struct summary { double value[256], max_min[256], vcsw_per_op[256]; int n; } summary;
+
+static void median_spread(const double *v, int n, double *med, double *lo, double *hi)
+{
+    double tmp[256];
+    memcpy(tmp, v, (size_t)n * sizeof *v);
+    *med = median_of(tmp, (size_t)n);
+    *lo = tmp[0];
+    *hi = tmp[n - 1];
+}
+
+int main(int argc, char **argv)
+{
+    const char *locks[MAX_LOCKS];
+    int nlocks = 0, threads = 1, runs = 1, json = 0, list = 0, verbose = 0;
+    double duration = 1.0;
+    const char *wname = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--list") == 0)
+            list = 1;
+        else if (strcmp(a, "--verbose") == 0)
+            verbose = 1;
+        else if (strcmp(a, "--json") == 0)
+            json = 1;
+        else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            printf("usage: locklab-bench --list [--verbose]\n"
+                   "       locklab-bench WORKLOAD --lock SPEC [--lock SPEC ...] [--threads N] [--duration S]"
+                   " [--runs R] [--json]\n");
+            return 0;
+        } else if (strcmp(a, "--lock") == 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--duration") == 0 ||
+                   strcmp(a, "--runs") == 0) {
+            if (!next)
+                die("option %s needs a value%s", a, "");
+            i++;
+            if (strcmp(a, "--lock") == 0) {
+                if (nlocks == MAX_LOCKS)
+                    die("too many --lock options (max %s)%s", "64", "");
+                locks[nlocks++] = next;
+            } else if (strcmp(a, "--threads") == 0)
+                threads = (int)parse_int(a, next, 1, MAX_THREADS);
+            else if (strcmp(a, "--runs") == 0)
+                runs = (int)parse_int(a, next, 1, 256);
+            else
+                duration = parse_seconds(a, next);
+        } else if (a[0] == '-')
+            die("unknown option '%s' (valid: --list, --verbose, --lock, --threads, --duration, --runs, --json%s)", a,
+                ", --help");
+        else if (!wname)
+            wname = a;
+        else
+            die("unexpected argument '%s' (workload already given as '%s')", a, wname);
+    }
+    char err[1024];
+    if (ll_topology_init_from_env(err, sizeof err) != 0) {
+        fprintf(stderr, "locklab-bench: %s\n", err);
+        return 2;
+    }
+    if (list) {
+        ll_lock_list(print_spec, &verbose);
+        return 0;
+    }
+    if (!wname)
+        die("no workload given (valid: uncontended, mutexbench; or --list)%s%s", "", "");
+    const workload *w = find_workload(wname);
+    if (nlocks == 0)
+        die("no --lock given (see --list for valid specs)%s%s", "", "");
+    ll_lock *handles[MAX_LOCKS];
+    for (int l = 0; l < nlocks; l++) {
+        handles[l] = ll_lock_create(locks[l], err, sizeof err);
+        if (!handles[l]) {
+            fprintf(stderr, "locklab-bench: %s\n", err);
+            return 2;
+        }
+    }
+    static summary sums[MAX_LOCKS];
+    int violated = 0;
+    for (int r = 0; r < runs; r++) {
+        for (int l = 0; l < nlocks; l++) {
+            bench_config cfg = {w->name, ll_lock_name(handles[l]), threads, duration};
+            bench_result res;
+            if (w->run(handles[l], &cfg, &res) != 0) {
+                fprintf(stderr, "locklab-bench: out of memory\n");
+                return 1;
+            }
+            fairness f;
+            fairness_compute(res.admissions, res.logged, res.per_thread_ops, threads, res.thread_socket, &f);
+            if (json)
+                print_json(&cfg, &res, &f);
+            else if (runs == 1 && nlocks == 1)
+                print_human(&cfg, &res, &f);
+            violated |= !res.exclusion_ok;
+            summary *s = &sums[l];
+            s->value[s->n] = res.ns_per_pair > 0 ? res.ns_per_pair : res.ops / res.wall_s;
+            s->max_min[s->n] = f.max_min_ratio;
+            s->vcsw_per_op[s->n] = res.ops ? (double)res.vcsw / (double)res.ops : 0;
+            s->n++;
+            bench_result_free(&res);
+        }
+    }
+    if (!json && (runs > 1 || nlocks > 1)) {
+        int ns = strcmp(w->name, "uncontended") == 0;
+        printf("%s, %d thread(s), %.2fs x %d run(s), interleaved; median [min..max]\n", w->name, threads, duration,
+               runs);
+        printf("%-28s %12s %25s %9s %12s %10s\n", "lock", ns ? "ns/pair" : "ops/s", "spread", "ratio", "max/min ops",
+               "vcsw/op");
+        double base = 0;
+        for (int l = 0; l < nlocks; l++) {
+            double med, lo, hi, mm, mlo, mhi, vc, vlo, vhi;
+            median_spread(sums[l].value, sums[l].n, &med, &lo, &hi);
+            median_spread(sums[l].max_min, sums[l].n, &mm, &mlo, &mhi);
+            median_spread(sums[l].vcsw_per_op, sums[l].n, &vc, &vlo, &vhi);
+            if (l == 0)
+                base = med;
+            char spread[64];
+            snprintf(spread, sizeof spread, ns ? "[%.2f..%.2f]" : "[%.3g..%.3g]", lo, hi);
+            printf(ns ? "%-28s %12.2f %25s %8.2fx %12.3g %10.4f\n" : "%-28s %12.4g %25s %8.2fx %12.3g %10.4f\n",
+                   ll_lock_name(handles[l]), med, spread, base > 0 ? med / base : 0, mm, vc);
+        }
+        printf("ratio = median / median of %s\n", ll_lock_name(handles[0]));
+    }
+    for (int l = 0; l < nlocks; l++)
+        ll_lock_destroy(handles[l]);
+    if (violated) {
+        fprintf(stderr, "locklab-bench: MUTUAL EXCLUSION VIOLATED (admission counter mismatch)\n");
+        return 3;
+    }
+    return 0;
+}

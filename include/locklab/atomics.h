@@ -1,0 +1,128 @@
+/*
+ * locklab atomics layer: the only way lock algorithms touch shared memory.
+ *
+ * Every lock in src/locks/ is written against these types and verbs and
+ * nothing else (no _Atomic, no <stdatomic.h>, no syscalls).  Natively they
+ * compile to C11 atomics (or std::atomic when the same source is compiled as
+ * C++, e.g. for a memory-model checker); a simulator build can replace this
+ * header and the futex/clock hooks in core.h with modelled operations.
+ *
+ * Types:  ll_atomic_u32, ll_atomic_u64, ll_atomic_ptr (opaque; use the verbs).
+ * Verbs:  ll_load(p, order)            ll_load_relaxed(p) / ll_load_acquire(p)
+ *         ll_store(p, v, order)        ll_store_relaxed(p, v) / ll_store_release(p, v)
+ *         ll_xchg(p, v, order)         returns the old value
+ *         ll_cas(p, &expected, desired, order)  strong CAS; on failure writes
+ *                                      the observed value to expected
+ *         ll_faa(p, delta, order)      fetch-and-add, returns the old value (integers)
+ *         ll_fence(order), ll_pause()
+ * Orders: LL_RELAXED, LL_ACQUIRE, LL_RELEASE, LL_ACQ_REL, LL_SEQ_CST.
+ */
+#ifndef LOCKLAB_ATOMICS_H
+#define LOCKLAB_ATOMICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LL_CACHELINE 64
+/* Two lines: adjacent-line prefetchers pull pairs, so hot words that must not
+ * false-share are kept 128 bytes apart (TWA paper §4). */
+#define LL_SECTOR 128
+
+#define LL_INLINE static inline __attribute__((always_inline))
+#define LL_COLD __attribute__((noinline, cold))
+#define LL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define LL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#if defined(__x86_64__) || defined(__i386__)
+LL_INLINE void ll_pause(void) { __builtin_ia32_pause(); }
+#elif defined(__aarch64__)
+LL_INLINE void ll_pause(void) { __asm__ __volatile__("yield" ::: "memory"); }
+#else
+LL_INLINE void ll_pause(void) { __asm__ __volatile__("" ::: "memory"); }
+#endif
+
+#ifdef __cplusplus
+/* ---- C++ backend: same names, overloads instead of _Generic ---------------- */
+#include <atomic>
+#define LL_ALIGNED(n) alignas(n)
+typedef std::memory_order ll_order;
+#define LL_RELAXED std::memory_order_relaxed
+#define LL_ACQUIRE std::memory_order_acquire
+#define LL_RELEASE std::memory_order_release
+#define LL_ACQ_REL std::memory_order_acq_rel
+#define LL_SEQ_CST std::memory_order_seq_cst
+typedef struct { std::atomic<uint32_t> v; } ll_atomic_u32;
+typedef struct { std::atomic<uint64_t> v; } ll_atomic_u64;
+typedef struct { std::atomic<void *> v; } ll_atomic_ptr;
+#define LL_ATOMIC_INIT(x) { x }
+
+static inline std::memory_order ll_cas_failure_order(std::memory_order o)
+{
+    return o == LL_ACQ_REL ? LL_ACQUIRE : o == LL_RELEASE ? LL_RELAXED : o;
+}
+#define LL_DEFINE_OPS(T, A)                                                             \
+    static inline T ll_load(A *p, ll_order o) { return p->v.load(o); }                 \
+    static inline void ll_store(A *p, T x, ll_order o) { p->v.store(x, o); }           \
+    static inline T ll_xchg(A *p, T x, ll_order o) { return p->v.exchange(x, o); }     \
+    static inline bool ll_cas(A *p, T *e, T d, ll_order o)                              \
+    { return p->v.compare_exchange_strong(*e, d, o, ll_cas_failure_order(o)); }
+LL_DEFINE_OPS(uint32_t, ll_atomic_u32)
+LL_DEFINE_OPS(uint64_t, ll_atomic_u64)
+LL_DEFINE_OPS(void *, ll_atomic_ptr)
+#undef LL_DEFINE_OPS
+static inline uint32_t ll_faa(ll_atomic_u32 *p, uint32_t d, ll_order o) { return p->v.fetch_add(d, o); }
+static inline uint64_t ll_faa(ll_atomic_u64 *p, uint64_t d, ll_order o) { return p->v.fetch_add(d, o); }
+static inline void ll_fence(ll_order o) { std::atomic_thread_fence(o); }
+
+#else
+/* ---- C11 backend ------------------------------------------------------------ */
+#include <stdatomic.h>
+#include <stdbool.h>
+#define LL_ALIGNED(n) _Alignas(n)
+typedef memory_order ll_order;
+#define LL_RELAXED memory_order_relaxed
+#define LL_ACQUIRE memory_order_acquire
+#define LL_RELEASE memory_order_release
+#define LL_ACQ_REL memory_order_acq_rel
+#define LL_SEQ_CST memory_order_seq_cst
+typedef struct { _Atomic uint32_t v; } ll_atomic_u32;
+typedef struct { _Atomic uint64_t v; } ll_atomic_u64;
+typedef struct { _Atomic(void *) v; } ll_atomic_ptr;
+#define LL_ATOMIC_INIT(x) { x }
+
+LL_INLINE memory_order ll_cas_failure_order(memory_order o)
+{
+    return o == LL_ACQ_REL ? LL_ACQUIRE : o == LL_RELEASE ? LL_RELAXED : o;
+}
+#define LL_DEFINE_OPS(T, A, S)                                                              \
+    LL_INLINE T ll_load_##S(A *p, ll_order o) { return atomic_load_explicit(&p->v, o); }   \
+    LL_INLINE void ll_store_##S(A *p, T x, ll_order o) { atomic_store_explicit(&p->v, x, o); } \
+    LL_INLINE T ll_xchg_##S(A *p, T x, ll_order o) { return atomic_exchange_explicit(&p->v, x, o); } \
+    LL_INLINE bool ll_cas_##S(A *p, T *e, T d, ll_order o)                                  \
+    { return atomic_compare_exchange_strong_explicit(&p->v, e, d, o, ll_cas_failure_order(o)); }
+LL_DEFINE_OPS(uint32_t, ll_atomic_u32, u32)
+LL_DEFINE_OPS(uint64_t, ll_atomic_u64, u64)
+LL_DEFINE_OPS(void *, ll_atomic_ptr, ptr)
+#undef LL_DEFINE_OPS
+LL_INLINE uint32_t ll_faa_u32(ll_atomic_u32 *p, uint32_t d, ll_order o) { return atomic_fetch_add_explicit(&p->v, d, o); }
+LL_INLINE uint64_t ll_faa_u64(ll_atomic_u64 *p, uint64_t d, ll_order o) { return atomic_fetch_add_explicit(&p->v, d, o); }
+LL_INLINE void ll_fence(ll_order o) { atomic_thread_fence(o); }
+
+#define LL_PICK(p, op) _Generic((p), ll_atomic_u32 *: op##_u32, ll_atomic_u64 *: op##_u64, ll_atomic_ptr *: op##_ptr)
+#define ll_load(p, o) LL_PICK(p, ll_load)(p, o)
+#define ll_store(p, x, o) LL_PICK(p, ll_store)(p, x, o)
+#define ll_xchg(p, x, o) LL_PICK(p, ll_xchg)(p, x, o)
+#define ll_cas(p, e, d, o) LL_PICK(p, ll_cas)(p, e, d, o)
+#define ll_faa(p, d, o) _Generic((p), ll_atomic_u32 *: ll_faa_u32, ll_atomic_u64 *: ll_faa_u64)(p, d, o)
+#endif
+
+#define ll_load_relaxed(p) ll_load(p, LL_RELAXED)
+#define ll_load_acquire(p) ll_load(p, LL_ACQUIRE)
+#define ll_store_relaxed(p, x) ll_store(p, x, LL_RELAXED)
+#define ll_store_release(p, x) ll_store(p, x, LL_RELEASE)
+
+/* Compiler-only barrier: keeps the compiler from caching a plain variable
+ * across a spin loop iteration (used by benchmarks, never for ordering). */
+#define ll_compiler_barrier() __asm__ __volatile__("" ::: "memory")
+
+#endif /* LOCKLAB_ATOMICS_H */

@@ -1,0 +1,21 @@
+/* backoff: TTAS with Ethernet-style randomized exponential backoff (src/locks/backoff.c). */
+#ifndef LOCKLAB_BACKOFF_H
+#define LOCKLAB_BACKOFF_H
+#include "wait.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef struct ll_backoff_lock {
+    ll_atomic_u32 held;
+    uint32_t min_delay, max_delay; /* PAUSE steps; the cap starts at min and doubles up to max */
+} ll_backoff_lock;
+#define LL_BACKOFF_DEFAULT_MIN 16
+#define LL_BACKOFF_DEFAULT_MAX 4096
+#define LL_BACKOFF_INITIALIZER { LL_ATOMIC_INIT(0), LL_BACKOFF_DEFAULT_MIN, LL_BACKOFF_DEFAULT_MAX }
+void ll_backoff_acquire(ll_backoff_lock *l);
+bool ll_backoff_try_acquire(ll_backoff_lock *l);
+void ll_backoff_release(ll_backoff_lock *l);
+#ifdef __cplusplus
+}
+#endif
+#endif

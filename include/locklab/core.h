@@ -1,0 +1,113 @@
+/*
+ * locklab core: the operating-system services lock algorithms may use, and the
+ * per-thread context (parker, queue-node cache, PRNG, socket).
+ *
+ * Like atomics.h, this is a seam: a simulator build provides its own
+ * ll_futex_wait/ll_futex_wake/ll_yield/ll_now_ns and everything above it
+ * (parker, waiting policies, locks) recompiles unchanged.
+ */
+#ifndef LOCKLAB_CORE_H
+#define LOCKLAB_CORE_H
+
+#include "atomics.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- OS hooks (src/core/os.c) -------------------------------------------- */
+/* Sleep while *word == expected (returns on wake, on mismatch, or spuriously). */
+void ll_futex_wait(ll_atomic_u32 *word, uint32_t expected);
+/* Wake up to n threads sleeping in ll_futex_wait on word. */
+void ll_futex_wake(ll_atomic_u32 *word, int n);
+void ll_yield(void);
+uint64_t ll_now_ns(void); /* monotonic clock */
+
+/* ---- Parker: a per-thread binary "wake permit" (src/core/parker.c) ------------
+ *
+ * state   meaning
+ * -----   ---------------------------------------------------------------
+ * RUN     owner is running (spinning or working); wakers do nothing
+ * SLEEP   owner announced it may block in the kernel; a waker must flip the
+ *         state to RUN and issue one futex wake
+ *
+ * Protocol (Dekker-style, no lost wake-ups):
+ *   waiter: state=SLEEP; fence; re-check condition; futex_wait(state, SLEEP)
+ *   waker:  publish condition; fence; if state==SLEEP && xchg(state,RUN)==SLEEP: wake
+ * Either the waiter sees the published condition, or the waker sees SLEEP.
+ * The wake syscall is issued only when the waiter really announced sleep.
+ * Parkers are never freed (recycled when a thread exits), so a late waker
+ * touching a parker whose thread has moved on causes at most a spurious
+ * return, which every caller tolerates by re-checking its condition.
+ */
+enum { LL_PARKER_RUN = 0, LL_PARKER_SLEEP = 1 };
+typedef struct ll_parker {
+    LL_ALIGNED(LL_CACHELINE) ll_atomic_u32 state;
+    uint32_t id; /* thread index, for debugging */
+} ll_parker;
+
+/* Wait until *word != busy, parking on self (no spinning).  Returns the value seen. */
+uint32_t ll_parker_park_while_eq(ll_parker *self, ll_atomic_u32 *word, uint32_t busy);
+/* Wake the owner of p if it announced sleep.  Call after publishing the condition. */
+LL_INLINE void ll_parker_unpark(ll_parker *p)
+{
+    ll_fence(LL_SEQ_CST); /* publish-before-check: pairs with the fence in park */
+    if (ll_load_relaxed(&p->state) == LL_PARKER_SLEEP &&
+        ll_xchg(&p->state, LL_PARKER_RUN, LL_RELAXED) == LL_PARKER_SLEEP) /* condition already published above */
+        ll_futex_wake(&p->state, 1);
+}
+
+/* ---- Per-thread context (src/core/thread.c) ---------------------------------- */
+typedef struct ll_thread {
+    ll_parker *parker;
+    void *free_nodes;   /* per-thread cache of queue nodes (LL_QNODE_BYTES each) */
+    uint64_t rng;       /* xorshift64 state, never 0 */
+    uint32_t index;     /* 0,1,2,... in order of first use (virtual socket = index % N) */
+} ll_thread;
+
+extern __thread ll_thread *ll_self_tls;
+ll_thread *ll_thread_init(void);
+LL_INLINE ll_thread *ll_self(void)
+{
+    ll_thread *t = ll_self_tls;
+    return LL_LIKELY(t != NULL) ? t : ll_thread_init();
+}
+
+/* Queue nodes for locks that need one per waiting thread (MCS, CLH, ...).
+ * Fixed-size, 128-byte aligned, contents undefined on return; never returned
+ * to the OS, so a releaser that touches a node after its owner moved on reads
+ * valid memory. */
+#define LL_QNODE_BYTES 128
+void *ll_qnode_get(void);
+void ll_qnode_put(void *node);
+
+/* ---- PRNG: thread-local xorshift64 ------------------------------------------- */
+LL_INLINE uint64_t ll_rand_next(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+LL_INLINE uint64_t ll_rand(void) { return ll_rand_next(&ll_self()->rng); }
+/* Uniform in [0, n), n > 0 (multiply-shift; bias negligible for small n). */
+LL_INLINE uint64_t ll_rand_below(uint64_t n) { return (uint64_t)(((unsigned __int128)ll_rand() * n) >> 64); }
+
+/* ---- Topology (src/core/topology.c) ------------------------------------------ */
+/* Parse LOCKLAB_TOPOLOGY (NULL or "" = real topology).  Returns 0, or -1 with a
+ * one-line message in err naming the bad value and the valid forms. */
+int ll_topology_configure(const char *value, char *err, size_t errlen);
+/* Initialise from the environment once; on a bad value returns -1 and err. */
+int ll_topology_init_from_env(char *err, size_t errlen);
+int ll_topology_sockets(void);
+int ll_topology_sockets_virtual(void); /* N for "sockets=N", else 0 */
+const char *ll_topology_describe(void); /* e.g. "real:1", "sockets=2" */
+int ll_current_socket(void);   /* socket of the calling thread (virtual or real) */
+int ll_cpu_socket(int cpu);    /* real socket of a CPU, from sysfs */
+int ll_ncpus(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LOCKLAB_CORE_H */

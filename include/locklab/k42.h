@@ -1,0 +1,19 @@
+/* k42: MCS variant with the queue node on the waiter's stack (src/locks/k42.c). */
+#ifndef LOCKLAB_K42_H
+#define LOCKLAB_K42_H
+#include "wait.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef struct ll_k42_lock {
+    ll_atomic_ptr tail; /* NULL free; &lock held, no waiters; else last waiter's node */
+    ll_atomic_ptr next; /* node of the first waiter, maintained by the holder */
+} ll_k42_lock;
+#define LL_K42_INITIALIZER { LL_ATOMIC_INIT(NULL), LL_ATOMIC_INIT(NULL) }
+void ll_k42_acquire(ll_k42_lock *l, ll_wait_policy *wp);
+bool ll_k42_try_acquire(ll_k42_lock *l);
+void ll_k42_release(ll_k42_lock *l, ll_wait_policy *wp);
+#ifdef __cplusplus
+}
+#endif
+#endif

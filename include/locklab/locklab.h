@@ -1,0 +1,51 @@
+/*
+ * locklab: scalable mutual-exclusion locks with pluggable waiting policies.
+ *
+ * Generic API: create a lock from a spec string and use it like a mutex.
+ *
+ *   char err[256];
+ *   ll_lock *l = ll_lock_create("mcs-stp:spin_ns=20000", err, sizeof err);
+ *   if (!l) { fprintf(stderr, "%s\n", err); exit(2); }
+ *   ll_lock_acquire(l); ... ll_lock_release(l);
+ *   ll_lock_destroy(l);
+ *
+ * Spec grammar:  ALGO[-POLICY][:KEY=VALUE[,KEY=VALUE...]]
+ *   ALGO    tas ttas backoff ticket ticket-pb anderson clh mcs k42 twa pthread
+ *   POLICY  spin (default) yield park stp astp   (see wait.h; not every lock
+ *           supports every policy: `locklab-bench --list` shows the valid specs)
+ *   KEYS    per algorithm and policy (`locklab-bench --list --verbose`)
+ *
+ * A thread may hold any number of locks and release them in any order: queue
+ * nodes are taken from a per-thread cache and remembered by the lock while held.
+ * Per-algorithm headers (locklab/mcs.h, ...) expose the algorithms directly,
+ * with explicit queue nodes and static initialisers, for experts.
+ */
+#ifndef LOCKLAB_H
+#define LOCKLAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ll_lock ll_lock;
+
+/* NULL on bad spec, with a one-line message in err naming the bad value and the valid choices. */
+ll_lock *ll_lock_create(const char *spec, char *err, size_t errlen);
+void ll_lock_destroy(ll_lock *lock);
+void ll_lock_acquire(ll_lock *lock);
+/* true if acquired; every lock in locklab supports it. */
+bool ll_lock_try_acquire(ll_lock *lock);
+void ll_lock_release(ll_lock *lock);
+/* Canonical spec of the lock, e.g. "mcs-stp:spin_ns=35000". */
+const char *ll_lock_name(const ll_lock *lock);
+
+/* Every accepted lock spec (without keys), in registry order: calls fn for each. */
+void ll_lock_list(void (*fn)(const char *spec, void *arg), void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LOCKLAB_H */

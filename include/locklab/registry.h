@@ -1,0 +1,64 @@
+/*
+ * The lock registry: one ll_lock_ops per algorithm, defined in that
+ * algorithm's file (src/locks/NAME.c) and listed once in src/locks/registry.c.
+ * The generic API, the validator and the benchmark find every lock here; no
+ * code elsewhere names an algorithm.
+ */
+#ifndef LOCKLAB_REGISTRY_H
+#define LOCKLAB_REGISTRY_H
+
+#include "wait.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An integer tunable: spec key, range, default. */
+typedef struct ll_param {
+    const char *key;
+    const char *summary;
+    uint64_t min, max, def;
+} ll_param;
+#define LL_MAX_PARAMS 8
+
+/* Bit i = ll_wait_policies[i] is supported. */
+#define LL_POLICY_BIT(i) (1u << (i))
+#define LL_SPIN_ONLY LL_POLICY_BIT(0)
+#define LL_SPIN_YIELD (LL_POLICY_BIT(0) | LL_POLICY_BIT(1))
+#define LL_ALL_POLICIES 0x1fu
+
+typedef struct ll_lock_ops {
+    const char *name;
+    const char *source;   /* paper the algorithm comes from */
+    const char *summary;
+    const char *fairness; /* "FIFO", "none (barging)", ... */
+    unsigned policies;
+    const ll_param *params; /* NULL or terminated by a NULL key */
+    size_t state_bytes;     /* bytes the generic handle reserves (incl. holder bookkeeping) */
+    size_t lock_bytes;      /* algorithmic footprint per lock, at default parameters */
+    size_t waiter_bytes;    /* per waiting thread */
+    /* params[i] is the value of params[i].key.  Returns 0, or -1 with err set. */
+    int (*init)(void *state, const uint64_t *params, char *err, size_t errlen);
+    void (*destroy)(void *state); /* may be NULL */
+    void (*acquire)(void *state, ll_wait_policy *wp);
+    bool (*try_acquire)(void *state, ll_wait_policy *wp);
+    void (*release)(void *state, ll_wait_policy *wp);
+} ll_lock_ops;
+
+extern const ll_lock_ops *const ll_lock_registry[]; /* NULL-terminated */
+const ll_lock_ops *ll_lock_find_algorithm(const char *name);
+
+/* Parsed spec, for tools (the bench's --list --verbose, tests). */
+typedef struct ll_spec {
+    const ll_lock_ops *ops;
+    const ll_wait_ops *policy;
+    uint64_t params[LL_MAX_PARAMS]; /* algorithm keys, in ops->params order */
+    uint64_t spin_ns;               /* 0 = policy default */
+    char name[128];                 /* canonical */
+} ll_spec;
+int ll_spec_parse(const char *spec, ll_spec *out, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LOCKLAB_REGISTRY_H */

@@ -1,0 +1,128 @@
+/*
+ * Waiting policies: *how* a thread waits, independent of *who* a lock admits.
+ *
+ *   policy  spins?            yields?  parks?               file
+ *   ------  ----------------- -------  -------------------  ---------------
+ *   spin    forever (PAUSE)   no       never                src/wait/spin.c
+ *   yield   64 PAUSEs/round   yes      never                src/wait/yield.c
+ *   park    no                no       at once              src/wait/park.c
+ *   stp     budget_ns         no       after the budget     src/wait/stp.c
+ *   astp    adaptive budget   no       after the budget     src/wait/astp.c
+ *
+ * A lock waits through one of two shapes, both usable with every policy:
+ *   - ll_wait_while_eq():  local spinning on a word of the waiter's own queue
+ *     node; the releaser wakes the waiter's parker with ll_wait_wake().
+ *   - ll_waitword_*():     waiting on a shared word (a TWA slot, an Anderson
+ *     slot) whose bit 0 says "someone sleeps here"; releasers change the word
+ *     with ll_waitword_bump()/ll_waitword_publish(), which wake all sleepers.
+ * Global-spinning locks (tas, ttas, ticket) only spin or yield: ll_wait_relax().
+ */
+#ifndef LOCKLAB_WAIT_H
+#define LOCKLAB_WAIT_H
+
+#include "core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LL_SPIN_FOREVER UINT64_MAX
+
+typedef struct ll_wait_policy ll_wait_policy;
+typedef struct ll_wait_ops {
+    const char *name;
+    const char *summary;
+    bool may_park;
+    bool yields;
+    bool has_budget; /* spin_ns is meaningful (spec key spin_ns) */
+    /* Spin budget for the next wait, ns; NULL means spin forever (never park). */
+    uint64_t (*budget_ns)(const ll_wait_policy *wp);
+    /* Called after a wait that could park: did the spin phase succeed? (may be NULL) */
+    void (*feedback)(ll_wait_policy *wp, bool spin_succeeded);
+} ll_wait_ops;
+
+struct ll_wait_policy {
+    const ll_wait_ops *ops;
+    uint64_t spin_ns;          /* stp: fixed budget; astp: upper bound */
+    uint64_t min_ns;           /* astp: lower bound */
+    ll_atomic_u64 adaptive_ns; /* astp: current budget, relaxed (a hint) */
+};
+
+extern const ll_wait_ops ll_wait_spin, ll_wait_yield, ll_wait_park, ll_wait_stp, ll_wait_astp;
+extern const ll_wait_ops *const ll_wait_policies[]; /* NULL-terminated */
+const ll_wait_ops *ll_wait_find(const char *name);
+
+/* Park/unpark round trip measured once per process (two threads ping-pong on
+ * futexes); the default stp budget (Karlin et al.: spin for one context-switch
+ * round trip, 2-competitive). */
+uint64_t ll_park_roundtrip_ns(void);
+
+/* Initialise a policy; spin_ns = 0 means the default (the measured round trip). */
+void ll_wait_policy_init(ll_wait_policy *wp, const ll_wait_ops *ops, uint64_t spin_ns);
+/* Static initialiser for policies without a budget (spin, yield, park). */
+#define LL_WAIT_POLICY_INIT(ops) { &(ops), 0, 0, LL_ATOMIC_INIT(0) }
+
+/* Condition for the generic spin phase: true when the waiter may proceed. */
+typedef bool (*ll_ready_fn)(void *ctx);
+/* Spin (and yield, per policy) until ready(ctx) or the budget is spent.
+ * Returns true if ready.  Spin and yield policies never give up. */
+bool ll_spin_phase(ll_wait_policy *wp, ll_ready_fn ready, void *ctx);
+
+/* ---- local waiting on one's own node ------------------------------------------- */
+uint32_t ll_wait_while_eq_slow(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_t busy, ll_parker *self);
+/* Wait until *word != busy; returns the new value (acquire). */
+LL_INLINE uint32_t ll_wait_while_eq(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_t busy, ll_parker *self)
+{
+    uint32_t v = ll_load_acquire(word); /* pairs with the releaser's publishing store */
+    return LL_LIKELY(v != busy) ? v : ll_wait_while_eq_slow(wp, word, busy, self);
+}
+/* After publishing the new value of a word a waiter waits on: wake it if parked. */
+LL_INLINE void ll_wait_wake(const ll_wait_policy *wp, ll_parker *waiter)
+{
+    if (wp->ops->may_park)
+        ll_parker_unpark(waiter);
+}
+
+/* ---- global spinning --------------------------------------------------------------- */
+/* One polite delay step inside a global spin loop (PAUSE, or yield every 64th step). */
+LL_INLINE void ll_wait_relax(const ll_wait_policy *wp, uint32_t *steps)
+{
+    ll_pause();
+    if (wp->ops->yields && (++*steps & 63) == 0)
+        ll_yield();
+}
+
+/* ---- shared wait words (bit 0 = sleepers present) --------------------------------- */
+#define LL_WAITWORD_SLEEPERS 1u
+#define LL_WAITWORD_STEP 2u
+/* Wait until *w differs from 'observed' (ignoring bit 0), or still_waiting(ctx)
+ * turns false.  still_waiting is checked after announcing sleep, so a releaser
+ * that publishes the caller's condition and then bumps or inspects the word
+ * cannot be missed. */
+void ll_waitword_wait(ll_wait_policy *wp, ll_atomic_u32 *w, uint32_t observed, ll_ready_fn still_waiting, void *ctx);
+/* Advance the word (faa STEP) and wake its sleepers, if any. */
+void ll_waitword_bump(ll_atomic_u32 *w);
+/* Store a new value (bit 0 clear) into w and wake its sleepers, if any. */
+void ll_waitword_wake_all(ll_atomic_u32 *w);
+LL_INLINE void ll_waitword_publish(const ll_wait_policy *wp, ll_atomic_u32 *w, uint32_t value)
+{
+    if (!wp->ops->may_park)
+        ll_store_release(w, value); /* release: publish what the waiter will read after seeing value */
+    else if (ll_xchg(w, value, LL_ACQ_REL) & LL_WAITWORD_SLEEPERS) /* acq_rel: as above, and see the flag */
+        ll_waitword_wake_all(w);
+}
+/* Wake sleepers on w, if any, after publishing a condition they re-check
+ * (the publish-then-check side of the Dekker pairing with ll_waitword_wait). */
+LL_INLINE void ll_waitword_kick(const ll_wait_policy *wp, ll_atomic_u32 *w)
+{
+    if (!wp->ops->may_park)
+        return;
+    ll_fence(LL_SEQ_CST); /* condition published before we look for sleepers */
+    if (ll_load_relaxed(w) & LL_WAITWORD_SLEEPERS)
+        ll_waitword_bump(w);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LOCKLAB_WAIT_H */

@@ -1,0 +1,119 @@
+/*
+ * k42 — the MCS variant of Auslander et al. (IBM K42; US patent 6,965,961),
+ * as presented by Scott ("Shared-Memory Synchronization", §4.3.2): the lock
+ * itself plays the role of the holder's queue node, so a thread needs a node
+ * only while it waits, and that node lives on its stack.  The API is the
+ * plain lock/unlock pair: nothing to pass from acquire to release, so a
+ * thread may hold many k42 locks and release them in any order.
+ *
+ * Lock words:
+ *   tail == NULL            free
+ *   tail == &lock           held, no waiters
+ *   tail == node N          held; N is the last waiter
+ *   next                    first waiter's node (NULL until it links in)
+ * Waiter node (on the waiter's stack):  next (its successor), waiting flag, parker.
+ * Acquire (contended): swap own node into tail, link into predecessor (the
+ * lock's next if the predecessor was the holder), wait on own flag; once
+ * granted, move own successor (if any) into lock.next — or swing tail back to
+ * &lock — so that the stack node can die.
+ * Release: if lock.next is NULL, CAS tail &lock -> NULL; else clear the first
+ * waiter's flag.
+ *
+ * Fairness: strict FIFO.
+ * Footprint: 16 bytes per lock; one stack node (24 B) per waiting thread,
+ * none per holder.  Policies: all.
+ */
+#include "locklab/k42.h"
+#include "locklab/registry.h"
+
+typedef struct k42_node {
+    ll_atomic_ptr next;
+    ll_atomic_u32 waiting;
+    ll_parker *parker;
+} k42_node;
+
+/* Wait for a just-swapped-in successor to link itself (a short window). */
+static void *await_link(ll_atomic_ptr *link)
+{
+    void *n;
+    uint32_t steps = 0;
+    while ((n = ll_load_acquire(link)) == NULL) /* acquire: pairs with the successor's link store */
+        if ((++steps & 255) == 0)
+            ll_yield();
+        else
+            ll_pause();
+    return n;
+}
+
+LL_COLD static void k42_acquire_slow(ll_k42_lock *l, ll_wait_policy *wp)
+{
+    for (;;) {
+        void *pred = ll_load_relaxed(&l->tail); /* relaxed: re-validated by the CAS */
+        if (pred == NULL) {
+            /* acquire: see the previous holder's writes */
+            if (ll_cas(&l->tail, &pred, (void *)l, LL_ACQUIRE))
+                return;
+            continue;
+        }
+        k42_node me;
+        ll_store_relaxed(&me.next, NULL);
+        ll_store_relaxed(&me.waiting, 1);
+        me.parker = ll_self()->parker;
+        /* release: our node's init before anyone sees it; acquire: the holder's write of
+         * lock.next (NULL) before our link store to it, when pred is the lock itself */
+        if (!ll_cas(&l->tail, &pred, (void *)&me, LL_ACQ_REL))
+            continue;
+        ll_atomic_ptr *link = pred == (void *)l ? &l->next : &((k42_node *)pred)->next;
+        ll_store_release(link, &me); /* release: publish our node (parker) to the predecessor */
+        ll_wait_while_eq(wp, &me.waiting, 1, me.parker);
+        /* We own the lock.  Move our successor (if any) into the lock so our node can die. */
+        void *succ = ll_load_acquire(&me.next); /* acquire: pairs with the successor's link store */
+        if (succ == NULL) {
+            ll_store_relaxed(&l->next, NULL); /* only the holder writes next */
+            void *expected = &me;
+            /* release: our clearing of lock.next precedes a newcomer's link store to it */
+            if (ll_cas(&l->tail, &expected, (void *)l, LL_RELEASE))
+                return;
+            succ = await_link(&me.next);
+        }
+        ll_store_relaxed(&l->next, succ); /* holder-private; the releaser is us */
+        return;
+    }
+}
+
+void ll_k42_acquire(ll_k42_lock *l, ll_wait_policy *wp)
+{
+    void *expected = NULL;
+    if (LL_UNLIKELY(!ll_cas(&l->tail, &expected, (void *)l, LL_ACQUIRE))) /* acquire: previous holder's writes */
+        k42_acquire_slow(l, wp);
+}
+
+bool ll_k42_try_acquire(ll_k42_lock *l)
+{
+    void *expected = NULL;
+    return ll_cas(&l->tail, &expected, (void *)l, LL_ACQUIRE); /* acquire: previous holder's writes */
+}
+
+void ll_k42_release(ll_k42_lock *l, ll_wait_policy *wp)
+{
+    k42_node *succ = (k42_node *)ll_load_acquire(&l->next); /* acquire: pairs with the link store */
+    if (succ == NULL) {
+        void *expected = l;
+        if (ll_cas(&l->tail, &expected, NULL, LL_RELEASE)) /* release: publish the critical section */
+            return;
+        succ = (k42_node *)await_link(&l->next); /* a waiter swapped in and is linking into lock.next */
+    }
+    ll_parker *p = succ->parker; /* read before the handover: the node dies after it */
+    ll_store_release(&succ->waiting, 0); /* release: hand over the critical section */
+    ll_wait_wake(wp, p);
+}
+
+static void acquire(void *s, ll_wait_policy *wp) { ll_k42_acquire((ll_k42_lock *)s, wp); }
+static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_k42_try_acquire((ll_k42_lock *)s); }
+static void release(void *s, ll_wait_policy *wp) { ll_k42_release((ll_k42_lock *)s, wp); }
+
+const ll_lock_ops ll_lock_k42 = {
+    "k42", "Auslander et al. (IBM K42); Scott 2013 §4.3.2", "MCS variant, queue node on the waiter's stack",
+    "FIFO", LL_ALL_POLICIES, NULL, sizeof(ll_k42_lock), sizeof(ll_k42_lock), sizeof(k42_node),
+    NULL, NULL, acquire, try_acquire, release,
+};

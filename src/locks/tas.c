@@ -1,0 +1,45 @@
+/*
+ * tas — test-and-set lock, "spin on xchgb".
+ * Source: Anderson, Lazowska, Levy 1989 (thread-management-alternatives.txt §4).
+ *
+ * Lock word (held):   0 = free, 1 = held.
+ * Acquire: xchg(held, 1) until it returns 0.  Release: store 0.
+ * Every failed xchg takes the line exclusive, so spinners slow the holder.
+ *
+ * Fairness: none — probabilistic, unbounded bypass (starvation possible).
+ * Footprint: 4 bytes per lock, nothing per waiting thread.
+ * Policies: spin, yield (no waiter list, so nobody to unpark).
+ */
+#include "locklab/registry.h"
+#include "locklab/tas.h"
+
+LL_COLD static void tas_acquire_slow(ll_tas_lock *l, ll_wait_policy *wp)
+{
+    uint32_t steps = 0;
+    do
+        ll_wait_relax(wp, &steps);
+    while (ll_xchg(&l->held, 1, LL_ACQUIRE) != 0); /* acquire: see the previous holder's writes */
+}
+
+void ll_tas_acquire(ll_tas_lock *l, ll_wait_policy *wp)
+{
+    if (LL_UNLIKELY(ll_xchg(&l->held, 1, LL_ACQUIRE) != 0)) /* acquire: see the previous holder's writes */
+        tas_acquire_slow(l, wp);
+}
+
+bool ll_tas_try_acquire(ll_tas_lock *l)
+{
+    return ll_load_relaxed(&l->held) == 0 && ll_xchg(&l->held, 1, LL_ACQUIRE) == 0; /* acquire: as above */
+}
+
+void ll_tas_release(ll_tas_lock *l) { ll_store_release(&l->held, 0); /* release: publish the critical section */ }
+
+static void acquire(void *s, ll_wait_policy *wp) { ll_tas_acquire((ll_tas_lock *)s, wp); }
+static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_tas_try_acquire((ll_tas_lock *)s); }
+static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_tas_release((ll_tas_lock *)s); }
+
+const ll_lock_ops ll_lock_tas = {
+    "tas", "Anderson, Lazowska, Levy 1989 §4 (spin on xchg)", "test-and-set, spinning on the atomic exchange",
+    "none (barging, unbounded bypass)", LL_SPIN_YIELD, NULL, sizeof(ll_tas_lock), sizeof(ll_tas_lock), 0,
+    NULL, NULL, acquire, try_acquire, release,
+};

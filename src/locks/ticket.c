@@ -1,0 +1,57 @@
+/*
+ * ticket — classic ticket lock.
+ * Source: Mellor-Crummey & Scott 1991; scalable-locking-slides.txt (and the
+ * Markov model of its collapse there); TWA paper §1.
+ *
+ * Lock words:  next  = next ticket to hand out   grant = ticket now admitted
+ *   next == grant        free
+ *   next == grant + 1    held, no waiters
+ *   next == grant + k    held, k - 1 waiters (implicit FIFO queue)
+ * Acquire: t = faa(next); wait until grant == t.  Release: grant += 1 (plain
+ * store: only the holder writes grant).  All waiters spin on grant, so every
+ * release invalidates every waiter's copy: handover cost grows with waiters.
+ *
+ * Fairness: strict FIFO.
+ * Footprint: 8 bytes per lock, nothing per waiting thread.
+ * Policies: spin, yield (waiters are anonymous: nobody to unpark; TWA is the
+ * ticket lock that can park).
+ */
+#include "locklab/registry.h"
+#include "locklab/ticket.h"
+
+LL_COLD static void ticket_wait(ll_ticket_lock *l, uint32_t t, ll_wait_policy *wp)
+{
+    uint32_t steps = 0;
+    while (ll_load_acquire(&l->grant) != t) /* acquire: pairs with the release store of grant */
+        ll_wait_relax(wp, &steps);
+}
+
+void ll_ticket_acquire(ll_ticket_lock *l, ll_wait_policy *wp)
+{
+    uint32_t t = ll_faa(&l->next, 1, LL_RELAXED); /* relaxed: ordering comes from reading grant */
+    if (LL_UNLIKELY(ll_load_acquire(&l->grant) != t)) /* acquire: pairs with the release store of grant */
+        ticket_wait(l, t, wp);
+}
+
+bool ll_ticket_try_acquire(ll_ticket_lock *l)
+{
+    uint32_t g = ll_load_acquire(&l->grant); /* acquire: see the previous holder's writes */
+    /* next == g means free; grant cannot move while next == g, so the CAS decides. */
+    return ll_cas(&l->next, &g, g + 1, LL_RELAXED); /* relaxed: ordering came from the grant load */
+}
+
+void ll_ticket_release(ll_ticket_lock *l)
+{
+    uint32_t g = ll_load_relaxed(&l->grant); /* relaxed: only the holder writes grant */
+    ll_store_release(&l->grant, g + 1);        /* release: publish the critical section */
+}
+
+static void acquire(void *s, ll_wait_policy *wp) { ll_ticket_acquire((ll_ticket_lock *)s, wp); }
+static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_ticket_try_acquire((ll_ticket_lock *)s); }
+static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_ticket_release((ll_ticket_lock *)s); }
+
+const ll_lock_ops ll_lock_ticket = {
+    "ticket", "Mellor-Crummey & Scott 1991; scalable-locking-slides", "ticket lock, all waiters spin on grant",
+    "FIFO", LL_SPIN_YIELD, NULL, sizeof(ll_ticket_lock), sizeof(ll_ticket_lock), 0,
+    NULL, NULL, acquire, try_acquire, release,
+};

@@ -1,0 +1,122 @@
+/*
+ * The waiting engine shared by every policy: a spin phase bounded by the
+ * policy's budget, then (for policies that may park) a park phase.  The
+ * policies themselves (spin.c, yield.c, park.c, stp.c, astp.c) only say how
+ * long to spin and whether to yield.
+ */
+#include <limits.h>
+#include <string.h>
+
+#include "locklab/wait.h"
+
+const ll_wait_ops *const ll_wait_policies[] = {&ll_wait_spin, &ll_wait_yield, &ll_wait_park, &ll_wait_stp,
+                                               &ll_wait_astp, NULL};
+
+const ll_wait_ops *ll_wait_find(const char *name)
+{
+    for (int i = 0; ll_wait_policies[i]; i++)
+        if (strcmp(ll_wait_policies[i]->name, name) == 0)
+            return ll_wait_policies[i];
+    return NULL;
+}
+
+void ll_wait_policy_init(ll_wait_policy *wp, const ll_wait_ops *ops, uint64_t spin_ns)
+{
+    wp->ops = ops;
+    wp->spin_ns = spin_ns ? spin_ns : ops->has_budget ? ll_park_roundtrip_ns() : 0;
+    wp->min_ns = wp->spin_ns / 16 ? wp->spin_ns / 16 : 1;
+    ll_store_relaxed(&wp->adaptive_ns, wp->spin_ns);
+}
+
+/* PAUSEs between clock reads / yields: ~64 x 40-140 cycles, well under a microsecond. */
+#define STEPS_PER_ROUND 64
+
+bool ll_spin_phase(ll_wait_policy *wp, ll_ready_fn ready, void *ctx)
+{
+    uint64_t budget = wp->ops->budget_ns ? wp->ops->budget_ns(wp) : LL_SPIN_FOREVER;
+    if (budget == 0)
+        return ready(ctx);
+    uint64_t deadline = budget == LL_SPIN_FOREVER ? UINT64_MAX : ll_now_ns() + budget;
+    for (;;) {
+        for (int i = 0; i < STEPS_PER_ROUND; i++) {
+            if (ready(ctx))
+                return true;
+            ll_pause();
+        }
+        if (wp->ops->yields)
+            ll_yield();
+        if (deadline != UINT64_MAX && ll_now_ns() >= deadline)
+            return ready(ctx);
+    }
+}
+
+static void feedback(ll_wait_policy *wp, bool spin_succeeded)
+{
+    if (wp->ops->feedback)
+        wp->ops->feedback(wp, spin_succeeded);
+}
+
+typedef struct { ll_atomic_u32 *word; uint32_t busy; } word_ne_ctx;
+static bool word_ne(void *p)
+{
+    word_ne_ctx *c = (word_ne_ctx *)p;
+    return ll_load_acquire(c->word) != c->busy; /* pairs with the releaser's publishing store */
+}
+
+uint32_t ll_wait_while_eq_slow(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_t busy, ll_parker *self)
+{
+    word_ne_ctx c = {word, busy};
+    bool spun = ll_spin_phase(wp, word_ne, &c);
+    if (wp->ops->may_park)
+        feedback(wp, spun);
+    if (spun)
+        return ll_load_acquire(word); /* pairs with the releaser's publishing store */
+    return ll_parker_park_while_eq(self, word, busy);
+}
+
+/* ---- shared wait words -------------------------------------------------------------- */
+
+typedef struct { ll_atomic_u32 *w; uint32_t observed; } word_moved_ctx;
+static bool word_moved(void *p)
+{
+    word_moved_ctx *c = (word_moved_ctx *)p;
+    /* acquire: a bump orders the releaser's earlier stores (e.g. grant) before our re-check */
+    return ((ll_load_acquire(c->w) ^ c->observed) & ~LL_WAITWORD_SLEEPERS) != 0;
+}
+
+void ll_waitword_wait(ll_wait_policy *wp, ll_atomic_u32 *w, uint32_t observed, ll_ready_fn still_waiting, void *ctx)
+{
+    word_moved_ctx c = {w, observed};
+    bool spun = ll_spin_phase(wp, word_moved, &c);
+    if (!wp->ops->may_park)
+        return; /* spin/yield: the spin phase only ends when the word moved */
+    feedback(wp, spun);
+    if (spun)
+        return;
+    uint32_t v = ll_load_relaxed(w);
+    while (((v ^ observed) & ~LL_WAITWORD_SLEEPERS) == 0) {
+        if (!(v & LL_WAITWORD_SLEEPERS) && !ll_cas(w, &v, v | LL_WAITWORD_SLEEPERS, LL_SEQ_CST))
+            continue; /* word changed under us: re-examine */
+        v |= LL_WAITWORD_SLEEPERS;
+        ll_fence(LL_SEQ_CST); /* announce-before-check: pairs with ll_waitword_kick's fence */
+        if (!still_waiting(ctx))
+            return;
+        ll_futex_wait(w, v);
+        v = ll_load_acquire(w); /* pairs with the bump's release */
+    }
+}
+
+void ll_waitword_bump(ll_atomic_u32 *w)
+{
+    /* release: orders the caller's earlier publication (grant, slot) before the bump */
+    uint32_t v = ll_faa(w, LL_WAITWORD_STEP, LL_ACQ_REL) + LL_WAITWORD_STEP;
+    if (!(v & LL_WAITWORD_SLEEPERS))
+        return;
+    /* Clear the flag, then wake everyone: a sleeper that set it again after our
+     * clear waits on a value that no longer matches, or gets the next bump. */
+    while ((v & LL_WAITWORD_SLEEPERS) && !ll_cas(w, &v, v & ~LL_WAITWORD_SLEEPERS, LL_RELAXED))
+        ;
+    ll_futex_wake(w, INT_MAX);
+}
+
+void ll_waitword_wake_all(ll_atomic_u32 *w) { ll_futex_wake(w, INT_MAX); }
