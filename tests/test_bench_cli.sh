@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# locklab-bench: the JSON contract, and one-line errors with exit 2 for bad input.
+set -u
+bench=$1
+pass=0 fail=0
+ok()   { echo "ok   $1"; pass=$((pass + 1)); }
+bad()  { echo "FAIL $1"; fail=$((fail + 1)); }
+
+# expect_error NAME NEEDLE -- command...: exit 2, exactly one line on stderr, containing NEEDLE
+expect_error() {
+  local name=$1 needle=$2; shift 3
+  local err rc
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ $err == *"$needle"* ]]; then
+    ok "$name"
+  else
+    bad "$name (rc=$rc): $err"
+  fi
+}
+
+expect_error "unknown lock"        "unknown lock 'nosuch'"      -- "$bench" mutexbench --lock nosuch --duration 0.01
+expect_error "unknown policy"      "unknown waiting policy 'zz'" -- "$bench" mutexbench --lock mcs-zz --duration 0.01
+expect_error "unsupported policy"  "does not support"            -- "$bench" mutexbench --lock tas-stp --duration 0.01
+expect_error "malformed key"       "malformed parameter"         -- "$bench" mutexbench --lock mcs-stp:spin_ns --duration 0.01
+expect_error "out of range"        "bad value '0'"               -- "$bench" mutexbench --lock twa:threshold=0 --duration 0.01
+expect_error "unknown workload"    "unknown workload 'nope'"     -- "$bench" nope --lock mcs
+expect_error "threads zero"        "bad value '0' for --threads" -- "$bench" mutexbench --lock mcs --threads 0
+expect_error "threads absurd"      "bad value '100000'"          -- "$bench" mutexbench --lock mcs --threads 100000
+expect_error "threads not a number" "bad value 'many'"           -- "$bench" mutexbench --lock mcs --threads many
+expect_error "duration negative"   "bad value '-1' for --duration" -- "$bench" mutexbench --lock mcs --duration -1
+expect_error "unknown option"      "unknown option '--frobnicate'" -- "$bench" mutexbench --lock mcs --frobnicate
+expect_error "missing lock"        "no --lock given"             -- "$bench" mutexbench
+expect_error "bad topology"        "bad LOCKLAB_TOPOLOGY 'sockets=zero'" -- env LOCKLAB_TOPOLOGY=sockets=zero "$bench" mutexbench --lock mcs --duration 0.01
+
+# --list: one spec per line, every spec accepted by the bench itself.
+n=0; badspec=""
+while read -r spec; do
+  n=$((n + 1))
+  [[ $spec =~ ^[a-z0-9-]+$ ]] || badspec="$badspec $spec"
+done < <("$bench" --list)
+[ "$n" -ge 30 ] && [ -z "$badspec" ] && ok "--list prints $n specs" || bad "--list ($n specs; bad:$badspec)"
+
+# JSON contract.
+json=$("$bench" mutexbench --lock mcs-stp --threads 2 --duration 0.05 --json)
+missing=""
+for key in workload lock threads duration_s ops throughput_ops_s per_thread_ops lwss mttr gini rstddev \
+           fairness_factor vcsw ivcsw cpu_util socket_switches; do
+  [[ $json == *"\"$key\":"* ]] || missing="$missing $key"
+done
+[ -z "$missing" ] && ok "JSON has every contract key" || bad "JSON misses:$missing"
+if command -v python3 >/dev/null; then
+  python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["threads"]==2 and len(d["per_thread_ops"])==2 and d["ops"]==sum(d["per_thread_ops"]) and d["exclusion_ok"]' "$json" \
+    && ok "JSON parses and is consistent" || bad "JSON inconsistent: $json"
+fi
+json=$(LOCKLAB_TOPOLOGY=sockets=2 "$bench" mutexbench --lock mcs --threads 4 --duration 0.05 --json)
+[[ $json == *'"topology":"sockets=2"'* ]] && ok "virtual topology reported" || bad "topology: $json"
+json=$("$bench" uncontended --lock tas --duration 0.05 --json)
+[[ $json == *'"ns_per_pair":'* ]] && ok "uncontended reports ns_per_pair" || bad "uncontended: $json"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

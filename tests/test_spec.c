@@ -1,0 +1,95 @@
+/* Spec parsing and bad-input messages: each rejection is one line naming the bad value and the choices. */
+#include <stdio.h>
+#include <string.h>
+
+#include "locklab/locklab.h"
+#include "locklab/registry.h"
+
+static int passed, failed;
+
+static void check(int cond, const char *what, const char *detail)
+{
+    printf("%s %s%s%s\n", cond ? "ok  " : "FAIL", what, detail ? ": " : "", detail ? detail : "");
+    cond ? passed++ : failed++;
+}
+
+static void accepts(const char *spec, const char *canonical)
+{
+    ll_spec s;
+    char err[512] = "";
+    int rc = ll_spec_parse(spec, &s, err, sizeof err);
+    check(rc == 0 && strcmp(s.name, canonical) == 0, spec, rc ? err : s.name);
+}
+
+/* Rejected, with a one-line message containing every needle. */
+static void rejects(const char *spec, const char *needle1, const char *needle2)
+{
+    ll_spec s;
+    char err[512] = "";
+    int rc = ll_spec_parse(spec, &s, err, sizeof err);
+    int ok = rc != 0 && strchr(err, '\n') == NULL && strstr(err, needle1) && (!needle2 || strstr(err, needle2));
+    char what[300];
+    snprintf(what, sizeof what, "rejects '%s'", spec);
+    check(ok, what, err);
+}
+
+int main(void)
+{
+    accepts("mcs", "mcs");
+    accepts("mcs-spin", "mcs");
+    accepts("mcs-stp", "mcs-stp");
+    accepts("mcs-stp:spin_ns=20000", "mcs-stp:spin_ns=20000");
+    accepts("ticket-pb", "ticket-pb");
+    accepts("ticket-pb:unit=8", "ticket-pb:unit=8");
+    accepts("backoff:min=4,max=64", "backoff:min=4,max=64");
+    accepts("anderson-park:slots=8", "anderson-park:slots=8");
+    accepts("twa-astp:threshold=2,spin_ns=5000", "twa-astp:threshold=2,spin_ns=5000");
+    {
+        ll_spec s;
+        char err[256];
+        ll_spec_parse("backoff:max=64", &s, err, sizeof err);
+        check(s.params[0] == 16 && s.params[1] == 64, "defaults fill unspecified keys", NULL);
+        ll_spec_parse("mcs-stp:spin_ns=1234", &s, err, sizeof err);
+        check(s.spin_ns == 1234 && s.policy == &ll_wait_stp, "spin_ns reaches the policy", NULL);
+    }
+
+    rejects("", "empty lock spec", "mcs");
+    rejects("foo", "unknown lock 'foo'", "mcs");
+    rejects("foo-stp", "unknown lock 'foo-stp'", "twa");
+    rejects("mcs-sleepy", "unknown waiting policy 'sleepy'", "stp");
+    rejects("tas-park", "does not support waiting policy 'park'", "spin, yield");
+    rejects("ticket-pb-stp", "does not support waiting policy 'stp'", "spin");
+    rejects("mcs:", "nothing after ':'", NULL);
+    rejects("mcs-stp:spin_ns", "malformed parameter 'spin_ns'", "spin_ns");
+    rejects("mcs-stp:=5", "malformed parameter '=5'", NULL);
+    rejects("mcs-stp:spin_ns=", "malformed parameter", NULL);
+    rejects("mcs:spin_ns=100", "unknown parameter 'spin_ns'", "valid keys: none");
+    rejects("backoff:mn=3", "unknown parameter 'mn'", "min, max");
+    rejects("backoff:min=abc", "bad value 'abc' for parameter min", "1..");
+    rejects("backoff:min=-1", "bad value '-1'", NULL);
+    rejects("backoff:min=0", "bad value '0'", "1..1048576");
+    rejects("ticket-pb:unit=99999999999999999999999", "bad value", NULL);
+    rejects("twa:threshold=0", "bad value '0' for parameter threshold", "1..1024");
+    rejects("mcs-stp:spin_ns=0", "bad value '0' for parameter spin_ns", NULL);
+
+    char err[512];
+    check(ll_lock_create("anderson:slots=12", err, sizeof err) == NULL && strstr(err, "slots=12 is not a power of two"),
+          "anderson rejects slots=12", err);
+    check(ll_lock_create("backoff:min=64,max=8", err, sizeof err) == NULL && strstr(err, "min=64"),
+          "backoff rejects min > max", err);
+
+    /* Topology: good and bad values. */
+    check(ll_topology_configure("sockets=2", err, sizeof err) == 0 && ll_topology_sockets() == 2, "sockets=2", NULL);
+    check(ll_topology_configure("cpus=0/1", err, sizeof err) == 0 || ll_ncpus() < 2, "cpus=0/1", err);
+    check(ll_topology_configure("", err, sizeof err) == 0, "empty topology = real", NULL);
+    const char *bad_topologies[] = {"sockets=0", "sockets=65", "sockets=", "sockets=2x", "socket=2", "cpus=",
+                                    "cpus=0-", "cpus=5000", "cpus=1-0", "numa", NULL};
+    for (int i = 0; bad_topologies[i]; i++) {
+        int rc = ll_topology_configure(bad_topologies[i], err, sizeof err);
+        char what[128];
+        snprintf(what, sizeof what, "rejects LOCKLAB_TOPOLOGY='%s'", bad_topologies[i]);
+        check(rc != 0 && strstr(err, bad_topologies[i]) && strstr(err, "sockets=N"), what, err);
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
