@@ -30,6 +30,11 @@
 
 #define LL_INLINE static inline __attribute__((always_inline))
 #define LL_COLD __attribute__((noinline, cold))
+#ifdef __cplusplus
+#define LL_STATIC_ASSERT(c, msg) static_assert(c, msg)
+#else
+#define LL_STATIC_ASSERT(c, msg) _Static_assert(c, msg)
+#endif
 #define LL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define LL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 

@@ -65,7 +65,7 @@ typedef struct ll_thread {
     uint32_t index;     /* 0,1,2,... in order of first use (virtual socket = index % N) */
 } ll_thread;
 
-extern __thread ll_thread *ll_self_tls;
+extern __thread ll_thread *ll_self_tls __attribute__((tls_model("initial-exec")));
 ll_thread *ll_thread_init(void);
 LL_INLINE ll_thread *ll_self(void)
 {
@@ -74,7 +74,8 @@ LL_INLINE ll_thread *ll_self(void)
 }
 
 /* Queue nodes for locks that need one per waiting thread (MCS, CLH, ...).
- * Fixed-size, 128-byte aligned, contents undefined on return; never returned
+ * Fixed-size, 128-byte aligned, contents undefined on return; locks may use
+ * all but the last 8 bytes (the cache's free-list link lives there); never returned
  * to the OS, so a releaser that touches a node after its owner moved on reads
  * valid memory. */
 #define LL_QNODE_BYTES 128

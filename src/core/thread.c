@@ -14,9 +14,12 @@
 
 #include "locklab/core.h"
 
-__thread ll_thread *ll_self_tls;
+__thread ll_thread *ll_self_tls __attribute__((tls_model("initial-exec")));
 
-typedef struct free_node { struct free_node *next; } free_node;
+/* A free queue node is linked through its last word, which no lock uses, so
+ * a late reader of a recycled node's lock fields never races with the pool. */
+typedef struct free_node free_node;
+static free_node **link_of(free_node *n) { return (free_node **)(void *)((char *)n + LL_QNODE_BYTES - sizeof(void *)); }
 
 /* Cold paths below take this mutex (glibc's, never interposed by us: this
  * file is compiled into the library, and the interposer uses its own path). */
@@ -42,8 +45,8 @@ static void thread_exit(void *arg)
     pthread_mutex_lock(&slab_mutex);
     free_node *n = (free_node *)t->free_nodes;
     while (n) {
-        free_node *next = n->next;
-        n->next = free_qnodes;
+        free_node *next = *link_of(n);
+        *link_of(n) = free_qnodes;
         free_qnodes = n;
         n = next;
     }
@@ -87,13 +90,13 @@ void *ll_qnode_get(void)
     ll_thread *self = ll_self();
     free_node *n = (free_node *)self->free_nodes;
     if (LL_LIKELY(n != NULL)) {
-        self->free_nodes = n->next;
+        self->free_nodes = *link_of(n);
         return n;
     }
     pthread_mutex_lock(&slab_mutex);
     n = free_qnodes;
     if (n)
-        free_qnodes = n->next;
+        free_qnodes = *link_of(n);
     pthread_mutex_unlock(&slab_mutex);
     if (!n) {
         /* Carve a batch of nodes; all but one go to this thread's cache. */
@@ -110,6 +113,6 @@ void ll_qnode_put(void *node)
 {
     ll_thread *self = ll_self();
     free_node *n = (free_node *)node;
-    n->next = (free_node *)self->free_nodes;
+    *link_of(n) = (free_node *)self->free_nodes;
     self->free_nodes = n;
 }
