@@ -79,8 +79,23 @@ LL_INLINE ll_thread *ll_self(void)
  * to the OS, so a releaser that touches a node after its owner moved on reads
  * valid memory. */
 #define LL_QNODE_BYTES 128
-void *ll_qnode_get(void);
-void ll_qnode_put(void *node);
+#define LL_QNODE_LINK(n) (*(void **)(void *)((char *)(n) + LL_QNODE_BYTES - sizeof(void *)))
+void *ll_qnode_refill(void);
+LL_INLINE void *ll_qnode_get(void)
+{
+    ll_thread *self = ll_self();
+    void *n = self->free_nodes;
+    if (LL_UNLIKELY(n == NULL))
+        return ll_qnode_refill();
+    self->free_nodes = LL_QNODE_LINK(n);
+    return n;
+}
+LL_INLINE void ll_qnode_put(void *node)
+{
+    ll_thread *self = ll_self();
+    LL_QNODE_LINK(node) = self->free_nodes;
+    self->free_nodes = node;
+}
 
 /* ---- PRNG: thread-local xorshift64 ------------------------------------------- */
 LL_INLINE uint64_t ll_rand_next(uint64_t *s)

@@ -16,10 +16,10 @@
 
 __thread ll_thread *ll_self_tls __attribute__((tls_model("initial-exec")));
 
-/* A free queue node is linked through its last word, which no lock uses, so
- * a late reader of a recycled node's lock fields never races with the pool. */
+/* A free queue node is linked through its last word (LL_QNODE_LINK), which no
+ * lock uses, so a late reader of a recycled node's lock fields never races with the pool. */
 typedef struct free_node free_node;
-static free_node **link_of(free_node *n) { return (free_node **)(void *)((char *)n + LL_QNODE_BYTES - sizeof(void *)); }
+static free_node **link_of(free_node *n) { return (free_node **)&LL_QNODE_LINK(n); }
 
 /* Cold paths below take this mutex (glibc's, never interposed by us: this
  * file is compiled into the library, and the interposer uses its own path). */
@@ -85,21 +85,15 @@ ll_thread *ll_thread_init(void)
     return t;
 }
 
-void *ll_qnode_get(void)
+/* The per-thread cache is empty: take a node from exited threads, or carve new ones. */
+void *ll_qnode_refill(void)
 {
-    ll_thread *self = ll_self();
-    free_node *n = (free_node *)self->free_nodes;
-    if (LL_LIKELY(n != NULL)) {
-        self->free_nodes = *link_of(n);
-        return n;
-    }
     pthread_mutex_lock(&slab_mutex);
-    n = free_qnodes;
+    free_node *n = free_qnodes;
     if (n)
         free_qnodes = *link_of(n);
     pthread_mutex_unlock(&slab_mutex);
     if (!n) {
-        /* Carve a batch of nodes; all but one go to this thread's cache. */
         enum { BATCH = 16 };
         char *block = (char *)slab_alloc((size_t)BATCH * LL_QNODE_BYTES);
         for (int i = 1; i < BATCH; i++)
@@ -107,12 +101,4 @@ void *ll_qnode_get(void)
         n = (free_node *)(void *)block;
     }
     return n;
-}
-
-void ll_qnode_put(void *node)
-{
-    ll_thread *self = ll_self();
-    free_node *n = (free_node *)node;
-    *link_of(n) = (free_node *)self->free_nodes;
-    self->free_nodes = n;
 }

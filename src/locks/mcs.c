@@ -25,6 +25,7 @@ LL_STATIC_ASSERT(sizeof(ll_mcs_node) <= LL_QNODE_BYTES - sizeof(void *), "node m
 LL_COLD static void mcs_wait(ll_mcs_node *me, ll_mcs_node *pred, ll_wait_policy *wp)
 {
     me->parker = ll_self()->parker;
+    ll_store_relaxed(&me->waiting, 1); /* only pred clears it, after it sees the link below */
     ll_store_release(&pred->next, me); /* release: our node's fields before the holder may see us */
     ll_wait_while_eq(wp, &me->waiting, 1, me->parker);
 }
@@ -32,7 +33,6 @@ LL_COLD static void mcs_wait(ll_mcs_node *me, ll_mcs_node *pred, ll_wait_policy 
 void ll_mcs_acquire(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp)
 {
     ll_store_relaxed(&me->next, NULL);
-    ll_store_relaxed(&me->waiting, 1);
     /* acq_rel: acquire the previous holder's writes (if tail was NULL); release our node's init */
     ll_mcs_node *pred = (ll_mcs_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
     if (LL_UNLIKELY(pred != NULL))
