@@ -27,7 +27,7 @@
 #include "locklab/registry.h"
 #include "locklab/twa.h"
 
-static LL_ALIGNED(LL_SECTOR) ll_atomic_u32 wait_array[LL_TWA_ARRAY_SLOTS];
+LL_ALIGNED(LL_SECTOR) static ll_atomic_u32 wait_array[LL_TWA_ARRAY_SLOTS];
 
 /* Adjacent tickets land 127 words (508 B) apart: different 128-B sectors. */
 static ll_atomic_u32 *slot_of(const ll_twa_lock *l, uint32_t ticket)
