@@ -9,6 +9,9 @@
  *             order (B then A, A then B): a thread holds two locks of one kind
  *   trylock   half the attempts use try_acquire (counted when it succeeds),
  *             the other half acquire
+ *   mixed     alternate between the lock under test and a lock of another
+ *             algorithm (mcs-park, or clh-park for mcs locks): queue nodes are
+ *             recycled across lock types while late releasers may still look
  * A deliberately broken lock (test-then-set with a gap) must be caught: that
  * is the test that proves the checker can fail.
  *
@@ -64,8 +67,8 @@ static bool lut_try(lut *l) { return l->handle ? ll_lock_try_acquire(l->handle) 
 static void lut_release(lut *l) { l->handle ? ll_lock_release(l->handle) : broken_release(&l->broken_word, &l->wp); }
 
 /* ---- clients ------------------------------------------------------------------------ */
-enum client { COUNTER, NESTED, TRYLOCK };
-static const char *const client_names[] = {"counter", "nested", "trylock"};
+enum client { COUNTER, NESTED, TRYLOCK, MIXED, NCLIENTS };
+static const char *const client_names[] = {"counter", "nested", "trylock", "mixed"};
 
 typedef struct shared {
     lut *a, *b;
@@ -123,6 +126,15 @@ static void *worker_main(void *arg)
             }
             n++;
             break;
+        case MIXED:
+            lut_acquire(sh->a);
+            critical_section(sh, &sh->counter_a);
+            lut_release(sh->a);
+            lut_acquire(sh->b);
+            sh->counter_b++;
+            lut_release(sh->b);
+            n++;
+            break;
         case TRYLOCK:
             if ((n + (uint64_t)w->index) & 1) {
                 if (!lut_try(sh->a)) {
@@ -136,13 +148,15 @@ static void *worker_main(void *arg)
             lut_release(sh->a);
             n++;
             break;
+        case NCLIENTS:
+            break;
         }
     }
     w->acquired = n;
     return NULL;
 }
 
-/* Runs one case; returns 1 if mutual exclusion held. */
+/* Runs one case; returns 1 if mutual exclusion held (nested/mixed: for both locks). */
 static int run_case(lut *a, lut *b, enum client c, int threads, double seconds, uint64_t *total_out)
 {
     shared *sh = aligned_alloc(LL_SECTOR, sizeof *sh);
@@ -165,7 +179,7 @@ static int run_case(lut *a, lut *b, enum client c, int threads, double seconds, 
         pthread_join(ws[t].tid, NULL);
         total += ws[t].acquired;
     }
-    int ok = sh->counter_a == total && sh->violations == 0 && (c != NESTED || sh->counter_b == total);
+    int ok = sh->counter_a == total && sh->violations == 0 && ((c != NESTED && c != MIXED) || sh->counter_b == total);
     *total_out = total;
     free(ws);
     free(sh);
@@ -195,7 +209,7 @@ static void validate(const char *spec, enum client c, int threads, double second
 {
     lut *a = aligned_alloc(LL_SECTOR, sizeof(lut)), *b = aligned_alloc(LL_SECTOR, sizeof(lut));
     make_lut(a, spec);
-    make_lut(b, spec);
+    make_lut(b, c != MIXED ? spec : strncmp(spec, "mcs", 3) == 0 ? "clh-park" : "mcs-park");
     uint64_t total;
     int ok = run_case(a, b, c, threads, seconds, &total);
     /* A case that made no progress proves nothing: count it as a failure. */
@@ -221,7 +235,7 @@ static void collect(const char *spec, void *arg)
 int main(int argc, char **argv)
 {
     const char *only[64];
-    int nonly = 0, threads = 0, broken = 0, clients = 7;
+    int nonly = 0, threads = 0, broken = 0, clients = (1 << NCLIENTS) - 1;
     double seconds = 0.15;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--lock") == 0 && i + 1 < argc)
@@ -234,10 +248,12 @@ int main(int argc, char **argv)
             broken = 1;
         else if (strcmp(argv[i], "--client") == 0 && i + 1 < argc) {
             const char *c = argv[++i];
-            clients = strcmp(c, "counter") == 0 ? 1 : strcmp(c, "nested") == 0 ? 2 : strcmp(c, "trylock") == 0 ? 4
-                    : strcmp(c, "all") == 0 ? 7 : 0;
+            clients = strcmp(c, "all") == 0 ? (1 << NCLIENTS) - 1 : 0;
+            for (int k = 0; k < NCLIENTS; k++)
+                if (strcmp(c, client_names[k]) == 0)
+                    clients = 1 << k;
             if (!clients) {
-                fprintf(stderr, "validator: unknown client '%s' (valid: counter, nested, trylock, all)\n", c);
+                fprintf(stderr, "validator: unknown client '%s' (valid: counter, nested, trylock, mixed, all)\n", c);
                 return 2;
             }
         } else {
@@ -270,7 +286,7 @@ int main(int argc, char **argv)
     }
     const int thread_counts[] = {2, 3, 8};
     for (int s = 0; s < list.n; s++)
-        for (int c = 0; c < 3; c++) {
+        for (int c = 0; c < NCLIENTS; c++) {
             if (!(clients & (1 << c)))
                 continue;
             if (threads)

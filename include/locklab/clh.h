@@ -5,12 +5,12 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-typedef struct ll_clh_node {
-    ll_atomic_u32 busy;     /* 1 while this node's owner holds or waits for the lock */
-    ll_atomic_ptr sleeper;  /* parker of the successor spinning on this node, if it may park */
-} ll_clh_node;
+/* state: LL_CLH_FREE, LL_CLH_BUSY, or the parker of a successor that sleeps on this node */
+typedef struct ll_clh_node { ll_atomic_ptr state; } ll_clh_node;
+#define LL_CLH_FREE ((void *)0)
+#define LL_CLH_BUSY ((void *)1)
 typedef struct ll_clh_lock { ll_atomic_ptr tail; } ll_clh_lock;
-/* The lock needs one free node to start: tail = a node with busy = 0. */
+/* The lock needs one free node to start: tail = a node in state FREE. */
 void ll_clh_init(ll_clh_lock *l, ll_clh_node *initial);
 /* Acquire with node me; returns the predecessor's node, which the caller owns
  * after release (nodes migrate: pass the returned node to the next acquire). */

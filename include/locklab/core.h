@@ -46,8 +46,11 @@ typedef struct ll_parker {
     uint32_t id; /* thread index, for debugging */
 } ll_parker;
 
-/* Wait until *word != busy, parking on self (no spinning).  Returns the value seen. */
-uint32_t ll_parker_park_while_eq(ll_parker *self, ll_atomic_u32 *word, uint32_t busy);
+/* A waiting condition: true when the waiter may proceed (must read with acquire). */
+typedef bool (*ll_ready_fn)(void *ctx);
+/* Park on self until ready(ctx) holds (no spinning); ready is re-checked after
+ * every announce, so a waker that publishes and then unparks is never missed. */
+void ll_parker_park_until(ll_parker *self, ll_ready_fn ready, void *ctx);
 /* Wake the owner of p if it announced sleep.  Call after publishing the condition. */
 LL_INLINE void ll_parker_unpark(ll_parker *p)
 {

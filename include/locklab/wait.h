@@ -62,11 +62,16 @@ void ll_wait_policy_init(ll_wait_policy *wp, const ll_wait_ops *ops, uint64_t sp
 /* Static initialiser for policies without a budget (spin, yield, park). */
 #define LL_WAIT_POLICY_INIT(ops) { &(ops), 0, 0, LL_ATOMIC_INIT(0) }
 
-/* Condition for the generic spin phase: true when the waiter may proceed. */
-typedef bool (*ll_ready_fn)(void *ctx);
 /* Spin (and yield, per policy) until ready(ctx) or the budget is spent.
  * Returns true if ready.  Spin and yield policies never give up. */
 bool ll_spin_phase(ll_wait_policy *wp, ll_ready_fn ready, void *ctx);
+
+/* Tell an adaptive policy whether a wait ended in its spin phase. */
+LL_INLINE void ll_wait_feedback(ll_wait_policy *wp, bool spin_succeeded)
+{
+    if (wp->ops->feedback)
+        wp->ops->feedback(wp, spin_succeeded);
+}
 
 /* ---- local waiting on one's own node ------------------------------------------- */
 uint32_t ll_wait_while_eq_slow(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_t busy, ll_parker *self);
@@ -100,6 +105,9 @@ LL_INLINE void ll_wait_relax(const ll_wait_policy *wp, uint32_t *steps)
  * that publishes the caller's condition and then bumps or inspects the word
  * cannot be missed. */
 void ll_waitword_wait(ll_wait_policy *wp, ll_atomic_u32 *w, uint32_t observed, ll_ready_fn still_waiting, void *ctx);
+/* The same without the spin phase: announce (set bit 0), re-check, sleep.  For
+ * callers that spun on something else first (a TWA short-term waiter). */
+void ll_waitword_sleep(ll_atomic_u32 *w, uint32_t observed, ll_ready_fn still_waiting, void *ctx);
 /* Advance the word (faa STEP) and wake its sleepers, if any. */
 void ll_waitword_bump(ll_atomic_u32 *w);
 /* Store a new value (bit 0 clear) into w and wake its sleepers, if any. */

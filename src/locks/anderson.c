@@ -31,7 +31,7 @@ void ll_anderson_init(ll_anderson_lock *l, ll_anderson_slot *slots, uint32_t nsl
     l->slots = slots;
     for (uint32_t i = 0; i < nslots; i++) /* slot i admits ticket i - P (never arrives): closed */
         ll_store_relaxed(&slots[i].word, i == 0 ? 0u : (uint32_t)(i - nslots) << 1);
-    ll_store_release(&l->next, 0); /* release: publish the slots' init */
+    ll_store_relaxed(&l->next, 0); /* relaxed: like pthread_mutex_init, publish the lock to other threads yourself */
 }
 
 static bool always(void *ctx) { (void)ctx; return true; }

@@ -4,23 +4,28 @@
  * Malthusian paper §2 as the other classic local-spinning queue lock).
  *
  * Lock word (tail): the node of the most recent arrival; never NULL.
- * Node word (busy): 1 = its owner holds or awaits the lock, 0 = released.
- *   tail -> node(busy=0)   free
- *   tail -> node(busy=1)   held (by the owner of the oldest busy node)
- * Acquire: me.busy = 1; pred = swap(tail, me); wait until pred.busy == 0.
- * Release: me.busy = 0.  The releaser then owns pred's node: nodes migrate
+ * Node word (state):
+ *   FREE            its owner released the lock (or the node is the lock's initial one)
+ *   BUSY            its owner holds or awaits the lock
+ *   parker P        as BUSY, and the successor (owner of P) sleeps waiting for FREE
+ *   tail -> node(FREE)   free;   tail -> node(BUSY or P)   held
+ * Acquire: me.state = BUSY; pred = swap(tail, me); wait until pred.state == FREE.
+ * Release: me.state = FREE.  The releaser then owns pred's node: nodes migrate
  * from thread to thread, one per acquisition.
- * Parking: the waiter publishes its parker in pred.sleeper before it may
- * park; the releaser reads sleeper after clearing busy (Dekker pairing).
+ * Parking: after its spin budget the successor CASes pred.state BUSY -> its
+ * parker; the releaser (park policies) exchanges FREE in and unparks whatever
+ * parker it took out.  The releaser never touches the node after that
+ * exchange: once FREE, the node belongs to the successor, which may recycle
+ * it at once (for any lock type).
  *
- * try_acquire: CAS tail from a node whose busy reads 0.  Caveat (ABA): if in
- * that window the node was released, recycled by its new owner and enqueued
- * again, the CAS still succeeds and the caller waits behind that owner; we
- * then wait rather than break the queue.  Rare, but try_acquire on clh is
- * not strictly non-blocking.
+ * try_acquire: CAS tail from a node whose state reads FREE.  Caveat (ABA): if
+ * in that window the node was released, recycled by its new owner and
+ * enqueued again, the CAS still succeeds and the caller waits behind that
+ * owner; we then wait rather than break the queue.  Rare, but try_acquire on
+ * clh is not strictly non-blocking.
  *
  * Fairness: strict FIFO.
- * Footprint: 8 bytes per lock + one node held by the lock (16 B in a 128-B
+ * Footprint: 8 bytes per lock + one node held by the lock (8 B in a 128-B
  * slot); one node per waiting or holding thread.  Policies: all.
  */
 #include "locklab/clh.h"
@@ -30,31 +35,36 @@ LL_STATIC_ASSERT(sizeof(ll_clh_node) <= LL_QNODE_BYTES - sizeof(void *), "node m
 
 void ll_clh_init(ll_clh_lock *l, ll_clh_node *initial)
 {
-    ll_store_relaxed(&initial->busy, 0);
-    ll_store_relaxed(&initial->sleeper, NULL);
-    ll_store_release(&l->tail, initial); /* release: publish the node's init */
+    ll_store_relaxed(&initial->state, LL_CLH_FREE);
+    ll_store_relaxed(&l->tail, initial); /* relaxed: like pthread_mutex_init, publish the lock yourself */
+}
+
+static bool node_free(void *node)
+{
+    return ll_load_acquire(&((ll_clh_node *)node)->state) == LL_CLH_FREE; /* acquire: pairs with release */
 }
 
 LL_COLD static void clh_wait(ll_clh_node *pred, ll_wait_policy *wp)
 {
+    bool spun = ll_spin_phase(wp, node_free, pred);
+    if (!wp->ops->may_park)
+        return; /* spin/yield: the spin phase ends only when pred is free */
+    ll_wait_feedback(wp, spun);
+    if (spun)
+        return;
     ll_parker *self = ll_self()->parker;
-    if (wp->ops->may_park)
-        ll_store_relaxed(&pred->sleeper, self); /* ordered before the park announce by its seq_cst fence */
-    ll_wait_while_eq(wp, &pred->busy, 1, self);
-}
-
-static void clh_prepare(ll_clh_node *me)
-{
-    ll_store_relaxed(&me->busy, 1);
-    ll_store_relaxed(&me->sleeper, NULL);
+    void *expected = LL_CLH_BUSY;
+    /* acq_rel: publish our parker to the releaser; on failure (FREE) acquire its critical section */
+    if (ll_cas(&pred->state, &expected, (void *)self, LL_ACQ_REL))
+        ll_parker_park_until(self, node_free, pred);
 }
 
 ll_clh_node *ll_clh_acquire(ll_clh_lock *l, ll_clh_node *me, ll_wait_policy *wp)
 {
-    clh_prepare(me);
+    ll_store_relaxed(&me->state, LL_CLH_BUSY);
     /* acq_rel: release our node's init to the successor; acquire pred's init */
     ll_clh_node *pred = (ll_clh_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
-    if (LL_UNLIKELY(ll_load_acquire(&pred->busy) != 0)) /* acquire: pairs with the release of busy */
+    if (LL_UNLIKELY(!node_free(pred)))
         clh_wait(pred, wp);
     return pred;
 }
@@ -63,27 +73,28 @@ ll_clh_node *ll_clh_try_acquire(ll_clh_lock *l, ll_clh_node *me)
 {
     void *t = ll_load_acquire(&l->tail); /* acquire: see the tail node's init */
     ll_clh_node *pred = (ll_clh_node *)t;
-    if (ll_load_acquire(&pred->busy) != 0) /* acquire: pairs with the release of busy */
+    if (!node_free(pred))
         return NULL;
-    clh_prepare(me);
+    ll_store_relaxed(&me->state, LL_CLH_BUSY);
     if (!ll_cas(&l->tail, &t, me, LL_ACQ_REL)) /* acq_rel: as the swap in acquire */
         return NULL;
-    if (LL_UNLIKELY(ll_load_acquire(&pred->busy) != 0)) { /* ABA: pred was recycled and re-enqueued */
-        static ll_wait_policy aba_wait = LL_WAIT_POLICY_INIT(ll_wait_yield); /* no sleeper registered: never park */
-        ll_wait_while_eq(&aba_wait, &pred->busy, 1, NULL);
+    if (LL_UNLIKELY(!node_free(pred))) { /* ABA: pred was recycled and re-enqueued */
+        static ll_wait_policy aba_wait = LL_WAIT_POLICY_INIT(ll_wait_yield); /* never parks */
+        clh_wait(pred, &aba_wait);
     }
     return pred;
 }
 
 void ll_clh_release(ll_clh_node *me, ll_wait_policy *wp)
 {
-    ll_store_release(&me->busy, 0); /* release: hand over the critical section */
-    if (wp->ops->may_park) {
-        ll_fence(LL_SEQ_CST); /* clear-busy-before-reading-sleeper: pairs with the waiter's park announce */
-        ll_parker *p = (ll_parker *)ll_load_relaxed(&me->sleeper);
-        if (p)
-            ll_parker_unpark(p); /* a stale parker only gets a spurious wake-up */
+    if (!wp->ops->may_park) {
+        ll_store_release(&me->state, LL_CLH_FREE); /* release: hand over the critical section */
+        return;
     }
+    /* acq_rel: hand over the critical section, and take a sleeping successor's parker */
+    void *old = ll_xchg(&me->state, LL_CLH_FREE, LL_ACQ_REL);
+    if (old != LL_CLH_BUSY)
+        ll_parker_unpark((ll_parker *)old); /* parkers are never freed */
 }
 
 /* Generic handle: the holder's node and its predecessor are remembered in the lock. */

@@ -61,10 +61,12 @@ LL_COLD static void twa_wait(ll_twa_lock *l, uint32_t tx, uint32_t threshold, ll
             continue;
         }
         /* Short-term: poll grant; a parking policy may give up and sleep on slot(tx). */
-        if (ll_spin_phase(wp, granted, &c))
+        bool spun = ll_spin_phase(wp, granted, &c);
+        ll_wait_feedback(wp, spun);
+        if (spun)
             return;
         ll_atomic_u32 *slot = slot_of(l, tx);
-        ll_waitword_wait(wp, slot, ll_load_acquire(slot), still_waiting, &c); /* acquire: as above */
+        ll_waitword_sleep(slot, ll_load_acquire(slot), still_waiting, &c); /* acquire: as above */
     }
 }
 

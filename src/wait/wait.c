@@ -50,12 +50,6 @@ bool ll_spin_phase(ll_wait_policy *wp, ll_ready_fn ready, void *ctx)
     }
 }
 
-static void feedback(ll_wait_policy *wp, bool spin_succeeded)
-{
-    if (wp->ops->feedback)
-        wp->ops->feedback(wp, spin_succeeded);
-}
-
 typedef struct { ll_atomic_u32 *word; uint32_t busy; } word_ne_ctx;
 static bool word_ne(void *p)
 {
@@ -67,11 +61,12 @@ uint32_t ll_wait_while_eq_slow(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_t
 {
     word_ne_ctx c = {word, busy};
     bool spun = ll_spin_phase(wp, word_ne, &c);
-    if (wp->ops->may_park)
-        feedback(wp, spun);
-    if (spun)
-        return ll_load_acquire(word); /* pairs with the releaser's publishing store */
-    return ll_parker_park_while_eq(self, word, busy);
+    if (wp->ops->may_park) {
+        ll_wait_feedback(wp, spun);
+        if (!spun)
+            ll_parker_park_until(self, word_ne, &c);
+    }
+    return ll_load_acquire(word); /* pairs with the releaser's publishing store */
 }
 
 /* ---- shared wait words -------------------------------------------------------------- */
@@ -90,12 +85,18 @@ void ll_waitword_wait(ll_wait_policy *wp, ll_atomic_u32 *w, uint32_t observed, l
     bool spun = ll_spin_phase(wp, word_moved, &c);
     if (!wp->ops->may_park)
         return; /* spin/yield: the spin phase only ends when the word moved */
-    feedback(wp, spun);
-    if (spun)
-        return;
+    ll_wait_feedback(wp, spun);
+    if (!spun)
+        ll_waitword_sleep(w, observed, still_waiting, ctx);
+}
+
+void ll_waitword_sleep(ll_atomic_u32 *w, uint32_t observed, ll_ready_fn still_waiting, void *ctx)
+{
     uint32_t v = ll_load_relaxed(w);
     while (((v ^ observed) & ~LL_WAITWORD_SLEEPERS) == 0) {
-        if (!(v & LL_WAITWORD_SLEEPERS) && !ll_cas(w, &v, v | LL_WAITWORD_SLEEPERS, LL_SEQ_CST))
+        /* Always an RMW, even if the flag is already set, so that this waiter is in
+         * the word's modification order before a bump or kick (no reliance on fences). */
+        if (!ll_cas(w, &v, v | LL_WAITWORD_SLEEPERS, LL_SEQ_CST))
             continue; /* word changed under us: re-examine */
         v |= LL_WAITWORD_SLEEPERS;
         ll_fence(LL_SEQ_CST); /* announce-before-check: pairs with ll_waitword_kick's fence */
