@@ -9,6 +9,7 @@
 typedef struct bench_config {
     const char *workload;
     const char *lock_spec;
+    unsigned long long spin_ns; /* effective spin budget of the lock's policy, 0 if none */
     int threads;
     double duration_s;
 } bench_config;

@@ -49,7 +49,7 @@ static void print_spec(const char *spec, void *arg)
         printf("%s%s[%llu..%llu,default %llu]", any ? "," : "", p->key, (unsigned long long)p->min,
                (unsigned long long)p->max, (unsigned long long)p->def);
     if (s.policy->has_budget)
-        printf("%sspin_ns[default: measured park round trip]", any++ ? "," : "");
+        printf("%sspin_ns[default: measured park cost]", any++ ? "," : "");
     printf("%s  # %s; fairness: %s; source: %s\n", any ? "" : "-", s.ops->summary, s.ops->fairness, s.ops->source);
 }
 
@@ -110,6 +110,8 @@ static void print_json(const bench_config *cfg, const bench_result *r, const fai
            r->exclusion_ok ? "true" : "false");
     if (r->ns_per_pair > 0)
         printf(",\"ns_per_pair\":%.3f", r->ns_per_pair);
+    if (cfg->spin_ns)
+        printf(",\"spin_ns\":%llu", cfg->spin_ns);
     printf("}\n");
     fflush(stdout);
 }
@@ -122,6 +124,8 @@ static void print_human(const bench_config *cfg, const bench_result *r, const fa
         printf("  ns per acquire+release pair: %.2f\n", r->ns_per_pair);
     printf("  lwss=%.2f mttr=%.1f gini=%.4f rstddev=%.4f fairness_factor=%.4f max/min=%.2f socket_switches=%.1f/1000\n",
            f->lwss, f->mttr, f->gini, f->rstddev, f->fairness_factor, f->max_min_ratio, f->socket_switches);
+    if (cfg->spin_ns)
+        printf("  spin budget: %llu ns\n", cfg->spin_ns);
     printf("  vcsw=%ld ivcsw=%ld cpu_util=%.2fx exclusion=%s\n", r->vcsw, r->ivcsw, r->cpu_s / r->wall_s,
            r->exclusion_ok ? "ok" : "VIOLATED");
 }
@@ -206,7 +210,7 @@ int main(int argc, char **argv)
     int violated = 0;
     for (int r = 0; r < runs; r++) {
         for (int l = 0; l < nlocks; l++) {
-            bench_config cfg = {w->name, ll_lock_name(handles[l]), threads, duration};
+            bench_config cfg = {w->name, ll_lock_name(handles[l]), ll_lock_spin_ns(handles[l]), threads, duration};
             bench_result res;
             if (w->run(handles[l], &cfg, &res) != 0) {
                 fprintf(stderr, "locklab-bench: out of memory\n");

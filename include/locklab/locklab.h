@@ -41,6 +41,8 @@ bool ll_lock_try_acquire(ll_lock *lock);
 void ll_lock_release(ll_lock *lock);
 /* Canonical spec of the lock, e.g. "mcs-stp:spin_ns=35000". */
 const char *ll_lock_name(const ll_lock *lock);
+/* Spin budget of its waiting policy in ns (stp: fixed, astp: upper bound), 0 if none. */
+unsigned long long ll_lock_spin_ns(const ll_lock *lock);
 
 /* Every accepted lock spec (without keys), in registry order: calls fn for each. */
 void ll_lock_list(void (*fn)(const char *spec, void *arg), void *arg);

@@ -2,7 +2,7 @@
  * astp: adaptive spin-then-park (after Dice 2009, "adaptive spinning" in the
  * HotSpot JVM): the spin budget follows recent spin success on this lock.
  * A wait that ended inside the spin phase doubles the budget (up to spin_ns,
- * default the measured park/unpark round trip); one that had to park halves
+ * default the measured park/unpark cost); one that had to park halves
  * it (down to spin_ns/16), so futile spinning fades on locks whose waits are
  * long and comes back when handovers become quick again.  The budget is a
  * relaxed per-lock hint: racy updates only perturb a heuristic.

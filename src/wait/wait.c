@@ -23,7 +23,7 @@ const ll_wait_ops *ll_wait_find(const char *name)
 void ll_wait_policy_init(ll_wait_policy *wp, const ll_wait_ops *ops, uint64_t spin_ns)
 {
     wp->ops = ops;
-    wp->spin_ns = spin_ns ? spin_ns : ops->has_budget ? ll_park_roundtrip_ns() : 0;
+    wp->spin_ns = spin_ns ? spin_ns : ops->has_budget ? ll_park_cost_ns() : 0;
     wp->min_ns = wp->spin_ns / 16 ? wp->spin_ns / 16 : 1;
     ll_store_relaxed(&wp->adaptive_ns, wp->spin_ns);
 }
