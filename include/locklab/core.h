@@ -48,9 +48,16 @@ typedef struct ll_parker {
 
 /* A waiting condition: true when the waiter may proceed (must read with acquire). */
 typedef bool (*ll_ready_fn)(void *ctx);
-/* Park on self until ready(ctx) holds (no spinning); ready is re-checked after
- * every announce, so a waker that publishes and then unparks is never missed. */
-void ll_parker_park_until(ll_parker *self, ll_ready_fn ready, void *ctx);
+/* Park on self once: announce, re-check ready(ctx), block until woken (or a
+ * spurious return).  Returns ready(ctx).  A waker that publishes and then
+ * unparks is never missed. */
+bool ll_parker_park(ll_parker *self, ll_ready_fn ready, void *ctx);
+/* Park until ready(ctx) holds. */
+LL_INLINE void ll_parker_park_until(ll_parker *self, ll_ready_fn ready, void *ctx)
+{
+    while (!ll_parker_park(self, ready, ctx))
+        ;
+}
 /* Wake the owner of p if it announced sleep.  Call after publishing the condition. */
 LL_INLINE void ll_parker_unpark(ll_parker *p)
 {

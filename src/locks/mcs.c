@@ -70,8 +70,19 @@ void ll_mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp)
         succ = mcs_await_successor(me);
     }
     ll_parker *p = succ->parker; /* read before the handover: succ's node may be reused after it */
+    ll_parker *warm = NULL;
+    if (wp->ops->has_budget) {
+        /* Anticipatory warm-up (Malthusian paper §5.1, note 19), for spin-then-park:
+         * also wake the successor's successor, so that it is back in its spin
+         * phase by the time the lock reaches it (a pure park policy would just
+         * park again).  Read now: both nodes stay put until we hand over. */
+        ll_mcs_node *next2 = (ll_mcs_node *)ll_load_acquire(&succ->next); /* acquire: pairs with the link store */
+        warm = next2 ? next2->parker : NULL;
+    }
     ll_store_release(&succ->waiting, 0); /* release: hand over the critical section */
     ll_wait_wake(wp, p);
+    if (warm)
+        ll_parker_unpark(warm); /* early: it re-checks, spins, and may park again */
 }
 
 /* Generic handle: the holder's node is remembered in the lock (written only by the holder). */

@@ -60,13 +60,15 @@ static bool word_ne(void *p)
 uint32_t ll_wait_while_eq_slow(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_t busy, ll_parker *self)
 {
     word_ne_ctx c = {word, busy};
-    bool spun = ll_spin_phase(wp, word_ne, &c);
-    if (wp->ops->may_park) {
-        ll_wait_feedback(wp, spun);
-        if (!spun)
-            ll_parker_park_until(self, word_ne, &c);
+    /* After a wake-up that did not find the word changed (an early "warm-up"
+     * unpark, or a spurious one) the waiter spins again before it re-parks. */
+    for (;;) {
+        bool spun = ll_spin_phase(wp, word_ne, &c);
+        if (wp->ops->may_park)
+            ll_wait_feedback(wp, spun);
+        if (spun || ll_parker_park(self, word_ne, &c))
+            return ll_load_acquire(word); /* pairs with the releaser's publishing store */
     }
-    return ll_load_acquire(word); /* pairs with the releaser's publishing store */
 }
 
 /* ---- shared wait words -------------------------------------------------------------- */
