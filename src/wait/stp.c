@@ -5,7 +5,9 @@
  * park/unpark measured on this machine at first use (below; spec key spin_ns
  * overrides).
  */
+#ifndef _GNU_SOURCE /* g++ predefines it */
 #define _GNU_SOURCE
+#endif
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
