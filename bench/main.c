@@ -98,6 +98,9 @@ static void print_json(const bench_config *cfg, const bench_result *r, const fai
            cfg->workload, cfg->lock_spec, cfg->threads, r->wall_s, (unsigned long long)r->ops, r->ops / r->wall_s);
     for (int t = 0; t < cfg->threads; t++)
         printf("%s%llu", t ? "," : "", (unsigned long long)r->per_thread_ops[t]);
+    printf("],\"thread_sockets\":[");
+    for (int t = 0; t < cfg->threads; t++)
+        printf("%s%d", t ? "," : "", r->thread_socket[t]);
     printf("],\"lwss\":%.3f,\"mttr\":%.1f,\"gini\":%.5f,\"rstddev\":%.5f,\"fairness_factor\":%.5f,", f->lwss, f->mttr,
            f->gini, f->rstddev, f->fairness_factor);
     if (isinf(f->max_min_ratio))

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Behavioural properties measured through locklab-bench (counts, not timings):
+#   starve SPEC...   16 threads for 3 s on 2 CPUs: every thread completes acquisitions
+#                    (also with 2 virtual sockets: threads on both sockets progress)
+#   lwss MAX SPEC... 16 threads: average LWSS <= MAX (concurrency restriction works)
+#   fifo SPEC...     16 threads, parking: LWSS stays >= 12 (strict FIFO circulates everyone)
+# usage: test_lock_properties.sh BENCH starve|lwss|fifo [MAX] SPEC...
+set -u
+bench=$1 mode=$2; shift 2
+max=""
+[ "$mode" = lwss ] && { max=$1; shift; }
+pass=0 fail=0
+field() { python3 -c 'import json,sys; d=json.loads(sys.argv[1]); v=eval(sys.argv[2]); print(v)' "$1" "$2"; }
+check() { if [ "$1" = True ]; then echo "ok   $2"; pass=$((pass + 1)); else echo "FAIL $2"; fail=$((fail + 1)); fi; }
+
+for spec in "$@"; do
+  case $mode in
+    starve)
+      j=$("$bench" mutexbench --lock "$spec" --threads 16 --duration 3 --json) || { check False "$spec ran"; continue; }
+      check "$(field "$j" 'min(d["per_thread_ops"]) > 0')" "$spec: no thread starved in 3 s at 16 threads (min ops $(field "$j" 'min(d["per_thread_ops"])'))"
+      j=$(LOCKLAB_TOPOLOGY=sockets=2 "$bench" mutexbench --lock "$spec" --threads 16 --duration 3 --json) || { check False "$spec ran (sockets=2)"; continue; }
+      check "$(field "$j" 'len(set(d["thread_sockets"])) == 2 and all(sum(o for o, s in zip(d["per_thread_ops"], d["thread_sockets"]) if s == k) > 0 and min(o for o, s in zip(d["per_thread_ops"], d["thread_sockets"]) if s == k) > 0 for k in (0, 1))')" \
+            "$spec: threads on both virtual sockets progress (min ops $(field "$j" 'min(d["per_thread_ops"])'))"
+      ;;
+    lwss)
+      j=$("$bench" mutexbench --lock "$spec" --threads 16 --duration 2 --json) || { check False "$spec ran"; continue; }
+      check "$(field "$j" "d['lwss'] <= $max")" "$spec: average LWSS $(field "$j" 'd["lwss"]') <= $max at 16 threads"
+      ;;
+    fifo)
+      j=$("$bench" mutexbench --lock "$spec" --threads 16 --duration 2 --json) || { check False "$spec ran"; continue; }
+      check "$(field "$j" "d['lwss'] >= 12")" "$spec: average LWSS $(field "$j" 'd["lwss"]') >= 12 at 16 threads"
+      ;;
+    *) echo "test_lock_properties.sh: unknown mode '$mode' (valid: starve, lwss, fifo)" >&2; exit 2 ;;
+  esac
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
