@@ -33,7 +33,13 @@
  * budget runs out, take a node and the inner MCS lock (spin-then-park), and
  * as the standby contend for the outer lock less aggressively than
  * arrivals: only when no arrival spinner is present (they will take it), for
- * spin_ns, then set SLEEPING (|IMPATIENT once impatient) and park.
+ * spin_ns, then set SLEEPING (|IMPATIENT once impatient) and park.  It
+ * sleeps only while its SLEEPING announcement stands: a release that clears
+ * it (to wake it) may be followed by a barger, and the standby must then
+ * re-announce rather than sleep unannounced (a lost wake-up otherwise).
+ * Caveat (as for any TAS lock): a registered spinner preempted while the
+ * lock is free and the standby sleeps leaves the lock idle until it runs
+ * or another thread arrives (arrivals barge).
  * Release (fast-path owner): CAS LOCKED -> 0; if other bits are set:
  *   - IMPATIENT, or SLEEPING and the standby's deadline has passed (checked
  *     on every 16th such release): direct handoff, LOCKED kept, GRANTED set,
