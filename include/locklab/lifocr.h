@@ -1,0 +1,31 @@
+/* lifocr: LIFO lock with concurrency restriction, Dice's LIFO-CR (src/locks/lifocr.c). */
+#ifndef LOCKLAB_LIFOCR_H
+#define LOCKLAB_LIFOCR_H
+#include "wait.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* A waiter's stack node (a queue-node slot, taken from the per-thread cache
+ * only while the thread waits). */
+typedef struct ll_lifocr_node {
+    ll_atomic_ptr next;    /* node below this one, or LL_LIFOCR_LOCKED at the bottom; written by the
+                              pusher before the push, afterwards only by lock holders */
+    ll_atomic_u32 waiting; /* 1 while the owner must wait; the granting holder stores 0 */
+    ll_parker *parker;     /* owner's parker, read by the granting holder */
+} ll_lifocr_node;
+typedef struct ll_lifocr_lock {
+    ll_atomic_ptr top; /* NULL free; LL_LIFOCR_LOCKED held, no waiters; else the most recent waiter */
+    uint32_t fairness; /* each contended unlock grants the eldest waiter with probability 1/fairness; 0 = never */
+} ll_lifocr_lock;
+#define LL_LIFOCR_LOCKED ((void *)1)
+#define LL_LIFOCR_DEFAULT_FAIRNESS 1000
+#define LL_LIFOCR_INITIALIZER { LL_ATOMIC_INIT(NULL), LL_LIFOCR_DEFAULT_FAIRNESS }
+/* No node in the API: a contended acquire takes one from the per-thread cache
+ * and returns it as soon as it owns the lock (the granting holder unlinked it). */
+void ll_lifocr_acquire(ll_lifocr_lock *l, ll_wait_policy *wp);
+bool ll_lifocr_try_acquire(ll_lifocr_lock *l);
+void ll_lifocr_release(ll_lifocr_lock *l, ll_wait_policy *wp);
+#ifdef __cplusplus
+}
+#endif
+#endif

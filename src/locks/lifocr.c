@@ -1,0 +1,169 @@
+/*
+ * lifocr — LIFO-CR: a LIFO lock with concurrency restriction.
+ * Source: Dice, "Malthusian Locks" (malthusian-locks.txt), Appendix A.2; the
+ * long-term fairness device (Bernoulli trial, p = 1/1000, grant the eldest)
+ * is MCSCR's (§4).
+ *
+ * Lock word (top):
+ *   NULL               free
+ *   LOCKED (=1)        held, no waiters
+ *   node A             held; A is the most recently pushed waiter, the
+ *                      stack continues through A->next down to a node whose
+ *                      next is LOCKED (the eldest waiter)
+ * Node word (waiting): 1 = keep waiting, 0 = you own the lock.
+ *
+ * Acquire: CAS top NULL -> LOCKED; otherwise push a node (CAS top -> node,
+ * node->next = old top) and wait on one's own node (local spinning, or any
+ * policy).  Only the holder pops, so there is no ABA: a node on the stack
+ * cannot leave it, and no link below top can change, except by the holder.
+ * Release:
+ *   - top == LOCKED: CAS LOCKED -> NULL.
+ *   - else pop the top node T with one CAS (top: T -> T->next) and grant T.
+ *     If that CAS fails, newer waiters were pushed: rather than retry, the
+ *     "plausibly LIFO" constant-time unlock unlinks the node just below the
+ *     newest one N (N->next = N->next->next; only holders write links) and
+ *     grants it.  At most two CASes per release.
+ *   - with probability 1/fairness (ll_rand, a Bernoulli trial per contended
+ *     release with at least two waiters) the holder walks to the bottom of
+ *     the stack instead and grants the eldest waiter, unlinking it by storing
+ *     LOCKED into its predecessor's link (no CAS: pushes only change top).
+ * The holder reads the grantee's parker, then stores waiting = 0 (release),
+ * then wakes the parker; it never touches the node after that store, and the
+ * grantee returns its node to its cache at once (any lock type may reuse it).
+ * Waiters on the stack are never granted or recycled behind the holder's
+ * back, so the links it reads and writes always belong to waiting nodes.
+ *
+ * Fairness: not FIFO.  Admission is mostly LIFO; the active set (owner,
+ * threads in their non-critical sections, top of the stack) circulates
+ * round-robin while deeper waiters stay passive (the CR effect).  Long-term
+ * fairness is probabilistic, not a bypass bound: each contended release
+ * grants the eldest waiter with probability 1/fairness (spec key fairness,
+ * default 1000; fairness=1 grants the eldest every time, i.e. FIFO;
+ * fairness=0 never does, pure LIFO, which can starve).  A waiter d places
+ * from the bottom is admitted after about (d+1)*fairness contended releases
+ * on average.
+ * Footprint: 16 bytes per lock (8 B word + the fairness parameter); one node
+ * (24 B in a 128-B slot of the per-thread cache) per waiting thread, none
+ * while holding (the holder needs no bookkeeping).
+ * Policies: all.  Spin-then-park suits it well (§A.2): the top of the stack,
+ * the next to run, is the waiter most likely still spinning.  No
+ * anticipatory warm-up: whoever is on top at the next release is the
+ * successor, usually a fresh (spinning) arrival, so waking the second node
+ * early would mostly be wasted.
+ */
+#include "locklab/lifocr.h"
+#include "locklab/registry.h"
+
+LL_STATIC_ASSERT(sizeof(ll_lifocr_node) <= LL_QNODE_BYTES - sizeof(void *), "node must fit a queue-node slot");
+
+#define LOCKED LL_LIFOCR_LOCKED
+
+LL_COLD static void lifocr_acquire_slow(ll_lifocr_lock *l, ll_wait_policy *wp)
+{
+    ll_lifocr_node *me = NULL;
+    void *top = ll_load_relaxed(&l->top); /* relaxed: only a guess for the CASes below */
+    for (;;) {
+        if (top == NULL) {
+            if (ll_cas(&l->top, &top, LOCKED, LL_ACQUIRE)) { /* acquire: see the previous holder's writes */
+                if (me)
+                    ll_qnode_put(me);
+                return;
+            }
+            continue;
+        }
+        if (me == NULL) {
+            me = (ll_lifocr_node *)ll_qnode_get();
+            me->parker = ll_self()->parker;
+            ll_store_relaxed(&me->waiting, 1); /* only the granting holder clears it, after our push */
+        }
+        ll_store_relaxed(&me->next, top); /* published by the push below */
+        if (ll_cas(&l->top, &top, me, LL_RELEASE)) /* release: our node's fields before a holder pops it */
+            break;
+    }
+    ll_wait_while_eq(wp, &me->waiting, 1, me->parker);
+    ll_qnode_put(me); /* the granting holder unlinked it and never touches it again */
+}
+
+void ll_lifocr_acquire(ll_lifocr_lock *l, ll_wait_policy *wp)
+{
+    void *expected = NULL;
+    if (LL_UNLIKELY(!ll_cas(&l->top, &expected, LOCKED, LL_ACQUIRE))) /* acquire: see the previous holder's writes */
+        lifocr_acquire_slow(l, wp);
+}
+
+bool ll_lifocr_try_acquire(ll_lifocr_lock *l)
+{
+    void *expected = NULL;
+    return ll_cas(&l->top, &expected, LOCKED, LL_ACQUIRE); /* acquire: as in acquire */
+}
+
+/* Hand the lock to one waiter; top is a node (the stack is non-empty), read with acquire. */
+LL_COLD static void lifocr_grant(ll_lifocr_lock *l, ll_lifocr_node *top, ll_wait_policy *wp)
+{
+    ll_lifocr_node *succ;
+    /* Links: written by the pusher before its release push (which our acquire of top, or of
+     * a later push in the same release sequence, synchronised with), or by an earlier
+     * holder (ordered before us by the lock handover).  Relaxed suffices everywhere below. */
+    void *below = ll_load_relaxed(&top->next);
+    if (below != LOCKED && l->fairness != 0 && ll_rand_below(l->fairness) == 0) {
+        /* Long-term fairness: grant the eldest waiter, the bottom of the stack. */
+        ll_lifocr_node *pred = top;
+        succ = (ll_lifocr_node *)below;
+        while ((below = ll_load_relaxed(&succ->next)) != LOCKED) {
+            pred = succ;
+            succ = (ll_lifocr_node *)below;
+        }
+        ll_store_relaxed(&pred->next, LOCKED); /* published to later holders by the grant below */
+    } else {
+        void *expected = top;
+        if (ll_cas(&l->top, &expected, below, LL_ACQUIRE)) { /* acquire (on failure): read the newer node's fields */
+            succ = top;
+        } else {
+            /* Plausibly LIFO: newer waiters arrived.  Grant the node just below the
+             * newest one; it is a node (top is still somewhere below the newest). */
+            ll_lifocr_node *newest = (ll_lifocr_node *)expected;
+            succ = (ll_lifocr_node *)ll_load_relaxed(&newest->next);
+            ll_store_relaxed(&newest->next, ll_load_relaxed(&succ->next)); /* published by the grant below */
+        }
+    }
+    ll_parker *p = succ->parker; /* read before the handover: succ's node may be reused after it */
+    ll_store_release(&succ->waiting, 0); /* release: hand over the critical section (and our link edits) */
+    ll_wait_wake(wp, p);
+}
+
+void ll_lifocr_release(ll_lifocr_lock *l, ll_wait_policy *wp)
+{
+    void *top = LOCKED;
+    /* release: publish the critical section; acquire (on failure): read the pushed node's fields */
+    if (LL_LIKELY(ll_cas(&l->top, &top, NULL, LL_ACQ_REL)))
+        return;
+    lifocr_grant(l, (ll_lifocr_node *)top, wp);
+}
+
+/* ---- registry adapter: the lock needs no holder bookkeeping ------------------------- */
+
+static const ll_param params[] = {
+    {"fairness", "grant the eldest waiter with probability 1/fairness per contended release (0 = never)", 0,
+     1u << 30, LL_LIFOCR_DEFAULT_FAIRNESS},
+    {NULL, NULL, 0, 0, 0},
+};
+
+static int init(void *s, const uint64_t *p, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    ll_lifocr_lock *l = (ll_lifocr_lock *)s;
+    ll_store_relaxed(&l->top, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
+    l->fairness = (uint32_t)p[0];
+    return 0;
+}
+static void acquire(void *s, ll_wait_policy *wp) { ll_lifocr_acquire((ll_lifocr_lock *)s, wp); }
+static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_lifocr_try_acquire((ll_lifocr_lock *)s); }
+static void release(void *s, ll_wait_policy *wp) { ll_lifocr_release((ll_lifocr_lock *)s, wp); }
+
+const ll_lock_ops ll_lock_lifocr = {
+    "lifocr", "Dice 2017, Malthusian Locks, App. A.2 (LIFO-CR)",
+    "LIFO stack of waiters, holder pops (direct handoff); concurrency restriction",
+    "none short-term (mostly LIFO); eldest waiter granted with probability 1/fairness per contended release",
+    LL_ALL_POLICIES, params, sizeof(ll_lifocr_lock), sizeof(ll_lifocr_lock), sizeof(ll_lifocr_node),
+    init, NULL, acquire, try_acquire, release,
+};

@@ -1,0 +1,376 @@
+/*
+ * loiter — LOITER (Locking: Outer-Inner with ThRottling): an outer
+ * test-and-set lock with a bounded, backed-off arrival spin (the fast path,
+ * barging allowed) and an inner MCS lock whose holder is the single
+ * "standby" thread (the slow path).  Concurrency restriction: threads that
+ * fail to get the outer lock within the spin budget queue on the inner lock
+ * and sleep there (the passive set); only the standby contends from the
+ * slow path.
+ * Source: Dice, "Malthusian Locks" (malthusian-locks.txt), Appendix A.1
+ * (defer-and-avoid, bounded spinners, less aggressive standby, impatient
+ * standby with direct handoff); inner lock: Mellor-Crummey & Scott 1991.
+ *
+ * Outer lock word (word, 32 bits):
+ *   bit 0  LOCKED     held
+ *   bit 1  SLEEPING   the standby announced it sleeps (or is about to) and
+ *                     must be woken by a release that leaves no one to take
+ *                     the lock; its parker is in l->standby
+ *   bit 2  IMPATIENT  the sleeping standby waited longer than patience_ns:
+ *                     the next release hands the lock over directly
+ *   bit 3  GRANTED    the lock (still LOCKED) was handed to the standby; the
+ *                     standby clears it before entering its critical section
+ *   4..31  spinners   arrivals currently in the arrival spin phase
+ *   0                 free, nothing pending (the fast path's CAS 0 -> LOCKED)
+ * Invariant: free with SLEEPING set implies spinners > 0 (one of them will
+ * take the lock, and its release decides again).  Kept by: releases clear
+ * SLEEPING (and wake) when no spinner is left; a spinner leaves the count only
+ * while the lock is held, or by taking it; the standby sets SLEEPING only
+ * while the lock is held or spinners are present.
+ *
+ * Acquire: CAS 0 -> LOCKED.  Otherwise: barge if the lock is free; else, if
+ * fewer than `spinners` arrivals spin, join them (count + 1) and spin for
+ * spin_ns with randomized backoff after collisions (TTAS); else, or when the
+ * budget runs out, take a node and the inner MCS lock (spin-then-park), and
+ * as the standby contend for the outer lock less aggressively than
+ * arrivals: only when no arrival spinner is present (they will take it), for
+ * spin_ns, then set SLEEPING (|IMPATIENT once impatient) and park.  It
+ * sleeps only while its SLEEPING announcement stands: a release that clears
+ * it (to wake it) may be followed by a barger, and the standby must then
+ * re-announce rather than sleep unannounced (a lost wake-up otherwise).
+ * Caveat (as for any TAS lock): a registered spinner preempted while the
+ * lock is free and the standby sleeps leaves the lock idle until it runs
+ * or another thread arrives (arrivals barge).
+ * Release (fast-path owner): CAS LOCKED -> 0; if other bits are set:
+ *   - IMPATIENT, or SLEEPING and the standby's deadline has passed (checked
+ *     on every 16th such release): direct handoff, LOCKED kept, GRANTED set,
+ *     the standby woken.  This bounds bypass (see Fairness).
+ *   - SLEEPING and no spinners: free the lock, clear SLEEPING, wake the standby.
+ *   - SLEEPING and spinners: free the lock and leave the standby asleep:
+ *     defer-and-avoid without a deferral loop, since a spinner is bound to
+ *     take the lock within its budget; the paper's variant (release, wait,
+ *     re-check) would read the lock after releasing it.
+ * Release (slow-path owner, the former standby): hand the inner lock to the
+ * next standby (a store, before the outer release, so nothing touches the
+ * lock after it is free), release the outer lock as above, and only then
+ * unpark whoever has to be woken.  Every unpark happens after the outer
+ * release, off the critical path.  The decision to wake and the parker come
+ * from the same CAS that frees the lock, so the wake is never lost and never
+ * goes to a stale standby; parkers are never freed, so a late unpark is at
+ * worst a spurious wake-up, which the standby tolerates.
+ *
+ * Fairness: none short-term: arrivals barge; the standby yields to arrival
+ * spinners.  Bypass is bounded: an arrival spins at most spin_ns, then
+ * queues FIFO on the inner lock; a standby is handed the lock within
+ * patience_ns plus at most 16 releases (plus the spin_ns before it parks).
+ * So a thread waits at most about spin_ns + (inner queue length + 1) *
+ * (patience_ns + 16 critical sections).  Default patience_ns = 1 ms: long
+ * against a critical section and a park/unpark (tens of ns, a few us), so
+ * forced handoffs are rare under saturation (about one per 10^3-10^4
+ * admissions, MCSCR's 1/1000 Bernoulli rate) and do not undo the
+ * concurrency restriction; short against a scheduler time slice (CFS: 3-6 ms
+ * at these thread counts), so a starved thread waits no longer than
+ * preemption already makes it wait.
+ * Footprint: 128 bytes per lock (two cache lines: the outer word with the
+ * holder's bookkeeping; the inner tail, the standby's parker and deadline,
+ * the stp policy); one MCS node (24 B in a 128-B slot) per thread queued on
+ * or holding the inner lock, nothing for arrival spinners.
+ * Policies: its own (spec name `loiter`, registered as spin): arrival spin,
+ * then the inner MCS lock and the standby wait with spin-then-park (budget:
+ * key spin_ns, default the measured park/unpark cost, also the arrival spin
+ * budget: spin about as long as blocking would cost).  Other policies would
+ * not change who waits how, so they are not offered.
+ * Keys: spin_ns, patience_ns, spinners (max concurrent arrival spinners,
+ * default 2: the owner's successor plus one spare; 0 sends every contended
+ * arrival straight to the inner lock).
+ * try_acquire: one attempt on the outer lock (barging), never queues.
+ */
+#include "locklab/loiter.h"
+#include "locklab/registry.h"
+
+enum { LOCKED = 1u, SLEEPING = 2u, IMPATIENT = 4u, GRANTED = 8u, SPINNER = 16u };
+#define SPINNERS(v) ((v) >> 4)
+/* Backoff after a failed CAS on a free-looking lock: uniform in [0, cap) PAUSEs,
+ * cap doubling from MIN to MAX.  Few threads spin (max_spinners), so the caps are
+ * small: a long backoff is dead time during which the lock sits free. */
+enum { BACKOFF_MIN = 4, BACKOFF_MAX = 64 };
+/* A release that bypasses a sleeping standby reads the clock every this many times. */
+enum { BYPASS_CHECK = 16 };
+
+LL_STATIC_ASSERT(sizeof(ll_mcs_node) <= LL_QNODE_BYTES - sizeof(void *), "node must fit a queue-node slot");
+
+void ll_loiter_init(ll_loiter_lock *l, uint64_t spin_ns, uint64_t patience_ns, uint32_t max_spinners)
+{
+    /* relaxed stores: like pthread_mutex_init, publish the lock yourself */
+    ll_store_relaxed(&l->word, 0);
+    l->max_spinners = max_spinners;
+    l->bypasses = 0;
+    l->holder = NULL;
+    ll_wait_policy_init(&l->inner_wp, &ll_wait_stp, spin_ns);
+    l->spin_ns = l->inner_wp.spin_ns;
+    l->patience_ns = patience_ns;
+    ll_store_relaxed(&l->inner.tail, NULL);
+    ll_store_relaxed(&l->standby, NULL);
+    ll_store_relaxed(&l->deadline, 0);
+}
+
+/* ---- fast path: arrival spinning on the outer lock ------------------------------------- */
+
+/* Registered as a spinner: spin for spin_ns, then leave the count.  True if we got the lock. */
+static bool arrival_spin(ll_loiter_lock *l)
+{
+    uint64_t deadline = ll_now_ns() + l->spin_ns;
+    uint32_t cap = BACKOFF_MIN;
+    for (uint32_t i = 1;; i++) {
+        uint32_t v = ll_load_relaxed(&l->word); /* relaxed: only a hint; the CAS orders */
+        if (!(v & LOCKED)) {
+            if (ll_cas(&l->word, &v, (v | LOCKED) - SPINNER, LL_ACQUIRE)) /* acquire: the previous holder's writes */
+                return true;
+            for (uint64_t d = ll_rand_below(cap); d > 0; d--) /* collision: randomized backoff */
+                ll_pause();
+            cap = cap * 2 < BACKOFF_MAX ? cap * 2 : BACKOFF_MAX;
+        } else {
+            ll_pause();
+        }
+        if ((i & 63) == 0 && ll_now_ns() >= deadline)
+            break;
+    }
+    /* Out of budget: leave the spinners, but never leave a free lock behind (the
+     * invariant: free with SLEEPING set needs a spinner to come and take it). */
+    uint32_t v = ll_load_relaxed(&l->word); /* relaxed: only a guess for the CASes */
+    for (;;) {
+        if (!(v & LOCKED)) {
+            if (ll_cas(&l->word, &v, (v | LOCKED) - SPINNER, LL_ACQUIRE)) /* acquire: as above */
+                return true;
+        } else if (ll_cas(&l->word, &v, v - SPINNER, LL_RELAXED)) { /* relaxed: a head count, orders no data */
+            return false;
+        }
+    }
+}
+
+/* ---- slow path: the inner lock and the standby -------------------------------------------- */
+
+typedef struct standby_ctx {
+    ll_loiter_lock *l;
+    bool impatient; /* past the deadline: take a free lock even with spinners, ask for handoff */
+    bool owner;     /* we hold the outer lock (keeps standby_try idempotent for the parker) */
+    bool granted;   /* ... by direct handoff: GRANTED still to be cleared */
+} standby_ctx;
+
+/* Ready condition of the standby: owns the outer lock (taking it if it is free and no
+ * arrival spinner is about to, or if impatient). */
+static bool standby_try(void *arg)
+{
+    standby_ctx *c = (standby_ctx *)arg;
+    if (c->owner)
+        return true;
+    uint32_t v = ll_load_acquire(&c->l->word); /* acquire: pairs with the handoff CAS that set GRANTED */
+    if (v & GRANTED)
+        return c->owner = c->granted = true;
+    while (!(v & LOCKED) && (c->impatient || SPINNERS(v) == 0))
+        /* acquire: the previous holder's writes */
+        if (ll_cas(&c->l->word, &v, (v | LOCKED) & ~(uint32_t)(SLEEPING | IMPATIENT), LL_ACQUIRE))
+            return c->owner = true;
+    return false;
+}
+
+/* Park condition: own the lock, or our SLEEPING announcement was consumed by a
+ * releaser.  The second part matters: a releaser may clear SLEEPING and unpark us
+ * before we sleep, and a barger may retake the lock before we look; sleeping then
+ * would be sleeping unannounced, and no later release would wake us. */
+static bool standby_woken(void *arg)
+{
+    standby_ctx *c = (standby_ctx *)arg;
+    /* acquire: as in standby_try (only this standby sets SLEEPING; releasers clear it) */
+    return standby_try(c) || !(ll_load_acquire(&c->l->word) & SLEEPING);
+}
+
+/* Set SLEEPING (and IMPATIENT) where a releaser looks.  False if we got the lock instead. */
+static bool standby_announce(ll_loiter_lock *l, standby_ctx *c)
+{
+    for (;;) {
+        if (standby_try(c))
+            return false;
+        uint32_t v = ll_load_relaxed(&l->word); /* relaxed: the CAS below validates it */
+        if (!(v & LOCKED) && (c->impatient || SPINNERS(v) == 0))
+            continue; /* looks free for us: try again */
+        uint32_t want = v | SLEEPING | (c->impatient ? IMPATIENT : 0u);
+        /* Always the CAS, even if the bits are already set: it proves they are set *now*.
+         * release: l->standby and l->deadline before a releaser that sees SLEEPING reads them */
+        if (ll_cas(&l->word, &v, want, LL_RELEASE))
+            return true;
+    }
+}
+
+LL_COLD static void standby_acquire(ll_loiter_lock *l)
+{
+    ll_parker *self = ll_self()->parker;
+    uint64_t deadline = ll_now_ns() + l->patience_ns;
+    ll_store_relaxed(&l->standby, self);      /* published by the CAS that sets SLEEPING */
+    ll_store_relaxed(&l->deadline, deadline); /* same */
+    standby_ctx c = {l, l->patience_ns == 0, false, false};
+    for (;;) {
+        if (ll_spin_phase(&l->inner_wp, standby_try, &c))
+            break;
+        if (!c.impatient && ll_now_ns() >= deadline)
+            c.impatient = true;
+        if (!standby_announce(l, &c))
+            break;
+        ll_parker_park_until(self, standby_woken, &c);
+        if (c.owner)
+            break;
+        /* Woken for a free lock, but someone barged: spin again, then re-announce. */
+    }
+    if (c.granted) /* we own the lock; others may be changing the spinner count: an RMW */
+        ll_faa(&l->word, (uint32_t)0 - (uint32_t)GRANTED, LL_RELAXED); /* relaxed: a marker only we read */
+}
+
+LL_COLD static void loiter_acquire_slow(ll_loiter_lock *l, uint32_t v)
+{
+    for (;;) {
+        if (!(v & LOCKED)) { /* free (with a sleeping standby and spinners): barge */
+            if (ll_cas(&l->word, &v, v | LOCKED, LL_ACQUIRE)) /* acquire: the previous holder's writes */
+                return;
+        } else if (SPINNERS(v) >= l->max_spinners) {
+            break;
+        } else if (ll_cas(&l->word, &v, v + SPINNER, LL_RELAXED)) { /* relaxed: a head count, orders no data */
+            if (arrival_spin(l))
+                return;
+            break;
+        }
+    }
+    ll_mcs_node *me = (ll_mcs_node *)ll_qnode_get();
+    ll_mcs_acquire(&l->inner, me, &l->inner_wp); /* now the standby */
+    standby_acquire(l);
+    l->holder = me; /* holder-only field: the release must also release the inner lock */
+}
+
+void ll_loiter_acquire(ll_loiter_lock *l)
+{
+    uint32_t v = 0;
+    if (LL_UNLIKELY(!ll_cas(&l->word, &v, LOCKED, LL_ACQUIRE))) /* acquire: the previous holder's writes */
+        loiter_acquire_slow(l, v);
+}
+
+bool ll_loiter_try_acquire(ll_loiter_lock *l)
+{
+    uint32_t v = ll_load_relaxed(&l->word); /* relaxed: the CAS orders */
+    while (!(v & LOCKED))
+        if (ll_cas(&l->word, &v, v | LOCKED, LL_ACQUIRE)) /* acquire: the previous holder's writes */
+            return true;
+    return false;
+}
+
+/* ---- release -------------------------------------------------------------------------------- */
+
+/* Free the outer lock (or hand it to an impatient standby) given the word v our failed
+ * CAS LOCKED -> 0 observed (with acquire).  Returns the parker to wake, or NULL. */
+LL_COLD static ll_parker *outer_release_contended(ll_loiter_lock *l, uint32_t v)
+{
+    int overdue = -1; /* standby past its deadline? read the clock at most once per release */
+    for (;;) {
+        uint32_t nv = v & ~(uint32_t)LOCKED;
+        ll_parker *p = NULL;
+        if (v & SLEEPING) {
+            /* Written by the standby before the CAS that set SLEEPING, which our acquire saw;
+             * the standby cannot change while we hold the lock (it leaves only by taking it). */
+            p = (ll_parker *)ll_load_relaxed(&l->standby);
+            if (!(v & IMPATIENT) && overdue < 0)
+                overdue = (++l->bypasses % BYPASS_CHECK) == 0 && ll_now_ns() >= ll_load_relaxed(&l->deadline);
+            if ((v & IMPATIENT) || overdue > 0)
+                nv = (v & ~(uint32_t)(SLEEPING | IMPATIENT)) | GRANTED; /* direct handoff: stays LOCKED */
+            else if (SPINNERS(v) == 0)
+                nv = v & ~(uint32_t)(LOCKED | SLEEPING); /* nobody else will come: wake the standby */
+            else
+                p = NULL; /* defer-and-avoid: a spinner takes the lock, its release decides again */
+        }
+        /* release: publish the critical section; acquire (on failure): as on entry */
+        if (ll_cas(&l->word, &v, nv, LL_ACQ_REL))
+            return p;
+    }
+}
+
+/* Pass the inner lock (the standby role) on.  Returns the successor's parker, or NULL. */
+static ll_parker *inner_handover(ll_loiter_lock *l, ll_mcs_node *me)
+{
+    ll_mcs_node *succ = (ll_mcs_node *)ll_load_acquire(&me->next); /* acquire: pairs with the link store */
+    if (succ == NULL) {
+        void *expected = me;
+        if (ll_cas(&l->inner.tail, &expected, NULL, LL_RELEASE)) /* release: as in MCS (nothing else to publish) */
+            return NULL;
+        /* A successor swapped itself into the tail but has not linked yet: a short window,
+         * unless it was preempted there, hence the yield. */
+        uint32_t steps = 0;
+        while ((succ = (ll_mcs_node *)ll_load_acquire(&me->next)) == NULL) /* acquire: as above */
+            if ((++steps & 255) == 0)
+                ll_yield();
+            else
+                ll_pause();
+    }
+    ll_parker *p = succ->parker; /* read before the handover: succ's node may be reused after it */
+    ll_store_release(&succ->waiting, 0); /* release: hand over the inner lock */
+    return p;
+}
+
+LL_COLD static void loiter_release_standby(ll_loiter_lock *l, ll_mcs_node *me)
+{
+    l->holder = NULL; /* holder-only; ordered before the next holder by the release below */
+    ll_parker *next_standby = inner_handover(l, me);
+    uint32_t v = LOCKED;
+    ll_parker *p = NULL;
+    /* release: publish the critical section; acquire (on failure): the standby's fields */
+    if (!ll_cas(&l->word, &v, 0, LL_ACQ_REL))
+        p = outer_release_contended(l, v);
+    /* The lock may be taken, released and destroyed from here on: touch only our node
+     * (no one else reads it after the inner handover) and parkers (never freed). */
+    ll_qnode_put(me);
+    if (p)
+        ll_parker_unpark(p);
+    if (next_standby)
+        ll_parker_unpark(next_standby); /* the inner policy is stp: it may have parked */
+}
+
+void ll_loiter_release(ll_loiter_lock *l)
+{
+    ll_mcs_node *me = l->holder; /* holder-only field */
+    if (LL_UNLIKELY(me != NULL)) {
+        loiter_release_standby(l, me);
+        return;
+    }
+    uint32_t v = LOCKED;
+    /* release: publish the critical section; acquire (on failure): the standby's fields */
+    if (LL_LIKELY(ll_cas(&l->word, &v, 0, LL_ACQ_REL)))
+        return;
+    ll_parker *p = outer_release_contended(l, v);
+    if (p)
+        ll_parker_unpark(p); /* after the release: the lock itself is not touched again */
+}
+
+/* ---- registry adapter -------------------------------------------------------------------------- */
+
+static const ll_param params[] = {
+    {"spin_ns", "arrival spin budget and the inner lock's stp budget, ns (0 = measured park/unpark cost)", 0,
+     10000000000ull, 0},
+    {"patience_ns", "standby wait after which the next release hands it the lock, ns (0 = always)", 0,
+     10000000000ull, LL_LOITER_DEFAULT_PATIENCE_NS},
+    {"spinners", "max concurrent arrival spinners; more go to the inner lock", 0, 1u << 20,
+     LL_LOITER_DEFAULT_SPINNERS},
+    {NULL, NULL, 0, 0, 0},
+};
+
+static int init(void *s, const uint64_t *p, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    ll_loiter_init((ll_loiter_lock *)s, p[0], p[1], (uint32_t)p[2]);
+    return 0;
+}
+static void acquire(void *s, ll_wait_policy *wp) { (void)wp; ll_loiter_acquire((ll_loiter_lock *)s); }
+static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_loiter_try_acquire((ll_loiter_lock *)s); }
+static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_loiter_release((ll_loiter_lock *)s); }
+
+const ll_lock_ops ll_lock_loiter = {
+    "loiter", "Dice 2017, Malthusian Locks, App. A.1 (LOITER); inner lock MCS 1991",
+    "outer TAS with bounded arrival spin + inner MCS (stp) holding one standby; concurrency restriction",
+    "none short-term (barging); bypass bounded by patience_ns per standby (inner queue FIFO)", LL_SPIN_ONLY,
+    params, sizeof(ll_loiter_lock), sizeof(ll_loiter_lock), sizeof(ll_mcs_node), init, NULL, acquire,
+    try_acquire, release,
+};
