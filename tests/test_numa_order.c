@@ -29,6 +29,7 @@ static int norder;
 
 /* ---- CNA --------------------------------------------------------------------------- */
 static ll_cna_lock cna = LL_CNA_INITIALIZER;
+static const ll_cna_params always_local = {62, 0, 0}; /* keep local (practically) always, no time bound */
 typedef struct { ll_cna_node node; char name; int want_socket, got_socket; pthread_t tid; } cna_waiter;
 static LL_ALIGNED(LL_SECTOR) cna_waiter cw[8];
 
@@ -38,7 +39,7 @@ static void *cna_waiter_main(void *arg)
     w->got_socket = ll_current_socket();
     ll_cna_acquire(&cna, &w->node, &spin);
     order[norder++] = w->name;
-    ll_cna_release_tuned(&cna, &w->node, &spin, 62, 0); /* keep local (practically) always */
+    ll_cna_release_tuned(&cna, &w->node, &spin, &always_local);
     return NULL;
 }
 
@@ -72,7 +73,7 @@ static void cna_case(const char *names, const char *expect, const char *what)
             ll_pause();
         link = &cw[i].node.next;
     }
-    ll_cna_release_tuned(&cna, &holder, &spin, 62, 0);
+    ll_cna_release_tuned(&cna, &holder, &spin, &always_local);
     for (int i = 0; i < n; i++) {
         pthread_join(cw[i].tid, NULL);
         sockets_ok &= cw[i].got_socket == cw[i].want_socket;

@@ -27,6 +27,13 @@
  * the main successor and grant its head.  Shuffle reduction (§6, key
  * shuffle_shift = N > 0): with an empty secondary queue the holder searches
  * only with probability 2^-N and otherwise hands to its main successor.
+ * Time bound (key flush_ns, a locklab extension, default 10 ms, 0 = off):
+ * on 1 in 64 releases with a non-empty secondary queue the holder reads the
+ * clock; the first reading is stored in the secondary head (sec_since), and
+ * once flush_ns have passed since, the holder flushes as if the coin said so.
+ * Why: 2^16 handovers take ~50 ms on the paper's machines but seconds when
+ * handovers cost tens of microseconds (parking, oversubscription), and a whole
+ * socket then waits that long.
  *
  * Why it is safe: only the holder moves nodes, and only nodes it has seen
  * linked (next != NULL); the main tail, the one node an arriving thread may
@@ -39,12 +46,13 @@
  * holder eventually grants it.
  *
  * Fairness: not FIFO.  Waiters on other sockets can be bypassed, but the
- * secondary queue is flushed back with probability 2^-16 per release (and
- * whenever the holder's socket has no main-queue waiter), so every waiter is
- * admitted eventually (expected bypass ~65536 handovers at the default).
- * Within a socket, order is FIFO.
+ * secondary queue is flushed back with probability 2^-16 per release, when
+ * the holder's socket has no main-queue waiter, and (flush_ns) after ~10 ms,
+ * so every waiter is admitted eventually: with flush_ns = 0 (pure paper) a
+ * socket waits ~65536 handovers on average, with flush_ns at most about
+ * flush_ns plus a few times 64 handovers (the clock check is a 1-in-64 coin).  Same-socket waiters are served in arrival order.
  * Footprint: 8 bytes per lock (one word, any number of sockets); one node
- * (40 B, a 128-B slot from the per-thread cache) per thread waiting or holding.
+ * (48 B, a 128-B slot from the per-thread cache) per thread waiting or holding.
  * Policies: all (waiters spin on their own spin word through the policy; the
  * stp warm-up wakes the granted node's successor early, as in mcs).
  * try_acquire: CAS tail NULL -> self (tail is never NULL while anyone waits,
@@ -153,6 +161,7 @@ static ll_cna_node *cna_find_successor(ll_cna_node *me, ll_cna_node *next, void 
                 sh->sec_tail = tail;
             } else {
                 head->sec_tail = tail;
+                head->sec_since = 0; /* timed lazily, by the flush_ns check */
                 *sec = head;
             }
             ll_store_relaxed(&tail->next, NULL);
@@ -164,14 +173,34 @@ static ll_cna_node *cna_find_successor(ll_cna_node *me, ll_cna_node *next, void 
     return NULL;
 }
 
-/* true with probability 1 - 2^-shift (shift 0: never) */
+/* true with probability 1 - 2^-shift (shift 0: never; shift < 64) */
 LL_INLINE bool cna_coin(unsigned shift)
 {
-    return shift != 0 && (ll_rand() & ((shift >= 64 ? 0 : 1ull << shift) - 1)) != 0;
+    return shift != 0 && (ll_rand() & ((1ull << shift) - 1)) != 0;
 }
 
-void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, unsigned keep_local_shift,
-                          unsigned shuffle_shift)
+/* flush_ns extension: has the secondary queue headed by sh waited about flush_ns?
+ * The clock is read on 1 in 64 releases only; the first reading starts the timer. */
+LL_COLD static bool cna_secondary_overdue(ll_cna_node *sh, uint64_t flush_ns)
+{
+    uint64_t now = ll_now_ns();
+    if (sh->sec_since == 0) {
+        sh->sec_since = now;
+        return false;
+    }
+    return now - sh->sec_since >= flush_ns;
+}
+
+LL_INLINE bool cna_keep_local(void *sec, const ll_cna_params *p)
+{
+    if (!cna_coin(p->keep_local_shift))
+        return false;
+    if (sec == LL_CNA_GRANTED || p->flush_ns == 0 || (ll_rand() & 63) != 0)
+        return true;
+    return !cna_secondary_overdue((ll_cna_node *)sec, p->flush_ns);
+}
+
+void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, const ll_cna_params *p)
 {
     void *sec = ll_load_relaxed(&me->spin); /* relaxed: our own node, granted (acquired) before */
     ll_cna_node *next = (ll_cna_node *)ll_load_acquire(&me->next); /* acquire: pairs with the link store */
@@ -190,12 +219,12 @@ void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, u
         }
         next = cna_await_successor(me);
     }
-    if (sec == LL_CNA_GRANTED && cna_coin(shuffle_shift)) { /* shuffle reduction (§6) */
+    if (sec == LL_CNA_GRANTED && cna_coin(p->shuffle_shift)) { /* shuffle reduction (§6) */
         cna_grant(next, LL_CNA_GRANTED, wp);
         return;
     }
     ll_cna_node *succ;
-    if (cna_coin(keep_local_shift) && (succ = cna_find_successor(me, next, &sec)) != NULL) {
+    if (cna_keep_local(sec, p) && (succ = cna_find_successor(me, next, &sec)) != NULL) {
         cna_grant(succ, sec, wp);
     } else if (sec != LL_CNA_GRANTED) { /* flush: secondary queue first, then the main queue */
         ll_cna_node *sh = (ll_cna_node *)sec;
@@ -208,14 +237,15 @@ void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, u
 
 void ll_cna_release(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp)
 {
-    ll_cna_release_tuned(l, me, wp, LL_CNA_DEFAULT_KEEP_LOCAL_SHIFT, LL_CNA_DEFAULT_SHUFFLE_SHIFT);
+    static const ll_cna_params defaults = LL_CNA_PARAMS_DEFAULT;
+    ll_cna_release_tuned(l, me, wp, &defaults);
 }
 
 /* Generic handle: the holder's node is remembered in the lock (written only by the holder). */
 typedef struct {
     ll_cna_lock lock;
     ll_cna_node *holder;
-    uint32_t keep_local_shift, shuffle_shift;
+    ll_cna_params params;
 } cna_state;
 
 static const ll_param params[] = {
@@ -224,6 +254,9 @@ static const ll_param params[] = {
     {"shuffle_shift", "shuffle reduction: with an empty secondary queue search only with probability 2^-N "
                       "(0 = always; 8 = the paper's THRESHOLD2 0xff)",
      0, 62, LL_CNA_DEFAULT_SHUFFLE_SHIFT},
+    {"flush_ns", "locklab extension: also hand the lock to the secondary queue once it has waited this long "
+                 "(0 = off, the paper's algorithm)",
+     0, 10000000000ull, LL_CNA_DEFAULT_FLUSH_NS},
     {NULL, NULL, 0, 0, 0},
 };
 
@@ -232,8 +265,9 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     (void)err, (void)errlen;
     cna_state *st = (cna_state *)s;
     ll_store_relaxed(&st->lock.tail, NULL); /* relaxed: the creator publishes the handle */
-    st->keep_local_shift = (uint32_t)p[0];
-    st->shuffle_shift = (uint32_t)p[1];
+    st->params.keep_local_shift = (unsigned)p[0];
+    st->params.shuffle_shift = (unsigned)p[1];
+    st->params.flush_ns = p[2];
     return 0;
 }
 static void acquire(void *s, ll_wait_policy *wp)
@@ -259,13 +293,13 @@ static void release(void *s, ll_wait_policy *wp)
 {
     cna_state *st = (cna_state *)s;
     ll_cna_node *me = st->holder;
-    ll_cna_release_tuned(&st->lock, me, wp, st->keep_local_shift, st->shuffle_shift);
+    ll_cna_release_tuned(&st->lock, me, wp, &st->params);
     ll_qnode_put(me);
 }
 
 const ll_lock_ops ll_lock_cna = {
     "cna", "Dice & Kogan 2019 (CNA), EuroSys", "MCS variant: same-socket successor first, others to a secondary queue",
-    "socket-local first; secondary queue flushed with probability 2^-16 (eventual admission)", LL_ALL_POLICIES,
+    "socket-local first; other sockets admitted with probability 2^-16 per handover or after flush_ns (10 ms)", LL_ALL_POLICIES,
     params, sizeof(cna_state), sizeof(ll_cna_lock), sizeof(ll_cna_node),
     init, NULL, acquire, try_acquire, release,
 };
