@@ -53,8 +53,10 @@
  * flush_ns plus a few times 64 handovers (the clock check is a 1-in-64 coin).  Same-socket waiters are served in arrival order.
  * Footprint: 8 bytes per lock (one word, any number of sockets); one node
  * (48 B, a 128-B slot from the per-thread cache) per thread waiting or holding.
- * Policies: all (waiters spin on their own spin word through the policy; the
- * stp warm-up wakes the granted node's successor early, as in mcs).
+ * Policies: all (waiters spin on their own spin word through the policy; under
+ * stp the releaser also wakes the likely next holder early, as mcs does: the
+ * first of the next 8 waiters on the new holder's socket, else the secondary
+ * head, else the new holder's successor).
  * try_acquire: CAS tail NULL -> self (tail is never NULL while anyone waits,
  * even in the secondary queue, because the holder stays the main tail).
  */
@@ -124,17 +126,31 @@ LL_COLD static ll_cna_node *cna_await_successor(ll_cna_node *me)
     return succ;
 }
 
+/* Anticipatory warm-up target (stp): the thread succ will most likely hand the
+ * lock to, i.e. the first of the next few main-queue waiters on succ's socket,
+ * else the secondary head v, else succ's direct successor.  Every node looked
+ * at is still waiting (only the holder grants), so it is readable now. */
+static ll_parker *cna_warm_target(ll_cna_node *succ, void *v)
+{
+    ll_cna_node *first = (ll_cna_node *)ll_load_acquire(&succ->next); /* acquire: pairs with the link store */
+    ll_cna_node *n = first;
+    for (int i = 0; n != NULL && i < 8; i++) {
+        if (n->socket == succ->socket)
+            return n->parker;
+        n = (ll_cna_node *)ll_load_acquire(&n->next); /* acquire: pairs with the link store */
+    }
+    if (v != LL_CNA_GRANTED)
+        return ((ll_cna_node *)v)->parker;
+    return first ? first->parker : NULL;
+}
+
 /* Hand the lock to succ with spin value v (GRANTED or the secondary head). */
 static void cna_grant(ll_cna_node *succ, void *v, ll_wait_policy *wp)
 {
     ll_parker *p = succ->parker; /* read before the handover: succ's node may be reused after it */
-    ll_parker *warm = NULL;
-    if (wp->ops->has_budget) {
-        /* Anticipatory warm-up for spin-then-park (as in mcs): wake the node behind
-         * succ early.  It is still waiting (only the holder grants), so readable now. */
-        ll_cna_node *n2 = (ll_cna_node *)ll_load_acquire(&succ->next); /* acquire: pairs with its link store */
-        warm = n2 ? n2->parker : NULL;
-    }
+    /* Anticipatory warm-up for spin-then-park (as in mcs): wake the likely next
+     * holder early, so that it is spinning again when the lock reaches it. */
+    ll_parker *warm = wp->ops->has_budget ? cna_warm_target(succ, v) : NULL;
     ll_store_release(&succ->spin, v); /* release: hand over the critical section and the queue edits */
     ll_wait_wake(wp, p);
     if (warm)
