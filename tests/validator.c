@@ -262,6 +262,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    char topo_err[256];
+    if (ll_topology_init_from_env(topo_err, sizeof topo_err) != 0) { /* NUMA-aware locks read it at creation */
+        fprintf(stderr, "validator: %s\n", topo_err);
+        return 2;
+    }
     if (broken) {
         /* Try for up to ~10 s: the checker must catch the broken lock. */
         int caught = 0;

@@ -1,0 +1,51 @@
+/* cna: Dice & Kogan compact NUMA-aware lock, an MCS variant with a secondary queue (src/locks/cna.c). */
+#ifndef LOCKLAB_CNA_H
+#define LOCKLAB_CNA_H
+#include "wait.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef struct ll_cna_node {
+    /* NULL = keep waiting; LL_CNA_GRANTED = you own the lock, the secondary queue is
+     * empty; any other value = you own the lock, and this is the secondary queue's head. */
+    ll_atomic_ptr spin;
+    ll_atomic_ptr next;            /* next node in the main or the secondary queue */
+    struct ll_cna_node *sec_tail;  /* in a secondary head only: the secondary tail (holders only) */
+    uint64_t sec_since;            /* in a secondary head only: when a holder first timed it (0 = not yet) */
+    ll_parker *parker;             /* owner's parker, read by whichever holder grants this node */
+    int32_t socket;                /* owner's socket if it had to wait, else -1 */
+} ll_cna_node;
+#define LL_CNA_GRANTED ((void *)(uintptr_t)1)
+
+/* The whole lock: one word, the tail of the main queue. */
+typedef struct ll_cna_lock { ll_atomic_ptr tail; } ll_cna_lock;
+#define LL_CNA_INITIALIZER { LL_ATOMIC_INIT(NULL) }
+
+/* Tunables (spec keys of the same names). */
+typedef struct ll_cna_params {
+    /* Keep the lock on the holder's socket with probability 1 - 2^-shift (paper: 0xffff
+     * mask, i.e. 16); 0 = never (FIFO, like MCS). */
+    unsigned keep_local_shift;
+    /* Shuffle reduction (paper §6): with an empty secondary queue, search the main queue
+     * only with probability 2^-shift; 0 = always search (the paper's base algorithm),
+     * 8 = the paper's THRESHOLD2 = 0xff. */
+    unsigned shuffle_shift;
+    /* locklab extension, not in the paper: also flush the secondary queue once its head
+     * has waited about this long (checked on 1 in 64 releases); 0 = off (pure paper). */
+    uint64_t flush_ns;
+} ll_cna_params;
+#define LL_CNA_DEFAULT_KEEP_LOCAL_SHIFT 16
+#define LL_CNA_DEFAULT_SHUFFLE_SHIFT 0
+#define LL_CNA_DEFAULT_FLUSH_NS 10000000u /* 10 ms */
+#define LL_CNA_PARAMS_DEFAULT { LL_CNA_DEFAULT_KEEP_LOCAL_SHIFT, LL_CNA_DEFAULT_SHUFFLE_SHIFT, LL_CNA_DEFAULT_FLUSH_NS }
+
+/* The node must stay valid from acquire until the matching release returns. */
+void ll_cna_acquire(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp);
+bool ll_cna_try_acquire(ll_cna_lock *l, ll_cna_node *me);
+/* Release with the default tunables. */
+void ll_cna_release(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp);
+void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, const ll_cna_params *p);
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,45 @@
+/* hmcs: two-level hierarchical MCS lock (Chabbi, Fagan & Mellor-Crummey), per-socket MCS + global MCS (src/locks/hmcs.c). */
+#ifndef LOCKLAB_HMCS_H
+#define LOCKLAB_HMCS_H
+#include "mcs.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* A thread's node in its socket's queue. */
+typedef struct ll_hmcs_node {
+    ll_atomic_ptr next;    /* successor in the socket queue, set by the successor */
+    ll_atomic_u32 status;  /* LL_HMCS_WAIT, a cohort count 1..threshold, or LL_HMCS_ACQUIRE_PARENT */
+    ll_parker *parker;     /* owner's parker, read by the predecessor */
+} ll_hmcs_node;
+#define LL_HMCS_WAIT 0u                   /* keep waiting */
+#define LL_HMCS_ACQUIRE_PARENT 0xffffffffu /* you own the socket lock; now acquire the global lock */
+/* status k in 1..threshold: you own the socket lock and the global lock; you are the
+ * k-th consecutive holder from this socket */
+
+/* One socket: its queue's tail and its node in the global queue, on separate sectors. */
+typedef struct ll_hmcs_socket {
+    LL_ALIGNED(LL_SECTOR) ll_atomic_ptr tail;
+    LL_ALIGNED(LL_SECTOR) ll_mcs_node global_node; /* used by the socket's current cohort head only */
+} ll_hmcs_socket;
+
+typedef struct ll_hmcs_lock {
+    ll_hmcs_socket *sockets; /* nsockets entries, from ll_hmcs_init */
+    uint32_t nsockets;
+    uint32_t threshold;      /* consecutive same-socket holders before the global lock is released */
+    LL_ALIGNED(LL_SECTOR) ll_mcs_lock global;
+} ll_hmcs_lock;
+#define LL_HMCS_DEFAULT_THRESHOLD 64
+
+/* nsockets = 0: ll_topology_sockets().  Returns 0, or -1 if out of memory. */
+int ll_hmcs_init(ll_hmcs_lock *l, uint32_t nsockets, uint32_t threshold);
+void ll_hmcs_destroy(ll_hmcs_lock *l);
+/* The socket index to pass to acquire (ll_current_socket() folded into range). */
+uint32_t ll_hmcs_socket_of_caller(const ll_hmcs_lock *l);
+/* Pass the same node and socket to the matching release (node valid until it returns). */
+void ll_hmcs_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp);
+bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp);
+void ll_hmcs_release(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp);
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,237 @@
+/*
+ * hmcs — hierarchical MCS lock, two levels (socket, machine).
+ * Source: Chabbi, Fagan & Mellor-Crummey, "High performance locks for
+ * multi-level NUMA systems", PPoPP 2015 (HMCS); the hierarchical baseline of
+ * compact-numa-aware-locks.txt §2 and §7; lock cohorting (Dice, Marathe &
+ * Shavit 2015) is the same idea with other lock types.
+ *
+ * Structure: one MCS queue per socket (allocated at init for
+ * ll_topology_sockets() sockets) and one global MCS lock whose queue nodes are
+ * the sockets' embedded global_node (one per socket, used only by that socket's
+ * current cohort head).  A thread acquires its socket's lock, then, unless its
+ * socket predecessor passed it the global lock as well, the global lock.
+ *
+ * Words:
+ *   socket tail   NULL = no thread of this socket holds or awaits the lock;
+ *                 node A = A is the last node of the socket queue
+ *   global tail   NULL = free; node G = G (a socket's global_node) is last
+ * Node word (status), written once by the socket predecessor:
+ *   WAIT (0)            keep waiting
+ *   k in 1..threshold   you hold the lock (socket and global); k-th consecutive
+ *                       holder from this socket
+ *   ACQUIRE_PARENT      you hold the socket lock; go acquire the global lock
+ * Release: if k < threshold and a socket successor is linked, grant it k+1 (the
+ * global lock stays with the socket: a cohort handoff).  Otherwise release the
+ * global lock (MCS handoff to the next socket in line), then the socket lock:
+ * CAS the socket tail to NULL or grant the successor ACQUIRE_PARENT.  The
+ * global node is released before the socket lock, so the next cohort head on
+ * this socket never reuses it while the MCS release still reads it.
+ *
+ * Fairness: FIFO within a socket; sockets are served FIFO by the global lock,
+ * and a socket keeps the lock for at most `threshold` consecutive holders
+ * (default 64), so no thread starves: a waiter waits at most
+ * (its socket-queue position + (sockets - 1) * threshold) holders.
+ * Footprint (large): sizeof(ll_hmcs_lock) = 256 B in the handle (read-only
+ * fields and the global tail on separate sectors) + 256 B per socket (socket
+ * tail and global node on separate sectors), i.e. 768 B with 2 sockets, 1280 B
+ * with 4; the generic handle adds a 128-B sector for the holder's node and
+ * socket.  One node (24 B, a 128-B slot from the per-thread cache) per thread
+ * waiting or holding.  Uncontended acquire costs two atomic swaps (socket,
+ * global) and release two CASes.
+ * Policies: all (socket waiters wait on their own node through the policy;
+ * a cohort head waits for the global lock through mcs, which parks likewise).
+ * try_acquire: CAS the socket tail NULL -> self, then try the global lock; if
+ * that fails, release the socket lock again (a socket waiter that queued in
+ * between is told to acquire the global lock itself) and report failure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "locklab/hmcs.h"
+#include "locklab/registry.h"
+
+LL_STATIC_ASSERT(sizeof(ll_hmcs_node) <= LL_QNODE_BYTES - sizeof(void *), "node must fit a queue-node slot");
+
+int ll_hmcs_init(ll_hmcs_lock *l, uint32_t nsockets, uint32_t threshold)
+{
+    if (nsockets == 0)
+        nsockets = (uint32_t)ll_topology_sockets();
+    void *mem = NULL;
+    if (posix_memalign(&mem, LL_SECTOR, (size_t)nsockets * sizeof(ll_hmcs_socket)) != 0)
+        return -1;
+    l->sockets = (ll_hmcs_socket *)mem;
+    for (uint32_t i = 0; i < nsockets; i++) {
+        ll_store_relaxed(&l->sockets[i].tail, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
+        ll_store_relaxed(&l->sockets[i].global_node.next, NULL); /* relaxed: as above */
+        ll_store_relaxed(&l->sockets[i].global_node.waiting, 0); /* relaxed: as above */
+        l->sockets[i].global_node.parker = NULL;
+    }
+    l->nsockets = nsockets;
+    l->threshold = threshold ? threshold : 1;
+    ll_store_relaxed(&l->global.tail, NULL); /* relaxed: as above */
+    return 0;
+}
+
+void ll_hmcs_destroy(ll_hmcs_lock *l)
+{
+    free(l->sockets);
+    l->sockets = NULL;
+}
+
+uint32_t ll_hmcs_socket_of_caller(const ll_hmcs_lock *l)
+{
+    uint32_t s = (uint32_t)ll_current_socket();
+    return s < l->nsockets ? s : s % l->nsockets; /* topology reconfigured since init: fold */
+}
+
+LL_COLD static uint32_t hmcs_wait(ll_hmcs_node *me, ll_hmcs_node *pred, ll_wait_policy *wp)
+{
+    me->parker = ll_self()->parker;
+    ll_store_relaxed(&me->status, LL_HMCS_WAIT); /* only pred changes it, after it sees the link below */
+    ll_store_release(&pred->next, me);           /* release: our node's fields before the holder may see us */
+    return ll_wait_while_eq(wp, &me->status, LL_HMCS_WAIT, me->parker);
+}
+
+void ll_hmcs_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp)
+{
+    ll_hmcs_socket *s = &l->sockets[socket];
+    ll_store_relaxed(&me->next, NULL);
+    /* acq_rel: acquire the previous socket holder's writes (if tail was NULL); release our node's init */
+    ll_hmcs_node *pred = (ll_hmcs_node *)ll_xchg(&s->tail, me, LL_ACQ_REL);
+    if (LL_UNLIKELY(pred != NULL) && hmcs_wait(me, pred, wp) != LL_HMCS_ACQUIRE_PARENT)
+        return; /* cohort handoff: the global lock came with the socket lock */
+    ll_store_relaxed(&me->status, 1); /* relaxed: our own word from now on; first of a cohort */
+    ll_mcs_acquire(&l->global, &s->global_node, wp);
+}
+
+LL_COLD static ll_hmcs_node *hmcs_await_successor(ll_hmcs_node *me)
+{
+    /* A successor swapped itself into the socket tail but has not linked yet: a
+     * short window, unless it was preempted there, hence the yield. */
+    ll_hmcs_node *succ;
+    uint32_t steps = 0;
+    while ((succ = (ll_hmcs_node *)ll_load_acquire(&me->next)) == NULL) /* acquire: pairs with its link store */
+        if ((++steps & 255) == 0)
+            ll_yield();
+        else
+            ll_pause();
+    return succ;
+}
+
+static void hmcs_grant(ll_hmcs_node *succ, uint32_t status, ll_wait_policy *wp)
+{
+    ll_parker *p = succ->parker; /* read before the handover: succ's node may be reused after it */
+    ll_parker *warm = NULL;
+    if (wp->ops->has_budget) {
+        /* Anticipatory warm-up for spin-then-park, as in mcs: wake the next socket
+         * waiter early.  Both nodes stay put until we hand over. */
+        ll_hmcs_node *n2 = (ll_hmcs_node *)ll_load_acquire(&succ->next); /* acquire: pairs with the link store */
+        warm = n2 ? n2->parker : NULL;
+    }
+    ll_store_release(&succ->status, status); /* release: hand over the critical section */
+    ll_wait_wake(wp, p);
+    if (warm)
+        ll_parker_unpark(warm); /* early: it re-checks, spins, and may park again */
+}
+
+/* Release the socket lock alone (the global lock is not ours, or no longer). */
+static void hmcs_release_socket(ll_hmcs_socket *s, ll_hmcs_node *me, ll_wait_policy *wp)
+{
+    ll_hmcs_node *succ = (ll_hmcs_node *)ll_load_acquire(&me->next); /* acquire: pairs with the link store */
+    if (succ == NULL) {
+        void *expected = me;
+        if (ll_cas(&s->tail, &expected, NULL, LL_RELEASE)) /* release: the critical section, the global node's reuse */
+            return;
+        succ = hmcs_await_successor(me);
+    }
+    hmcs_grant(succ, LL_HMCS_ACQUIRE_PARENT, wp);
+}
+
+bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp)
+{
+    ll_hmcs_socket *s = &l->sockets[socket];
+    ll_store_relaxed(&me->next, NULL);
+    void *expected = NULL;
+    if (!ll_cas(&s->tail, &expected, me, LL_ACQ_REL)) /* acq_rel: as the swap in acquire */
+        return false;
+    ll_store_relaxed(&me->status, 1); /* relaxed: our own word */
+    if (ll_mcs_try_acquire(&l->global, &s->global_node))
+        return true;
+    hmcs_release_socket(s, me, wp); /* undo: a socket waiter that queued meanwhile takes the global lock itself */
+    return false;
+}
+
+void ll_hmcs_release(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp)
+{
+    ll_hmcs_socket *s = &l->sockets[socket];
+    uint32_t k = ll_load_relaxed(&me->status); /* relaxed: our own word (granted with acquire, or set by us) */
+    if (k < l->threshold) {
+        ll_hmcs_node *succ = (ll_hmcs_node *)ll_load_acquire(&me->next); /* acquire: pairs with the link store */
+        if (succ != NULL) {
+            hmcs_grant(succ, k + 1, wp); /* cohort handoff: the global lock stays on this socket */
+            return;
+        }
+    }
+    ll_mcs_release(&l->global, &s->global_node, wp);
+    hmcs_release_socket(s, me, wp);
+}
+
+/* Generic handle: the holder's node and socket are remembered in the lock (written only by the holder). */
+typedef struct {
+    ll_hmcs_lock lock;
+    LL_ALIGNED(LL_SECTOR) ll_hmcs_node *holder;
+    uint32_t holder_socket;
+} hmcs_state;
+
+static const ll_param params[] = {
+    {"threshold", "consecutive same-socket holders before the global lock goes to another socket", 1, 1u << 30,
+     LL_HMCS_DEFAULT_THRESHOLD},
+    {NULL, NULL, 0, 0, 0},
+};
+
+static int init(void *s, const uint64_t *p, char *err, size_t errlen)
+{
+    hmcs_state *st = (hmcs_state *)s;
+    if (ll_hmcs_init(&st->lock, 0, (uint32_t)p[0]) != 0) {
+        snprintf(err, errlen, "hmcs: out of memory for %d sockets", ll_topology_sockets());
+        return -1;
+    }
+    return 0;
+}
+static void destroy(void *s) { ll_hmcs_destroy(&((hmcs_state *)s)->lock); }
+static void acquire(void *s, ll_wait_policy *wp)
+{
+    hmcs_state *st = (hmcs_state *)s;
+    ll_hmcs_node *me = (ll_hmcs_node *)ll_qnode_get();
+    uint32_t socket = ll_hmcs_socket_of_caller(&st->lock);
+    ll_hmcs_acquire(&st->lock, me, socket, wp);
+    st->holder = me;
+    st->holder_socket = socket;
+}
+static bool try_acquire(void *s, ll_wait_policy *wp)
+{
+    hmcs_state *st = (hmcs_state *)s;
+    ll_hmcs_node *me = (ll_hmcs_node *)ll_qnode_get();
+    uint32_t socket = ll_hmcs_socket_of_caller(&st->lock);
+    if (!ll_hmcs_try_acquire(&st->lock, me, socket, wp)) {
+        ll_qnode_put(me);
+        return false;
+    }
+    st->holder = me;
+    st->holder_socket = socket;
+    return true;
+}
+static void release(void *s, ll_wait_policy *wp)
+{
+    hmcs_state *st = (hmcs_state *)s;
+    ll_hmcs_node *me = st->holder;
+    ll_hmcs_release(&st->lock, me, st->holder_socket, wp);
+    ll_qnode_put(me);
+}
+
+const ll_lock_ops ll_lock_hmcs = {
+    "hmcs", "Chabbi, Fagan & Mellor-Crummey 2015 (HMCS, 2 levels)", "per-socket MCS locks under a global MCS lock",
+    "FIFO per socket; a socket keeps the lock for at most `threshold` holders", LL_ALL_POLICIES, params,
+    sizeof(hmcs_state), sizeof(ll_hmcs_lock) + 2 * sizeof(ll_hmcs_socket), sizeof(ll_hmcs_node),
+    init, destroy, acquire, try_acquire, release,
+};

@@ -1,0 +1,157 @@
+/*
+ * Admission order of the NUMA-aware locks (cna, hmcs), which the validator
+ * cannot see: a holder on socket 0 lets waiters queue one by one on
+ * alternating sockets, then releases; the order in which they get the lock
+ * must follow the algorithm (same-socket waiters first, skipped ones later).
+ * Uses the expert APIs with explicit nodes, so the test knows when a waiter
+ * is linked into the queue before it lets the next one arrive.
+ * CNA takes the socket from the (virtual, sockets=2) topology: thread i (in
+ * order of first use of locklab) is on socket i % 2.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "locklab/cna.h"
+#include "locklab/hmcs.h"
+
+static int failures;
+static void check(int ok, const char *what)
+{
+    printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+    if (!ok)
+        failures++;
+}
+
+static ll_wait_policy spin = LL_WAIT_POLICY_INIT(ll_wait_spin);
+static char order[16];
+static int norder;
+
+/* ---- CNA --------------------------------------------------------------------------- */
+static ll_cna_lock cna = LL_CNA_INITIALIZER;
+static const ll_cna_params always_local = {62, 0, 0}; /* keep local (practically) always, no time bound */
+typedef struct { ll_cna_node node; char name; int want_socket, got_socket; pthread_t tid; } cna_waiter;
+static LL_ALIGNED(LL_SECTOR) cna_waiter cw[8];
+
+static void *cna_waiter_main(void *arg)
+{
+    cna_waiter *w = (cna_waiter *)arg;
+    w->got_socket = ll_current_socket();
+    ll_cna_acquire(&cna, &w->node, &spin);
+    order[norder++] = w->name;
+    ll_cna_release_tuned(&cna, &w->node, &spin, &always_local);
+    return NULL;
+}
+
+static void *register_thread(void *arg)
+{
+    (void)arg;
+    ll_self();
+    return NULL;
+}
+static void burn_thread_index(void) /* the next thread gets the next virtual socket */
+{
+    pthread_t t;
+    pthread_create(&t, NULL, register_thread, NULL);
+    pthread_join(t, NULL);
+}
+
+/* Holder on socket 0, waiters named by names[] on sockets 1,0,1,0,... */
+static void cna_case(const char *names, const char *expect, const char *what)
+{
+    ll_cna_node holder;
+    ll_cna_acquire(&cna, &holder, &spin);
+    norder = 0;
+    int n = (int)strlen(names);
+    ll_atomic_ptr *link = &holder.next;
+    int sockets_ok = 1;
+    for (int i = 0; i < n; i++) {
+        cw[i].name = names[i];
+        cw[i].want_socket = (i + 1) % 2;
+        pthread_create(&cw[i].tid, NULL, cna_waiter_main, &cw[i]);
+        while (ll_load_acquire(link) != (void *)&cw[i].node) /* acquire: wait until linked */
+            ll_pause();
+        link = &cw[i].node.next;
+    }
+    ll_cna_release_tuned(&cna, &holder, &spin, &always_local);
+    for (int i = 0; i < n; i++) {
+        pthread_join(cw[i].tid, NULL);
+        sockets_ok &= cw[i].got_socket == cw[i].want_socket;
+    }
+    order[norder] = 0;
+    char msg[160];
+    snprintf(msg, sizeof msg, "cna %s: order %s (want %s)%s", what, order, expect,
+             sockets_ok ? "" : " [waiters not on the expected virtual sockets]");
+    check(sockets_ok && strcmp(order, expect) == 0, msg);
+}
+
+/* ---- HMCS -------------------------------------------------------------------------- */
+static ll_hmcs_lock hmcs;
+typedef struct { ll_hmcs_node node; char name; uint32_t socket; pthread_t tid; } hmcs_waiter;
+static LL_ALIGNED(LL_SECTOR) hmcs_waiter hw[8];
+
+static void *hmcs_waiter_main(void *arg)
+{
+    hmcs_waiter *w = (hmcs_waiter *)arg;
+    ll_hmcs_acquire(&hmcs, &w->node, w->socket, &spin);
+    order[norder++] = w->name;
+    ll_hmcs_release(&hmcs, &w->node, w->socket, &spin);
+    return NULL;
+}
+
+static void hmcs_case(uint32_t threshold, const char *names, const char *expect)
+{
+    ll_hmcs_init(&hmcs, 2, threshold);
+    ll_hmcs_node holder;
+    ll_hmcs_acquire(&hmcs, &holder, 0, &spin);
+    norder = 0;
+    int n = (int)strlen(names);
+    ll_atomic_ptr *last[2] = {&holder.next, NULL};
+    for (int i = 0; i < n; i++) {
+        hw[i].name = names[i];
+        hw[i].socket = (uint32_t)(i + 1) % 2;
+        pthread_create(&hw[i].tid, NULL, hmcs_waiter_main, &hw[i]);
+        uint32_t s = hw[i].socket;
+        if (last[s]) { /* queued behind a socket-mate */
+            while (ll_load_acquire(last[s]) != (void *)&hw[i].node) /* acquire: wait until linked */
+                ll_pause();
+        } else { /* first of socket 1: waits for the global lock behind socket 0 */
+            while (ll_load_acquire(&hmcs.sockets[0].global_node.next) != (void *)&hmcs.sockets[1].global_node)
+                ll_pause(); /* acquire: as above */
+        }
+        last[s] = &hw[i].node.next;
+    }
+    ll_hmcs_release(&hmcs, &holder, 0, &spin);
+    for (int i = 0; i < n; i++)
+        pthread_join(hw[i].tid, NULL);
+    order[norder] = 0;
+    char msg[160];
+    snprintf(msg, sizeof msg, "hmcs threshold=%u: order %s (want %s)", threshold, order, expect);
+    check(strcmp(order, expect) == 0, msg);
+    ll_hmcs_destroy(&hmcs);
+}
+
+int main(void)
+{
+    char err[256];
+    if (ll_topology_configure("sockets=2", err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    if (ll_current_socket() != 0) { /* registers the main thread first: index 0, socket 0 */
+        fprintf(stderr, "test_numa_order: main thread is not on virtual socket 0\n");
+        return 2;
+    }
+    /* Holder H (socket 0); A C E on socket 1, B D on socket 0.
+     * H skips A (secondary: A) -> B; B skips C (secondary: A C) -> D; D finds no
+     * socket-0 waiter behind E: secondary first -> A, then C, E. */
+    cna_case("ABCDE", "BDACE", "search, append to secondary, flush");
+    /* H skips A -> B; B is the main tail: CAS tail to the secondary tail, grant A. */
+    burn_thread_index(); /* indices so far: main 0, waiters 1-5; this one 6, so A gets 7 (socket 1) */
+    cna_case("AB", "BA", "empty main queue, secondary handed back via CAS");
+    /* Same arrival pattern (A C on socket 1, B D on socket 0), holder H on socket 0. */
+    hmcs_case(64, "ABCD", "BDAC"); /* H -> B -> D (cohort), then socket 1: A -> C */
+    hmcs_case(2, "ABCD", "BACD");  /* H, B: threshold reached -> A, C; then D */
+    printf("%d failures\n", failures);
+    return failures ? 1 : 0;
+}
