@@ -23,15 +23,16 @@ typedef struct ll_mcscrn_lock {
     uint32_t fairness;      /* 1/fairness: chance per unlock to grant the eldest passive thread */
     uint32_t rehome;        /* 1/rehome: chance per unlock to move home to the eldest remote thread's socket */
     uint32_t defer_ns;      /* before waking a parked thread to serve it, wait this long for an arrival */
+    uint32_t warm;          /* 1: anticipatory warm-up of the passive list (see mcscr.c) */
 } ll_mcscrn_lock;
 #define LL_MCSCRN_DEFAULT_FAIRNESS 1000
 #define LL_MCSCRN_DEFAULT_REHOME 1000
 #define LL_MCSCRN_DEFAULT_DEFER_NS 2000
 #define LL_MCSCRN_INITIALIZER                                                                    \
     { LL_ATOMIC_INIT(NULL), {NULL, NULL}, {NULL, NULL}, 0, LL_MCSCRN_DEFAULT_FAIRNESS,           \
-      LL_MCSCRN_DEFAULT_REHOME, LL_MCSCRN_DEFAULT_DEFER_NS }
-/* fairness, rehome >= 1; defer_ns 0 = never defer. */
-void ll_mcscrn_init(ll_mcscrn_lock *l, uint32_t fairness, uint32_t rehome, uint32_t defer_ns);
+      LL_MCSCRN_DEFAULT_REHOME, LL_MCSCRN_DEFAULT_DEFER_NS, 1 }
+/* fairness, rehome >= 1; defer_ns 0 = never defer; warm 0 or 1. */
+void ll_mcscrn_init(ll_mcscrn_lock *l, uint32_t fairness, uint32_t rehome, uint32_t defer_ns, uint32_t warm);
 /* The node must stay valid from acquire until the matching release returns. */
 void ll_mcscrn_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp);
 bool ll_mcscrn_try_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me);

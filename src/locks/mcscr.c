@@ -61,12 +61,13 @@
 
 LL_STATIC_ASSERT(sizeof(ll_mcscr_node) <= LL_QNODE_BYTES - sizeof(void *), "node must fit a queue-node slot");
 
-void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns)
+void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint32_t warm)
 {
     ll_store_relaxed(&l->tail, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
     l->ps_newest = l->ps_eldest = NULL;
     l->fairness = fairness ? fairness : 1;
     l->defer_ns = defer_ns;
+    l->warm = warm ? 1 : 0;
 }
 
 LL_COLD static void mcscr_wait(ll_mcscr_node *me, ll_mcscr_node *pred, ll_wait_policy *wp)
@@ -182,6 +183,21 @@ static void grant(ll_mcscr_node *n, ll_wait_policy *wp)
     ll_wait_wake(wp, p);
 }
 
+/* Grant g.  If g is parked, its wake-up is now inside the critical path, and
+ * the next arrival will likely time out and park behind it (a convoy of parked
+ * handovers): so also wake the newest passive thread early (anticipatory
+ * warm-up, after §5.1 note 19).  It spins on its node for a while, and the next
+ * release can serve it instead of another parked thread (see below). */
+static void grant_and_warm(ll_mcscr_lock *l, ll_mcscr_node *g, ll_wait_policy *wp)
+{
+    ll_parker *warm = NULL;
+    if (l->warm && wp->ops->has_budget && parked(g) && l->ps_newest != NULL && parked(l->ps_newest))
+        warm = l->ps_newest->parker; /* read before the grant: the PS belongs to the next holder after it */
+    grant(g, wp);
+    if (warm)
+        ll_parker_unpark(warm); /* early: it re-checks its node, spins, and may park again */
+}
+
 LL_COLD static void mcscr_release_contended(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node *succ,
                                             ll_wait_policy *wp)
 {
@@ -192,10 +208,11 @@ LL_COLD static void mcscr_release_contended(ll_mcscr_lock *l, ll_mcscr_node *me,
             succ = await_successor(me);
         if (succ != NULL)
             ll_store_relaxed(&e->next, succ); /* e is private to us until the grant's release */
-        grant(e, wp);
+        grant_and_warm(l, e, wp);
         return;
     }
-    bool may_defer = l->defer_ns != 0 && wp->ops->may_park;
+    bool may_defer = wp->ops->may_park && l->defer_ns != 0;
+    bool warm = l->warm && wp->ops->has_budget; /* a warmed thread must have a spin phase to be useful */
     for (;;) {
         if (succ != NULL) {
             /* Cull: a node with a linked successor is surplus; keep only the last linked one. */
@@ -204,19 +221,28 @@ LL_COLD static void mcscr_release_contended(ll_mcscr_lock *l, ll_mcscr_node *me,
                 ps_push_newest(l, succ);
                 succ = next;
             }
-            grant(succ, wp);
+            if (warm && l->ps_newest != NULL && parked(succ) && !parked(l->ps_newest)) {
+                /* Serve a spinning passive thread rather than a parked successor; the
+                 * successor stays at the head of the chain (culled once someone queues behind it). */
+                ll_mcscr_node *g = ps_take_newest(l);
+                ll_store_relaxed(&g->next, succ); /* g is private to us until the grant's release */
+                grant(g, wp);
+                return;
+            }
+            grant_and_warm(l, succ, wp);
             return;
         }
         /* Deficit: the chain is empty, so reprovision from the PS (most recently culled first). */
         if (may_defer && parked(l->ps_newest)) {
-            /* Defer: waking a parked thread costs more than waiting briefly for an arrival. */
+            /* Defer: waking a parked thread costs more than waiting briefly for an arrival
+             * (an active thread coming back from its non-critical section). */
             may_defer = false;
             if ((succ = await_arrival(&me->next, l->defer_ns)) != NULL)
                 continue;
         }
         ll_mcscr_node *g = ps_take_newest(l);
         if (become_tail(l, me, g)) {
-            grant(g, wp);
+            grant_and_warm(l, g, wp);
             return;
         }
         ps_push_newest(l, g); /* an arrival raced in: serve it (it is spinning); g stays passive */
@@ -244,12 +270,14 @@ static const ll_param params[] = {
      LL_MCSCR_DEFAULT_FAIRNESS},
     {"defer_ns", "before handing over to a parked thread, wait up to this long for a spinning arrival (0 = never)",
      0, 1000000, LL_MCSCR_DEFAULT_DEFER_NS},
+    {"warm", "1: when handing over to a parked thread, wake the newest passive one early; serve spinning ones first",
+     0, 1, 1},
     {NULL, NULL, 0, 0, 0},
 };
 static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    ll_mcscr_init(&((mcscr_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1]);
+    ll_mcscr_init(&((mcscr_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2]);
     return 0;
 }
 static void acquire(void *s, ll_wait_policy *wp)

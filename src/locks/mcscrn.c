@@ -74,7 +74,7 @@
 
 LL_STATIC_ASSERT(sizeof(ll_mcscrn_node) <= LL_QNODE_BYTES - sizeof(void *), "node must fit a queue-node slot");
 
-void ll_mcscrn_init(ll_mcscrn_lock *l, uint32_t fairness, uint32_t rehome, uint32_t defer_ns)
+void ll_mcscrn_init(ll_mcscrn_lock *l, uint32_t fairness, uint32_t rehome, uint32_t defer_ns, uint32_t warm)
 {
     ll_store_relaxed(&l->tail, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
     l->passive.newest = l->passive.eldest = NULL;
@@ -83,6 +83,7 @@ void ll_mcscrn_init(ll_mcscrn_lock *l, uint32_t fairness, uint32_t rehome, uint3
     l->fairness = fairness ? fairness : 1;
     l->rehome = rehome ? rehome : 1;
     l->defer_ns = defer_ns;
+    l->warm = warm ? 1 : 0;
 }
 
 LL_COLD static void mcscrn_wait(ll_mcscrn_node *me, ll_mcscrn_node *pred, ll_wait_policy *wp)
@@ -240,6 +241,19 @@ static void grant(ll_mcscrn_node *n, ll_wait_policy *wp)
     ll_wait_wake(wp, p);
 }
 
+/* Grant g.  If g is parked, its wake-up is now inside the critical path, and
+ * the next arrival will likely time out and park behind it (a convoy of parked
+ * handovers): so also wake the newest passive thread early (as mcscr). */
+static void grant_and_warm(ll_mcscrn_lock *l, ll_mcscrn_node *g, ll_wait_policy *wp)
+{
+    ll_parker *warm = NULL;
+    if (l->warm && wp->ops->has_budget && parked(g) && l->passive.newest != NULL && parked(l->passive.newest))
+        warm = l->passive.newest->parker; /* read before the grant: the lists belong to the next holder after it */
+    grant(g, wp);
+    if (warm)
+        ll_parker_unpark(warm); /* early: it re-checks its node, spins, and may park again */
+}
+
 /* Grant listed node g in front of the chain (succ = our successor, or NULL). */
 static void graft_and_grant(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_mcscrn_node *g, ll_mcscrn_node *succ,
                             ll_wait_policy *wp)
@@ -248,7 +262,7 @@ static void graft_and_grant(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_mcscrn_nod
         succ = await_successor(me);
     if (succ != NULL)
         ll_store_relaxed(&g->next, succ); /* g is private to us until the grant's release */
-    grant(g, wp);
+    grant_and_warm(l, g, wp);
 }
 
 LL_COLD static void mcscrn_release_contended(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_mcscrn_node *succ,
@@ -265,7 +279,8 @@ LL_COLD static void mcscrn_release_contended(ll_mcscrn_lock *l, ll_mcscrn_node *
         graft_and_grant(l, me, list_take_eldest(&l->passive), succ, wp);
         return;
     }
-    bool may_defer = l->defer_ns != 0 && wp->ops->may_park;
+    bool may_defer = wp->ops->may_park && l->defer_ns != 0;
+    bool warm = l->warm && wp->ops->has_budget; /* a warmed thread must have a spin phase to be useful */
     for (;;) {
         if (succ != NULL) {
             /* Cull every node with a linked successor: surplus if home, remote otherwise. */
@@ -275,12 +290,20 @@ LL_COLD static void mcscrn_release_contended(ll_mcscrn_lock *l, ll_mcscrn_node *
                 succ = next;
             }
             if (succ->socket == l->home) {
-                grant(succ, wp);
+                if (warm && l->passive.newest != NULL && parked(succ) && !parked(l->passive.newest)) {
+                    /* Serve a spinning passive thread rather than a parked successor, which
+                     * stays at the head of the chain (culled once someone queues behind it). */
+                    ll_mcscrn_node *g = list_take_newest(&l->passive);
+                    ll_store_relaxed(&g->next, succ); /* g is private to us until the grant's release */
+                    grant(g, wp);
+                    return;
+                }
+                grant_and_warm(l, succ, wp);
                 return;
             }
             if (l->passive.newest == NULL) {
                 rehome(l, succ->socket); /* the home socket ran dry */
-                grant(succ, wp);
+                grant_and_warm(l, succ, wp);
                 return;
             }
             if (may_defer && parked(l->passive.newest)) {
@@ -292,12 +315,13 @@ LL_COLD static void mcscrn_release_contended(ll_mcscrn_lock *l, ll_mcscrn_node *
             /* A home waiter goes before the remote one, which stays at the chain's head. */
             ll_mcscrn_node *g = list_take_newest(&l->passive);
             ll_store_relaxed(&g->next, succ); /* g is private to us until the grant's release */
-            grant(g, wp);
+            grant_and_warm(l, g, wp);
             return;
         }
         /* Deficit: the chain is empty; reprovision, from the home socket if possible. */
         if (may_defer && parked(l->passive.newest ? l->passive.newest : l->remote.eldest)) {
-            /* Waking a parked thread costs more than waiting briefly for an arrival. */
+            /* Waking a parked thread costs more than waiting briefly for an arrival
+             * (an active thread coming back from its non-critical section). */
             may_defer = false;
             if ((succ = await_arrival(&me->next, l->defer_ns)) != NULL)
                 continue;
@@ -306,7 +330,7 @@ LL_COLD static void mcscrn_release_contended(ll_mcscrn_lock *l, ll_mcscrn_node *
             rehome(l, l->remote.eldest->socket); /* the home socket ran dry (remote is non-empty here) */
         ll_mcscrn_node *g = list_take_newest(&l->passive);
         if (become_tail(l, me, g)) {
-            grant(g, wp);
+            grant_and_warm(l, g, wp);
             return;
         }
         list_push_newest(&l->passive, g); /* an arrival raced in: consider it first; g stays passive */
@@ -336,12 +360,14 @@ static const ll_param params[] = {
      LL_MCSCRN_DEFAULT_REHOME},
     {"defer_ns", "before waking a parked thread to serve it, wait up to this long for a spinning arrival (0 = never)",
      0, 1000000, LL_MCSCRN_DEFAULT_DEFER_NS},
+    {"warm", "1: when handing over to a parked thread, wake the newest passive one early; serve spinning ones first",
+     0, 1, 1},
     {NULL, NULL, 0, 0, 0},
 };
 static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    ll_mcscrn_init(&((mcscrn_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2]);
+    ll_mcscrn_init(&((mcscrn_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2], (uint32_t)p[3]);
     return 0;
 }
 static void acquire(void *s, ll_wait_policy *wp)
