@@ -36,25 +36,47 @@
  *      back to the PS and the arrival is served instead (step 3).
  *   Work conserving: the lock is never left free while a thread waits, since
  *   tail goes to NULL only when the PS is empty.
+ * Two additions for waiting policies that park (the paper's MCSCR is
+ * defer_ns=0,warm=0), both against the same failure: a handover to a parked
+ * thread puts a wake-up (tens of us) inside the critical path, the active
+ * threads that queue meanwhile time out and park too, and the lock settles
+ * into a convoy of parked handovers (on a 2-CPU machine, where the lock is
+ * rarely saturated and deficits are the normal case, paper MCSCR-stp spends
+ * most of its time there: 0.5-0.7 context switches per acquisition).
+ *   defer_ns (default 2000): in step 4, if the PS head is parked, first wait
+ *      up to defer_ns (once per release) for an arrival in the chain, which is
+ *      an active thread back from its non-critical section, and serve it
+ *      instead.  The lock stays held meanwhile; the admission it may delay
+ *      (the parked thread's) would take a whole wake-up anyway.  The
+ *      paper's LOITER (§A.1) defers unparking the heir in the same way.
+ *   warm (default 1; stp/astp only, they have a spin phase): when the thread
+ *      granted in steps 2-4 is parked, also unpark the (parked) PS head
+ *      early, an anticipatory warm-up after §5.1 note 19: it spins on its
+ *      node for its budget, then parks again if nobody granted it.  And in
+ *      step 3, if succ is parked but the PS head is spinning, graft the PS
+ *      head in front of succ (head.next = succ) and grant it instead; succ
+ *      stays at the head of the chain until someone queues behind it.
  * MCS invariants kept: a culled node always had a linked successor, so it is
  * not the tail and no arrival will write its next; a node leaves the PS only
  * to become the holder, either as the new tail (its next cleared before the
  * release CAS that publishes it) or in front of a linked chain.  PS nodes
  * belong to their waiting owners: the holder edits only the list links, and
- * never touches a node after the store that grants it.
+ * never touches a node after the store that grants it (parkers are read
+ * before it; unparking a stale parker is harmless).
  *
  * Fairness: not FIFO; short-term unfair by design (mostly LIFO admission;
  * the active circulating set shrinks to what keeps the lock saturated).
- * Long-term: each contended unlock hands over to the eldest passive thread
- * with probability 1/fairness (default 1000), and the PS is only ever pushed
- * at the newest end, so a passive thread's distance from the eldest end never
- * grows: no starvation (expected wait ~ fairness x its rank, in unlocks).
- * Footprint: 32 bytes per lock (tail, PS ends, fairness); one node (40 B, a
- * 128-B slot from the per-thread cache) per waiting or holding thread.
- * Policies: all (waiting is local, on one's own node).  Under stp, culled
- * threads spin for the budget and then park, which is where CR pays off;
- * the anticipatory warm-up of mcs is not used (the granted node is the last
- * linked one, and warming passive threads would defeat CR).
+ * Long-term: while the PS is non-empty every unlock is a Bernoulli trial
+ * that hands over to the eldest passive thread with probability 1/fairness
+ * (default 1000), and the PS is only ever pushed at its newest end, so a
+ * passive thread's distance from the eldest end never grows: no starvation
+ * (expected wait ~ fairness x its rank, in unlocks).
+ * Footprint: 40 bytes per lock (tail, PS ends, fairness, defer_ns, warm);
+ * one node (40 B, a 128-B slot from the per-thread cache) per waiting or
+ * holding thread.  Policies: all (waiting is local, on one's own node).
+ * Under stp, culled threads spin for the budget and then park, which is
+ * where CR pays off.  try_acquire: as MCS (CAS tail NULL -> me; tail is
+ * NULL only when nobody waits, passive threads included).
  */
 #include "locklab/mcscr.h"
 #include "locklab/registry.h"

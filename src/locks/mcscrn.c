@@ -45,6 +45,12 @@
  *      run dry (no home waiter anywhere): rehome to L's socket and grant L,
  *      or, without L, rehome to the eldest remote waiter's socket and
  *      reprovision from the new passive list.
+ *   defer_ns and warm (policies that park) work as in mcscr: before waking a
+ *   parked passive thread in step 5 (to reprovision, or to serve it before a
+ *   remote L), wait up to defer_ns once per release for an arrival (then
+ *   back to step 4); when the granted thread is parked, also wake the newest
+ *   passive thread early (stp/astp), and a spinning passive thread is served
+ *   before a parked home L.
  *   Work conserving: tail goes to NULL only when no thread waits.  The MCS
  *   invariants are kept exactly as in mcscr (a culled node had a linked
  *   successor, so it is not the tail; a node leaves a list only to become
@@ -58,16 +64,20 @@
  * there is one small lock word per lock, no per-node lock, and the
  * uncontended path is plain MCS.
  *
- * Fairness: not FIFO; short-term unfair by design.  Long-term: a remote
- * waiter is served when a rehome trial (1/rehome per contended unlock; the
- * target is the eldest remote waiter's socket) or a dry home socket brings
- * home to its socket, after which it is a passive waiter; a passive waiter
- * is served with probability 1/fairness per unlock once it is the eldest
- * (lists are pushed only at the newest end, so its rank never worsens).
- * No starvation.  Defaults: fairness 1000, rehome 1000.
- * Footprint: 56 bytes per lock; one node (40 B, a 128-B slot from the
+ * Fairness: not FIFO; short-term unfair by design.  Long-term: while any
+ * thread is listed, every unlock is a Bernoulli trial.  A rehome trial
+ * (1/rehome) serves the eldest remote waiter, and the remote list is only
+ * pushed at its newest end, so a remote waiter's distance from the eldest
+ * end never grows: it is served after ~rehome x its rank unlocks at most
+ * (sooner if the home socket runs dry).  A passive waiter is served by a
+ * fairness trial (1/fairness) once it is the eldest, by reprovisioning, or
+ * becomes remote when home moves away (then the above applies).
+ * No starvation.  Defaults: fairness 1000, rehome 1000, defer_ns 2000, warm 1.
+ * With one socket (home 0, nothing remote) it behaves exactly as mcscr.
+ * Footprint: 64 bytes per lock; one node (40 B, a 128-B slot from the
  * per-thread cache) per waiting or holding thread.  Policies: all (waiting
  * is local, on one's own node; culled threads spin, then park under stp).
+ * try_acquire: as MCS (tail is NULL only when nobody waits).
  */
 #include "locklab/mcscrn.h"
 #include "locklab/registry.h"
