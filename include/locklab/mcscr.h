@@ -1,0 +1,35 @@
+/* mcscr: MCS with concurrency restriction (Dice, Malthusian Locks §4) (src/locks/mcscr.c). */
+#ifndef LOCKLAB_MCSCR_H
+#define LOCKLAB_MCSCR_H
+#include "wait.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef struct ll_mcscr_node {
+    ll_atomic_ptr next;    /* chain successor's node, set by the successor */
+    ll_atomic_u32 waiting; /* 1 while the owner of this node must wait */
+    ll_parker *parker;     /* owner's parker, read by whoever grants the node */
+    /* passive-set links (newer/older neighbour): read and written only by the lock holder */
+    struct ll_mcscr_node *ps_newer, *ps_older;
+} ll_mcscr_node;
+typedef struct ll_mcscr_lock {
+    ll_atomic_ptr tail;                      /* the MCS tail */
+    ll_mcscr_node *ps_newest, *ps_eldest;    /* passive set: lock holder only */
+    uint32_t fairness;                       /* 1/fairness: chance per unlock to grant the eldest passive thread */
+    uint32_t defer_ns;                       /* on a deficit, wait this long for an arrival before waking a parked thread */
+    uint32_t warm;                           /* 1: anticipatory warm-up of the passive set (see mcscr.c) */
+} ll_mcscr_lock;
+#define LL_MCSCR_DEFAULT_FAIRNESS 1000
+#define LL_MCSCR_DEFAULT_DEFER_NS 2000
+#define LL_MCSCR_INITIALIZER { LL_ATOMIC_INIT(NULL), NULL, NULL, LL_MCSCR_DEFAULT_FAIRNESS, LL_MCSCR_DEFAULT_DEFER_NS, 1 }
+/* fairness >= 1 (1 = always prefer the eldest passive thread); defer_ns 0 = never defer;
+ * warm 0 or 1.  fairness=1000, defer_ns=0, warm=0 is the paper's MCSCR (culling all surplus). */
+void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint32_t warm);
+/* The node must stay valid from acquire until the matching release returns. */
+void ll_mcscr_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);
+bool ll_mcscr_try_acquire(ll_mcscr_lock *l, ll_mcscr_node *me);
+void ll_mcscr_release(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,337 @@
+/*
+ * mcscr — MCS with concurrency restriction (CR).
+ * Source: Dice, "Malthusian Locks" (EuroSys 2017, extended version) §4;
+ * malthusian-locks.txt.  Acquire is classic MCS, unchanged; all of CR lives
+ * in release, under the lock.
+ *
+ * Lock words:
+ *   tail == NULL        free (then the passive set is empty)
+ *   tail == node A      held; A is the last node of the MCS chain (A may be the holder)
+ *   ps_newest/ps_eldest the passive set (PS): a doubly-linked list of culled
+ *                       waiters' nodes, newest first.  Plain fields, read and
+ *                       written only by the lock holder: the lock protects them
+ *                       (the handover's release/acquire orders one holder's
+ *                       edits before the next holder's).
+ * Node word (waiting): 1 = keep waiting, 0 = you own the lock.  A waiter does
+ * not know whether its node is in the chain or in the PS: it simply waits on
+ * its own node (spins, then parks, per policy), and whoever grants it the
+ * lock makes the node the head of a valid chain first.
+ *
+ * Release (the holder's node is `me`, its chain successor `succ`):
+ *   1. nobody waiting (succ NULL and PS empty): CAS tail me -> NULL, as MCS.
+ *   2. with probability 1/fairness (thread-local xorshift Bernoulli trial),
+ *      if the PS is non-empty: take its eldest node E, graft it in as our
+ *      successor (E.next = succ; or, if the chain is empty, CAS tail me -> E,
+ *      and if an arrival beats the CAS, wait for its link and E.next = it),
+ *      and grant E.  Long-term fairness.
+ *   3. cull: while succ has a linked successor (succ is surplus: someone else
+ *      waits behind it), move succ to the PS head and advance.  Then grant
+ *      the last linked node, the most recent arrival (likely still spinning).
+ *      The paper culls one node per unlock; culling every surplus node is
+ *      still amortised O(1) (a node is culled at most once per wait) and
+ *      converges at once to "one waiter in the chain".
+ *   4. chain empty but PS non-empty (a deficit): reprovision, i.e. make the
+ *      PS head (most recently culled) the holder by CAS tail me -> it (with
+ *      its next cleared first).  If an arrival beats the CAS, the node goes
+ *      back to the PS and the arrival is served instead (step 3).
+ *   Work conserving: the lock is never left free while a thread waits, since
+ *   tail goes to NULL only when the PS is empty.
+ * Two additions for waiting policies that park (the paper's MCSCR is
+ * defer_ns=0,warm=0), both against the same failure: a handover to a parked
+ * thread puts a wake-up (tens of us) inside the critical path, the active
+ * threads that queue meanwhile time out and park too, and the lock settles
+ * into a convoy of parked handovers (on a 2-CPU machine, where the lock is
+ * rarely saturated and deficits are the normal case, paper MCSCR-stp spends
+ * most of its time there: 0.5-0.7 context switches per acquisition).
+ *   defer_ns (default 2000): in step 4, if the PS head is parked, first wait
+ *      up to defer_ns (once per release) for an arrival in the chain, which is
+ *      an active thread back from its non-critical section, and serve it
+ *      instead.  The lock stays held meanwhile; the admission it may delay
+ *      (the parked thread's) would take a whole wake-up anyway.  The
+ *      paper's LOITER (§A.1) defers unparking the heir in the same way.
+ *   warm (default 1; stp/astp only, they have a spin phase): when the thread
+ *      granted in steps 2-4 is parked, also unpark the (parked) PS head
+ *      early, an anticipatory warm-up after §5.1 note 19: it spins on its
+ *      node for its budget, then parks again if nobody granted it.  And in
+ *      step 3, if succ is parked but the PS head is spinning, graft the PS
+ *      head in front of succ (head.next = succ) and grant it instead; succ
+ *      stays at the head of the chain until someone queues behind it.
+ * MCS invariants kept: a culled node always had a linked successor, so it is
+ * not the tail and no arrival will write its next; a node leaves the PS only
+ * to become the holder, either as the new tail (its next cleared before the
+ * release CAS that publishes it) or in front of a linked chain.  PS nodes
+ * belong to their waiting owners: the holder edits only the list links, and
+ * never touches a node after the store that grants it (parkers are read
+ * before it; unparking a stale parker is harmless).
+ *
+ * Fairness: not FIFO; short-term unfair by design (mostly LIFO admission;
+ * the active circulating set shrinks to what keeps the lock saturated).
+ * Long-term: while the PS is non-empty every unlock is a Bernoulli trial
+ * that hands over to the eldest passive thread with probability 1/fairness
+ * (default 1000), and the PS is only ever pushed at its newest end, so a
+ * passive thread's distance from the eldest end never grows: no starvation
+ * (expected wait ~ fairness x its rank, in unlocks).
+ * Footprint: 40 bytes per lock (tail, PS ends, fairness, defer_ns, warm);
+ * one node (40 B, a 128-B slot from the per-thread cache) per waiting or
+ * holding thread.  Policies: all (waiting is local, on one's own node).
+ * Under stp, culled threads spin for the budget and then park, which is
+ * where CR pays off.  try_acquire: as MCS (CAS tail NULL -> me; tail is
+ * NULL only when nobody waits, passive threads included).
+ */
+#include "locklab/mcscr.h"
+#include "locklab/registry.h"
+
+LL_STATIC_ASSERT(sizeof(ll_mcscr_node) <= LL_QNODE_BYTES - sizeof(void *), "node must fit a queue-node slot");
+
+void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint32_t warm)
+{
+    ll_store_relaxed(&l->tail, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
+    l->ps_newest = l->ps_eldest = NULL;
+    l->fairness = fairness ? fairness : 1;
+    l->defer_ns = defer_ns;
+    l->warm = warm ? 1 : 0;
+}
+
+LL_COLD static void mcscr_wait(ll_mcscr_node *me, ll_mcscr_node *pred, ll_wait_policy *wp)
+{
+    me->parker = ll_self()->parker;
+    ll_store_relaxed(&me->waiting, 1); /* only a granting holder clears it, after it sees the link below */
+    ll_store_release(&pred->next, me); /* release: our node's fields before the holder may see us */
+    ll_wait_while_eq(wp, &me->waiting, 1, me->parker);
+}
+
+void ll_mcscr_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp)
+{
+    ll_store_relaxed(&me->next, NULL);
+    /* acq_rel: acquire the previous holder's writes (if tail was NULL); release our node's init */
+    ll_mcscr_node *pred = (ll_mcscr_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
+    if (LL_UNLIKELY(pred != NULL))
+        mcscr_wait(me, pred, wp);
+}
+
+bool ll_mcscr_try_acquire(ll_mcscr_lock *l, ll_mcscr_node *me)
+{
+    ll_store_relaxed(&me->next, NULL);
+    void *expected = NULL;
+    return ll_cas(&l->tail, &expected, me, LL_ACQ_REL); /* acq_rel: as in acquire */
+}
+
+/* ---- the passive set (holder only, plain accesses) ------------------------------------ */
+
+static void ps_push_newest(ll_mcscr_lock *l, ll_mcscr_node *n)
+{
+    n->ps_newer = NULL;
+    n->ps_older = l->ps_newest;
+    if (l->ps_newest)
+        l->ps_newest->ps_newer = n;
+    else
+        l->ps_eldest = n;
+    l->ps_newest = n;
+}
+
+static ll_mcscr_node *ps_take_newest(ll_mcscr_lock *l)
+{
+    ll_mcscr_node *n = l->ps_newest;
+    l->ps_newest = n->ps_older;
+    if (l->ps_newest)
+        l->ps_newest->ps_newer = NULL;
+    else
+        l->ps_eldest = NULL;
+    return n;
+}
+
+static ll_mcscr_node *ps_take_eldest(ll_mcscr_lock *l)
+{
+    ll_mcscr_node *n = l->ps_eldest;
+    l->ps_eldest = n->ps_newer;
+    if (l->ps_eldest)
+        l->ps_eldest->ps_older = NULL;
+    else
+        l->ps_newest = NULL;
+    return n;
+}
+
+/* ---- release ------------------------------------------------------------------------- */
+
+static ll_mcscr_node *await_successor(ll_mcscr_node *me)
+{
+    /* A successor swapped itself into tail but has not linked yet: a short window,
+     * unless it was preempted there, hence the yield. */
+    ll_mcscr_node *succ;
+    uint32_t steps = 0;
+    while ((succ = (ll_mcscr_node *)ll_load_acquire(&me->next)) == NULL) /* acquire: pairs with its link store */
+        if ((++steps & 255) == 0)
+            ll_yield();
+        else
+            ll_pause();
+    return succ;
+}
+
+/* Make passive node g the last node of the chain in place of me (the chain
+ * behind me is empty).  False if an arrival swapped into tail first. */
+static bool become_tail(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node *g)
+{
+    ll_store_relaxed(&g->next, NULL); /* published to the next arrival by the release CAS below */
+    void *expected = me;
+    return ll_cas(&l->tail, &expected, g, LL_RELEASE); /* release: g's cleared next before anyone links into g */
+}
+
+/* Is n's owner parked (or about to)?  Then granting it costs a wake-up inside the critical path. */
+static bool parked(ll_mcscr_node *n)
+{
+    return ll_load_relaxed(&n->parker->state) == LL_PARKER_SLEEP; /* relaxed: only a hint */
+}
+
+/* Wait up to ns for a new arrival to link into *link; NULL if none came. */
+static ll_mcscr_node *await_arrival(ll_atomic_ptr *link, uint32_t ns)
+{
+    uint64_t deadline = ll_now_ns() + ns;
+    for (;;) {
+        for (int i = 0; i < 16; i++) {
+            ll_mcscr_node *n = (ll_mcscr_node *)ll_load_acquire(link); /* acquire: pairs with the link store */
+            if (n != NULL)
+                return n;
+            ll_pause();
+        }
+        if (ll_now_ns() >= deadline)
+            return NULL;
+    }
+}
+
+static void grant(ll_mcscr_node *n, ll_wait_policy *wp)
+{
+    ll_parker *p = n->parker;         /* read before the handover: n may be reused right after it */
+    ll_store_release(&n->waiting, 0); /* release: hand over the critical section, PS edits, n->next */
+    ll_wait_wake(wp, p);
+}
+
+/* Grant g.  If g is parked, its wake-up is now inside the critical path, and
+ * the next arrival will likely time out and park behind it (a convoy of parked
+ * handovers): so also wake the newest passive thread early (anticipatory
+ * warm-up, after §5.1 note 19).  It spins on its node for a while, and the next
+ * release can serve it instead of another parked thread (see below). */
+static void grant_and_warm(ll_mcscr_lock *l, ll_mcscr_node *g, ll_wait_policy *wp)
+{
+    ll_parker *warm = NULL;
+    if (l->warm && wp->ops->has_budget && parked(g) && l->ps_newest != NULL && parked(l->ps_newest))
+        warm = l->ps_newest->parker; /* read before the grant: the PS belongs to the next holder after it */
+    grant(g, wp);
+    if (warm)
+        ll_parker_unpark(warm); /* early: it re-checks its node, spins, and may park again */
+}
+
+LL_COLD static void mcscr_release_contended(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node *succ,
+                                            ll_wait_policy *wp)
+{
+    if (l->ps_eldest != NULL && ll_rand_below(l->fairness) == 0) {
+        /* Long-term fairness: graft the eldest passive thread in as our successor. */
+        ll_mcscr_node *e = ps_take_eldest(l);
+        if (succ == NULL && !become_tail(l, me, e))
+            succ = await_successor(me);
+        if (succ != NULL)
+            ll_store_relaxed(&e->next, succ); /* e is private to us until the grant's release */
+        grant_and_warm(l, e, wp);
+        return;
+    }
+    bool may_defer = wp->ops->may_park && l->defer_ns != 0;
+    bool warm = l->warm && wp->ops->has_budget; /* a warmed thread must have a spin phase to be useful */
+    for (;;) {
+        if (succ != NULL) {
+            /* Cull: a node with a linked successor is surplus; keep only the last linked one. */
+            ll_mcscr_node *next;
+            while ((next = (ll_mcscr_node *)ll_load_acquire(&succ->next)) != NULL) { /* acquire: pairs with the link store */
+                ps_push_newest(l, succ);
+                succ = next;
+            }
+            if (warm && l->ps_newest != NULL && parked(succ) && !parked(l->ps_newest)) {
+                /* Serve a spinning passive thread rather than a parked successor; the
+                 * successor stays at the head of the chain (culled once someone queues behind it). */
+                ll_mcscr_node *g = ps_take_newest(l);
+                ll_store_relaxed(&g->next, succ); /* g is private to us until the grant's release */
+                grant(g, wp);
+                return;
+            }
+            grant_and_warm(l, succ, wp);
+            return;
+        }
+        /* Deficit: the chain is empty, so reprovision from the PS (most recently culled first). */
+        if (may_defer && parked(l->ps_newest)) {
+            /* Defer: waking a parked thread costs more than waiting briefly for an arrival
+             * (an active thread coming back from its non-critical section). */
+            may_defer = false;
+            if ((succ = await_arrival(&me->next, l->defer_ns)) != NULL)
+                continue;
+        }
+        ll_mcscr_node *g = ps_take_newest(l);
+        if (become_tail(l, me, g)) {
+            grant_and_warm(l, g, wp);
+            return;
+        }
+        ps_push_newest(l, g); /* an arrival raced in: serve it (it is spinning); g stays passive */
+        succ = await_successor(me);
+    }
+}
+
+void ll_mcscr_release(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp)
+{
+    ll_mcscr_node *succ = (ll_mcscr_node *)ll_load_acquire(&me->next); /* acquire: pairs with the link store */
+    if (LL_LIKELY(succ == NULL && l->ps_newest == NULL)) {
+        void *expected = me;
+        if (ll_cas(&l->tail, &expected, NULL, LL_RELEASE)) /* release: publish the critical section */
+            return;
+        succ = await_successor(me);
+    }
+    mcscr_release_contended(l, me, succ, wp);
+}
+
+/* Generic handle: the holder's node is remembered in the lock (written only by the holder). */
+typedef struct { ll_mcscr_lock lock; ll_mcscr_node *holder; } mcscr_state;
+
+static const ll_param params[] = {
+    {"fairness", "1/N chance per contended unlock to hand over to the eldest passive thread", 1, 1u << 30,
+     LL_MCSCR_DEFAULT_FAIRNESS},
+    {"defer_ns", "before handing over to a parked thread, wait up to this long for a spinning arrival (0 = never)",
+     0, 1000000, LL_MCSCR_DEFAULT_DEFER_NS},
+    {"warm", "1: when handing over to a parked thread, wake the newest passive one early; serve spinning ones first",
+     0, 1, 1},
+    {NULL, NULL, 0, 0, 0},
+};
+static int init(void *s, const uint64_t *p, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    ll_mcscr_init(&((mcscr_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2]);
+    return 0;
+}
+static void acquire(void *s, ll_wait_policy *wp)
+{
+    mcscr_state *st = (mcscr_state *)s;
+    ll_mcscr_node *me = (ll_mcscr_node *)ll_qnode_get();
+    ll_mcscr_acquire(&st->lock, me, wp);
+    st->holder = me;
+}
+static bool try_acquire(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    mcscr_state *st = (mcscr_state *)s;
+    ll_mcscr_node *me = (ll_mcscr_node *)ll_qnode_get();
+    if (!ll_mcscr_try_acquire(&st->lock, me)) {
+        ll_qnode_put(me);
+        return false;
+    }
+    st->holder = me;
+    return true;
+}
+static void release(void *s, ll_wait_policy *wp)
+{
+    mcscr_state *st = (mcscr_state *)s;
+    ll_mcscr_node *me = st->holder;
+    ll_mcscr_release(&st->lock, me, wp);
+    ll_qnode_put(me);
+}
+
+const ll_lock_ops ll_lock_mcscr = {
+    "mcscr", "Dice 2017 (Malthusian Locks) §4", "MCS that culls surplus waiters into a passive set (concurrency restriction)",
+    "CR: short-term unfair, eldest passive thread served w.p. 1/fairness", LL_ALL_POLICIES, params,
+    sizeof(mcscr_state), sizeof(ll_mcscr_lock), sizeof(ll_mcscr_node),
+    init, NULL, acquire, try_acquire, release,
+};
