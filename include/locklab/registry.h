@@ -46,6 +46,40 @@ typedef struct ll_lock_ops {
 } ll_lock_ops;
 
 extern const ll_lock_ops *const ll_lock_registry[]; /* NULL-terminated */
+
+/* The generic-handle adapter of a queue lock whose expert API is
+ *   PREFIX_acquire(lock *, node *, wp), PREFIX_try_acquire(lock *, node *),
+ *   PREFIX_release(lock *, node *, wp):
+ * defines static acquire/try_acquire/release over STATE, a struct with members
+ * `lock` and `holder` (the holder's node: taken from the per-thread cache,
+ * remembered while held, written only by the holder, returned at release). */
+#define LL_QUEUE_LOCK_ADAPTER(STATE, NODE, PREFIX)                                       \
+    static void acquire(void *s, ll_wait_policy *wp)                                     \
+    {                                                                                    \
+        STATE *st = (STATE *)s;                                                          \
+        NODE *me = (NODE *)ll_qnode_get();                                               \
+        PREFIX##_acquire(&st->lock, me, wp);                                             \
+        st->holder = me;                                                                 \
+    }                                                                                    \
+    static bool try_acquire(void *s, ll_wait_policy *wp)                                 \
+    {                                                                                    \
+        (void)wp;                                                                        \
+        STATE *st = (STATE *)s;                                                          \
+        NODE *me = (NODE *)ll_qnode_get();                                               \
+        if (!PREFIX##_try_acquire(&st->lock, me)) {                                      \
+            ll_qnode_put(me);                                                            \
+            return false;                                                                \
+        }                                                                                \
+        st->holder = me;                                                                 \
+        return true;                                                                     \
+    }                                                                                    \
+    static void release(void *s, ll_wait_policy *wp)                                     \
+    {                                                                                    \
+        STATE *st = (STATE *)s;                                                          \
+        NODE *me = st->holder;                                                           \
+        PREFIX##_release(&st->lock, me, wp);                                             \
+        ll_qnode_put(me);                                                                \
+    }
 const ll_lock_ops *ll_lock_find_algorithm(const char *name);
 
 /* Parsed spec, for tools (the bench's --list --verbose, tests). */

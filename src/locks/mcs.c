@@ -88,32 +88,7 @@ void ll_mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp)
 /* Generic handle: the holder's node is remembered in the lock (written only by the holder). */
 typedef struct { ll_mcs_lock lock; ll_mcs_node *holder; } mcs_state;
 
-static void acquire(void *s, ll_wait_policy *wp)
-{
-    mcs_state *st = (mcs_state *)s;
-    ll_mcs_node *me = (ll_mcs_node *)ll_qnode_get();
-    ll_mcs_acquire(&st->lock, me, wp);
-    st->holder = me;
-}
-static bool try_acquire(void *s, ll_wait_policy *wp)
-{
-    (void)wp;
-    mcs_state *st = (mcs_state *)s;
-    ll_mcs_node *me = (ll_mcs_node *)ll_qnode_get();
-    if (!ll_mcs_try_acquire(&st->lock, me)) {
-        ll_qnode_put(me);
-        return false;
-    }
-    st->holder = me;
-    return true;
-}
-static void release(void *s, ll_wait_policy *wp)
-{
-    mcs_state *st = (mcs_state *)s;
-    ll_mcs_node *me = st->holder;
-    ll_mcs_release(&st->lock, me, wp);
-    ll_qnode_put(me);
-}
+LL_QUEUE_LOCK_ADAPTER(mcs_state, ll_mcs_node, ll_mcs)
 
 const ll_lock_ops ll_lock_mcs = {
     "mcs", "Mellor-Crummey & Scott 1991", "queue lock, each waiter spins on its own node",

@@ -302,32 +302,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     ll_mcscr_init(&((mcscr_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2]);
     return 0;
 }
-static void acquire(void *s, ll_wait_policy *wp)
-{
-    mcscr_state *st = (mcscr_state *)s;
-    ll_mcscr_node *me = (ll_mcscr_node *)ll_qnode_get();
-    ll_mcscr_acquire(&st->lock, me, wp);
-    st->holder = me;
-}
-static bool try_acquire(void *s, ll_wait_policy *wp)
-{
-    (void)wp;
-    mcscr_state *st = (mcscr_state *)s;
-    ll_mcscr_node *me = (ll_mcscr_node *)ll_qnode_get();
-    if (!ll_mcscr_try_acquire(&st->lock, me)) {
-        ll_qnode_put(me);
-        return false;
-    }
-    st->holder = me;
-    return true;
-}
-static void release(void *s, ll_wait_policy *wp)
-{
-    mcscr_state *st = (mcscr_state *)s;
-    ll_mcscr_node *me = st->holder;
-    ll_mcscr_release(&st->lock, me, wp);
-    ll_qnode_put(me);
-}
+LL_QUEUE_LOCK_ADAPTER(mcscr_state, ll_mcscr_node, ll_mcscr)
 
 const ll_lock_ops ll_lock_mcscr = {
     "mcscr", "Dice 2017 (Malthusian Locks) §4", "MCS that culls surplus waiters into a passive set (concurrency restriction)",

@@ -380,32 +380,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     ll_mcscrn_init(&((mcscrn_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2], (uint32_t)p[3]);
     return 0;
 }
-static void acquire(void *s, ll_wait_policy *wp)
-{
-    mcscrn_state *st = (mcscrn_state *)s;
-    ll_mcscrn_node *me = (ll_mcscrn_node *)ll_qnode_get();
-    ll_mcscrn_acquire(&st->lock, me, wp);
-    st->holder = me;
-}
-static bool try_acquire(void *s, ll_wait_policy *wp)
-{
-    (void)wp;
-    mcscrn_state *st = (mcscrn_state *)s;
-    ll_mcscrn_node *me = (ll_mcscrn_node *)ll_qnode_get();
-    if (!ll_mcscrn_try_acquire(&st->lock, me)) {
-        ll_qnode_put(me);
-        return false;
-    }
-    st->holder = me;
-    return true;
-}
-static void release(void *s, ll_wait_policy *wp)
-{
-    mcscrn_state *st = (mcscrn_state *)s;
-    ll_mcscrn_node *me = st->holder;
-    ll_mcscrn_release(&st->lock, me, wp);
-    ll_qnode_put(me);
-}
+LL_QUEUE_LOCK_ADAPTER(mcscrn_state, ll_mcscrn_node, ll_mcscrn)
 
 const ll_lock_ops ll_lock_mcscrn = {
     "mcscrn", "Dice 2017 (Malthusian Locks) §9.1 (design ours)",
