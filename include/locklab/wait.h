@@ -11,7 +11,7 @@
  *
  * A lock waits through one of two shapes, both usable with every policy:
  *   - ll_wait_while_eq():  local spinning on a word of the waiter's own queue
- *     node; the releaser wakes the waiter's parker with ll_wait_wake().
+ *     node; the releaser wakes the waiter's parker (ll_wait_wakee/ll_wake).
  *   - ll_waitword_*():     waiting on a shared word (a TWA slot, an Anderson
  *     slot) whose bit 0 says "someone sleeps here"; releasers change the word
  *     with ll_waitword_bump()/ll_waitword_publish(), which wake all sleepers.
@@ -81,12 +81,26 @@ LL_INLINE uint32_t ll_wait_while_eq(ll_wait_policy *wp, ll_atomic_u32 *word, uin
     uint32_t v = ll_load_acquire(word); /* pairs with the releaser's publishing store */
     return LL_LIKELY(v != busy) ? v : ll_wait_while_eq_slow(wp, word, busy, self);
 }
-/* After publishing the new value of a word a waiter waits on: wake it if parked. */
-LL_INLINE void ll_wait_wake(const ll_wait_policy *wp, ll_parker *waiter)
+/* Handover in two steps, because after the handover store the lock (and the
+ * policy, which lives in it) may already be released and destroyed:
+ *   ll_parker *p = ll_wait_wakee(wp, succ->parker);   // before the store
+ *   ll_store_release(&succ->flag, 0);                 // the handover
+ *   ll_wake(p);                                       // touches only the parker
+ * ll_wait_wakee returns NULL for policies that never park. */
+LL_INLINE ll_parker *ll_wait_wakee(const ll_wait_policy *wp, ll_parker *waiter)
 {
-    if (wp->ops->may_park)
-        ll_parker_unpark(waiter);
+    return wp->ops->may_park ? waiter : NULL;
 }
+LL_INLINE void ll_wake(ll_parker *p)
+{
+    if (p)
+        ll_parker_unpark(p); /* parkers are never freed: a late wake is only spurious */
+}
+
+/* A queue successor swapped itself into the tail but has not yet linked itself
+ * into *link: wait for the link (a short window, unless the successor was
+ * preempted there, hence a yield every 256 steps). */
+void *ll_await_link(ll_atomic_ptr *link);
 
 /* ---- global spinning --------------------------------------------------------------- */
 /* One polite delay step inside a global spin loop (PAUSE, or yield every 64th step). */
@@ -120,11 +134,10 @@ LL_INLINE void ll_waitword_publish(const ll_wait_policy *wp, ll_atomic_u32 *w, u
         ll_waitword_wake_all(w);
 }
 /* Wake sleepers on w, if any, after publishing a condition they re-check
- * (the publish-then-check side of the Dekker pairing with ll_waitword_wait). */
-LL_INLINE void ll_waitword_kick(const ll_wait_policy *wp, ll_atomic_u32 *w)
+ * (the publish-then-check side of the Dekker pairing with ll_waitword_wait).
+ * Only for policies that may park: decide that before the publishing store. */
+LL_INLINE void ll_waitword_kick(ll_atomic_u32 *w)
 {
-    if (!wp->ops->may_park)
-        return;
     ll_fence(LL_SEQ_CST); /* condition published before we look for sleepers */
     if (ll_load_relaxed(w) & LL_WAITWORD_SLEEPERS)
         ll_waitword_bump(w);

@@ -50,7 +50,9 @@
  * the holder's socket has no main-queue waiter, and (flush_ns) after ~10 ms,
  * so every waiter is admitted eventually: with flush_ns = 0 (pure paper) a
  * socket waits ~65536 handovers on average, with flush_ns at most about
- * flush_ns plus a few times 64 handovers (the clock check is a 1-in-64 coin).  Same-socket waiters are served in arrival order.
+ * (sockets - 1) * flush_ns plus a few times 64 handovers (a flushed waiter
+ * can land in a fresh secondary queue whose timer restarts; the clock check
+ * is a 1-in-64 coin).  Same-socket waiters are served in arrival order.
  * Footprint: 8 bytes per lock (one word, any number of sockets); one node
  * (48 B, a 128-B slot from the per-thread cache) per thread waiting or holding.
  * Policies: all (waiters spin on their own spin word through the policy; under
@@ -91,7 +93,7 @@ LL_COLD static void cna_wait(ll_cna_node *me, ll_cna_node *pred, ll_wait_policy 
 
 void ll_cna_acquire(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp)
 {
-    ll_store_relaxed(&me->next, NULL);
+    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
     ll_store_relaxed(&me->spin, NULL); /* only a holder sets it, after it sees our link */
     /* acq_rel: acquire the previous holder's writes (if tail was NULL); release our node's init */
     ll_cna_node *pred = (ll_cna_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
@@ -105,25 +107,11 @@ void ll_cna_acquire(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp)
 
 bool ll_cna_try_acquire(ll_cna_lock *l, ll_cna_node *me)
 {
-    ll_store_relaxed(&me->next, NULL);
+    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
     ll_store_relaxed(&me->spin, LL_CNA_GRANTED); /* relaxed: read only by ourselves, at release */
     me->socket = -1;
     void *expected = NULL;
     return ll_cas(&l->tail, &expected, me, LL_ACQ_REL); /* acq_rel: as the swap in acquire */
-}
-
-LL_COLD static ll_cna_node *cna_await_successor(ll_cna_node *me)
-{
-    /* A successor swapped itself into tail but has not linked yet: a short window,
-     * unless it was preempted there, hence the yield. */
-    ll_cna_node *succ;
-    uint32_t steps = 0;
-    while ((succ = (ll_cna_node *)ll_load_acquire(&me->next)) == NULL) /* acquire: pairs with its link store */
-        if ((++steps & 255) == 0)
-            ll_yield();
-        else
-            ll_pause();
-    return succ;
 }
 
 /* Anticipatory warm-up target (stp): the thread succ will most likely hand the
@@ -147,12 +135,12 @@ static ll_parker *cna_warm_target(ll_cna_node *succ, void *v)
 /* Hand the lock to succ with spin value v (GRANTED or the secondary head). */
 static void cna_grant(ll_cna_node *succ, void *v, ll_wait_policy *wp)
 {
-    ll_parker *p = succ->parker; /* read before the handover: succ's node may be reused after it */
+    ll_parker *p = ll_wait_wakee(wp, succ->parker); /* read before the handover: succ's node may be reused after it */
     /* Anticipatory warm-up for spin-then-park (as in mcs): wake the likely next
      * holder early, so that it is spinning again when the lock reaches it. */
     ll_parker *warm = wp->ops->has_budget ? cna_warm_target(succ, v) : NULL;
     ll_store_release(&succ->spin, v); /* release: hand over the critical section and the queue edits */
-    ll_wait_wake(wp, p);
+    ll_wake(p);
     if (warm)
         ll_parker_unpark(warm); /* early: it re-checks, spins, and may park again */
 }
@@ -233,7 +221,7 @@ void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, c
                 return;
             }
         }
-        next = cna_await_successor(me);
+        next = (ll_cna_node *)ll_await_link(&me->next);
     }
     if (sec == LL_CNA_GRANTED && cna_coin(p->shuffle_shift)) { /* shuffle reduction (§6) */
         cna_grant(next, LL_CNA_GRANTED, wp);

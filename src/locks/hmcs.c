@@ -40,9 +40,16 @@
  * global) and release two CASes.
  * Policies: all (socket waiters wait on their own node through the policy;
  * a cohort head waits for the global lock through mcs, which parks likewise).
- * try_acquire: CAS the socket tail NULL -> self, then try the global lock; if
- * that fails, release the socket lock again (a socket waiter that queued in
- * between is told to acquire the global lock itself) and report failure.
+ * try_acquire: if the global lock looks free, CAS the socket tail NULL -> self,
+ * then try the global lock; if that fails, release the socket lock again (a
+ * socket waiter that queued in between is told to acquire the global lock
+ * itself) and report failure.  Caveat: that undo waits for such a waiter to
+ * link itself behind us, so if it was preempted in that window try_acquire
+ * blocks until it runs again (the pre-check makes the window rare).
+ * Release order: the global lock first, then the socket lock, so the socket's
+ * global node is never reused while still queued.  The socket release is thus
+ * a touch of the lock after it became available to another socket: destroy
+ * waits until every socket queue is empty before it frees them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +81,11 @@ int ll_hmcs_init(ll_hmcs_lock *l, uint32_t nsockets, uint32_t threshold)
 
 void ll_hmcs_destroy(ll_hmcs_lock *l)
 {
+    /* A releaser that handed the global lock to another socket may still be
+     * finishing its socket release (see the header comment): wait for it. */
+    for (uint32_t i = 0; i < l->nsockets; i++)
+        while (ll_load_acquire(&l->sockets[i].tail) != NULL) /* acquire: pairs with the releaser's CAS */
+            ll_yield();
     free(l->sockets);
     l->sockets = NULL;
 }
@@ -95,7 +107,7 @@ LL_COLD static uint32_t hmcs_wait(ll_hmcs_node *me, ll_hmcs_node *pred, ll_wait_
 void ll_hmcs_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp)
 {
     ll_hmcs_socket *s = &l->sockets[socket];
-    ll_store_relaxed(&me->next, NULL);
+    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
     /* acq_rel: acquire the previous socket holder's writes (if tail was NULL); release our node's init */
     ll_hmcs_node *pred = (ll_hmcs_node *)ll_xchg(&s->tail, me, LL_ACQ_REL);
     if (LL_UNLIKELY(pred != NULL) && hmcs_wait(me, pred, wp) != LL_HMCS_ACQUIRE_PARENT)
@@ -104,23 +116,9 @@ void ll_hmcs_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait
     ll_mcs_acquire(&l->global, &s->global_node, wp);
 }
 
-LL_COLD static ll_hmcs_node *hmcs_await_successor(ll_hmcs_node *me)
-{
-    /* A successor swapped itself into the socket tail but has not linked yet: a
-     * short window, unless it was preempted there, hence the yield. */
-    ll_hmcs_node *succ;
-    uint32_t steps = 0;
-    while ((succ = (ll_hmcs_node *)ll_load_acquire(&me->next)) == NULL) /* acquire: pairs with its link store */
-        if ((++steps & 255) == 0)
-            ll_yield();
-        else
-            ll_pause();
-    return succ;
-}
-
 static void hmcs_grant(ll_hmcs_node *succ, uint32_t status, ll_wait_policy *wp)
 {
-    ll_parker *p = succ->parker; /* read before the handover: succ's node may be reused after it */
+    ll_parker *p = ll_wait_wakee(wp, succ->parker); /* read before the handover: succ's node may be reused after it */
     ll_parker *warm = NULL;
     if (wp->ops->has_budget) {
         /* Anticipatory warm-up for spin-then-park, as in mcs: wake the next socket
@@ -129,7 +127,7 @@ static void hmcs_grant(ll_hmcs_node *succ, uint32_t status, ll_wait_policy *wp)
         warm = n2 ? n2->parker : NULL;
     }
     ll_store_release(&succ->status, status); /* release: hand over the critical section */
-    ll_wait_wake(wp, p);
+    ll_wake(p);
     if (warm)
         ll_parker_unpark(warm); /* early: it re-checks, spins, and may park again */
 }
@@ -142,7 +140,7 @@ static void hmcs_release_socket(ll_hmcs_socket *s, ll_hmcs_node *me, ll_wait_pol
         void *expected = me;
         if (ll_cas(&s->tail, &expected, NULL, LL_RELEASE)) /* release: the critical section, the global node's reuse */
             return;
-        succ = hmcs_await_successor(me);
+        succ = (ll_hmcs_node *)ll_await_link(&me->next);
     }
     hmcs_grant(succ, LL_HMCS_ACQUIRE_PARENT, wp);
 }
@@ -150,7 +148,9 @@ static void hmcs_release_socket(ll_hmcs_socket *s, ll_hmcs_node *me, ll_wait_pol
 bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp)
 {
     ll_hmcs_socket *s = &l->sockets[socket];
-    ll_store_relaxed(&me->next, NULL);
+    if (ll_load_relaxed(&l->global.tail) != NULL) /* relaxed: a hint that shrinks the undo window */
+        return false;
+    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the CAS below */
     void *expected = NULL;
     if (!ll_cas(&s->tail, &expected, me, LL_ACQ_REL)) /* acq_rel: as the swap in acquire */
         return false;

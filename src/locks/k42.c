@@ -32,19 +32,6 @@ typedef struct k42_node {
     ll_parker *parker;
 } k42_node;
 
-/* Wait for a just-swapped-in successor to link itself (a short window). */
-static void *await_link(ll_atomic_ptr *link)
-{
-    void *n;
-    uint32_t steps = 0;
-    while ((n = ll_load_acquire(link)) == NULL) /* acquire: pairs with the successor's link store */
-        if ((++steps & 255) == 0)
-            ll_yield();
-        else
-            ll_pause();
-    return n;
-}
-
 LL_COLD static void k42_acquire_slow(ll_k42_lock *l, ll_wait_policy *wp)
 {
     for (;;) {
@@ -74,7 +61,7 @@ LL_COLD static void k42_acquire_slow(ll_k42_lock *l, ll_wait_policy *wp)
             /* release: our clearing of lock.next precedes a newcomer's link store to it */
             if (ll_cas(&l->tail, &expected, (void *)l, LL_RELEASE))
                 return;
-            succ = await_link(&me.next);
+            succ = ll_await_link(&me.next);
         }
         ll_store_relaxed(&l->next, succ); /* holder-private; the releaser is us */
         return;
@@ -101,11 +88,11 @@ void ll_k42_release(ll_k42_lock *l, ll_wait_policy *wp)
         void *expected = l;
         if (ll_cas(&l->tail, &expected, NULL, LL_RELEASE)) /* release: publish the critical section */
             return;
-        succ = (k42_node *)await_link(&l->next); /* a waiter swapped in and is linking into lock.next */
+        succ = (k42_node *)ll_await_link(&l->next); /* a waiter swapped in and is linking into lock.next */
     }
-    ll_parker *p = succ->parker; /* read before the handover: the node dies after it */
+    ll_parker *p = ll_wait_wakee(wp, succ->parker); /* read before the handover: the node dies after it */
     ll_store_release(&succ->waiting, 0); /* release: hand over the critical section */
-    ll_wait_wake(wp, p);
+    ll_wake(p);
 }
 
 static void acquire(void *s, ll_wait_policy *wp) { ll_k42_acquire((ll_k42_lock *)s, wp); }

@@ -38,7 +38,9 @@
  * round-robin while deeper waiters stay passive (the CR effect).  Long-term
  * fairness is probabilistic, not a bypass bound: each contended release
  * grants the eldest waiter with probability 1/fairness (spec key fairness,
- * default 1000; fairness=1 grants the eldest every time, i.e. FIFO;
+ * default 1000; fairness=1 grants the eldest on every release that sees the
+ * stack unchanged, which is nearly FIFO but not strictly: when the pop CAS
+ * meets newer pushes, the "plausibly LIFO" path grants one of them;
  * fairness=0 never does, pure LIFO, which can starve).  A waiter d places
  * from the bottom is admitted after about (d+1)*fairness contended releases
  * on average.
@@ -126,9 +128,9 @@ LL_COLD static void lifocr_grant(ll_lifocr_lock *l, ll_lifocr_node *top, ll_wait
             ll_store_relaxed(&newest->next, ll_load_relaxed(&succ->next)); /* published by the grant below */
         }
     }
-    ll_parker *p = succ->parker; /* read before the handover: succ's node may be reused after it */
+    ll_parker *p = ll_wait_wakee(wp, succ->parker); /* read before the handover: succ's node may be reused after it */
     ll_store_release(&succ->waiting, 0); /* release: hand over the critical section (and our link edits) */
-    ll_wait_wake(wp, p);
+    ll_wake(p);
 }
 
 void ll_lifocr_release(ll_lifocr_lock *l, ll_wait_policy *wp)

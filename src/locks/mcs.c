@@ -32,7 +32,7 @@ LL_COLD static void mcs_wait(ll_mcs_node *me, ll_mcs_node *pred, ll_wait_policy 
 
 void ll_mcs_acquire(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp)
 {
-    ll_store_relaxed(&me->next, NULL);
+    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
     /* acq_rel: acquire the previous holder's writes (if tail was NULL); release our node's init */
     ll_mcs_node *pred = (ll_mcs_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
     if (LL_UNLIKELY(pred != NULL))
@@ -41,23 +41,9 @@ void ll_mcs_acquire(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp)
 
 bool ll_mcs_try_acquire(ll_mcs_lock *l, ll_mcs_node *me)
 {
-    ll_store_relaxed(&me->next, NULL);
+    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
     void *expected = NULL;
     return ll_cas(&l->tail, &expected, me, LL_ACQ_REL); /* acq_rel: as in acquire */
-}
-
-LL_COLD static ll_mcs_node *mcs_await_successor(ll_mcs_node *me)
-{
-    /* A successor swapped itself into tail but has not linked yet: a short window,
-     * unless it was preempted there, hence the yield. */
-    ll_mcs_node *succ;
-    uint32_t steps = 0;
-    while ((succ = (ll_mcs_node *)ll_load_acquire(&me->next)) == NULL) /* acquire: pairs with its link store */
-        if ((++steps & 255) == 0)
-            ll_yield();
-        else
-            ll_pause();
-    return succ;
 }
 
 void ll_mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp)
@@ -67,9 +53,9 @@ void ll_mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp)
         void *expected = me;
         if (ll_cas(&l->tail, &expected, NULL, LL_RELEASE)) /* release: publish the critical section */
             return;
-        succ = mcs_await_successor(me);
+        succ = (ll_mcs_node *)ll_await_link(&me->next);
     }
-    ll_parker *p = succ->parker; /* read before the handover: succ's node may be reused after it */
+    ll_parker *p = ll_wait_wakee(wp, succ->parker); /* read before the handover: succ's node may be reused after it */
     ll_parker *warm = NULL;
     if (wp->ops->has_budget) {
         /* Anticipatory warm-up (Malthusian paper §5.1, note 19), for spin-then-park:
@@ -80,7 +66,7 @@ void ll_mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp)
         warm = next2 ? next2->parker : NULL;
     }
     ll_store_release(&succ->waiting, 0); /* release: hand over the critical section */
-    ll_wait_wake(wp, p);
+    ll_wake(p);
     if (warm)
         ll_parker_unpark(warm); /* early: it re-checks, spins, and may park again */
 }

@@ -102,7 +102,7 @@ LL_COLD static void mcscr_wait(ll_mcscr_node *me, ll_mcscr_node *pred, ll_wait_p
 
 void ll_mcscr_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp)
 {
-    ll_store_relaxed(&me->next, NULL);
+    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
     /* acq_rel: acquire the previous holder's writes (if tail was NULL); release our node's init */
     ll_mcscr_node *pred = (ll_mcscr_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
     if (LL_UNLIKELY(pred != NULL))
@@ -111,7 +111,7 @@ void ll_mcscr_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp)
 
 bool ll_mcscr_try_acquire(ll_mcscr_lock *l, ll_mcscr_node *me)
 {
-    ll_store_relaxed(&me->next, NULL);
+    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
     void *expected = NULL;
     return ll_cas(&l->tail, &expected, me, LL_ACQ_REL); /* acq_rel: as in acquire */
 }
@@ -153,20 +153,6 @@ static ll_mcscr_node *ps_take_eldest(ll_mcscr_lock *l)
 
 /* ---- release ------------------------------------------------------------------------- */
 
-static ll_mcscr_node *await_successor(ll_mcscr_node *me)
-{
-    /* A successor swapped itself into tail but has not linked yet: a short window,
-     * unless it was preempted there, hence the yield. */
-    ll_mcscr_node *succ;
-    uint32_t steps = 0;
-    while ((succ = (ll_mcscr_node *)ll_load_acquire(&me->next)) == NULL) /* acquire: pairs with its link store */
-        if ((++steps & 255) == 0)
-            ll_yield();
-        else
-            ll_pause();
-    return succ;
-}
-
 /* Make passive node g the last node of the chain in place of me (the chain
  * behind me is empty).  False if an arrival swapped into tail first. */
 static bool become_tail(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node *g)
@@ -200,9 +186,9 @@ static ll_mcscr_node *await_arrival(ll_atomic_ptr *link, uint32_t ns)
 
 static void grant(ll_mcscr_node *n, ll_wait_policy *wp)
 {
-    ll_parker *p = n->parker;         /* read before the handover: n may be reused right after it */
+    ll_parker *p = ll_wait_wakee(wp, n->parker);         /* read before the handover: n may be reused right after it */
     ll_store_release(&n->waiting, 0); /* release: hand over the critical section, PS edits, n->next */
-    ll_wait_wake(wp, p);
+    ll_wake(p);
 }
 
 /* Grant g.  If g is parked, its wake-up is now inside the critical path, and
@@ -227,7 +213,7 @@ LL_COLD static void mcscr_release_contended(ll_mcscr_lock *l, ll_mcscr_node *me,
         /* Long-term fairness: graft the eldest passive thread in as our successor. */
         ll_mcscr_node *e = ps_take_eldest(l);
         if (succ == NULL && !become_tail(l, me, e))
-            succ = await_successor(me);
+            succ = (ll_mcscr_node *)ll_await_link(&me->next);
         if (succ != NULL)
             ll_store_relaxed(&e->next, succ); /* e is private to us until the grant's release */
         grant_and_warm(l, e, wp);
@@ -268,7 +254,7 @@ LL_COLD static void mcscr_release_contended(ll_mcscr_lock *l, ll_mcscr_node *me,
             return;
         }
         ps_push_newest(l, g); /* an arrival raced in: serve it (it is spinning); g stays passive */
-        succ = await_successor(me);
+        succ = (ll_mcscr_node *)ll_await_link(&me->next);
     }
 }
 
@@ -279,7 +265,7 @@ void ll_mcscr_release(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp)
         void *expected = me;
         if (ll_cas(&l->tail, &expected, NULL, LL_RELEASE)) /* release: publish the critical section */
             return;
-        succ = await_successor(me);
+        succ = (ll_mcscr_node *)ll_await_link(&me->next);
     }
     mcscr_release_contended(l, me, succ, wp);
 }

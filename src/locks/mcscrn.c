@@ -107,7 +107,7 @@ LL_COLD static void mcscrn_wait(ll_mcscrn_node *me, ll_mcscrn_node *pred, ll_wai
 
 void ll_mcscrn_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp)
 {
-    ll_store_relaxed(&me->next, NULL);
+    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
     /* acq_rel: acquire the previous holder's writes (if tail was NULL); release our node's init */
     ll_mcscrn_node *pred = (ll_mcscrn_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
     if (LL_UNLIKELY(pred != NULL))
@@ -116,7 +116,7 @@ void ll_mcscrn_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp
 
 bool ll_mcscrn_try_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me)
 {
-    ll_store_relaxed(&me->next, NULL);
+    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
     void *expected = NULL;
     return ll_cas(&l->tail, &expected, me, LL_ACQ_REL); /* acq_rel: as in acquire */
 }
@@ -199,20 +199,6 @@ static void rehome(ll_mcscrn_lock *l, int32_t s)
 
 /* ---- release ------------------------------------------------------------------------- */
 
-static ll_mcscrn_node *await_successor(ll_mcscrn_node *me)
-{
-    /* A successor swapped itself into tail but has not linked yet: a short window,
-     * unless it was preempted there, hence the yield. */
-    ll_mcscrn_node *succ;
-    uint32_t steps = 0;
-    while ((succ = (ll_mcscrn_node *)ll_load_acquire(&me->next)) == NULL) /* acquire: pairs with its link store */
-        if ((++steps & 255) == 0)
-            ll_yield();
-        else
-            ll_pause();
-    return succ;
-}
-
 /* Make listed node g the last node of the chain in place of me (the chain
  * behind me is empty).  False if an arrival swapped into tail first. */
 static bool become_tail(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_mcscrn_node *g)
@@ -246,9 +232,9 @@ static ll_mcscrn_node *await_arrival(ll_atomic_ptr *link, uint32_t ns)
 
 static void grant(ll_mcscrn_node *n, ll_wait_policy *wp)
 {
-    ll_parker *p = n->parker;         /* read before the handover: n may be reused right after it */
+    ll_parker *p = ll_wait_wakee(wp, n->parker);         /* read before the handover: n may be reused right after it */
     ll_store_release(&n->waiting, 0); /* release: hand over the critical section, list edits, n->next */
-    ll_wait_wake(wp, p);
+    ll_wake(p);
 }
 
 /* Grant g.  If g is parked, its wake-up is now inside the critical path, and
@@ -269,7 +255,7 @@ static void graft_and_grant(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_mcscrn_nod
                             ll_wait_policy *wp)
 {
     if (succ == NULL && !become_tail(l, me, g))
-        succ = await_successor(me);
+        succ = (ll_mcscrn_node *)ll_await_link(&me->next);
     if (succ != NULL)
         ll_store_relaxed(&g->next, succ); /* g is private to us until the grant's release */
     grant_and_warm(l, g, wp);
@@ -344,7 +330,7 @@ LL_COLD static void mcscrn_release_contended(ll_mcscrn_lock *l, ll_mcscrn_node *
             return;
         }
         list_push_newest(&l->passive, g); /* an arrival raced in: consider it first; g stays passive */
-        succ = await_successor(me);
+        succ = (ll_mcscrn_node *)ll_await_link(&me->next);
     }
 }
 
@@ -355,7 +341,7 @@ void ll_mcscrn_release(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp
         void *expected = me;
         if (ll_cas(&l->tail, &expected, NULL, LL_RELEASE)) /* release: publish the critical section */
             return;
-        succ = await_successor(me);
+        succ = (ll_mcscrn_node *)ll_await_link(&me->next);
     }
     mcscrn_release_contended(l, me, succ, wp);
 }

@@ -81,10 +81,14 @@ bool ll_twa_try_acquire(ll_twa_lock *l) { return ll_ticket_try_acquire(l); }
 
 void ll_twa_release(ll_twa_lock *l, uint32_t threshold, ll_wait_policy *wp)
 {
+    /* Read everything we need from the lock first: after the handover it may be destroyed. */
     uint32_t k = ll_load_relaxed(&l->grant) + 1; /* relaxed: only the holder writes grant */
-    ll_store_release(&l->grant, k);              /* release: the handover, before anything else */
-    ll_waitword_bump(slot_of(l, k + threshold)); /* promote the next long-term waiter */
-    ll_waitword_kick(wp, slot_of(l, k));         /* the new owner, if it slept as a short-term waiter */
+    ll_atomic_u32 *promote = slot_of(l, k + threshold), *owner = slot_of(l, k); /* the array is global */
+    bool parks = wp->ops->may_park;
+    ll_store_release(&l->grant, k); /* release: the handover, before anything else */
+    ll_waitword_bump(promote);      /* promote the next long-term waiter */
+    if (parks)
+        ll_waitword_kick(owner); /* the new owner, if it slept as a short-term waiter */
 }
 
 typedef struct { ll_twa_lock lock; uint32_t threshold; } twa_state;

@@ -123,3 +123,15 @@ void ll_waitword_bump(ll_atomic_u32 *w)
 }
 
 void ll_waitword_wake_all(ll_atomic_u32 *w) { ll_futex_wake(w, INT_MAX); }
+
+void *ll_await_link(ll_atomic_ptr *link)
+{
+    void *n;
+    uint32_t steps = 0;
+    while ((n = ll_load_acquire(link)) == NULL) /* acquire: pairs with the successor's link store */
+        if ((++steps & 255) == 0)
+            ll_yield();
+        else
+            ll_pause();
+    return n;
+}
