@@ -85,11 +85,14 @@ LL_INLINE ll_thread *ll_self(void)
 
 /* Queue nodes for locks that need one per waiting thread (MCS, CLH, ...).
  * Fixed-size, 128-byte aligned, contents undefined on return; locks may use
- * all but the last 8 bytes (the cache's free-list link lives there); never returned
+ * the first LL_QNODE_USABLE (56) bytes (the cache's free-list link follows); never returned
  * to the OS, so a releaser that touches a node after its owner moved on reads
  * valid memory. */
 #define LL_QNODE_BYTES 128
-#define LL_QNODE_LINK(n) (*(void **)(void *)((char *)(n) + LL_QNODE_BYTES - sizeof(void *)))
+/* Bytes a lock may use at the start of a node; the cache's free-list link
+ * follows them, so taking a node from the cache touches one cache line. */
+#define LL_QNODE_USABLE (LL_CACHELINE - sizeof(void *))
+#define LL_QNODE_LINK(n) (*(void **)(void *)((char *)(n) + LL_QNODE_USABLE))
 void *ll_qnode_refill(void);
 LL_INLINE void *ll_qnode_get(void)
 {

@@ -31,7 +31,7 @@
 #include "locklab/clh.h"
 #include "locklab/registry.h"
 
-LL_STATIC_ASSERT(sizeof(ll_clh_node) <= LL_QNODE_BYTES - sizeof(void *), "node must fit a queue-node slot");
+LL_STATIC_ASSERT(sizeof(ll_clh_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
 
 void ll_clh_init(ll_clh_lock *l, ll_clh_node *initial)
 {

@@ -65,7 +65,7 @@
 #include "locklab/cna.h"
 #include "locklab/registry.h"
 
-LL_STATIC_ASSERT(sizeof(ll_cna_node) <= LL_QNODE_BYTES - sizeof(void *), "node must fit a queue-node slot");
+LL_STATIC_ASSERT(sizeof(ll_cna_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
 
 static bool cna_granted(void *node)
 {

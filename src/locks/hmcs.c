@@ -57,7 +57,7 @@
 #include "locklab/hmcs.h"
 #include "locklab/registry.h"
 
-LL_STATIC_ASSERT(sizeof(ll_hmcs_node) <= LL_QNODE_BYTES - sizeof(void *), "node must fit a queue-node slot");
+LL_STATIC_ASSERT(sizeof(ll_hmcs_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
 
 int ll_hmcs_init(ll_hmcs_lock *l, uint32_t nsockets, uint32_t threshold)
 {

@@ -56,7 +56,7 @@
 #include "locklab/lifocr.h"
 #include "locklab/registry.h"
 
-LL_STATIC_ASSERT(sizeof(ll_lifocr_node) <= LL_QNODE_BYTES - sizeof(void *), "node must fit a queue-node slot");
+LL_STATIC_ASSERT(sizeof(ll_lifocr_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
 
 #define LOCKED LL_LIFOCR_LOCKED
 

@@ -96,7 +96,7 @@ enum { BACKOFF_MIN = 4, BACKOFF_MAX = 64 };
 /* A release that bypasses a sleeping standby reads the clock every this many times. */
 enum { BYPASS_CHECK = 16 };
 
-LL_STATIC_ASSERT(sizeof(ll_mcs_node) <= LL_QNODE_BYTES - sizeof(void *), "node must fit a queue-node slot");
+LL_STATIC_ASSERT(sizeof(ll_mcs_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
 
 void ll_loiter_init(ll_loiter_lock *l, uint64_t spin_ns, uint64_t patience_ns, uint32_t max_spinners)
 {

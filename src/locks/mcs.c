@@ -20,7 +20,7 @@
 #include "locklab/mcs.h"
 #include "locklab/registry.h"
 
-LL_STATIC_ASSERT(sizeof(ll_mcs_node) <= LL_QNODE_BYTES - sizeof(void *), "node must fit a queue-node slot");
+LL_STATIC_ASSERT(sizeof(ll_mcs_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
 
 LL_COLD static void mcs_wait(ll_mcs_node *me, ll_mcs_node *pred, ll_wait_policy *wp)
 {

@@ -81,7 +81,7 @@
 #include "locklab/mcscr.h"
 #include "locklab/registry.h"
 
-LL_STATIC_ASSERT(sizeof(ll_mcscr_node) <= LL_QNODE_BYTES - sizeof(void *), "node must fit a queue-node slot");
+LL_STATIC_ASSERT(sizeof(ll_mcscr_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
 
 void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint32_t warm)
 {

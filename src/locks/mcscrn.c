@@ -82,7 +82,7 @@
 #include "locklab/mcscrn.h"
 #include "locklab/registry.h"
 
-LL_STATIC_ASSERT(sizeof(ll_mcscrn_node) <= LL_QNODE_BYTES - sizeof(void *), "node must fit a queue-node slot");
+LL_STATIC_ASSERT(sizeof(ll_mcscrn_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
 
 void ll_mcscrn_init(ll_mcscrn_lock *l, uint32_t fairness, uint32_t rehome, uint32_t defer_ns, uint32_t warm)
 {
