@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The default experiment: MutexBench on a representative set of locks, at 2
-# threads (one per core) and 16 threads (8x oversubscribed), runs interleaved.
+# The default experiment: MutexBench on a representative set of locks (barging,
+# FIFO spin, FIFO spin-then-park, concurrency restriction, NUMA-aware, glibc),
+# at 2 threads (one per core) and 16 threads (8x oversubscribed), runs interleaved.
 set -euo pipefail
 bench=${1:-build/bin/locklab-bench}
-locks=(pthread tas backoff ticket twa mcs mcs-stp clh-stp twa-stp k42-astp)
+locks=(pthread tas backoff ticket twa mcs mcs-stp twa-stp mcscr-stp lifocr-stp loiter cna-stp)
 args=()
 for l in "${locks[@]}"; do args+=(--lock "$l"); done
 echo "locklab demo: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs"
