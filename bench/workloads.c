@@ -79,6 +79,10 @@ static void *mutexbench_worker(void *arg)
     uint64_t ops = 0;
     while (ll_load_relaxed(&sh->stop) == 0) { /* relaxed: a stop hint, results joined later */
         ll_lock_acquire(sh->lock);
+        if (ll_load_relaxed(&sh->stop) != 0) { /* admitted after the interval: not counted */
+            ll_lock_release(sh->lock);
+            break;
+        }
         record_admission(sh, w->index);
         for (int i = 0; i < 4; i++)
             rng = xorshift(rng);
