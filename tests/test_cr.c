@@ -97,7 +97,7 @@ static void order_test(const char *name, uint32_t fairness, const int *expect)
 {
     static order_case c; /* zeroed per case below */
     memset(&c, 0, sizeof c);
-    ll_mcscr_init(&c.cr, fairness, 0, 0);
+    ll_mcscr_init(&c.cr, fairness, 0, 0, 0);
     order_arg args[QN + 1];
     pthread_t tids[QN + 1];
     for (int i = 1; i <= QN; i++) {
@@ -135,7 +135,7 @@ static void numa_order_test(void)
     static order_case c;
     memset(&c, 0, sizeof c);
     c.numa = true;
-    ll_mcscrn_init(&c.crn, 1u << 30, 1u << 30, 0, 0);
+    ll_mcscrn_init(&c.crn, 1u << 30, 1u << 30, 0, 0, 0);
     numa_arg args[QN + 1];
     pthread_t tids[QN + 1];
     int s0[QN], s1[QN], n0 = 0, n1 = 0;

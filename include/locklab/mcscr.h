@@ -11,6 +11,7 @@ typedef struct ll_mcscr_node {
     ll_parker *parker;     /* owner's parker, read by whoever grants the node */
     /* passive-set links (newer/older neighbour): read and written only by the lock holder */
     struct ll_mcscr_node *ps_newer, *ps_older;
+    uint64_t ps_since;     /* ll_now_ns() when culled into the passive set (lock holder only; patience_ns) */
 } ll_mcscr_node;
 typedef struct ll_mcscr_lock {
     ll_atomic_ptr tail;                      /* the MCS tail */
@@ -18,13 +19,18 @@ typedef struct ll_mcscr_lock {
     uint32_t fairness;                       /* 1/fairness: chance per unlock to grant the eldest passive thread */
     uint32_t defer_ns;                       /* on a deficit, wait this long for an arrival before waking a parked thread */
     uint32_t warm;                           /* 1: anticipatory warm-up of the passive set (see mcscr.c) */
+    uint32_t patience_ns;                    /* serve the eldest passive thread once it has waited this long (0 = off) */
 } ll_mcscr_lock;
 #define LL_MCSCR_DEFAULT_FAIRNESS 1000
 #define LL_MCSCR_DEFAULT_DEFER_NS 2000
-#define LL_MCSCR_INITIALIZER { LL_ATOMIC_INIT(NULL), NULL, NULL, LL_MCSCR_DEFAULT_FAIRNESS, LL_MCSCR_DEFAULT_DEFER_NS, 1 }
+#define LL_MCSCR_DEFAULT_PATIENCE_NS 50000000
+#define LL_MCSCR_INITIALIZER                                                                     \
+    { LL_ATOMIC_INIT(NULL), NULL, NULL, LL_MCSCR_DEFAULT_FAIRNESS, LL_MCSCR_DEFAULT_DEFER_NS, 1, \
+      LL_MCSCR_DEFAULT_PATIENCE_NS }
 /* fairness >= 1 (1 = always prefer the eldest passive thread); defer_ns 0 = never defer;
- * warm 0 or 1.  fairness=1000, defer_ns=0, warm=0 is the paper's MCSCR (culling all surplus). */
-void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint32_t warm);
+ * warm 0 or 1; patience_ns 0 = no time bound on passive waiting (see mcscr.c).
+ * fairness=1000, defer_ns=0, warm=0, patience_ns=0 is the paper's MCSCR (culling all surplus). */
+void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint32_t warm, uint32_t patience_ns);
 /* The node must stay valid from acquire until the matching release returns. */
 void ll_mcscr_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);
 bool ll_mcscr_try_acquire(ll_mcscr_lock *l, ll_mcscr_node *me);

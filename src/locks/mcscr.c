@@ -23,7 +23,8 @@
  *      if the PS is non-empty: take its eldest node E, graft it in as our
  *      successor (E.next = succ; or, if the chain is empty, CAS tail me -> E,
  *      and if an arrival beats the CAS, wait for its link and E.next = it),
- *      and grant E.  Long-term fairness.
+ *      and grant E.  Long-term fairness.  Also (patience_ns, below) if E
+ *      has waited longer than patience_ns.
  *   3. cull: while succ has a linked successor (succ is surplus: someone else
  *      waits behind it), move succ to the PS head and advance.  Then grant
  *      the last linked node, the most recent arrival (likely still spinning).
@@ -56,6 +57,18 @@
  *      step 3, if succ is parked but the PS head is spinning, graft the PS
  *      head in front of succ (head.next = succ) and grant it instead; succ
  *      stays at the head of the chain until someone queues behind it.
+ *   patience_ns (default 50000000 = 50 ms; 0 = off, the paper's algorithm):
+ *      a time bound on passive waiting, like cna's flush_ns.  A culled node
+ *      records ll_now_ns() (ps_since; one clock read per release that culls).
+ *      At each contended unlock with a non-empty PS the holder compares the
+ *      eldest passive node's timestamp with "now": the clock on 1 in 16 such
+ *      unlocks (a thread-local coin, so the clock stays off the others), else
+ *      the newest passive node's timestamp (the last cull's reading: free,
+ *      and never later than now).  If the eldest was culled patience_ns or
+ *      more ago, it is served exactly as in step 2.  Why: 1000 unlocks take ~1 ms when
+ *      handovers are fast, but seconds when they cost a scheduler quantum
+ *      (pure spin under oversubscription: ~3-10K handovers/s), and passive
+ *      threads then wait seconds (measured: threads with 0 acquisitions in 3 s).
  * MCS invariants kept: a culled node always had a linked successor, so it is
  * not the tail and no arrival will write its next; a node leaves the PS only
  * to become the holder, either as the new tail (its next cleared before the
@@ -70,9 +83,15 @@
  * that hands over to the eldest passive thread with probability 1/fairness
  * (default 1000), and the PS is only ever pushed at its newest end, so a
  * passive thread's distance from the eldest end never grows: no starvation
- * (expected wait ~ fairness x its rank, in unlocks).
- * Footprint: 40 bytes per lock (tail, PS ends, fairness, defer_ns, warm);
- * one node (40 B, a 128-B slot from the per-thread cache) per waiting or
+ * (expected wait ~ fairness x its rank, in unlocks).  With patience_ns, also
+ * a time bound: the eldest passive thread is served about patience_ns after
+ * it was culled (plus ~16 unlocks for the coin), so a passive thread of rank
+ * k waits at most roughly (k + 1) x patience_ns, i.e. up to about PS size x
+ * patience_ns in the worst case (nodes culled close together come due
+ * together, and are then served one per ~16 unlocks).  A served thread that
+ * is culled again starts a new wait.  Not a hard bound: a coin, not a timer.
+ * Footprint: 40 bytes per lock (tail, PS ends, fairness, defer_ns, warm,
+ * patience_ns); one node (48 B, a 128-B slot from the per-thread cache) per waiting or
  * holding thread.  Policies: all (waiting is local, on one's own node).
  * Under stp, culled threads spin for the budget and then park, which is
  * where CR pays off.  try_acquire: as MCS (CAS tail NULL -> me; tail is
@@ -83,13 +102,14 @@
 
 LL_STATIC_ASSERT(sizeof(ll_mcscr_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
 
-void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint32_t warm)
+void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint32_t warm, uint32_t patience_ns)
 {
     ll_store_relaxed(&l->tail, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
     l->ps_newest = l->ps_eldest = NULL;
     l->fairness = fairness ? fairness : 1;
     l->defer_ns = defer_ns;
     l->warm = warm ? 1 : 0;
+    l->patience_ns = patience_ns;
 }
 
 LL_COLD static void mcscr_wait(ll_mcscr_node *me, ll_mcscr_node *pred, ll_wait_policy *wp)
@@ -151,6 +171,28 @@ static ll_mcscr_node *ps_take_eldest(ll_mcscr_lock *l)
     return n;
 }
 
+/* Cull n into the PS; *now is the release's one clock reading for patience_ns (0 = not read yet). */
+static void ps_cull(ll_mcscr_lock *l, ll_mcscr_node *n, uint64_t *now)
+{
+    if (l->patience_ns != 0 && *now == 0)
+        *now = ll_now_ns();
+    n->ps_since = *now;
+    ps_push_newest(l, n);
+}
+
+/* patience_ns: has the eldest passive thread (PS non-empty) waited that long?
+ * The clock is read on 1 in 16 calls only (a thread-local coin); the other
+ * calls use the newest passive node's timestamp, the last cull's clock
+ * reading, which is free and never later than now (so never serves early). */
+static bool ps_overdue(ll_mcscr_lock *l)
+{
+    if (l->patience_ns == 0)
+        return false;
+    uint64_t now = (ll_rand() & 15) == 0 ? ll_now_ns() : l->ps_newest->ps_since;
+    uint64_t since = l->ps_eldest->ps_since;
+    return now > since && now - since >= l->patience_ns;
+}
+
 /* ---- release ------------------------------------------------------------------------- */
 
 /* Make passive node g the last node of the chain in place of me (the chain
@@ -209,8 +251,8 @@ static void grant_and_warm(ll_mcscr_lock *l, ll_mcscr_node *g, ll_wait_policy *w
 LL_COLD static void mcscr_release_contended(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node *succ,
                                             ll_wait_policy *wp)
 {
-    if (l->ps_eldest != NULL && ll_rand_below(l->fairness) == 0) {
-        /* Long-term fairness: graft the eldest passive thread in as our successor. */
+    if (l->ps_eldest != NULL && (ll_rand_below(l->fairness) == 0 || ps_overdue(l))) {
+        /* Long-term fairness (trial or patience_ns): graft the eldest passive thread in as our successor. */
         ll_mcscr_node *e = ps_take_eldest(l);
         if (succ == NULL && !become_tail(l, me, e))
             succ = (ll_mcscr_node *)ll_await_link(&me->next);
@@ -221,12 +263,13 @@ LL_COLD static void mcscr_release_contended(ll_mcscr_lock *l, ll_mcscr_node *me,
     }
     bool may_defer = wp->ops->may_park && l->defer_ns != 0;
     bool warm = l->warm && wp->ops->has_budget; /* a warmed thread must have a spin phase to be useful */
+    uint64_t now = 0;                           /* clock reading for culled nodes, taken at most once */
     for (;;) {
         if (succ != NULL) {
             /* Cull: a node with a linked successor is surplus; keep only the last linked one. */
             ll_mcscr_node *next;
             while ((next = (ll_mcscr_node *)ll_load_acquire(&succ->next)) != NULL) { /* acquire: pairs with the link store */
-                ps_push_newest(l, succ);
+                ps_cull(l, succ, &now);
                 succ = next;
             }
             if (warm && l->ps_newest != NULL && parked(succ) && !parked(l->ps_newest)) {
@@ -280,19 +323,22 @@ static const ll_param params[] = {
      0, 1000000, LL_MCSCR_DEFAULT_DEFER_NS},
     {"warm", "1: when handing over to a parked thread, wake the newest passive one early; serve spinning ones first",
      0, 1, 1},
+    {"patience_ns", "locklab extension: also hand over to the eldest passive thread once it has waited this long "
+                    "(0 = off, the paper's algorithm; worst case about passive-set size x this)",
+     0, 4000000000u, LL_MCSCR_DEFAULT_PATIENCE_NS},
     {NULL, NULL, 0, 0, 0},
 };
 static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    ll_mcscr_init(&((mcscr_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2]);
+    ll_mcscr_init(&((mcscr_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2], (uint32_t)p[3]);
     return 0;
 }
 LL_QUEUE_LOCK_ADAPTER(mcscr_state, ll_mcscr_node, ll_mcscr)
 
 const ll_lock_ops ll_lock_mcscr = {
     "mcscr", "Dice 2017 (Malthusian Locks) §4", "MCS that culls surplus waiters into a passive set (concurrency restriction)",
-    "CR: short-term unfair, eldest passive thread served w.p. 1/fairness", LL_ALL_POLICIES, params,
+    "CR: short-term unfair, eldest passive thread served w.p. 1/fairness or after patience_ns", LL_ALL_POLICIES, params,
     sizeof(mcscr_state), sizeof(ll_mcscr_lock), sizeof(ll_mcscr_node),
     init, NULL, acquire, try_acquire, release,
 };

@@ -31,6 +31,13 @@
  *      (O(waiters), and rare).
  *   3. Intra-socket fairness: else with probability 1/fairness, if the
  *      passive list is non-empty, grant its eldest node (as mcscr).
+ *      patience_ns (default 50000000 = 50 ms; 0 = off): as in mcscr, a culled
+ *      node records ll_now_ns() (once per release that culls), and at each
+ *      contended unlock "now" is the clock on 1 in 16 (a coin), else the
+ *      newest timestamp in either list (free, never later than now): if the
+ *      elder of the two eldest nodes (passive and remote, by timestamp) was culled
+ *      patience_ns or more ago, it is served as in step 2 (remote: rehome to
+ *      its socket first) or step 3 (passive), whatever the trials said.
  *      Steps 2-3 graft the chosen node in front of the chain: node.next =
  *      succ, or (chain empty) CAS tail me -> node, waiting for the racing
  *      arrival's link if the CAS fails.
@@ -72,9 +79,16 @@
  * (sooner if the home socket runs dry).  A passive waiter is served by a
  * fairness trial (1/fairness) once it is the eldest, by reprovisioning, or
  * becomes remote when home moves away (then the above applies).
- * No starvation.  Defaults: fairness 1000, rehome 1000, defer_ns 2000, warm 1.
+ * No starvation.  With patience_ns, also a time bound: the eldest waiter of
+ * either list is served about patience_ns after it was culled (plus ~16
+ * unlocks for the coin), so a listed thread waits at most roughly (its rank
+ * from the eldest ends + 1) x patience_ns, i.e. up to about (passive + remote
+ * size) x patience_ns in the worst case; a rehome can move a passive waiter
+ * to the remote list's newest end, restarting its rank but not its timestamp.
+ * Not a hard bound: a coin, not a timer.
+ * Defaults: fairness 1000, rehome 1000, defer_ns 2000, warm 1, patience_ns 50 ms.
  * With one socket (home 0, nothing remote) it behaves exactly as mcscr.
- * Footprint: 64 bytes per lock; one node (40 B, a 128-B slot from the
+ * Footprint: 64 bytes per lock; one node (48 B, a 128-B slot from the
  * per-thread cache) per waiting or holding thread.  Policies: all (waiting
  * is local, on one's own node; culled threads spin, then park under stp).
  * try_acquire: as MCS (tail is NULL only when nobody waits).
@@ -84,7 +98,8 @@
 
 LL_STATIC_ASSERT(sizeof(ll_mcscrn_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
 
-void ll_mcscrn_init(ll_mcscrn_lock *l, uint32_t fairness, uint32_t rehome, uint32_t defer_ns, uint32_t warm)
+void ll_mcscrn_init(ll_mcscrn_lock *l, uint32_t fairness, uint32_t rehome, uint32_t defer_ns, uint32_t warm,
+                    uint32_t patience_ns)
 {
     ll_store_relaxed(&l->tail, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
     l->passive.newest = l->passive.eldest = NULL;
@@ -94,6 +109,7 @@ void ll_mcscrn_init(ll_mcscrn_lock *l, uint32_t fairness, uint32_t rehome, uint3
     l->rehome = rehome ? rehome : 1;
     l->defer_ns = defer_ns;
     l->warm = warm ? 1 : 0;
+    l->patience_ns = patience_ns;
 }
 
 LL_COLD static void mcscrn_wait(ll_mcscrn_node *me, ll_mcscrn_node *pred, ll_wait_policy *wp)
@@ -197,6 +213,39 @@ static void rehome(ll_mcscrn_lock *l, int32_t s)
     }
 }
 
+/* Cull n into the passive or the remote list; *now is the release's one clock
+ * reading for patience_ns (0 = not read yet). */
+static void cull(ll_mcscrn_lock *l, ll_mcscrn_node *n, uint64_t *now)
+{
+    if (l->patience_ns != 0 && *now == 0)
+        *now = ll_now_ns();
+    n->since = *now;
+    list_push_newest(n->socket == l->home ? &l->passive : &l->remote, n);
+}
+
+/* patience_ns: the elder of the passive and the remote eldest nodes if it has
+ * waited that long, else NULL.  The clock is read on 1 in 16 calls only (a
+ * thread-local coin); the other calls use the newest timestamp of either list,
+ * the last cull's clock reading, which is free and never later than now. */
+static ll_mcscrn_node *overdue(ll_mcscrn_lock *l)
+{
+    if (l->patience_ns == 0)
+        return NULL;
+    ll_mcscrn_node *p = l->passive.eldest, *r = l->remote.eldest;
+    ll_mcscrn_node *e = (p == NULL || (r != NULL && r->since < p->since)) ? r : p;
+    if (e == NULL)
+        return NULL;
+    uint64_t now;
+    if ((ll_rand() & 15) == 0) {
+        now = ll_now_ns();
+    } else {
+        uint64_t pn = l->passive.newest ? l->passive.newest->since : 0;
+        uint64_t rn = l->remote.newest ? l->remote.newest->since : 0;
+        now = pn > rn ? pn : rn;
+    }
+    return (now > e->since && now - e->since >= l->patience_ns) ? e : NULL;
+}
+
 /* ---- release ------------------------------------------------------------------------- */
 
 /* Make listed node g the last node of the chain in place of me (the chain
@@ -264,25 +313,28 @@ static void graft_and_grant(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_mcscrn_nod
 LL_COLD static void mcscrn_release_contended(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_mcscrn_node *succ,
                                              ll_wait_policy *wp)
 {
-    if (l->remote.eldest != NULL && ll_rand_below(l->rehome) == 0) {
-        /* NUMA fairness: home moves to the eldest remote waiter, which goes next. */
+    ll_mcscrn_node *late = overdue(l); /* patience_ns: NULL, or an eldest node to serve now */
+    if (l->remote.eldest != NULL && (late == l->remote.eldest || ll_rand_below(l->rehome) == 0)) {
+        /* NUMA fairness: home moves to the eldest remote waiter, which goes next
+         * (it is the new passive list's eldest: rehome keeps the remote order). */
         rehome(l, l->remote.eldest->socket);
         graft_and_grant(l, me, list_take_eldest(&l->passive), succ, wp);
         return;
     }
-    if (l->passive.eldest != NULL && ll_rand_below(l->fairness) == 0) {
+    if (l->passive.eldest != NULL && (late == l->passive.eldest || ll_rand_below(l->fairness) == 0)) {
         /* Long-term fairness within the home socket. */
         graft_and_grant(l, me, list_take_eldest(&l->passive), succ, wp);
         return;
     }
     bool may_defer = wp->ops->may_park && l->defer_ns != 0;
     bool warm = l->warm && wp->ops->has_budget; /* a warmed thread must have a spin phase to be useful */
+    uint64_t now = 0;                           /* clock reading for culled nodes, taken at most once */
     for (;;) {
         if (succ != NULL) {
             /* Cull every node with a linked successor: surplus if home, remote otherwise. */
             ll_mcscrn_node *next;
             while ((next = (ll_mcscrn_node *)ll_load_acquire(&succ->next)) != NULL) { /* acquire: pairs with the link store */
-                list_push_newest(succ->socket == l->home ? &l->passive : &l->remote, succ);
+                cull(l, succ, &now);
                 succ = next;
             }
             if (succ->socket == l->home) {
@@ -358,12 +410,16 @@ static const ll_param params[] = {
      0, 1000000, LL_MCSCRN_DEFAULT_DEFER_NS},
     {"warm", "1: when handing over to a parked thread, wake the newest passive one early; serve spinning ones first",
      0, 1, 1},
+    {"patience_ns", "locklab extension: also serve the eldest passive or remote thread once it has waited this long "
+                    "(0 = off; worst case about (passive + remote) x this)",
+     0, 4000000000u, LL_MCSCRN_DEFAULT_PATIENCE_NS},
     {NULL, NULL, 0, 0, 0},
 };
 static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    ll_mcscrn_init(&((mcscrn_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2], (uint32_t)p[3]);
+    ll_mcscrn_init(&((mcscrn_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2], (uint32_t)p[3],
+                   (uint32_t)p[4]);
     return 0;
 }
 LL_QUEUE_LOCK_ADAPTER(mcscrn_state, ll_mcscrn_node, ll_mcscrn)
@@ -371,7 +427,8 @@ LL_QUEUE_LOCK_ADAPTER(mcscrn_state, ll_mcscrn_node, ll_mcscrn)
 const ll_lock_ops ll_lock_mcscrn = {
     "mcscrn", "Dice 2017 (Malthusian Locks) §9.1 (design ours)",
     "NUMA-aware MCSCR: culls surplus and other-socket waiters, prefers a home socket",
-    "CR: short-term unfair; home socket changes w.p. 1/rehome, eldest passive served w.p. 1/fairness",
+    "CR: short-term unfair; home socket changes w.p. 1/rehome, eldest passive served w.p. 1/fairness; "
+    "eldest waiter served after patience_ns",
     LL_ALL_POLICIES, params, sizeof(mcscrn_state), sizeof(ll_mcscrn_lock), sizeof(ll_mcscrn_node),
     init, NULL, acquire, try_acquire, release,
 };
