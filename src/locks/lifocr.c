@@ -34,12 +34,14 @@
  *     word of the lock: the time before which the eldest waiter cannot be
  *     overdue.  Only once check_at has passed does the holder walk to the
  *     bottom: if the eldest has waited patience_ns it grants it exactly as
- *     the fairness trial does, and sets check_at to the new eldest's
- *     deadline (its stamp + patience_ns); otherwise it sets check_at to the
+ *     the fairness trial does, and sets check_at to now + patience_ns (at
+ *     most one such grant per patience_ns, so that a backlog of overdue
+ *     waiters does not turn the lock FIFO); otherwise it sets check_at to the
  *     eldest's deadline.  Waiters pushed later have later deadlines, so no
- *     overdue waiter is missed, and the O(waiters) walk happens about once
- *     per patience_ns plus once per overdue grant; every other release adds
- *     only a clock read (vDSO, ~20 ns) to the constant-time path.
+ *     overdue waiter is missed; a waiter with k waiters below it is served
+ *     within about (k + 1) * patience_ns.  The O(waiters) walk happens about
+ *     once per patience_ns; every other release adds only a clock read
+ *     (vDSO, ~20 ns) to the constant-time path.
  *     Why: 1/fairness trials are counted in releases, and with pure spinning
  *     under oversubscription (16 threads on 2 CPUs) a handover to a
  *     preempted waiter takes a scheduler time slice: mutexbench saw ~70
@@ -63,13 +65,11 @@
  * from the bottom is admitted after about (d+1)*fairness contended releases
  * on average.  With patience_ns > 0 there is also a bound: once a waiter
  * has waited patience_ns, so (up to the few nanoseconds between a stamp and
- * its push) has every waiter below it, and every contended release that sees
- * two or more waiters grants the eldest of them, so a waiter with k waiters
- * below it is admitted within about k + 1 such releases after its
- * patience_ns have run out.  The bound is in releases, not time: how long
- * they take depends on the critical sections and, under oversubscription,
- * on the scheduler (a granted waiter that is preempted holds everyone up
- * until it runs), and a release that sees a single waiter does no check
+ * its push) has every waiter below it, and one of them is granted per
+ * patience_ns, so a waiter with k waiters below it is admitted within about
+ * (k + 1) * patience_ns after its own patience ran out, provided releases
+ * keep happening: under oversubscription a granted waiter that is preempted
+ * holds everyone up until it runs, and a release that sees a single waiter does no check
  * (that waiter is the eldest; the pop grants it unless newer pushes race
  * with the release, and the next release then sees two or more).
  * Footprint: 24 bytes per lock (8 B word, the fairness and patience_ns
@@ -166,8 +166,11 @@ LL_COLD static void lifocr_grant(ll_lifocr_lock *l, ll_lifocr_node *top, ll_wait
         }
     }
     if (succ != NULL) {
+        /* At most one time-bound grant per patience_ns: when many waiters are overdue
+         * (slow circulation), serving them back to back would turn the lock FIFO and
+         * undo the concurrency restriction. */
         if (l->patience_ns != 0)
-            l->check_at = pred->since + l->patience_ns; /* pred is the new eldest */
+            l->check_at = ll_now_ns() + l->patience_ns;
         ll_store_relaxed(&pred->next, LOCKED); /* published to later holders by the grant below */
     } else {
         void *expected = top;
@@ -200,8 +203,8 @@ void ll_lifocr_release(ll_lifocr_lock *l, ll_wait_policy *wp)
 static const ll_param params[] = {
     {"fairness", "grant the eldest waiter with probability 1/fairness per contended release (0 = never)", 0,
      1u << 30, LL_LIFOCR_DEFAULT_FAIRNESS},
-    {"patience_ns", "locklab extension: grant the eldest waiter once it has waited this long (a waiter with k "
-                    "below it then within about k+1 contended releases; 0 = off, the paper's algorithm)",
+    {"patience_ns", "locklab extension: grant the eldest waiter once it has waited this long, at most one such "
+                    "grant per patience_ns (a waiter with k below it: within ~(k+1)*patience_ns; 0 = off, the paper's)",
      0, 4000000000u, LL_LIFOCR_DEFAULT_PATIENCE_NS},
     {NULL, NULL, 0, 0, 0},
 };
