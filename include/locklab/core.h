@@ -67,6 +67,12 @@ LL_INLINE void ll_parker_unpark(ll_parker *p)
         ll_futex_wake(&p->state, 1);
 }
 
+/* Has p's owner announced that it sleeps (or is about to)?  A hint: relaxed. */
+LL_INLINE bool ll_parker_sleeping(ll_parker *p)
+{
+    return ll_load_relaxed(&p->state) == LL_PARKER_SLEEP; /* relaxed: only a hint */
+}
+
 /* ---- Per-thread context (src/core/thread.c) ---------------------------------- */
 typedef struct ll_thread {
     ll_parker *parker;

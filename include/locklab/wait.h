@@ -101,6 +101,8 @@ LL_INLINE void ll_wake(ll_parker *p)
  * into *link: wait for the link (a short window, unless the successor was
  * preempted there, hence a yield every 256 steps). */
 void *ll_await_link(ll_atomic_ptr *link);
+/* The same, but give up after ns: NULL if no successor linked itself by then. */
+void *ll_await_link_for(ll_atomic_ptr *link, uint64_t ns);
 
 /* ---- global spinning --------------------------------------------------------------- */
 /* One polite delay step inside a global spin loop (PAUSE, or yield every 64th step). */

@@ -205,26 +205,7 @@ static bool become_tail(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node *g)
 }
 
 /* Is n's owner parked (or about to)?  Then granting it costs a wake-up inside the critical path. */
-static bool parked(ll_mcscr_node *n)
-{
-    return ll_load_relaxed(&n->parker->state) == LL_PARKER_SLEEP; /* relaxed: only a hint */
-}
-
-/* Wait up to ns for a new arrival to link into *link; NULL if none came. */
-static ll_mcscr_node *await_arrival(ll_atomic_ptr *link, uint32_t ns)
-{
-    uint64_t deadline = ll_now_ns() + ns;
-    for (;;) {
-        for (int i = 0; i < 16; i++) {
-            ll_mcscr_node *n = (ll_mcscr_node *)ll_load_acquire(link); /* acquire: pairs with the link store */
-            if (n != NULL)
-                return n;
-            ll_pause();
-        }
-        if (ll_now_ns() >= deadline)
-            return NULL;
-    }
-}
+static bool parked(ll_mcscr_node *n) { return ll_parker_sleeping(n->parker); }
 
 static void grant(ll_mcscr_node *n, ll_wait_policy *wp)
 {
@@ -288,7 +269,7 @@ LL_COLD static void mcscr_release_contended(ll_mcscr_lock *l, ll_mcscr_node *me,
             /* Defer: waking a parked thread costs more than waiting briefly for an arrival
              * (an active thread coming back from its non-critical section). */
             may_defer = false;
-            if ((succ = await_arrival(&me->next, l->defer_ns)) != NULL)
+            if ((succ = (ll_mcscr_node *)ll_await_link_for(&me->next, l->defer_ns)) != NULL)
                 continue;
         }
         ll_mcscr_node *g = ps_take_newest(l);

@@ -258,26 +258,7 @@ static bool become_tail(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_mcscrn_node *g
 }
 
 /* Is n's owner parked (or about to)?  Then granting it costs a wake-up inside the critical path. */
-static bool parked(ll_mcscrn_node *n)
-{
-    return ll_load_relaxed(&n->parker->state) == LL_PARKER_SLEEP; /* relaxed: only a hint */
-}
-
-/* Wait up to ns for a new arrival to link into *link; NULL if none came. */
-static ll_mcscrn_node *await_arrival(ll_atomic_ptr *link, uint32_t ns)
-{
-    uint64_t deadline = ll_now_ns() + ns;
-    for (;;) {
-        for (int i = 0; i < 16; i++) {
-            ll_mcscrn_node *n = (ll_mcscrn_node *)ll_load_acquire(link); /* acquire: pairs with the link store */
-            if (n != NULL)
-                return n;
-            ll_pause();
-        }
-        if (ll_now_ns() >= deadline)
-            return NULL;
-    }
-}
+static bool parked(ll_mcscrn_node *n) { return ll_parker_sleeping(n->parker); }
 
 static void grant(ll_mcscrn_node *n, ll_wait_policy *wp)
 {
@@ -357,7 +338,7 @@ LL_COLD static void mcscrn_release_contended(ll_mcscrn_lock *l, ll_mcscrn_node *
             if (may_defer && parked(l->passive.newest)) {
                 /* Rather than wake a parked home thread, wait briefly for an arrival behind succ. */
                 may_defer = false;
-                if ((next = await_arrival(&succ->next, l->defer_ns)) != NULL)
+                if ((next = (ll_mcscrn_node *)ll_await_link_for(&succ->next, l->defer_ns)) != NULL)
                     continue; /* succ has a successor now: it will be culled */
             }
             /* A home waiter goes before the remote one, which stays at the chain's head. */
@@ -371,7 +352,7 @@ LL_COLD static void mcscrn_release_contended(ll_mcscrn_lock *l, ll_mcscrn_node *
             /* Waking a parked thread costs more than waiting briefly for an arrival
              * (an active thread coming back from its non-critical section). */
             may_defer = false;
-            if ((succ = await_arrival(&me->next, l->defer_ns)) != NULL)
+            if ((succ = (ll_mcscrn_node *)ll_await_link_for(&me->next, l->defer_ns)) != NULL)
                 continue;
         }
         if (l->passive.newest == NULL)

@@ -124,6 +124,21 @@ void ll_waitword_bump(ll_atomic_u32 *w)
 
 void ll_waitword_wake_all(ll_atomic_u32 *w) { ll_futex_wake(w, INT_MAX); }
 
+void *ll_await_link_for(ll_atomic_ptr *link, uint64_t ns)
+{
+    uint64_t deadline = ll_now_ns() + ns;
+    for (;;) {
+        for (int i = 0; i < 16; i++) {
+            void *n = ll_load_acquire(link); /* acquire: pairs with the successor's link store */
+            if (n != NULL)
+                return n;
+            ll_pause();
+        }
+        if (ll_now_ns() >= deadline)
+            return NULL;
+    }
+}
+
 void *ll_await_link(ll_atomic_ptr *link)
 {
     void *n;
