@@ -41,7 +41,7 @@ def main():
         print("| lock | ops/s (median) | spread | max/min ops | LWSS | MTTR | Gini | fairness factor | vcsw/op |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for lock in locks:
-            runs = rows.get(lock) or rows.get(lock.replace("-spin", ""))
+            runs = rows.get(lock)
             if not runs:
                 continue
             tp = [r["throughput_ops_s"] for r in runs]

@@ -136,7 +136,6 @@ int ll_topology_configure(const char *value, char *err, size_t errlen);
 /* Initialise from the environment once; on a bad value returns -1 and err. */
 int ll_topology_init_from_env(char *err, size_t errlen);
 int ll_topology_sockets(void);
-int ll_topology_sockets_virtual(void); /* N for "sockets=N", else 0 */
 const char *ll_topology_describe(void); /* e.g. "real:1", "sockets=2" */
 int ll_current_socket(void);   /* socket of the calling thread (virtual or real) */
 int ll_cpu_socket(int cpu);    /* real socket of a CPU, from sysfs */

@@ -157,8 +157,6 @@ int ll_topology_sockets(void)
     return nsockets;
 }
 
-int ll_topology_sockets_virtual(void) { return virtual_rr; }
-
 const char *ll_topology_describe(void)
 {
     pthread_once(&real_once, read_real_topology);
