@@ -1,10 +1,41 @@
-/* locklab-bench internals: a workload runs one measurement and fills a result. */
+/*
+ * locklab-bench internals.  A workload runs one measurement and fills a
+ * bench_result; most workloads are a per-thread body handed to the shared
+ * harness (bench_run_threads), which starts the threads together, stops them
+ * after the duration, records the admission order and the rusage deltas.
+ *
+ * A thread body follows this shape (the admission check also verifies mutual
+ * exclusion with a non-atomic counter):
+ *
+ *     while (!bench_stopping(t)) {
+ *         ll_lock_acquire(lock);
+ *         if (!bench_admit(t)) { ll_lock_release(lock); break; }   // admitted after the interval
+ *         ... critical section ...
+ *         ll_lock_release(lock);
+ *         t->ops++;
+ *         ... non-critical section ...
+ *     }
+ */
 #ifndef LOCKLAB_BENCH_H
 #define LOCKLAB_BENCH_H
+#include <pthread.h>
 #include <stdint.h>
 
+#include "locklab/core.h"
 #include "locklab/locklab.h"
 #include "metrics.h"
+
+#define BENCH_MAX_PARAMS 16
+#define BENCH_MAX_EXTRAS 12
+#define BENCH_LOG_CAPACITY (128u << 20) /* admissions recorded (256 MiB of address space, touched as used) */
+
+/* A workload parameter, given as --param key=value; values are doubles checked against [min, max]. */
+typedef struct bench_param {
+    const char *key;
+    const char *help;
+    double def, min, max;
+    int integer; /* 1: the value must be a whole number */
+} bench_param;
 
 typedef struct bench_config {
     const char *workload;
@@ -12,7 +43,13 @@ typedef struct bench_config {
     unsigned long long spin_ns; /* effective spin budget of the lock's policy, 0 if none */
     int threads;
     double duration_s;
+    double param[BENCH_MAX_PARAMS]; /* in the order of the workload's params */
 } bench_config;
+
+typedef struct bench_extra {
+    const char *name; /* JSON key: lower_case, a literal */
+    double value;
+} bench_extra;
 
 typedef struct bench_result {
     double wall_s;
@@ -25,15 +62,83 @@ typedef struct bench_result {
     double ns_per_pair;       /* uncontended only; 0 otherwise */
     long vcsw, ivcsw;
     double cpu_s;
+    bench_extra extra[BENCH_MAX_EXTRAS]; /* workload-specific results */
+    int nextra;
 } bench_result;
 
 typedef struct workload {
     const char *name;
     const char *summary;
+    const bench_param *params; /* NULL or terminated by {NULL} */
     int (*run)(ll_lock *lock, const bench_config *cfg, bench_result *out);
 } workload;
 
 extern const workload *const workloads[]; /* NULL-terminated */
 void bench_result_free(bench_result *r);
+int bench_result_alloc(bench_result *out, int threads);
+void bench_add_extra(bench_result *r, const char *name, double value);
+
+/* ---- the thread harness ---- */
+
+typedef struct bench_shared {
+    ll_lock *lock;
+    const bench_config *cfg;
+    void *ctx; /* the workload's shared state */
+    LL_ALIGNED(LL_SECTOR) ll_atomic_u32 go;
+    ll_atomic_u32 stop;
+    ll_atomic_u32 ready;
+    LL_ALIGNED(LL_SECTOR) uint64_t admitted; /* protected by the lock under test */
+    uint16_t *log;
+} bench_shared;
+
+typedef struct bench_thread {
+    LL_ALIGNED(LL_SECTOR) bench_shared *sh;
+    pthread_t tid;
+    int index;
+    int socket;
+    uint64_t ops;  /* the body counts its completed operations here */
+    uint64_t rng;  /* seeded per thread, never 0 */
+    void *local;   /* the body's private state, if it wants one */
+} bench_thread;
+
+typedef void (*bench_body)(bench_thread *t);
+
+/* Runs body on cfg->threads threads for cfg->duration_s; fills out (ops, per-thread
+ * ops, sockets, admissions, exclusion check, rusage).  Returns -1 out of memory. */
+int bench_run_threads(ll_lock *lock, const bench_config *cfg, bench_result *out, void *ctx, bench_body body);
+
+static inline int bench_stopping(const bench_thread *t)
+{
+    return ll_load_relaxed(&t->sh->stop) != 0; /* relaxed: a stop hint, results are joined later */
+}
+
+/* Call first thing in the critical section.  0: the interval is over (release
+ * and leave, this admission is not counted); 1: admission recorded. */
+static inline int bench_admit(bench_thread *t)
+{
+    bench_shared *sh = t->sh;
+    if (bench_stopping(t))
+        return 0;
+    uint64_t n = sh->admitted;
+    if (n < BENCH_LOG_CAPACITY)
+        sh->log[n] = (uint16_t)t->index;
+    sh->admitted = n + 1;
+    return 1;
+}
+
+static inline uint64_t bench_xorshift(uint64_t x)
+{
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+}
+
+/* Uniform in [0, n) from the thread's generator. */
+static inline uint64_t bench_rand_below(bench_thread *t, uint64_t n)
+{
+    t->rng = bench_xorshift(t->rng);
+    return (uint64_t)(((unsigned __int128)t->rng * n) >> 64);
+}
 
 #endif

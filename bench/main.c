@@ -2,7 +2,9 @@
  * locklab-bench — one measurement, or a side-by-side comparison.
  *
  *   locklab-bench --list [--verbose]
- *   locklab-bench WORKLOAD --lock SPEC [--lock SPEC ...] --threads N --duration S [--runs R] [--json]
+ *   locklab-bench --workloads
+ *   locklab-bench WORKLOAD --lock SPEC [--lock SPEC ...] --threads N --duration S [--runs R]
+ *                 [--param KEY=VALUE ...] [--json]
  *
  * With one --lock and --runs 1 it prints one result (one JSON object with
  * --json).  With several locks and/or runs, the runs are interleaved (run 1 of
@@ -67,6 +69,56 @@ static const workload *find_workload(const char *name)
     return NULL;
 }
 
+static void print_workloads(void)
+{
+    for (int i = 0; workloads[i]; i++) {
+        printf("%-16s %s\n", workloads[i]->name, workloads[i]->summary);
+        for (const bench_param *p = workloads[i]->params; p && p->key; p++)
+            printf("  --param %s=%g  (%g..%g%s) %s\n", p->key, p->def, p->min, p->max, p->integer ? ", integer" : "",
+                   p->help);
+    }
+}
+
+/* --param KEY=VALUE against the workload's table; defaults for the rest. */
+static void apply_params(const workload *w, const char *const *given, int ngiven, double *values)
+{
+    int n = 0;
+    for (const bench_param *p = w->params; p && p->key; p++)
+        values[n++] = p->def;
+    for (int g = 0; g < ngiven; g++) {
+        const char *eq = strchr(given[g], '=');
+        char valid[512] = "";
+        for (const bench_param *p = w->params; p && p->key; p++) {
+            strcat(valid, valid[0] ? ", " : "");
+            strncat(valid, p->key, sizeof valid - strlen(valid) - 3);
+        }
+        if (!eq || eq == given[g])
+            die("malformed --param '%s' (valid: KEY=VALUE with KEY one of: %s)", given[g], valid[0] ? valid : "none");
+        int i = 0;
+        const bench_param *p = w->params;
+        for (; p && p->key; p++, i++)
+            if (strlen(p->key) == (size_t)(eq - given[g]) && strncmp(p->key, given[g], (size_t)(eq - given[g])) == 0)
+                break;
+        if (!p || !p->key) {
+            char why[600];
+            snprintf(why, sizeof why, "%s has no parameter '%%.%ds' (valid: %%s)", w->name, (int)(eq - given[g]));
+            fprintf(stderr, "locklab-bench: ");
+            fprintf(stderr, why, given[g], valid[0] ? valid : "none");
+            fputc('\n', stderr);
+            exit(2);
+        }
+        char *end;
+        errno = 0;
+        double x = strtod(eq + 1, &end);
+        if (eq[1] == '\0' || *end || errno || !(x >= p->min && x <= p->max) || (p->integer && x != (double)(long long)x)) {
+            fprintf(stderr, "locklab-bench: bad value '%s' for --param %s (valid: %s in %g..%g)\n", eq + 1, p->key,
+                    p->integer ? "an integer" : "a number", p->min, p->max);
+            exit(2);
+        }
+        values[i] = x;
+    }
+}
+
 static long parse_int(const char *opt, const char *v, long lo, long hi)
 {
     char *end;
@@ -113,6 +165,8 @@ static void print_json(const bench_config *cfg, const bench_result *r, const fai
            r->exclusion_ok ? "true" : "false");
     if (r->ns_per_pair > 0)
         printf(",\"ns_per_pair\":%.3f", r->ns_per_pair);
+    for (int i = 0; i < r->nextra; i++)
+        printf(",\"%s\":%.6g", r->extra[i].name, r->extra[i].value);
     if (cfg->spin_ns)
         printf(",\"spin_ns\":%llu", cfg->spin_ns);
     printf("}\n");
@@ -127,6 +181,8 @@ static void print_human(const bench_config *cfg, const bench_result *r, const fa
         printf("  ns per acquire+release pair: %.2f\n", r->ns_per_pair);
     printf("  lwss=%.2f mttr=%.1f gini=%.4f rstddev=%.4f fairness_factor=%.4f max/min=%.2f socket_switches=%.1f/1000\n",
            f->lwss, f->mttr, f->gini, f->rstddev, f->fairness_factor, f->max_min_ratio, f->socket_switches);
+    for (int i = 0; i < r->nextra; i++)
+        printf("%s%s=%.6g%s", i ? " " : "  ", r->extra[i].name, r->extra[i].value, i + 1 == r->nextra ? "\n" : "");
     if (cfg->spin_ns)
         printf("  spin budget: %llu ns\n", cfg->spin_ns);
     printf("  vcsw=%ld ivcsw=%ld cpu_util=%.2fx exclusion=%s\n", r->vcsw, r->ivcsw, r->cpu_s / r->wall_s,
@@ -146,8 +202,8 @@ static void median_spread(const double *v, int n, double *med, double *lo, doubl
 
 int main(int argc, char **argv)
 {
-    const char *locks[MAX_LOCKS];
-    int nlocks = 0, threads = 1, runs = 1, json = 0, list = 0, verbose = 0;
+    const char *locks[MAX_LOCKS], *params[BENCH_MAX_PARAMS * 4];
+    int nparams = 0, nlocks = 0, threads = 1, runs = 1, json = 0, list = 0, verbose = 0, list_workloads = 0;
     double duration = 1.0;
     const char *wname = NULL;
     for (int i = 1; i < argc; i++) {
@@ -155,17 +211,20 @@ int main(int argc, char **argv)
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--list") == 0)
             list = 1;
+        else if (strcmp(a, "--workloads") == 0)
+            list_workloads = 1;
         else if (strcmp(a, "--verbose") == 0)
             verbose = 1;
         else if (strcmp(a, "--json") == 0)
             json = 1;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             printf("usage: locklab-bench --list [--verbose]\n"
+                   "       locklab-bench --workloads\n"
                    "       locklab-bench WORKLOAD --lock SPEC [--lock SPEC ...] [--threads N] [--duration S]"
-                   " [--runs R] [--json]\n");
+                   " [--runs R] [--param KEY=VALUE ...] [--json]\n");
             return 0;
         } else if (strcmp(a, "--lock") == 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--duration") == 0 ||
-                   strcmp(a, "--runs") == 0) {
+                   strcmp(a, "--runs") == 0 || strcmp(a, "--param") == 0) {
             if (!next)
                 die("option %s needs a value%s", a, "");
             i++;
@@ -173,6 +232,10 @@ int main(int argc, char **argv)
                 if (nlocks == MAX_LOCKS)
                     die("too many --lock options (max %s)%s", "64", "");
                 locks[nlocks++] = next;
+            } else if (strcmp(a, "--param") == 0) {
+                if (nparams == BENCH_MAX_PARAMS * 4)
+                    die("too many --param options (max %s)%s", "64", "");
+                params[nparams++] = next;
             } else if (strcmp(a, "--threads") == 0)
                 threads = (int)parse_int(a, next, 1, MAX_THREADS);
             else if (strcmp(a, "--runs") == 0)
@@ -180,8 +243,8 @@ int main(int argc, char **argv)
             else
                 duration = parse_seconds(a, next);
         } else if (a[0] == '-')
-            die("unknown option '%s' (valid: --list, --verbose, --lock, --threads, --duration, --runs, --json%s)", a,
-                ", --help");
+            die("unknown option '%s' (valid: --list, --verbose, --workloads, --lock, --threads, --duration, --runs, "
+                "--param, --json%s)", a, ", --help");
         else if (!wname)
             wname = a;
         else
@@ -196,9 +259,15 @@ int main(int argc, char **argv)
         ll_lock_list(print_spec, &verbose);
         return 0;
     }
+    if (list_workloads) {
+        print_workloads();
+        return 0;
+    }
     if (!wname)
-        die("no workload given (valid: uncontended, mutexbench; or --list)%s%s", "", "");
+        die("no workload given (valid: see --workloads; or --list)%s%s", "", "");
     const workload *w = find_workload(wname);
+    double param_values[BENCH_MAX_PARAMS];
+    apply_params(w, params, nparams, param_values);
     if (nlocks == 0)
         die("no --lock given (see --list for valid specs)%s%s", "", "");
     ll_lock *handles[MAX_LOCKS];
@@ -213,7 +282,8 @@ int main(int argc, char **argv)
     int violated = 0;
     for (int r = 0; r < runs; r++) {
         for (int l = 0; l < nlocks; l++) {
-            bench_config cfg = {w->name, ll_lock_name(handles[l]), ll_lock_spin_ns(handles[l]), threads, duration};
+            bench_config cfg = {w->name, ll_lock_name(handles[l]), ll_lock_spin_ns(handles[l]), threads, duration, {0}};
+            memcpy(cfg.param, param_values, sizeof param_values);
             bench_result res;
             if (w->run(handles[l], &cfg, &res) != 0) {
                 fprintf(stderr, "locklab-bench: out of memory\n");
