@@ -33,6 +33,19 @@ void ll_futex_wake(ll_atomic_u32 *word, int n)
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
+int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock, const struct timespec *abstime)
+{
+    int op = FUTEX_WAIT_BITSET_PRIVATE; /* the bitset form takes an absolute time */
+    if (clock == CLOCK_REALTIME)
+        op |= FUTEX_CLOCK_REALTIME;
+    else if (clock != CLOCK_MONOTONIC)
+        return EINVAL;
+    if (syscall(SYS_futex, (uint32_t *)word, op, expected, abstime, NULL, FUTEX_BITSET_MATCH_ANY) == 0)
+        return 0;
+    /* EAGAIN (value changed) and EINTR are "re-check and carry on", like a wake-up. */
+    return errno == ETIMEDOUT || errno == EINVAL ? errno : 0;
+}
+
 void ll_yield(void) { sched_yield(); }
 
 uint64_t ll_now_ns(void)
