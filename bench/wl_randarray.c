@@ -20,7 +20,8 @@
  * Parameters: private_ints, shared_ints (0 = auto), ncs_loads (400),
  * cs_loads (100), cs_stores (0; 1 makes every CS access a load+store, which
  * adds coherence traffic the paper deliberately avoided).
- * Extras: l2_bytes, l2_from_sysfs, private_bytes, shared_bytes.
+ * Extras: l2_kib, l2_from_sysfs (1: read from sysfs; 0: the 1 MiB fallback),
+ * private_kib, shared_kib (array sizes in use).
  * Differs from the paper: 4 KiB pages unless the kernel backs the arrays with
  * transparent huge pages (requested with madvise; the paper used large pages);
  * xorshift64 instead of the paper's generator; sizes tied to L2, not the LLC.
@@ -166,10 +167,10 @@ static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
     free(c.priv);
     if (rc != 0)
         return rc;
-    bench_add_extra(out, "l2_bytes", (double)l2);
+    bench_add_extra(out, "l2_kib", (double)l2 / 1024);
     bench_add_extra(out, "l2_from_sysfs", sysfs_l2 != 0);
-    bench_add_extra(out, "private_bytes", (double)(c.private_ints * sizeof(uint32_t)));
-    bench_add_extra(out, "shared_bytes", (double)(c.shared_ints * sizeof(uint32_t)));
+    bench_add_extra(out, "private_kib", (double)(c.private_ints * sizeof(uint32_t)) / 1024);
+    bench_add_extra(out, "shared_kib", (double)(c.shared_ints * sizeof(uint32_t)) / 1024);
     return 0;
 }
 
