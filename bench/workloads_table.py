@@ -61,7 +61,7 @@ def main():
                     sys.exit(f"workloads_table.py: exclusion violated: {line}")
                 rows.setdefault(d["lock"], []).append(d)
             extras = [k for k, v in rows[locks[0]][0].items() if k not in CONTRACT and isinstance(v, (int, float))]
-            print(f"\n**{w}, {t} threads** (`{' '.join(cmd[1:]).replace(str(a.bench) + ' ', '')}`)\n")
+            print(f"\n**{w}, {t} thread{'s' if t > 1 else ''}** (`locklab-bench {' '.join(cmd[1:])}`)\n")
             print("| " + " | ".join(["lock", "ops/s median [min..max]", "ratio", "LWSS", "vcsw/op", "cpu_util"]
                                     + extras) + " |")
             print("|---" * (6 + len(extras)) + "|")
