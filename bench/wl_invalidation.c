@@ -66,12 +66,13 @@ static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
     int rc = bench_run_threads(lock, cfg, out, &c, body);
     if (rc != 0)
         return rc;
-    out->exclusion_ok = 1; /* no admissions: nothing to check (the harness compared 0 admissions with the loop counts) */
+    /* No admissions, nothing to check: the harness compared 0 admissions with the loop counts. */
+    out->exclusion_ok = 1;
     bench_add_extra(out, "writer_ops_s", (double)out->per_thread_ops[0] / out->wall_s);
     bench_add_extra(out, "reader_loads_s", (double)(out->ops - out->per_thread_ops[0]) / out->wall_s);
     return 0;
 }
 
 const workload wl_invalidation = {"invalidation",
-                                  "TWA Fig. 1: one fetch-and-add writer, T-1 readers of its line; writer_ops_s (no lock)",
+                                  "TWA Fig. 1: one fetch-and-add writer, T-1 readers; writer_ops_s (lock unused)",
                                   params, run};

@@ -126,5 +126,5 @@ static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
     return 0;
 }
 
-const workload wl_keymap = {"keymap", "Malthusian 6.8: shared hash map over 1e6 keys, per-thread key sets, NCS 1000 steps",
+const workload wl_keymap = {"keymap", "Malthusian 6.8: shared hash map of 1e6 keys, per-thread key sets, NCS 1000",
                             params, run};

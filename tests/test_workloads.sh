@@ -4,19 +4,20 @@
 # consistent, and bad parameters give exit 2 with one line.  No timing asserts.
 set -u
 bench=$1
+DURATION=0.2 # long enough for both threads to be scheduled on a loaded 2-CPU machine
 pass=0 fail=0
 ok()  { echo "ok   $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 # json_num LINE KEY: the numeric value of "KEY": in LINE (empty if absent)
-json_num() { [[ $1 =~ \"$2\":(-?[0-9.e+]+) ]] && echo "${BASH_REMATCH[1]}"; }
+json_num() { [[ $1 =~ \"$2\":(-?[0-9.]+(e[-+][0-9]+)?) ]] && echo "${BASH_REMATCH[1]}"; }
 
 # check_run NAME EXTRAS -- bench args...: both JSON lines must have exclusion_ok
 # true, ops > 0, two per-thread counts and every extra in EXTRAS.
 check_run() {
   local name=$1 extras=$2; shift 3
   local out rc lines=0 problems=""
-  out=$("$bench" "$@" --lock mcs --lock pthread --threads 2 --duration 0.05 --json 2>&1); rc=$?
+  out=$("$bench" "$@" --lock mcs --lock pthread --threads 2 --duration "$DURATION" --json 2>&1); rc=$?
   while read -r line; do
     lines=$((lines + 1))
     [[ $line == *'"exclusion_ok":true'* ]] || problems="$problems exclusion"
