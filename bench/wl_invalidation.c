@@ -9,7 +9,7 @@
  * diameter, which is what a ticket lock's grant field pays at handover.
  *
  * The lock under test is not used (locklab-bench still requires --lock; any
- * spec gives the same numbers).  How to read the harness metrics here:
+ * spec does; it is not touched).  How to read the harness metrics here:
  * per_thread_ops[i] is thread i's loop count (adds for thread 0, loads for the
  * others) and ops their sum; there are no admissions, so lwss, mttr and
  * socket_switches describe an empty history and mean nothing; gini/rstddev
