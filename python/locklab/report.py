@@ -11,7 +11,7 @@ import html
 import math
 
 from . import meta as metamod
-from . import plots, results
+from . import results
 from .formatting import fmt_fixed, fmt_rate, fmt_small, spread_cell
 
 
@@ -155,6 +155,8 @@ def terminal_table(result):
 
 
 def run(args):
+    from . import plots  # matplotlib loads only when a report is drawn, not for every locklab command
+
     result = results.ResultDir(args.dir)
     images = {}
     for w in result.workloads():

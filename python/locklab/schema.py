@@ -191,7 +191,6 @@ class ResultsWriter:
     def append(self, row):
         self.writer.writerow(encode_row(row))
         self.file.flush()
-        os.fsync(self.file.fileno())
 
     def close(self):
         self.file.close()
