@@ -28,7 +28,7 @@ DETAIL_COLUMNS = [
     ("MTTR", "mttr", fmt_fixed(1)),
     ("Gini", "gini", fmt_fixed(3)),
     ("fairness factor", "fairness_factor", fmt_fixed(3)),
-    ("max/min ops", "max_min_ratio", fmt_fixed(2)),
+    ("max/min ops", "max_min_ratio", fmt_rate),
     ("vcsw/acq", "vcsw_per_op", fmt_small),
     ("ivcsw/acq", "ivcsw_per_op", fmt_small),
     ("CPU util", "cpu_util", fmt_fixed(2)),
@@ -38,7 +38,8 @@ DETAIL_COLUMNS = [
 # ---- the document: a list of blocks, rendered to Markdown and to HTML ----
 
 def build_document(result, images):
-    """Blocks: ("h1"|"h2"|"h3"|"p", text), ("img", file, alt), ("table", header, rows)."""
+    """Blocks: ("h1"|"h2"|"h3"|"p", text), ("img", file, alt), ("table", header, rows, numeric):
+    a numeric table right-aligns every column but the first."""
     m = result.meta
     doc = [("h1", f"locklab report: {result.path.name}")]
     if m:
@@ -47,7 +48,7 @@ def build_document(result, images):
             ["CPU", m.get("cpu_model", "?")], ["CPUs", str(m.get("cpus", "?"))], ["kernel", m.get("kernel", "?")],
             ["C library", m.get("glibc", "?")], ["compiler", m.get("compiler", "?")],
             ["locklab revision", m.get("git_revision", "?")], ["date (UTC)", m.get("date", "?")],
-            ["command", m.get("command", "?")]]))
+            ["command", m.get("command", "?")]], False))
     else:
         doc.append(("p", "Machine unknown: the directory has no meta.json."))
     doc.append(("p", "Every number is the median of the runs with [min..max] over runs; runs were interleaved "
@@ -66,7 +67,7 @@ def build_document(result, images):
                 runs = list(result.runs(w, s, t).values())
                 row.append(spread_cell(results.summarize(runs, "throughput_ops_s"), fmt_rate) if runs else "-")
             rows.append(row)
-        doc.append(("table", ["threads"] + specs, rows))
+        doc.append(("table", ["threads"] + specs, rows, True))
         doc.append(("h3", "Fairness and cost, medians"))
         rows = []
         for s in specs:
@@ -75,7 +76,7 @@ def build_document(result, images):
                 if runs:
                     rows.append([s, str(t), str(len(runs))] +
                                 [fmt(results.summarize(runs, metric).median) for _, metric, fmt in DETAIL_COLUMNS])
-        doc.append(("table", ["lock", "threads", "runs"] + [h for h, _, _ in DETAIL_COLUMNS], rows))
+        doc.append(("table", ["lock", "threads", "runs"] + [h for h, _, _ in DETAIL_COLUMNS], rows, True))
     return doc
 
 
@@ -94,9 +95,9 @@ def to_markdown(doc):
         elif kind == "img":
             out.append(f"![{block[2]}]({block[1]})")
         elif kind == "table":
-            header, rows = block[1], block[2]
+            header, rows, numeric = block[1], block[2], block[3]
             out.append("| " + " | ".join(_md_cell(h) for h in header) + " |")
-            out.append("|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|")
+            out.append("|" + "|".join("---:" if i and numeric else "---" for i in range(len(header))) + "|")
             out.extend("| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows)
         out.append("")
     return "\n".join(out)
@@ -107,7 +108,7 @@ def to_html(doc, title):
     out = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">", f"<title>{e(title)}</title>",
            "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
            "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .5em}"
-           "td:not(:first-child){text-align:right;font-variant-numeric:tabular-nums}"
+           "table.numeric td:not(:first-child){text-align:right;font-variant-numeric:tabular-nums}"
            "img{max-width:100%}</style>", "</head><body>"]
     for block in doc:
         kind = block[0]
@@ -116,7 +117,9 @@ def to_html(doc, title):
         elif kind == "img":
             out.append(f"<p><img src=\"{e(block[1])}\" alt=\"{e(block[2])}\"></p>")
         elif kind == "table":
-            out.append("<table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in block[1]) + "</tr></thead><tbody>")
+            css_class = ' class="numeric"' if block[3] else ""
+            out.append(f"<table{css_class}><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in block[1]) +
+                       "</tr></thead><tbody>")
             out.extend("<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in block[2])
             out.append("</tbody></table>")
     out.append("</body></html>")
