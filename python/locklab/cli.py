@@ -8,10 +8,10 @@ prints one line and exits 2; so does any argparse error.
 import argparse
 import sys
 
-from . import bench, compare, report, schema, sweep
+from . import advise, apps, bench, compare, profiler, report, runner, schema, sweep
 from .errors import UsageError
 
-SUBCOMMANDS = [sweep, report, compare]
+SUBCOMMANDS = [sweep, report, compare, runner, profiler, advise, apps]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -25,7 +25,7 @@ class OneLineParser(argparse.ArgumentParser):
 def build_parser():
     parser = OneLineParser(prog="locklab", description="locklab laboratory: sweeps, reports and comparisons "
                            "of locklab-bench measurements")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=OneLineParser)
     subparsers.required = True
     for module in SUBCOMMANDS:
         module.register(subparsers)
@@ -34,7 +34,7 @@ def build_parser():
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    prog = f"locklab {args.command}"
+    prog = f"locklab {args.subcommand}"
     try:
         return args.func(args)
     except UsageError as e:
