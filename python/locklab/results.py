@@ -68,6 +68,11 @@ class ResultDir:
     def params(self, workload):
         return _ordered(r["params"] for r in self.rows if r["workload"] == workload)
 
+    def extra_names(self, workload):
+        """The workload's own numeric results (the CSV's extras column), e.g. an LRU hit rate."""
+        return _ordered(k for r in self.rows if r["workload"] == workload for k, v in r["extras"].items()
+                        if isinstance(v, (int, float)) and not isinstance(v, bool))
+
     def runs(self, workload, spec, threads):
         """{run index: row} of one configuration."""
         return {r["run"]: r for r in self.rows
@@ -95,6 +100,10 @@ class Spread:
 
 def summarize(rows, metric):
     return Spread(METRICS[metric](r) for r in rows)
+
+
+def summarize_extra(rows, name):
+    return Spread(r["extras"].get(name) for r in rows)
 
 
 def summary_table(result):

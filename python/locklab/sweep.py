@@ -18,9 +18,9 @@ A bench failure stops the sweep with the bench's message; the CSV stays resumabl
 """
 
 import json
-import os
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 from tqdm import tqdm
 
@@ -136,9 +136,23 @@ def validate(args):
     return exe, config
 
 
+class Run(NamedTuple):
+    """One bench invocation of the sweep."""
+    run: int
+    workload: str
+    threads: int
+    spec: str
+    params: str  # schema.format_params of the workload's parameters
+
+    @property
+    def key(self):
+        """The same tuple as schema.run_key of its CSV row."""
+        return tuple(getattr(self, c) for c in schema.KEY_COLUMNS)
+
+
 def plan(config):
-    """Every run of the sweep as (run, workload, threads, spec, params text), in execution order."""
-    return [(r, w, t, s, schema.format_params(config["params"][w]))
+    """Every run of the sweep, in execution order."""
+    return [Run(r, w, t, s, schema.format_params(config["params"][w]))
             for r in range(1, config["runs"] + 1)
             for w in config["workloads"]
             for t in config["threads"]
@@ -152,7 +166,10 @@ def _differences(old, new):
 def open_out_dir(out, exe, config):
     """Create DIR (recording meta.json) or check that it holds this same sweep;
     returns the keys of the runs already done."""
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"cannot create --out '{out}': {e.strerror}") from None
     meta_path, csv_path = out / "meta.json", out / "results.csv"
     if meta_path.exists():
         try:
@@ -174,7 +191,7 @@ def open_out_dir(out, exe, config):
         rows = schema.read_results(csv_path)
     except schema.SchemaError as e:
         raise UsageError(str(e)) from None
-    planned = {(w, s, t, r, p) for r, w, t, s, p in plan(config)}
+    planned = {item.key for item in plan(config)}
     done = {schema.run_key(row) for row in rows}
     stray = done - planned
     if stray:
@@ -186,8 +203,9 @@ def run(args):
     exe, config = validate(args)
     out = Path(args.out)
     done = open_out_dir(out, exe, config)
-    todo = [p for p in plan(config) if (p[1], p[3], p[2], p[0], p[4]) not in done]
-    total = len(plan(config))
+    runs = plan(config)
+    todo = [item for item in runs if item.key not in done]
+    total = len(runs)
     if done:
         print(f"resuming {out}: {len(done)} of {total} runs already done", file=sys.stderr)
     writer = schema.ResultsWriter(out / "results.csv")

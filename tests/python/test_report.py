@@ -13,6 +13,7 @@ import csv
 import pytest
 
 from conftest import locklab
+from locklab import schema
 
 
 @pytest.fixture
@@ -66,3 +67,17 @@ def test_markdown_and_html_carry_the_same_tables(reported):
 def test_report_of_a_non_result_directory_is_one_line(tmp_path):
     p = locklab("report", tmp_path)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "results.csv" in p.stderr
+
+
+def test_workload_extras_get_their_own_table(small_dir):
+    # give every row an extra result hit_rate = run / 10: medians (.1+.2+.3+.4 -> .25)
+    rows = schema.read_results(small_dir / "results.csv")
+    (small_dir / "results.csv").unlink()
+    w = schema.ResultsWriter(small_dir / "results.csv")
+    for r in rows:
+        w.append(dict(r, extras={"hit_rate": r["run"] / 10}))
+    w.close()
+    p = locklab("report", small_dir)
+    assert p.returncode == 0, p.stderr
+    md = (small_dir / "report.md").read_text()
+    assert "| lock | threads | hit_rate |" in md and "| mcs | 4 | 0.25 |" in md
