@@ -49,7 +49,8 @@ def workload_figure(result, workload, path):
         ax.xaxis.set_minor_locator(NullLocator())
         ax.set_xticklabels([str(t) for t in threads])
         if scale == "symlog":
-            ax.set_yscale("symlog", linthresh=1e-4)
+            ax.set_yscale("symlog", linthresh=1e-4)  # linear near 0 (no switches), logarithmic above
+            ax.set_ylim(bottom=0)
         elif scale == "log":
             ax.set_yscale("log")
         ax.set_xlabel("threads")
