@@ -5,7 +5,8 @@
 # restriction (mcscr-stp, loiter), barging (backoff), glibc (pthread) and a
 # concurrencykit peer (ck-mcs) -- at 1..32 threads on this machine, then
 # `locklab report`.  Ends with a table of median throughput and the report's path.
-# Takes about 4 minutes on the 2-CPU development machine.
+# Takes about 3 minutes on the 2-CPU development machine (2.5 min measured
+# without the ck peer, while other jobs shared the machine).
 #
 # usage: bench/demo.sh [path/to/locklab-bench]     (environment: DEMO_OUT=DIR, LOCKLAB=path/to/locklab)
 # Workloads and locks the bench does not offer (not built, or a peer library

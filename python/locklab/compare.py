@@ -12,7 +12,6 @@ one sweep is paired with run i of the other.
 """
 
 import math
-import statistics
 
 from . import results
 from .formatting import fmt_rate
@@ -48,7 +47,6 @@ class Ratio:
         self.paired = len(per_run)
         self.lo = min(per_run) if per_run else math.nan
         self.hi = max(per_run) if per_run else math.nan
-        self.median_of_pairs = statistics.median(per_run) if per_run else math.nan
 
 
 def _div(x, y):

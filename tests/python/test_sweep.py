@@ -100,3 +100,10 @@ def test_bad_sweep_arguments_exit_2_with_one_line(fake_bench, tmp_path):
         assert p.stderr.count("\n") == 1 and needle in p.stderr, (extra, p.stderr)
     assert not log.exists()  # nothing was measured
     assert not (tmp_path / "out" / "results.csv").exists()
+
+
+def test_lock_specs_with_their_own_commas():
+    from locklab.sweep import split_locks
+    assert split_locks("mcs,backoff:min=8,max=1024,pthread") == ["mcs", "backoff:min=8,max=1024", "pthread"]
+    assert split_locks("mcs-stp:spin_ns=2000,twa") == ["mcs-stp:spin_ns=2000", "twa"]
+    assert split_locks("mcs,x=1") == ["mcs", "x=1"]  # no spec to continue: left for validation to reject
