@@ -1,8 +1,8 @@
 """The machine and build a sweep ran on, stored as DIR/meta.json next to results.csv.
 
 Fields: cpu_model, cpus (online CPUs), kernel, glibc, compiler (read from the
-bench binary's .comment section, else `cc --version`), git_revision (with
-"-dirty" when the work tree has uncommitted changes), date (UTC, ISO 8601),
+bench binary's .comment section, else `cc --version`), git_revision (of the
+work tree the bench was built in; "-dirty" with uncommitted changes), date (UTC, ISO 8601),
 command (the command line), bench (its path), and the sweep's configuration.
 """
 
@@ -13,6 +13,7 @@ import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 from .bench import REPO
 
@@ -52,13 +53,18 @@ def _compiler(bench):
         return "unknown"
 
 
-def git_revision():
+def git_revision(bench=None):
+    """The revision of the work tree holding `bench` (the code that was measured),
+    else of this package's repository."""
+    where = Path(bench).resolve().parent if bench else REPO
     try:
-        rev = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short=12", "HEAD"],
+        rev = subprocess.run(["git", "-C", str(where), "rev-parse", "--short=12", "HEAD"],
                              capture_output=True, text=True)
+        if rev.returncode != 0 and where != REPO:
+            return git_revision()
         if rev.returncode != 0:
             return "unknown"
-        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+        dirty = subprocess.run(["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no"],
                                capture_output=True, text=True).stdout.strip()
         return rev.stdout.strip() + ("-dirty" if dirty else "")
     except OSError:
@@ -77,7 +83,7 @@ def collect(bench, config):
         "kernel": platform.release(),
         "glibc": _glibc(),
         "compiler": _compiler(bench),
-        "git_revision": git_revision(),
+        "git_revision": git_revision(bench),
         "date": now_utc(),
         "command": shlex.join(["locklab", *sys.argv[1:]]),
         "bench": str(bench),

@@ -179,7 +179,7 @@ def open_out_dir(out, exe, config):
         diff = _differences(recorded.get("config", {}), config)
         if diff:
             raise UsageError(f"{out} holds a different sweep ({'; '.join(diff)}); use another --out")
-        recorded.setdefault("resumed", []).append({"date": meta.now_utc(), "git_revision": meta.git_revision()})
+        recorded.setdefault("resumed", []).append({"date": meta.now_utc(), "git_revision": meta.git_revision(exe)})
         meta_path.write_text(json.dumps(recorded, indent=2) + "\n")
     elif csv_path.exists():
         raise UsageError(f"{csv_path} exists without meta.json; use another --out")
