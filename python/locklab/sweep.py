@@ -226,7 +226,7 @@ def run(args):
                 finished += 1
                 bar.update(1)
     except KeyboardInterrupt:
-        print(f"\nlocklab sweep: interrupted; {len(done) + finished} of {total} runs are in "
+        print(f"locklab sweep: interrupted; {len(done) + finished} of {total} runs are in "
               f"{out / 'results.csv'}, rerun the same command to resume", file=sys.stderr)
         return 130
     finally:

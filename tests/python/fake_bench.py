@@ -5,11 +5,14 @@ measurement, instantly.  Controlled by environment variables:
   FAKE_BENCH_LOG      file that gets one line per measurement: "WORKLOAD SPEC THREADS"
   FAKE_BENCH_FAIL_AT  N: the N-th measurement (counted in FAKE_BENCH_LOG) fails
                       with exit 1 and a one-line message, as a crashing bench would
+  FAKE_BENCH_INTERRUPT_AT  N: the N-th measurement sends SIGINT to the sweep that
+                      started it (as Ctrl-C would) and then completes normally
 
 The sweep's up-front validation runs (--duration 0.001) are neither logged nor counted.
 """
 import json
 import os
+import signal
 import sys
 
 LOCKS = ["tas", "mcs", "mcs-stp", "pthread"]
@@ -61,6 +64,8 @@ def main(argv):
     if os.environ.get("FAKE_BENCH_FAIL_AT") == str(calls):
         print("locklab-bench: simulated crash", file=sys.stderr)
         return 1
+    if os.environ.get("FAKE_BENCH_INTERRUPT_AT") == str(calls):
+        os.kill(os.getppid(), signal.SIGINT)  # the wrapper exec()s us, so the parent is the sweep
     ops = 1000 * (LOCKS.index(locks[0]) + 1) * threads + calls
     per = [ops // threads] * threads
     per[0] += ops - sum(per)

@@ -107,3 +107,17 @@ def test_lock_specs_with_their_own_commas():
     assert split_locks("mcs,backoff:min=8,max=1024,pthread") == ["mcs", "backoff:min=8,max=1024", "pthread"]
     assert split_locks("mcs-stp:spin_ns=2000,twa") == ["mcs-stp:spin_ns=2000", "twa"]
     assert split_locks("mcs,x=1") == ["mcs", "x=1"]  # no spec to continue: left for validation to reject
+
+
+def test_ctrl_c_leaves_a_resumable_csv(fake_bench, tmp_path):
+    exe, env, log = fake_bench
+    out = tmp_path / "out"
+    p = locklab(*SWEEP, "--out", out, "--bench", exe, env=dict(env, FAKE_BENCH_INTERRUPT_AT="5"))
+    assert p.returncode == 130
+    assert p.stderr.count("\n") == 1 and "interrupted" in p.stderr and "resume" in p.stderr
+    done = len(schema.read_results(out / "results.csv"))
+    assert 4 <= done <= 5  # the interrupted run itself may or may not have been saved
+    p = locklab(*SWEEP, "--out", out, "--bench", exe, env=env)
+    assert p.returncode == 0, p.stderr
+    keys = [schema.run_key(r) for r in schema.read_results(out / "results.csv")]
+    assert len(keys) == len(set(keys)) and set(keys) == expected_keys()
