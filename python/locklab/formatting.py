@@ -31,5 +31,14 @@ def fmt_small(x):
     return "inf" if math.isinf(x) else f"{x:.3g}"
 
 
+def fmt_value(x):
+    """A workload's own result: whole numbers as such (2048), others to four significant digits."""
+    if x is None or math.isnan(x):
+        return "-"
+    if math.isinf(x):
+        return "inf"
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else f"{x:.4g}"
+
+
 def spread_cell(s, fmt):
     return f"{fmt(s.median)} [{fmt(s.min)}..{fmt(s.max)}]"

@@ -12,7 +12,7 @@ import math
 
 from . import meta as metamod
 from . import results
-from .formatting import fmt_fixed, fmt_rate, fmt_small, spread_cell
+from .formatting import fmt_fixed, fmt_rate, fmt_small, fmt_value, spread_cell
 
 
 def register(subparsers):
@@ -85,7 +85,7 @@ def build_document(result, images):
                 for t in threads:
                     runs = list(result.runs(w, s, t).values())
                     if runs:
-                        rows.append([s, str(t)] + [fmt_small(results.summarize_extra(runs, x).median) for x in extras])
+                        rows.append([s, str(t)] + [fmt_value(results.summarize_extra(runs, x).median) for x in extras])
             doc.append(("table", ["lock", "threads"] + extras, rows, True))
     return doc
 
