@@ -35,7 +35,7 @@ def workload_figure(result, workload, path):
             for t in threads:
                 runs = list(result.runs(workload, spec, t).values())
                 s = results.summarize(runs, metric) if runs else None
-                if s is None or math.isnan(s.median) or math.isinf(s.median):
+                if s is None or math.isnan(s.median) or math.isinf(s.median) or (scale == "log" and s.median <= 0):
                     continue
                 xs.append(t)
                 med.append(s.median)
