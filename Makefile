@@ -10,7 +10,7 @@ JOBS       ?= $(shell nproc)
 GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 SAN_SECONDS ?= 0.04
 
-.PHONY: all build venv test test-unit test-tsan test-asan test-python demo clean
+.PHONY: all build venv test test-unit test-tsan test-asan test-python demo papers apps clean
 
 all: build venv
 
@@ -53,6 +53,15 @@ test-python: build venv
 
 demo: build venv
 	@bash bench/demo.sh $(BUILD)/bin/locklab-bench
+
+# The papers' experiments on this machine (docs/papers.md; ~7 minutes).
+papers: build venv
+	@bash bench/papers.sh
+
+# Real programs (kccachetest, db_bench, sysbench) on glibc and locklab locks
+# (docs/apps.md; installs the Debian packages if missing, as root).
+apps: build venv
+	$(VENV)/bin/locklab apps --install --out results/apps
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-tsan $(BUILD)-asan $(VENV) python/locklab.egg-info
