@@ -1,0 +1,54 @@
+/*
+ * The interposer's process-wide configuration, read once from the
+ * environment (LOCKLAB_LOCK, LOCKLAB_TOPOLOGY, LOCKLAB_VERBOSE) by a
+ * constructor, or earlier, lazily, by the first interposed call that runs
+ * before the constructor (another library's constructor may lock a mutex).
+ * Any invalid value: one line on stderr naming the variable, the value and
+ * the valid choices, and _exit(2) before main runs.
+ */
+#ifndef LOCKLAB_INTERPOSE_CONFIG_H
+#define LOCKLAB_INTERPOSE_CONFIG_H
+
+#include <stdbool.h>
+
+#include "locklab/registry.h"
+
+/* Default lock: see docs/interposer.md ("Why loiter"). */
+#define LP_DEFAULT_LOCK "loiter"
+/* Spin budget used whenever the spec leaves it to the default (policy
+ * spin_ns, or an algorithm key spin_ns = 0): fixed instead of measured, because
+ * measuring (ll_park_cost_ns) starts two threads, which must not happen inside
+ * a program's first pthread_mutex_lock.  ~ one futex wake-up on the
+ * development machine (design.md: 35 us round trip). */
+#define LP_DEFAULT_SPIN_NS 20000u
+
+typedef struct lp_config {
+    const ll_lock_ops *ops;
+    uint64_t params[LL_MAX_PARAMS]; /* the algorithm's keys, in ops->params order */
+    ll_wait_policy wp;              /* inline mode: shared by every mutex; else copied into each lock object */
+    /* The lock state lives in the pthread_mutex_t itself (16 bytes at offset
+     * 24) when it fits there, its initialised state is all zeros (so static
+     * initialisers are valid states) and it needs no destroy; else it lives in
+     * an out-of-line object (slab.h) whose pointer is installed there once. */
+    bool inline_state;
+    bool verbose;
+    char spec[128]; /* canonical spec, as ll_spec_parse prints it */
+} lp_config;
+
+extern lp_config lp_cfg;
+
+enum { LP_UNINITIALISED, LP_INITIALISING, LP_READY };
+extern ll_atomic_u32 lp_init_state;
+void lp_init(void); /* idempotent; returns when lp_cfg is complete */
+
+/* Every interposed entry point starts with this. */
+LL_INLINE void lp_ensure_init(void)
+{
+    if (LL_UNLIKELY(ll_load_acquire(&lp_init_state) != LP_READY)) /* acquire: pairs with lp_init's release; lp_cfg is complete */
+        lp_init();
+}
+
+/* Count of mutexes handed to glibc (robust, PI/PP, process-shared). */
+extern ll_atomic_u64 lp_passthrough_mutexes;
+
+#endif

@@ -1,0 +1,292 @@
+/*
+ * pthread_mutex_{init,destroy,lock,trylock,timedlock,clocklock,unlock} over
+ * the lock chosen by LOCKLAB_LOCK (any spec of the registry), with POSIX
+ * semantics per mutex type:
+ *
+ *   type        relock by owner        unlock by non-owner   trylock by owner
+ *   ----------  ---------------------  --------------------  ----------------
+ *   normal      deadlock (POSIX)       undefined (POSIX)     EBUSY
+ *   adaptive    as normal
+ *   errorcheck  EDEADLK                EPERM                 EBUSY
+ *   recursive   depth + 1 (EAGAIN at   EPERM                 depth + 1
+ *               2^32 - 1)
+ *
+ * Timed acquisition (timedlock, clocklock) over an arbitrary lock: one
+ * try_acquire, then (EINVAL if tv_nsec is out of range, as glibc checks it
+ * only when it would block) a bounded wait: try_acquire polls, spinning for
+ * LP_DEFAULT_SPIN_NS, then sleeping with a delay that doubles from 1 us to
+ * 1 ms, until the deadline.  Fairness caveat: a timed waiter is not queued in
+ * the lock, so under sustained contention of a FIFO lock it may time out
+ * although the lock was released many times (it only gets it when it polls
+ * while the lock happens to be free).
+ *
+ * Layout and passthrough rules: mutex.h.  Paper context: the Malthusian
+ * paper ran all its application experiments by interposing these functions
+ * (§6.10, §6.11).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "mutex.h"
+#include "real.h"
+
+/* A per-thread identity: the address of a thread-local byte (never 0). */
+static __thread char self_anchor __attribute__((tls_model("initial-exec")));
+LL_INLINE uint64_t self_id(void) { return (uint64_t)(uintptr_t)&self_anchor; }
+
+/* ---- the lock behind a mutex ------------------------------------------------------- */
+
+/* First use of a mutex in out-of-line mode: install its object (once; racing
+ * first users agree on the CAS winner's object). */
+static LL_COLD void *install_object(lp_mutex *m)
+{
+    void *obj = lp_slab_get();
+    lp_objhdr *h = lp_hdr(obj);
+    ll_wait_policy_init(&h->wp, lp_cfg.wp.ops, lp_cfg.wp.spin_ns); /* spin_ns already fixed: never measures */
+    char err[256];
+    if (lp_cfg.ops->init)
+        lp_cfg.ops->init(obj, lp_cfg.params, err, sizeof err); /* cannot fail: the same params passed at lp_init */
+    void *expected = NULL;
+    if (ll_cas(&m->lock.obj, &expected, obj, LL_ACQ_REL)) /* release: the initialised object; acquire (on failure): the winner's */
+        return obj;
+    if (lp_cfg.ops->destroy)
+        lp_cfg.ops->destroy(obj);
+    lp_slab_put(obj);
+    return expected;
+}
+
+LL_INLINE void *object_of(lp_mutex *m)
+{
+    void *obj = ll_load_acquire(&m->lock.obj); /* acquire: pairs with install_object's CAS; the object is initialised */
+    return LL_LIKELY(obj != NULL) ? obj : install_object(m);
+}
+
+LL_INLINE void lock_acquire(lp_mutex *m)
+{
+    if (lp_cfg.inline_state) {
+        lp_cfg.ops->acquire(m->lock.state, &lp_cfg.wp);
+    } else {
+        void *obj = object_of(m);
+        lp_cfg.ops->acquire(obj, &lp_hdr(obj)->wp);
+    }
+}
+
+LL_INLINE bool lock_try_acquire(lp_mutex *m)
+{
+    if (lp_cfg.inline_state)
+        return lp_cfg.ops->try_acquire(m->lock.state, &lp_cfg.wp);
+    void *obj = object_of(m);
+    return lp_cfg.ops->try_acquire(obj, &lp_hdr(obj)->wp);
+}
+
+LL_INLINE void lock_release(lp_mutex *m)
+{
+    if (lp_cfg.inline_state) {
+        lp_cfg.ops->release(m->lock.state, &lp_cfg.wp);
+    } else {
+        void *obj = object_of(m);
+        lp_cfg.ops->release(obj, &lp_hdr(obj)->wp);
+    }
+}
+
+/* ---- timed acquisition ---------------------------------------------------------------- */
+
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static uint64_t ns_between(const struct timespec *from, const struct timespec *to)
+{
+    return (uint64_t)(to->tv_sec - from->tv_sec) * 1000000000u + (uint64_t)to->tv_nsec - (uint64_t)from->tv_nsec;
+}
+
+static int lock_acquire_until(lp_mutex *m, clockid_t clock, const struct timespec *abstime)
+{
+    if (lock_try_acquire(m))
+        return 0;
+    if (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000)
+        return EINVAL;
+    uint64_t spin_until = ll_now_ns() + LP_DEFAULT_SPIN_NS;
+    uint64_t nap_ns = 1000;
+    for (;;) {
+        struct timespec now;
+        clock_gettime(clock, &now);
+        if (!before(&now, abstime))
+            return ETIMEDOUT;
+        if (ll_now_ns() < spin_until) {
+            for (int i = 0; i < 64; i++)
+                ll_pause();
+        } else {
+            uint64_t left = ns_between(&now, abstime);
+            uint64_t ns = nap_ns < left ? nap_ns : left;
+            struct timespec nap = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+            nanosleep(&nap, NULL);
+            nap_ns = nap_ns * 2 > 1000000 ? 1000000 : nap_ns * 2;
+        }
+        if (lock_try_acquire(m))
+            return 0;
+    }
+}
+
+/* ---- the entry points --------------------------------------------------------------- */
+
+enum how { BLOCK, TRY, TIMED };
+
+static int passthrough_lock(pthread_mutex_t *pm, enum how how, clockid_t clock, const struct timespec *abstime)
+{
+    switch (how) {
+    case BLOCK:
+        return lp_real.mutex_lock(pm);
+    case TRY:
+        return lp_real.mutex_trylock(pm);
+    default:
+        return lp_real.mutex_clocklock(pm, clock, abstime);
+    }
+}
+
+/* Every lock operation but the fast path of normal and adaptive mutexes. */
+static LL_COLD int lock_slow(pthread_mutex_t *pm, enum how how, clockid_t clock, const struct timespec *abstime)
+{
+    lp_mutex *m = (lp_mutex *)pm;
+    if (lp_mutex_passthrough(m))
+        return passthrough_lock(pm, how, clock, abstime);
+    int type = m->kind & LP_KIND_TYPE_MASK;
+    bool owned = type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK;
+    uint64_t me = self_id();
+    if (owned && ll_load_relaxed(&m->owner) == me) { /* relaxed: only this thread ever stores its own id */
+        if (type == PTHREAD_MUTEX_ERRORCHECK)
+            return how == TRY ? EBUSY : EDEADLK;
+        if (m->depth == UINT32_MAX)
+            return EAGAIN;
+        m->depth++;
+        return 0;
+    }
+    int rc = 0;
+    if (how == BLOCK)
+        lock_acquire(m);
+    else if (how == TRY)
+        rc = lock_try_acquire(m) ? 0 : EBUSY;
+    else
+        rc = lock_acquire_until(m, clock, abstime);
+    if (rc == 0 && owned) {
+        ll_store_relaxed(&m->owner, me); /* relaxed: read by others only to compare with their own id */
+        m->depth = 0;
+    }
+    return rc;
+}
+
+LL_INLINE bool fast_kind(const lp_mutex *m) { return m->kind == PTHREAD_MUTEX_NORMAL || m->kind == PTHREAD_MUTEX_ADAPTIVE_NP; }
+
+int pthread_mutex_lock(pthread_mutex_t *pm)
+{
+    lp_ensure_init();
+    lp_mutex *m = (lp_mutex *)pm;
+    if (LL_LIKELY(fast_kind(m))) {
+        lock_acquire(m);
+        return 0;
+    }
+    return lock_slow(pm, BLOCK, CLOCK_REALTIME, NULL);
+}
+
+int pthread_mutex_trylock(pthread_mutex_t *pm)
+{
+    lp_ensure_init();
+    lp_mutex *m = (lp_mutex *)pm;
+    if (LL_LIKELY(fast_kind(m)))
+        return lock_try_acquire(m) ? 0 : EBUSY;
+    return lock_slow(pm, TRY, CLOCK_REALTIME, NULL);
+}
+
+int pthread_mutex_clocklock(pthread_mutex_t *pm, clockid_t clock, const struct timespec *abstime)
+{
+    lp_ensure_init();
+    if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
+        return EINVAL;
+    return lock_slow(pm, TIMED, clock, abstime);
+}
+
+int pthread_mutex_timedlock(pthread_mutex_t *pm, const struct timespec *abstime)
+{
+    return pthread_mutex_clocklock(pm, CLOCK_REALTIME, abstime);
+}
+
+int pthread_mutex_unlock(pthread_mutex_t *pm)
+{
+    lp_ensure_init();
+    lp_mutex *m = (lp_mutex *)pm;
+    if (LL_LIKELY(fast_kind(m))) {
+        lock_release(m);
+        return 0;
+    }
+    if (lp_mutex_passthrough(m))
+        return lp_real.mutex_unlock(pm);
+    int type = m->kind & LP_KIND_TYPE_MASK;
+    if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK) {
+        if (ll_load_relaxed(&m->owner) != self_id()) /* relaxed: only this thread ever stores its own id */
+            return EPERM;
+        if (m->depth > 0) {
+            m->depth--;
+            return 0;
+        }
+        ll_store_relaxed(&m->owner, 0); /* relaxed: the release below orders it for the next owner */
+    }
+    lock_release(m);
+    return 0;
+}
+
+int pthread_mutex_init(pthread_mutex_t *pm, const pthread_mutexattr_t *attr)
+{
+    lp_ensure_init();
+    int type = PTHREAD_MUTEX_DEFAULT, robust = PTHREAD_MUTEX_STALLED, protocol = PTHREAD_PRIO_NONE,
+        pshared = PTHREAD_PROCESS_PRIVATE;
+    if (attr) {
+        pthread_mutexattr_gettype(attr, &type);
+        pthread_mutexattr_getrobust(attr, &robust);
+        pthread_mutexattr_getprotocol(attr, &protocol);
+        pthread_mutexattr_getpshared(attr, &pshared);
+    }
+    if (robust != PTHREAD_MUTEX_STALLED || protocol != PTHREAD_PRIO_NONE || pshared != PTHREAD_PROCESS_PRIVATE) {
+        ll_faa(&lp_passthrough_mutexes, 1, LL_RELAXED); /* relaxed: a statistic */
+        return lp_real.mutex_init(pm, attr);            /* glibc flags __kind: later calls pass through */
+    }
+    lp_mutex *m = (lp_mutex *)pm;
+    memset(pm, 0, sizeof *pm);
+    m->kind = type;
+    return 0;
+}
+
+int pthread_mutex_destroy(pthread_mutex_t *pm)
+{
+    lp_ensure_init();
+    lp_mutex *m = (lp_mutex *)pm;
+    if (lp_mutex_passthrough(m))
+        return lp_real.mutex_destroy(pm);
+    if (ll_load_relaxed(&m->owner) != 0) /* relaxed: a held recursive/errorcheck mutex; any stale view is a misuse */
+        return EBUSY;
+    void *obj = lp_cfg.inline_state ? NULL : ll_load_acquire(&m->lock.obj); /* acquire: the object's contents */
+    if (lp_cfg.inline_state || obj) {
+        if (!lock_try_acquire(m))
+            return EBUSY;
+        lock_release(m);
+    }
+    if (obj) {
+        if (lp_cfg.ops->destroy)
+            lp_cfg.ops->destroy(obj);
+        lp_slab_put(obj);
+        ll_store_relaxed(&m->lock.obj, NULL); /* relaxed: no one may use a mutex being destroyed */
+    }
+    m->kind = -1; /* as glibc: a later use gets EINVAL (passthrough to glibc) */
+    return 0;
+}
+
+/* The historic aliases glibc still exports (GLIBC_2.2.5); old binaries may call them. */
+int __pthread_mutex_init(pthread_mutex_t *, const pthread_mutexattr_t *) __attribute__((alias("pthread_mutex_init"), copy(pthread_mutex_init)));
+int __pthread_mutex_destroy(pthread_mutex_t *) __attribute__((alias("pthread_mutex_destroy"), copy(pthread_mutex_destroy)));
+int __pthread_mutex_lock(pthread_mutex_t *) __attribute__((alias("pthread_mutex_lock"), copy(pthread_mutex_lock)));
+int __pthread_mutex_trylock(pthread_mutex_t *) __attribute__((alias("pthread_mutex_trylock"), copy(pthread_mutex_trylock)));
+int __pthread_mutex_unlock(pthread_mutex_t *) __attribute__((alias("pthread_mutex_unlock"), copy(pthread_mutex_unlock)));
