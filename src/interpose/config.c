@@ -11,7 +11,7 @@
 
 lp_config lp_cfg;
 ll_atomic_u32 lp_init_state;
-ll_atomic_u64 lp_passthrough_mutexes;
+ll_atomic_u64 lp_passthrough_mutexes, lp_passthrough_conds, lp_passthrough_sems;
 static __thread bool initialising_here;
 
 static void die(const char *line)
@@ -70,10 +70,38 @@ static void parse_verbose(const char *value)
     }
 }
 
+/* LOCKLAB_COND / LOCKLAB_SEM: a queue discipline (ll_sync_config_parse). */
+static void parse_discipline(const char *var, ll_sync_config *cfg, char *text, size_t textlen)
+{
+    const char *value = getenv(var);
+    if (value == NULL || *value == '\0')
+        value = "fifo";
+    char err[300], line[500];
+    if (ll_sync_config_parse(value, cfg, err, sizeof err) != 0) {
+        snprintf(line, sizeof line, "%s='%.100s': %s", var, value, err);
+        die(line);
+    }
+    if (cfg->append_one_in == 0)
+        cfg->append_one_in = LP_DEFAULT_APPEND_ONE_IN;
+    if (cfg->append_one_in == LP_GLIBC_SHARED_SEM) {
+        snprintf(line, sizeof line,
+                 "%s='%.100s': append_one_in=%u is reserved by the interposer (it marks glibc's process-shared "
+                 "semaphores); valid: 1..4294967295 except %u (e.g. %u or %u)",
+                 var, value, LP_GLIBC_SHARED_SEM, LP_GLIBC_SHARED_SEM, LP_GLIBC_SHARED_SEM - 1, LP_GLIBC_SHARED_SEM + 1);
+        die(line);
+    }
+    snprintf(text, textlen, "%s", value);
+}
+
 static void report_at_exit(void)
 {
-    fprintf(stderr, "liblocklab-preload: exit: %llu mutexes passed through to glibc (robust, PI/PP or process-shared)\n",
-            (unsigned long long)ll_load_relaxed(&lp_passthrough_mutexes)); /* relaxed: a statistic */
+    /* relaxed loads: statistics */
+    fprintf(stderr,
+            "liblocklab-preload: exit: passed through to glibc: %llu mutexes (robust, PI/PP or process-shared), "
+            "%llu condition variables and %llu semaphores (process-shared)\n",
+            (unsigned long long)ll_load_relaxed(&lp_passthrough_mutexes),
+            (unsigned long long)ll_load_relaxed(&lp_passthrough_conds),
+            (unsigned long long)ll_load_relaxed(&lp_passthrough_sems));
 }
 
 static void configure(void)
@@ -84,15 +112,18 @@ static void configure(void)
         die(err); /* the message names LOCKLAB_TOPOLOGY, the value and the valid forms */
     const char *lock = getenv("LOCKLAB_LOCK");
     parse_lock(lock && *lock ? lock : LP_DEFAULT_LOCK);
+    parse_discipline("LOCKLAB_COND", &lp_cfg.cond, lp_cfg.cond_text, sizeof lp_cfg.cond_text);
+    parse_discipline("LOCKLAB_SEM", &lp_cfg.sem, lp_cfg.sem_text, sizeof lp_cfg.sem_text);
+    ll_sync_set_defaults(&lp_cfg.cond, &lp_cfg.sem);
     parse_verbose(getenv("LOCKLAB_VERBOSE"));
     lp_slab_init();
     if (lp_cfg.verbose) {
         fprintf(stderr,
                 "liblocklab-preload: lock=%s (%s) state=%s (%zu bytes per mutex beyond the pthread_mutex_t) "
-                "topology=%s\n",
+                "cond=%s sem=%s topology=%s\n",
                 lp_cfg.spec, lock && *lock ? "LOCKLAB_LOCK" : "default",
                 lp_cfg.inline_state ? "inline" : "out-of-line", lp_cfg.inline_state ? (size_t)0 : lp_slab_object_bytes(),
-                ll_topology_describe());
+                lp_cfg.cond_text, lp_cfg.sem_text, ll_topology_describe());
         atexit(report_at_exit);
     }
 }

@@ -1,6 +1,7 @@
 /*
  * The interposer's process-wide configuration, read once from the
- * environment (LOCKLAB_LOCK, LOCKLAB_TOPOLOGY, LOCKLAB_VERBOSE) by a
+ * environment (LOCKLAB_LOCK, LOCKLAB_COND, LOCKLAB_SEM, LOCKLAB_TOPOLOGY,
+ * LOCKLAB_VERBOSE, and the profiler's LOCKLAB_PROFILE*) by a
  * constructor, or earlier, lazily, by the first interposed call that runs
  * before the constructor (another library's constructor may lock a mutex).
  * Any invalid value: one line on stderr naming the variable, the value and
@@ -12,6 +13,7 @@
 #include <stdbool.h>
 
 #include "locklab/registry.h"
+#include "locklab/sync.h"
 
 /* Default lock: see docs/interposer.md ("Why loiter"). */
 #define LP_DEFAULT_LOCK "loiter"
@@ -33,7 +35,16 @@ typedef struct lp_config {
     bool inline_state;
     bool verbose;
     char spec[128]; /* canonical spec, as ll_spec_parse prints it */
+    /* LOCKLAB_COND / LOCKLAB_SEM ("fifo" | "lifo-cr[:append_one_in=N]", default fifo);
+     * sem.append_one_in is always explicit (never 0, never LP_GLIBC_SHARED_SEM: sem.c). */
+    ll_sync_config cond, sem;
+    char cond_text[64], sem_text[64];
 } lp_config;
+
+/* glibc's FUTEX_SHARED flag in a process-shared sem_t's offset-8 word (sem.c). */
+#define LP_GLIBC_SHARED_SEM 128u
+/* Mostly-LIFO's default 1/append_one_in (the paper's 1/1000). */
+#define LP_DEFAULT_APPEND_ONE_IN 1000u
 
 extern lp_config lp_cfg;
 
@@ -48,7 +59,8 @@ LL_INLINE void lp_ensure_init(void)
         lp_init();
 }
 
-/* Count of mutexes handed to glibc (robust, PI/PP, process-shared). */
-extern ll_atomic_u64 lp_passthrough_mutexes;
+/* Objects handed to glibc: mutexes (robust, PI/PP, process-shared),
+ * process-shared condition variables and semaphores. */
+extern ll_atomic_u64 lp_passthrough_mutexes, lp_passthrough_conds, lp_passthrough_sems;
 
 #endif

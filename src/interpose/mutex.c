@@ -34,9 +34,7 @@
 #include "mutex.h"
 #include "real.h"
 
-/* A per-thread identity: the address of a thread-local byte (never 0). */
-static __thread char self_anchor __attribute__((tls_model("initial-exec")));
-LL_INLINE uint64_t self_id(void) { return (uint64_t)(uintptr_t)&self_anchor; }
+__thread char lp_self_anchor __attribute__((tls_model("initial-exec")));
 
 /* ---- the lock behind a mutex ------------------------------------------------------- */
 
@@ -92,6 +90,34 @@ LL_INLINE void lock_release(lp_mutex *m)
         lp_cfg.ops->release(obj, &lp_hdr(obj)->wp);
     }
 }
+
+/* Release, then deliver the wake-ups condition variable signals deferred to
+ * this unlock (wait morphing: the woken threads find the mutex free). */
+static LL_COLD void release_and_flush(lp_mutex *m)
+{
+    ll_wake_list deferred = m->deferred;
+    m->deferred.head = NULL;
+    lock_release(m);
+    ll_wake_list_flush(&deferred);
+}
+
+LL_INLINE void release(lp_mutex *m)
+{
+    ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
+    if (LL_UNLIKELY(m->deferred.head != NULL)) /* holder-only field */
+        release_and_flush(m);
+    else
+        lock_release(m);
+}
+
+static void iface_lock(void *mutex)
+{
+    lp_mutex *m = (lp_mutex *)mutex;
+    lock_acquire(m);
+    ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+}
+static void iface_unlock(void *mutex) { release((lp_mutex *)mutex); }
+const ll_mutex_iface lp_mutex_iface = {iface_lock, iface_unlock};
 
 /* ---- timed acquisition ---------------------------------------------------------------- */
 
@@ -157,7 +183,7 @@ static LL_COLD int lock_slow(pthread_mutex_t *pm, enum how how, clockid_t clock,
         return passthrough_lock(pm, how, clock, abstime);
     int type = m->kind & LP_KIND_TYPE_MASK;
     bool owned = type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK;
-    uint64_t me = self_id();
+    uint64_t me = lp_self_id();
     if (owned && ll_load_relaxed(&m->owner) == me) { /* relaxed: only this thread ever stores its own id */
         if (type == PTHREAD_MUTEX_ERRORCHECK)
             return how == TRY ? EBUSY : EDEADLK;
@@ -173,7 +199,7 @@ static LL_COLD int lock_slow(pthread_mutex_t *pm, enum how how, clockid_t clock,
         rc = lock_try_acquire(m) ? 0 : EBUSY;
     else
         rc = lock_acquire_until(m, clock, abstime);
-    if (rc == 0 && owned) {
+    if (rc == 0) {
         ll_store_relaxed(&m->owner, me); /* relaxed: read by others only to compare with their own id */
         m->depth = 0;
     }
@@ -188,6 +214,7 @@ int pthread_mutex_lock(pthread_mutex_t *pm)
     lp_mutex *m = (lp_mutex *)pm;
     if (LL_LIKELY(fast_kind(m))) {
         lock_acquire(m);
+        ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
         return 0;
     }
     return lock_slow(pm, BLOCK, CLOCK_REALTIME, NULL);
@@ -197,8 +224,12 @@ int pthread_mutex_trylock(pthread_mutex_t *pm)
 {
     lp_ensure_init();
     lp_mutex *m = (lp_mutex *)pm;
-    if (LL_LIKELY(fast_kind(m)))
-        return lock_try_acquire(m) ? 0 : EBUSY;
+    if (LL_LIKELY(fast_kind(m))) {
+        if (!lock_try_acquire(m))
+            return EBUSY;
+        ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+        return 0;
+    }
     return lock_slow(pm, TRY, CLOCK_REALTIME, NULL);
 }
 
@@ -220,22 +251,21 @@ int pthread_mutex_unlock(pthread_mutex_t *pm)
     lp_ensure_init();
     lp_mutex *m = (lp_mutex *)pm;
     if (LL_LIKELY(fast_kind(m))) {
-        lock_release(m);
+        release(m);
         return 0;
     }
     if (lp_mutex_passthrough(m))
         return lp_real.mutex_unlock(pm);
     int type = m->kind & LP_KIND_TYPE_MASK;
     if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK) {
-        if (ll_load_relaxed(&m->owner) != self_id()) /* relaxed: only this thread ever stores its own id */
+        if (ll_load_relaxed(&m->owner) != lp_self_id()) /* relaxed: only this thread ever stores its own id */
             return EPERM;
         if (m->depth > 0) {
             m->depth--;
             return 0;
         }
-        ll_store_relaxed(&m->owner, 0); /* relaxed: the release below orders it for the next owner */
     }
-    lock_release(m);
+    release(m);
     return 0;
 }
 
@@ -266,14 +296,9 @@ int pthread_mutex_destroy(pthread_mutex_t *pm)
     lp_mutex *m = (lp_mutex *)pm;
     if (lp_mutex_passthrough(m))
         return lp_real.mutex_destroy(pm);
-    if (ll_load_relaxed(&m->owner) != 0) /* relaxed: a held recursive/errorcheck mutex; any stale view is a misuse */
+    if (ll_load_relaxed(&m->owner) != 0) /* relaxed: held; a stale view would mean destroy races a lock (misuse) */
         return EBUSY;
     void *obj = lp_cfg.inline_state ? NULL : ll_load_acquire(&m->lock.obj); /* acquire: the object's contents */
-    if (lp_cfg.inline_state || obj) {
-        if (!lock_try_acquire(m))
-            return EBUSY;
-        lock_release(m);
-    }
     if (obj) {
         if (lp_cfg.ops->destroy)
             lp_cfg.ops->destroy(obj);

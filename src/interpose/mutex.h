@@ -5,7 +5,7 @@
  *
  *   offset  glibc field         locklab use
  *   ------  ------------------  ------------------------------------------------
- *    0      __lock, __count     owner: holder's thread id (recursive, errorcheck)
+ *    0      __lock, __count     owner: holder's thread id (lp_self_id), 0 if free
  *    8      __owner, __nusers   deferred: wake-ups to deliver after unlock (sync.h)
  *   16      __kind              glibc's kind, read as is: type (bits 0-1) and
  *                               glibc's flags; written by pthread_mutex_init only
@@ -20,6 +20,11 @@
  * pthread_mutex_init, to which ours hands them): every later call on them
  * goes to glibc untouched.  glibc marks destroyed mutexes with __kind = -1,
  * and so do we, so a use after destroy gets glibc's EINVAL.
+ *
+ * The owner is recorded for every type (one relaxed store per lock and per
+ * unlock, in a line the lock just touched): errorcheck and recursive need it,
+ * and a condition variable signal uses it to tell whether the caller holds the
+ * mutex its waiters use, i.e. whether to defer the wake-up (wait morphing, sync.h).
  */
 #ifndef LOCKLAB_INTERPOSE_MUTEX_H
 #define LOCKLAB_INTERPOSE_MUTEX_H
@@ -55,5 +60,20 @@ _Static_assert(__builtin_offsetof(lp_mutex, kind) == __builtin_offsetof(pthread_
 #define LP_KIND_TYPE_MASK 3
 
 LL_INLINE bool lp_mutex_passthrough(const lp_mutex *m) { return (m->kind & LP_KIND_PASSTHROUGH) != 0; }
+
+/* A per-thread identity: the address of a thread-local byte (never 0). */
+extern __thread char lp_self_anchor __attribute__((tls_model("initial-exec")));
+LL_INLINE uint64_t lp_self_id(void) { return (uint64_t)(uintptr_t)&lp_self_anchor; }
+
+/* Does the calling thread hold m (a non-passthrough mutex)? */
+LL_INLINE bool lp_mutex_held_by_me(lp_mutex *m)
+{
+    return ll_load_relaxed(&m->owner) == lp_self_id(); /* relaxed: only this thread ever stores its own id */
+}
+
+/* Lock / unlock of a non-passthrough mutex for the condition variables
+ * (ll_mutex_iface): records the owner; unlock flushes the deferred wake-ups
+ * after releasing.  The recursion depth is the caller's business. */
+extern const ll_mutex_iface lp_mutex_iface;
 
 #endif

@@ -32,15 +32,30 @@ void lp_real_resolve(void)
             ll_yield();
         return;
     }
-    lp_real.mutex_init = (int (*)(pthread_mutex_t *, const pthread_mutexattr_t *))must_resolve("pthread_mutex_init");
-    lp_real.mutex_destroy = (int (*)(pthread_mutex_t *))must_resolve("pthread_mutex_destroy");
-    lp_real.mutex_lock = (int (*)(pthread_mutex_t *))must_resolve("pthread_mutex_lock");
-    lp_real.mutex_trylock = (int (*)(pthread_mutex_t *))must_resolve("pthread_mutex_trylock");
-    lp_real.mutex_timedlock =
-        (int (*)(pthread_mutex_t *, const struct timespec *))must_resolve("pthread_mutex_timedlock");
-    lp_real.mutex_clocklock =
-        (int (*)(pthread_mutex_t *, clockid_t, const struct timespec *))must_resolve("pthread_mutex_clocklock");
-    lp_real.mutex_unlock = (int (*)(pthread_mutex_t *))must_resolve("pthread_mutex_unlock");
+#define RESOLVE(field, name) lp_real.field = (__typeof__(lp_real.field))must_resolve(name)
+    RESOLVE(mutex_init, "pthread_mutex_init");
+    RESOLVE(mutex_destroy, "pthread_mutex_destroy");
+    RESOLVE(mutex_lock, "pthread_mutex_lock");
+    RESOLVE(mutex_trylock, "pthread_mutex_trylock");
+    RESOLVE(mutex_timedlock, "pthread_mutex_timedlock");
+    RESOLVE(mutex_clocklock, "pthread_mutex_clocklock");
+    RESOLVE(mutex_unlock, "pthread_mutex_unlock");
+    RESOLVE(cond_init, "pthread_cond_init");
+    RESOLVE(cond_destroy, "pthread_cond_destroy");
+    RESOLVE(cond_wait, "pthread_cond_wait");
+    RESOLVE(cond_timedwait, "pthread_cond_timedwait");
+    RESOLVE(cond_clockwait, "pthread_cond_clockwait");
+    RESOLVE(cond_signal, "pthread_cond_signal");
+    RESOLVE(cond_broadcast, "pthread_cond_broadcast");
+    RESOLVE(sem_init, "sem_init");
+    RESOLVE(sem_destroy, "sem_destroy");
+    RESOLVE(sem_wait, "sem_wait");
+    RESOLVE(sem_trywait, "sem_trywait");
+    RESOLVE(sem_timedwait, "sem_timedwait");
+    RESOLVE(sem_clockwait, "sem_clockwait");
+    RESOLVE(sem_post, "sem_post");
+    RESOLVE(sem_getvalue, "sem_getvalue");
+#undef RESOLVE
     ll_store_release(&state, RESOLVED); /* release: the table above is complete before the flag */
 }
 

@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | fork | preconstructor | cxx | bindings | badenv
+# CASE: mutex SPEC... | sync SPEC... | fork | preconstructor | cxx | bindings | badenv
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -17,6 +17,13 @@ run() { # run LOCK PROGRAM...: the program under the interposer with LOCKLAB_LOC
 case $case in
 mutex)
     for spec in "$@"; do run "$spec" "$bindir/test_mutex"; done
+    ;;
+sync)
+    for spec in "$@"; do
+        for discipline in fifo lifo-cr lifo-cr:append_one_in=2; do
+            LOCKLAB_COND=$discipline LOCKLAB_SEM=$discipline run "$spec" "$bindir/test_condsem"
+        done
+    done
     ;;
 fork)
     for spec in loiter mcs-stp mcscr-stp; do run "$spec" "$bindir/test_fork"; done
@@ -38,16 +45,25 @@ cxx)
     for spec in loiter mcs-stp mcscr-stp; do run "$spec" "$bindir/test_cxx"; done
     ;;
 bindings)
-    # The program's own calls (and libstdc++'s) bind to the interposer, whatever
-    # glibc symbol version they were linked against.
-    for prog in test_mutex test_cxx; do
+    # The calls bind to the interposer, whatever glibc symbol version they were
+    # linked against: the programs' own calls, and libstdc++'s (std::condition_variable).
+    check_binding() { # check_binding PROG CALLER SYMBOL...
+        local prog=$1 caller=$2
+        shift 2
+        local out
         out=$(LD_DEBUG=bindings LD_BIND_NOW=1 LD_PRELOAD=$preload "$bindir/$prog" 2>&1 >/dev/null)
-        for sym in pthread_mutex_lock pthread_mutex_unlock pthread_mutex_trylock pthread_mutex_timedlock; do
-            [ $prog = test_cxx ] && [ $sym != pthread_mutex_lock ] && [ $sym != pthread_mutex_unlock ] && continue
-            echo "$out" | grep -q "binding file [^ ]*/$prog \[0\] to [^ ]*liblocklab-preload.so \[0\]: normal symbol \`$sym'" ||
-                bad "$prog: $sym does not bind to liblocklab-preload.so"
+        for sym in "$@"; do
+            echo "$out" | grep -q "binding file [^ ]*/$caller \[0\] to [^ ]*liblocklab-preload.so \[0\]: normal symbol \`$sym'" ||
+                bad "$prog: $caller's $sym does not bind to liblocklab-preload.so"
         done
-    done
+    }
+    check_binding test_mutex test_mutex pthread_mutex_lock pthread_mutex_unlock pthread_mutex_trylock \
+        pthread_mutex_timedlock pthread_mutex_clocklock pthread_mutex_init pthread_mutex_destroy
+    check_binding test_condsem test_condsem pthread_cond_wait pthread_cond_timedwait pthread_cond_clockwait \
+        pthread_cond_signal pthread_cond_broadcast pthread_cond_init sem_init sem_wait sem_timedwait sem_post \
+        sem_trywait sem_getvalue sem_destroy
+    check_binding test_cxx test_cxx pthread_mutex_lock pthread_mutex_unlock
+    check_binding test_cxx 'libstdc++.so.6' pthread_cond_wait pthread_cond_broadcast
     ;;
 badenv)
     # Bad values: exit 2 before main runs (no stdout), one line on stderr naming
@@ -69,14 +85,19 @@ badenv)
     check_bad LOCKLAB_LOCK 'loiter:spinners=-3'
     check_bad LOCKLAB_VERBOSE yes
     check_bad LOCKLAB_TOPOLOGY sockets=0
+    check_bad LOCKLAB_COND lifo
+    check_bad LOCKLAB_COND 'lifo-cr:append_one_in=0'
+    check_bad LOCKLAB_SEM 'fifo:x=1'
+    check_bad LOCKLAB_SEM 'lifo-cr:append_one_in=128'
     check_bad LOCKLAB_LOCK nosuchlock "$preload $bindir/libctor_lib.so"
     # Valid values are accepted (the same program exits 0).
-    LOCKLAB_LOCK=mcs-stp:spin_ns=5000 LOCKLAB_VERBOSE=1 LOCKLAB_TOPOLOGY=sockets=2 LD_PRELOAD="$preload $bindir/libctor_lib.so" \
+    LOCKLAB_LOCK=mcs-stp:spin_ns=5000 LOCKLAB_VERBOSE=1 LOCKLAB_TOPOLOGY=sockets=2 LOCKLAB_COND=lifo-cr \
+        LOCKLAB_SEM=lifo-cr:append_one_in=129 LD_PRELOAD="$preload $bindir/libctor_lib.so" \
         "$bindir/test_preconstructor" >/dev/null 2>&1
     [ $? -eq 0 ] || bad "valid configuration rejected"
     ;;
 *)
-    echo "unknown case '$case' (valid: mutex fork preconstructor cxx bindings badenv)" >&2
+    echo "unknown case '$case' (valid: mutex sync fork preconstructor cxx bindings badenv)" >&2
     exit 2
     ;;
 esac

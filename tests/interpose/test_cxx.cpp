@@ -1,10 +1,12 @@
 // C++ standard mutexes through the interposer: std::mutex (static
 // initialiser, never destroyed), std::recursive_mutex, std::timed_mutex
-// (try_lock_for timing out and succeeding), under 4 threads.
+// (try_lock_for timing out and succeeding), under 4 threads;
+// std::condition_variable (a ping-pong, notify_all, wait_for timing out).
 #include <dlfcn.h>
 #include <pthread.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -66,6 +68,49 @@ int main()
     CHECK(timed_got_it);
     CHECK(tm.try_lock_until(std::chrono::steady_clock::now() + std::chrono::milliseconds(5)));
     tm.unlock();
+
+    std::mutex cm;
+    std::condition_variable cv;
+    int turn = 0;
+    const int rounds = 2000;
+    std::thread pong([&] {
+        for (int i = 0; i < rounds; i++) {
+            std::unique_lock<std::mutex> l(cm);
+            cv.wait(l, [&] { return turn == 1; });
+            turn = 0;
+            cv.notify_one();
+        }
+    });
+    for (int i = 0; i < rounds; i++) {
+        std::unique_lock<std::mutex> l(cm);
+        turn = 1;
+        cv.notify_one();
+        cv.wait(l, [&] { return turn == 0; });
+    }
+    pong.join();
+    CHECK(turn == 0);
+
+    int released = 0;
+    std::vector<std::thread> waiters;
+    bool go = false;
+    for (int t = 0; t < 6; t++)
+        waiters.emplace_back([&] {
+            std::unique_lock<std::mutex> l(cm);
+            cv.wait(l, [&] { return go; });
+            released++;
+        });
+    {
+        std::lock_guard<std::mutex> l(cm);
+        go = true;
+    }
+    cv.notify_all();
+    for (auto &t : waiters)
+        t.join();
+    CHECK(released == 6);
+    {
+        std::unique_lock<std::mutex> l(cm);
+        CHECK(cv.wait_for(l, std::chrono::milliseconds(20)) == std::cv_status::timeout);
+    }
 
     if (failures) {
         std::fprintf(stderr, "test_cxx: %d check(s) failed\n", failures);
