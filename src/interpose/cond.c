@@ -27,6 +27,9 @@
  * glibc's own functions, so the mutex keeps glibc's semantics (a robust
  * mutex's EOWNERDEAD is returned by the wait).
  *
+ * Profiling (LOCKLAB_PROFILE): one record per condition variable
+ * (proftable.h), with the waits and their durations; glibc's are counted per call.
+ *
  * Not emulated: thread cancellation inside a wait (glibc's waits are
  * cancellation points; ours are not).
  */
@@ -37,6 +40,8 @@
 
 #include "config.h"
 #include "mutex.h"
+#include "profile.h"
+#include "proftable.h"
 #include "real.h"
 
 typedef struct lp_cond {
@@ -57,6 +62,18 @@ LL_INLINE bool glibc_owned(lp_cond *c)
     return ll_load_relaxed(&c->glibc_wrefs) & GLIBC_COND_PSHARED; /* relaxed: set once, by init, before sharing */
 }
 
+/* The profile record of c when profiling (NULL otherwise); glibc's: counts this call. */
+static lp_profile *profile_of(lp_cond *c, void *pc)
+{
+    if (LL_LIKELY(!lp_profiling))
+        return NULL;
+    bool glibc = glibc_owned(c);
+    lp_profile *p = lp_proftable_get(c, "cond", glibc ? "pshared" : lp_discipline_name(&lp_cfg.cond), glibc, pc);
+    if (p && glibc)
+        lp_profile_passthrough_op(p);
+    return p;
+}
+
 /* ---- a passthrough mutex, locked and unlocked through glibc ------------------------ */
 typedef struct glibc_mutex_ref {
     pthread_mutex_t *m;
@@ -73,11 +90,27 @@ static const ll_mutex_iface glibc_mutex_iface = {glibc_lock, glibc_unlock};
 enum wait_kind { WAIT, TIMEDWAIT, CLOCKWAIT };
 
 static int cond_wait(pthread_cond_t *pc, pthread_mutex_t *pm, enum wait_kind kind, clockid_t clock,
-                     const struct timespec *abstime)
+                     const struct timespec *abstime, void *caller);
+
+/* The wait itself, timed for the profile when profiling. */
+static int profiled_wait(lp_profile *p, lp_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t clock,
+                         const struct timespec *abstime)
+{
+    if (LL_LIKELY(p == NULL))
+        return ll_cond_wait(&c->c, mi, mutex, clock, abstime);
+    uint64_t t0 = ll_now_ns();
+    int rc = ll_cond_wait(&c->c, mi, mutex, clock, abstime);
+    lp_profile_waited(p, true, ll_now_ns() - t0);
+    return rc;
+}
+
+static int cond_wait(pthread_cond_t *pc, pthread_mutex_t *pm, enum wait_kind kind, clockid_t clock,
+                     const struct timespec *abstime, void *caller)
 {
     lp_ensure_init();
     lp_cond *c = (lp_cond *)pc;
     lp_mutex *m = (lp_mutex *)pm;
+    lp_profile *p = profile_of(c, caller);
     if (glibc_owned(c)) {
         if (!lp_mutex_passthrough(m))
             return EINVAL;
@@ -90,7 +123,7 @@ static int cond_wait(pthread_cond_t *pc, pthread_mutex_t *pm, enum wait_kind kin
     if (lp_mutex_passthrough(m)) {
         ll_store_relaxed(&c->mutex, NULL); /* relaxed: signallers must not treat a glibc mutex as ours */
         glibc_mutex_ref g = {pm, 0};
-        int rc = ll_cond_wait(&c->c, &glibc_mutex_iface, &g, clock, abstime);
+        int rc = profiled_wait(p, c, &glibc_mutex_iface, &g, clock, abstime);
         return g.lock_rc ? g.lock_rc : rc;
     }
     if (!lp_mutex_held_by_me(m))
@@ -98,19 +131,22 @@ static int cond_wait(pthread_cond_t *pc, pthread_mutex_t *pm, enum wait_kind kin
     /* relaxed: a signaller that holds m acquired it after we set this under m */
     ll_store_relaxed(&c->mutex, m);
     uint32_t depth = m->depth; /* a recursive mutex is released entirely while waiting */
-    int rc = ll_cond_wait(&c->c, &lp_mutex_iface, m, clock, abstime);
+    int rc = profiled_wait(p, c, &lp_mutex_iface, m, clock, abstime);
     m->depth = depth;
     return rc;
 }
 
-int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) { return cond_wait(c, m, WAIT, CLOCK_REALTIME, NULL); }
+int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+    return cond_wait(c, m, WAIT, CLOCK_REALTIME, NULL, __builtin_return_address(0));
+}
 int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
 {
-    return cond_wait(c, m, TIMEDWAIT, CLOCK_REALTIME, abstime);
+    return cond_wait(c, m, TIMEDWAIT, CLOCK_REALTIME, abstime, __builtin_return_address(0));
 }
 int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime)
 {
-    return cond_wait(c, m, CLOCKWAIT, clock, abstime);
+    return cond_wait(c, m, CLOCKWAIT, clock, abstime, __builtin_return_address(0));
 }
 
 /* The deferred wake list to use: the waiters' mutex's, if the caller holds it. */
@@ -126,6 +162,7 @@ int pthread_cond_signal(pthread_cond_t *pc)
 {
     lp_ensure_init();
     lp_cond *c = (lp_cond *)pc;
+    profile_of(c, __builtin_return_address(0));
     if (glibc_owned(c))
         return lp_real.cond_signal(pc);
     ll_cond_signal(&c->c, deferral(c));
@@ -136,6 +173,7 @@ int pthread_cond_broadcast(pthread_cond_t *pc)
 {
     lp_ensure_init();
     lp_cond *c = (lp_cond *)pc;
+    profile_of(c, __builtin_return_address(0));
     if (glibc_owned(c))
         return lp_real.cond_broadcast(pc);
     ll_cond_broadcast(&c->c, deferral(c));
@@ -153,7 +191,9 @@ int pthread_cond_init(pthread_cond_t *pc, const pthread_condattr_t *attr)
     }
     if (pshared != PTHREAD_PROCESS_PRIVATE) {
         ll_faa(&lp_passthrough_conds, 1, LL_RELAXED); /* relaxed: a statistic */
-        return lp_real.cond_init(pc, attr);           /* sets bit 0 of __wrefs: later calls pass through */
+        int rc = lp_real.cond_init(pc, attr);         /* sets bit 0 of __wrefs: later calls pass through */
+        profile_of((lp_cond *)pc, __builtin_return_address(0));
+        return rc;
     }
     lp_cond *c = (lp_cond *)pc;
     memset(pc, 0, sizeof *pc);
@@ -166,6 +206,7 @@ int pthread_cond_destroy(pthread_cond_t *pc)
 {
     lp_ensure_init();
     lp_cond *c = (lp_cond *)pc;
+    profile_of(c, __builtin_return_address(0));
     if (glibc_owned(c))
         return lp_real.cond_destroy(pc);
     ll_cond_destroy(&c->c);

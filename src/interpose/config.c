@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "profile.h"
 #include "real.h"
 #include "slab.h"
 
@@ -116,14 +117,20 @@ static void configure(void)
     parse_discipline("LOCKLAB_SEM", &lp_cfg.sem, lp_cfg.sem_text, sizeof lp_cfg.sem_text);
     ll_sync_set_defaults(&lp_cfg.cond, &lp_cfg.sem);
     parse_verbose(getenv("LOCKLAB_VERBOSE"));
+    if (lp_profile_init() != 0)
+        _exit(2); /* lp_profile_init printed the one-line message */
+    if (lp_profiling) {
+        lp_cfg.inline_state = false; /* a mutex's profile record hangs off its lock object */
+        lp_profile_set_config(lp_cfg.spec, lp_cfg.cond_text, lp_cfg.sem_text);
+    }
     lp_slab_init();
     if (lp_cfg.verbose) {
         fprintf(stderr,
                 "liblocklab-preload: lock=%s (%s) state=%s (%zu bytes per mutex beyond the pthread_mutex_t) "
-                "cond=%s sem=%s topology=%s\n",
+                "cond=%s sem=%s topology=%s profile=%s\n",
                 lp_cfg.spec, lock && *lock ? "LOCKLAB_LOCK" : "default",
                 lp_cfg.inline_state ? "inline" : "out-of-line", lp_cfg.inline_state ? (size_t)0 : lp_slab_object_bytes(),
-                lp_cfg.cond_text, lp_cfg.sem_text, ll_topology_describe());
+                lp_cfg.cond_text, lp_cfg.sem_text, ll_topology_describe(), lp_profiling ? getenv("LOCKLAB_PROFILE") : "off");
         atexit(report_at_exit);
     }
 }

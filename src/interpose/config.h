@@ -31,7 +31,8 @@ typedef struct lp_config {
     /* The lock state lives in the pthread_mutex_t itself (16 bytes at offset
      * 24) when it fits there, its initialised state is all zeros (so static
      * initialisers are valid states) and it needs no destroy; else it lives in
-     * an out-of-line object (slab.h) whose pointer is installed there once. */
+     * an out-of-line object (slab.h) whose pointer is installed there once.
+     * Always out-of-line when profiling (the record hangs off the object). */
     bool inline_state;
     bool verbose;
     char spec[128]; /* canonical spec, as ll_spec_parse prints it */
@@ -40,6 +41,12 @@ typedef struct lp_config {
     ll_sync_config cond, sem;
     char cond_text[64], sem_text[64];
 } lp_config;
+
+/* "fifo" or "lifo-cr", for reports. */
+LL_INLINE const char *lp_discipline_name(const ll_sync_config *c)
+{
+    return c->discipline == LL_DISCIPLINE_LIFO_CR ? "lifo-cr" : "fifo";
+}
 
 /* glibc's FUTEX_SHARED flag in a process-shared sem_t's offset-8 word (sem.c). */
 #define LP_GLIBC_SHARED_SEM 128u

@@ -11,6 +11,9 @@
  *   recursive   depth + 1 (EAGAIN at   EPERM                 depth + 1
  *               2^32 - 1)
  *
+ * pthread_mutex_destroy of a held mutex: EBUSY; a destroyed mutex answers
+ * EINVAL (glibc's answer: mutex.h).
+ *
  * Timed acquisition (timedlock, clocklock) over an arbitrary lock: one
  * try_acquire, then (EINVAL if tv_nsec is out of range, as glibc checks it
  * only when it would block) a bounded wait: try_acquire polls, spinning for
@@ -19,6 +22,11 @@
  * the lock, so under sustained contention of a FIFO lock it may time out
  * although the lock was released many times (it only gets it when it polls
  * while the lock happens to be free).
+ *
+ * Profiling (LOCKLAB_PROFILE, profile.h): the lock object of a mutex carries
+ * its record (created with the object, so always out-of-line mode); the fast
+ * paths test only `prof != NULL`.  Glibc's (passthrough) mutexes are counted
+ * per call through proftable.h.
  *
  * Layout and passthrough rules: mutex.h.  Paper context: the Malthusian
  * paper ran all its application experiments by interposing these functions
@@ -32,63 +40,116 @@
 
 #include "config.h"
 #include "mutex.h"
+#include "profile.h"
+#include "proftable.h"
 #include "real.h"
 
 __thread char lp_self_anchor __attribute__((tls_model("initial-exec")));
 
+static const char *type_name(int32_t kind)
+{
+    if (kind == -1)
+        return "destroyed";
+    if (kind & LP_KIND_PASSTHROUGH)
+        return kind & LP_KIND_ROBUST         ? "robust"
+               : kind & LP_KIND_PRIO_INHERIT ? "pi"
+               : kind & LP_KIND_PRIO_PROTECT ? "pp"
+                                             : "pshared";
+    static const char *const names[] = {"normal", "recursive", "errorcheck", "adaptive"};
+    return names[kind & LP_KIND_TYPE_MASK];
+}
+
 /* ---- the lock behind a mutex ------------------------------------------------------- */
 
-/* First use of a mutex in out-of-line mode: install its object (once; racing
- * first users agree on the CAS winner's object). */
-static LL_COLD void *install_object(lp_mutex *m)
+typedef struct lock_ref {
+    void *state;
+    ll_wait_policy *wp;
+    lp_profile *prof; /* NULL unless profiling */
+} lock_ref;
+
+typedef struct install_ctx {
+    lp_mutex *m;
+    void *pc;
+} install_ctx;
+
+static void init_object(void *obj, void *arg)
 {
-    void *obj = lp_slab_get();
+    install_ctx *c = (install_ctx *)arg;
     lp_objhdr *h = lp_hdr(obj);
     ll_wait_policy_init(&h->wp, lp_cfg.wp.ops, lp_cfg.wp.spin_ns); /* spin_ns already fixed: never measures */
     char err[256];
     if (lp_cfg.ops->init)
         lp_cfg.ops->init(obj, lp_cfg.params, err, sizeof err); /* cannot fail: the same params passed at lp_init */
-    void *expected = NULL;
-    if (ll_cas(&m->lock.obj, &expected, obj, LL_ACQ_REL)) /* release: the initialised object; acquire (on failure): the winner's */
-        return obj;
-    if (lp_cfg.ops->destroy)
-        lp_cfg.ops->destroy(obj);
-    lp_slab_put(obj);
-    return expected;
+    if (lp_profiling)
+        h->prof = lp_profile_new(c->m, "mutex", type_name(c->m->kind), false, c->pc);
 }
 
-LL_INLINE void *object_of(lp_mutex *m)
+/* First use of a mutex in out-of-line mode: install its object, once. */
+static LL_COLD void *install_object(lp_mutex *m, void *pc)
 {
-    void *obj = ll_load_acquire(&m->lock.obj); /* acquire: pairs with install_object's CAS; the object is initialised */
-    return LL_LIKELY(obj != NULL) ? obj : install_object(m);
+    install_ctx c = {m, pc};
+    return lp_slab_install(&m->lock.obj, init_object, &c);
 }
 
-LL_INLINE void lock_acquire(lp_mutex *m)
+LL_INLINE lock_ref lock_of(lp_mutex *m, void *pc)
 {
+    lock_ref r;
     if (lp_cfg.inline_state) {
-        lp_cfg.ops->acquire(m->lock.state, &lp_cfg.wp);
-    } else {
-        void *obj = object_of(m);
-        lp_cfg.ops->acquire(obj, &lp_hdr(obj)->wp);
+        r.state = m->lock.state;
+        r.wp = &lp_cfg.wp;
+        r.prof = NULL;
+        return r;
     }
+    void *obj = ll_load_acquire(&m->lock.obj); /* acquire: pairs with lp_slab_install's release; initialised */
+    if (LL_UNLIKELY(obj == NULL))
+        obj = install_object(m, pc);
+    lp_objhdr *h = lp_hdr(obj);
+    r.state = obj;
+    r.wp = &h->wp;
+    r.prof = h->prof;
+    return r;
 }
 
-LL_INLINE bool lock_try_acquire(lp_mutex *m)
+static LL_COLD void acquire_profiled(lock_ref r)
 {
-    if (lp_cfg.inline_state)
-        return lp_cfg.ops->try_acquire(m->lock.state, &lp_cfg.wp);
-    void *obj = object_of(m);
-    return lp_cfg.ops->try_acquire(obj, &lp_hdr(obj)->wp);
+    bool contended = !lp_cfg.ops->try_acquire(r.state, r.wp);
+    uint64_t wait_ns = 0;
+    if (contended) {
+        uint64_t t0 = ll_now_ns();
+        lp_cfg.ops->acquire(r.state, r.wp);
+        wait_ns = ll_now_ns() - t0;
+    }
+    lp_profile_acquired(r.prof, contended, wait_ns);
+}
+
+LL_INLINE void lock_acquire(lp_mutex *m, void *pc)
+{
+    lock_ref r = lock_of(m, pc);
+    if (LL_UNLIKELY(r.prof != NULL))
+        acquire_profiled(r);
+    else
+        lp_cfg.ops->acquire(r.state, r.wp);
+}
+
+LL_INLINE bool lock_try_acquire(lp_mutex *m, void *pc)
+{
+    lock_ref r = lock_of(m, pc);
+    bool ok = lp_cfg.ops->try_acquire(r.state, r.wp);
+    if (LL_UNLIKELY(r.prof != NULL)) {
+        if (ok)
+            lp_profile_acquired(r.prof, false, 0);
+        else
+            lp_profile_trylock_failed(r.prof);
+    }
+    return ok;
 }
 
 LL_INLINE void lock_release(lp_mutex *m)
 {
-    if (lp_cfg.inline_state) {
-        lp_cfg.ops->release(m->lock.state, &lp_cfg.wp);
-    } else {
-        void *obj = object_of(m);
-        lp_cfg.ops->release(obj, &lp_hdr(obj)->wp);
-    }
+    lock_ref r = lock_of(m, NULL); /* the holder's mutex has its object */
+    if (LL_UNLIKELY(r.prof != NULL))
+        lp_profile_releasing(r.prof);
+    lp_cfg.ops->release(r.state, r.wp);
 }
 
 /* Release, then deliver the wake-ups condition variable signals deferred to
@@ -113,7 +174,7 @@ LL_INLINE void release(lp_mutex *m)
 static void iface_lock(void *mutex)
 {
     lp_mutex *m = (lp_mutex *)mutex;
-    lock_acquire(m);
+    lock_acquire(m, NULL);
     ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
 }
 static void iface_unlock(void *mutex) { release((lp_mutex *)mutex); }
@@ -131,19 +192,26 @@ static uint64_t ns_between(const struct timespec *from, const struct timespec *t
     return (uint64_t)(to->tv_sec - from->tv_sec) * 1000000000u + (uint64_t)to->tv_nsec - (uint64_t)from->tv_nsec;
 }
 
-static int lock_acquire_until(lp_mutex *m, clockid_t clock, const struct timespec *abstime)
+static int lock_acquire_until(lp_mutex *m, void *pc, clockid_t clock, const struct timespec *abstime)
 {
-    if (lock_try_acquire(m))
+    lock_ref r = lock_of(m, pc);
+    if (lp_cfg.ops->try_acquire(r.state, r.wp)) {
+        if (r.prof)
+            lp_profile_acquired(r.prof, false, 0);
         return 0;
+    }
     if (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000)
         return EINVAL;
-    uint64_t spin_until = ll_now_ns() + LP_DEFAULT_SPIN_NS;
+    uint64_t t0 = ll_now_ns(), spin_until = t0 + LP_DEFAULT_SPIN_NS;
     uint64_t nap_ns = 1000;
     for (;;) {
         struct timespec now;
         clock_gettime(clock, &now);
-        if (!before(&now, abstime))
+        if (!before(&now, abstime)) {
+            if (r.prof)
+                lp_profile_trylock_failed(r.prof); /* a timed lock that gave up counts as a failed try */
             return ETIMEDOUT;
+        }
         if (ll_now_ns() < spin_until) {
             for (int i = 0; i < 64; i++)
                 ll_pause();
@@ -154,12 +222,24 @@ static int lock_acquire_until(lp_mutex *m, clockid_t clock, const struct timespe
             nanosleep(&nap, NULL);
             nap_ns = nap_ns * 2 > 1000000 ? 1000000 : nap_ns * 2;
         }
-        if (lock_try_acquire(m))
+        if (lp_cfg.ops->try_acquire(r.state, r.wp)) {
+            if (r.prof)
+                lp_profile_acquired(r.prof, true, ll_now_ns() - t0);
             return 0;
+        }
     }
 }
 
-/* ---- the entry points --------------------------------------------------------------- */
+/* ---- glibc's mutexes ----------------------------------------------------------------- */
+
+LL_INLINE void count_passthrough(pthread_mutex_t *pm, void *pc)
+{
+    if (LL_UNLIKELY(lp_profiling)) {
+        lp_profile *p = lp_proftable_get(pm, "mutex", type_name(((lp_mutex *)pm)->kind), true, pc);
+        if (p)
+            lp_profile_passthrough_op(p);
+    }
+}
 
 enum how { BLOCK, TRY, TIMED };
 
@@ -175,16 +255,20 @@ static int passthrough_lock(pthread_mutex_t *pm, enum how how, clockid_t clock, 
     }
 }
 
+/* ---- the entry points --------------------------------------------------------------- */
+
 /* Every lock operation but the fast path of normal and adaptive mutexes. */
-static LL_COLD int lock_slow(pthread_mutex_t *pm, enum how how, clockid_t clock, const struct timespec *abstime)
+static LL_COLD int lock_slow(pthread_mutex_t *pm, void *pc, enum how how, clockid_t clock,
+                             const struct timespec *abstime)
 {
     lp_mutex *m = (lp_mutex *)pm;
-    if (lp_mutex_passthrough(m))
+    if (lp_mutex_passthrough(m)) {
+        count_passthrough(pm, pc);
         return passthrough_lock(pm, how, clock, abstime);
+    }
     int type = m->kind & LP_KIND_TYPE_MASK;
-    bool owned = type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK;
     uint64_t me = lp_self_id();
-    if (owned && ll_load_relaxed(&m->owner) == me) { /* relaxed: only this thread ever stores its own id */
+    if ((type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK) && lp_mutex_held_by_me(m)) {
         if (type == PTHREAD_MUTEX_ERRORCHECK)
             return how == TRY ? EBUSY : EDEADLK;
         if (m->depth == UINT32_MAX)
@@ -194,11 +278,11 @@ static LL_COLD int lock_slow(pthread_mutex_t *pm, enum how how, clockid_t clock,
     }
     int rc = 0;
     if (how == BLOCK)
-        lock_acquire(m);
+        lock_acquire(m, pc);
     else if (how == TRY)
-        rc = lock_try_acquire(m) ? 0 : EBUSY;
+        rc = lock_try_acquire(m, pc) ? 0 : EBUSY;
     else
-        rc = lock_acquire_until(m, clock, abstime);
+        rc = lock_acquire_until(m, pc, clock, abstime);
     if (rc == 0) {
         ll_store_relaxed(&m->owner, me); /* relaxed: read by others only to compare with their own id */
         m->depth = 0;
@@ -213,11 +297,11 @@ int pthread_mutex_lock(pthread_mutex_t *pm)
     lp_ensure_init();
     lp_mutex *m = (lp_mutex *)pm;
     if (LL_LIKELY(fast_kind(m))) {
-        lock_acquire(m);
+        lock_acquire(m, __builtin_return_address(0));
         ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
         return 0;
     }
-    return lock_slow(pm, BLOCK, CLOCK_REALTIME, NULL);
+    return lock_slow(pm, __builtin_return_address(0), BLOCK, CLOCK_REALTIME, NULL);
 }
 
 int pthread_mutex_trylock(pthread_mutex_t *pm)
@@ -225,25 +309,30 @@ int pthread_mutex_trylock(pthread_mutex_t *pm)
     lp_ensure_init();
     lp_mutex *m = (lp_mutex *)pm;
     if (LL_LIKELY(fast_kind(m))) {
-        if (!lock_try_acquire(m))
+        if (!lock_try_acquire(m, __builtin_return_address(0)))
             return EBUSY;
         ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
         return 0;
     }
-    return lock_slow(pm, TRY, CLOCK_REALTIME, NULL);
+    return lock_slow(pm, __builtin_return_address(0), TRY, CLOCK_REALTIME, NULL);
 }
 
-int pthread_mutex_clocklock(pthread_mutex_t *pm, clockid_t clock, const struct timespec *abstime)
+static int clocklock(pthread_mutex_t *pm, void *pc, clockid_t clock, const struct timespec *abstime)
 {
     lp_ensure_init();
     if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
         return EINVAL;
-    return lock_slow(pm, TIMED, clock, abstime);
+    return lock_slow(pm, pc, TIMED, clock, abstime);
+}
+
+int pthread_mutex_clocklock(pthread_mutex_t *pm, clockid_t clock, const struct timespec *abstime)
+{
+    return clocklock(pm, __builtin_return_address(0), clock, abstime);
 }
 
 int pthread_mutex_timedlock(pthread_mutex_t *pm, const struct timespec *abstime)
 {
-    return pthread_mutex_clocklock(pm, CLOCK_REALTIME, abstime);
+    return clocklock(pm, __builtin_return_address(0), CLOCK_REALTIME, abstime);
 }
 
 int pthread_mutex_unlock(pthread_mutex_t *pm)
@@ -254,11 +343,13 @@ int pthread_mutex_unlock(pthread_mutex_t *pm)
         release(m);
         return 0;
     }
-    if (lp_mutex_passthrough(m))
+    if (lp_mutex_passthrough(m)) {
+        count_passthrough(pm, __builtin_return_address(0));
         return lp_real.mutex_unlock(pm);
+    }
     int type = m->kind & LP_KIND_TYPE_MASK;
     if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK) {
-        if (ll_load_relaxed(&m->owner) != lp_self_id()) /* relaxed: only this thread ever stores its own id */
+        if (!lp_mutex_held_by_me(m))
             return EPERM;
         if (m->depth > 0) {
             m->depth--;
@@ -282,7 +373,9 @@ int pthread_mutex_init(pthread_mutex_t *pm, const pthread_mutexattr_t *attr)
     }
     if (robust != PTHREAD_MUTEX_STALLED || protocol != PTHREAD_PRIO_NONE || pshared != PTHREAD_PROCESS_PRIVATE) {
         ll_faa(&lp_passthrough_mutexes, 1, LL_RELAXED); /* relaxed: a statistic */
-        return lp_real.mutex_init(pm, attr);            /* glibc flags __kind: later calls pass through */
+        int rc = lp_real.mutex_init(pm, attr);          /* glibc flags __kind: later calls pass through */
+        count_passthrough(pm, __builtin_return_address(0));
+        return rc;
     }
     lp_mutex *m = (lp_mutex *)pm;
     memset(pm, 0, sizeof *pm);
@@ -294,8 +387,10 @@ int pthread_mutex_destroy(pthread_mutex_t *pm)
 {
     lp_ensure_init();
     lp_mutex *m = (lp_mutex *)pm;
-    if (lp_mutex_passthrough(m))
+    if (lp_mutex_passthrough(m)) {
+        count_passthrough(pm, __builtin_return_address(0));
         return lp_real.mutex_destroy(pm);
+    }
     if (ll_load_relaxed(&m->owner) != 0) /* relaxed: held; a stale view would mean destroy races a lock (misuse) */
         return EBUSY;
     void *obj = lp_cfg.inline_state ? NULL : ll_load_acquire(&m->lock.obj); /* acquire: the object's contents */
@@ -310,7 +405,8 @@ int pthread_mutex_destroy(pthread_mutex_t *pm)
 }
 
 /* The historic aliases glibc still exports (GLIBC_2.2.5); old binaries may call them. */
-int __pthread_mutex_init(pthread_mutex_t *, const pthread_mutexattr_t *) __attribute__((alias("pthread_mutex_init"), copy(pthread_mutex_init)));
+int __pthread_mutex_init(pthread_mutex_t *, const pthread_mutexattr_t *)
+    __attribute__((alias("pthread_mutex_init"), copy(pthread_mutex_init)));
 int __pthread_mutex_destroy(pthread_mutex_t *) __attribute__((alias("pthread_mutex_destroy"), copy(pthread_mutex_destroy)));
 int __pthread_mutex_lock(pthread_mutex_t *) __attribute__((alias("pthread_mutex_lock"), copy(pthread_mutex_lock)));
 int __pthread_mutex_trylock(pthread_mutex_t *) __attribute__((alias("pthread_mutex_trylock"), copy(pthread_mutex_trylock)));

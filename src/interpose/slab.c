@@ -36,10 +36,14 @@ void lp_slab_init(void)
 
 size_t lp_slab_object_bytes(void) { return stride; }
 
-void *lp_slab_get(void)
+void *lp_slab_install(ll_atomic_ptr *slot, void (*init)(void *obj, void *ctx), void *ctx)
 {
     slab_acquire();
-    void *obj;
+    void *obj = ll_load_relaxed(slot); /* relaxed: under slab_lock, which ordered the installer's store */
+    if (obj != NULL) {
+        slab_release();
+        return obj;
+    }
     if (free_list) {
         lp_objhdr *h = free_list;
         free_list = h->next_free;
@@ -58,8 +62,10 @@ void *lp_slab_get(void)
         obj = chunk_next;
         chunk_next += stride;
     }
-    slab_release();
     memset(obj, 0, stride);
+    init(obj, ctx);
+    ll_store_release(slot, obj); /* release: the initialised object before its pointer */
+    slab_release();
     return obj;
 }
 

@@ -21,8 +21,9 @@
 /* Bytes of lock state an inline mutex holds (config.h). */
 #define LP_INLINE_STATE_BYTES 16
 
+struct lp_profile;
 typedef struct lp_objhdr {
-    ll_atomic_ptr prof;      /* the lock's profile record (profiler), NULL when not profiling */
+    struct lp_profile *prof; /* the lock's profile record, NULL when not profiling; set before publication */
     ll_wait_policy wp;       /* per lock, so an adaptive policy adapts per lock */
     struct lp_objhdr *next_free; /* slab free list */
 } lp_objhdr;
@@ -32,7 +33,11 @@ LL_INLINE lp_objhdr *lp_hdr(void *obj) { return (lp_objhdr *)(void *)((char *)ob
 
 void lp_slab_init(void);            /* after lp_cfg.ops is known */
 size_t lp_slab_object_bytes(void);  /* stride: memory per out-of-line mutex */
-void *lp_slab_get(void);            /* a zeroed object */
+/* The object *slot points to; at the first call for a slot, a new zeroed
+ * object, prepared by init(obj, ctx) and then published in *slot (release),
+ * all under the allocator's lock so that racing first users agree on one
+ * object without creating a spare one. */
+void *lp_slab_install(ll_atomic_ptr *slot, void (*init)(void *obj, void *ctx), void *ctx);
 void lp_slab_put(void *obj);
 
 #endif

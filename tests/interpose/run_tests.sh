@@ -2,16 +2,16 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | fork | preconstructor | cxx | bindings | badenv
+# CASE: mutex SPEC... | sync SPEC... | fork | preconstructor | cxx | bindings | badenv | profile
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
 fail=0
 bad() { echo "FAIL: $*" >&2; fail=1; }
-run() { # run LOCK PROGRAM...: the program under the interposer with LOCKLAB_LOCK=LOCK
+run() { # run LOCK PROGRAM...: the program (not timeout) under the interposer with LOCKLAB_LOCK=LOCK
     local lock=$1
     shift
-    LOCKLAB_LOCK=$lock LD_PRELOAD=$preload timeout 120 "$@" || bad "LOCKLAB_LOCK=$lock $* (exit $?)"
+    timeout 120 env LOCKLAB_LOCK="$lock" LD_PRELOAD="$preload" "$@" || bad "LOCKLAB_LOCK=$lock $* (exit $?)"
 }
 
 case $case in
@@ -89,6 +89,7 @@ badenv)
     check_bad LOCKLAB_COND 'lifo-cr:append_one_in=0'
     check_bad LOCKLAB_SEM 'fifo:x=1'
     check_bad LOCKLAB_SEM 'lifo-cr:append_one_in=128'
+    LOCKLAB_PROFILE=- check_bad LOCKLAB_PROFILE_FORMAT xml
     check_bad LOCKLAB_LOCK nosuchlock "$preload $bindir/libctor_lib.so"
     # Valid values are accepted (the same program exits 0).
     LOCKLAB_LOCK=mcs-stp:spin_ns=5000 LOCKLAB_VERBOSE=1 LOCKLAB_TOPOLOGY=sockets=2 LOCKLAB_COND=lifo-cr \
@@ -96,8 +97,46 @@ badenv)
         "$bindir/test_preconstructor" >/dev/null 2>&1
     [ $? -eq 0 ] || bad "valid configuration rejected"
     ;;
+profile)
+    # LOCKLAB_PROFILE: the interposer feeds the profiler a record per object it
+    # saw, with the right kinds, types and passthrough flags and consistent counts.
+    json=$(mktemp /tmp/locklab-profile-XXXXXX.json)
+    LOCKLAB_PROFILE=$json LOCKLAB_PROFILE_TOP=0 LOCKLAB_COND=lifo-cr run mcs-stp "$bindir/test_condsem"
+    python3 - "$json" <<'PY' || bad "profile report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+locks = d["locks"]
+def having(**kw):
+    return [l for l in locks if all(l[k] == v for k, v in kw.items())]
+problems = []
+if d["lock"] != "mcs-stp" or d["cond"] != "lifo-cr":
+    problems.append("header names lock %r cond %r" % (d["lock"], d["cond"]))
+# the queue mutex of the producer/consumer test: 2 runs x (20000 puts + 20000 gets + ...) acquisitions
+busy = having(kind="mutex", type="normal", passthrough=False)
+if not busy or max(l["acquisitions"] for l in busy) < 80000:
+    problems.append("no normal mutex with >= 80000 acquisitions")
+if not having(kind="mutex", type="recursive"):
+    problems.append("no recursive mutex record")
+for kind, typ in (("mutex", "robust"), ("mutex", "pshared"), ("cond", "pshared"), ("sem", "pshared")):
+    rows = having(kind=kind, type=typ, passthrough=True)
+    if not rows or sum(l["passthrough_ops"] for l in rows) == 0:
+        problems.append("no passthrough %s %s with calls counted" % (typ, kind))
+conds = having(kind="cond", type="lifo-cr", passthrough=False)
+if not conds or sum(l["acquisitions"] for l in conds) < 100:
+    problems.append("condition variable waits not recorded")
+sems = having(kind="sem", type="fifo", passthrough=False)
+if len(sems) < 2 or min(l["acquisitions"] for l in sems[:2]) < 60000:
+    problems.append("semaphore waits not recorded (want 60000 per producer/consumer semaphore)")
+if d["objects"] != len(locks):
+    problems.append("objects %d != listed %d with LOCKLAB_PROFILE_TOP=0" % (d["objects"], len(locks)))
+for p in problems:
+    print("profile:", p, file=sys.stderr)
+sys.exit(1 if problems else 0)
+PY
+    rm -f "$json"
+    ;;
 *)
-    echo "unknown case '$case' (valid: mutex sync fork preconstructor cxx bindings badenv)" >&2
+    echo "unknown case '$case' (valid: mutex sync fork preconstructor cxx bindings badenv profile)" >&2
     exit 2
     ;;
 esac
