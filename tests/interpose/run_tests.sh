@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | fork | preconstructor | cxx | bindings | badenv | profile
+# CASE: mutex SPEC... | sync SPEC... | fork | preconstructor | cxx | bindings | badenv | profile | nomeasure
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -97,6 +97,18 @@ badenv)
         "$bindir/test_preconstructor" >/dev/null 2>&1
     [ $? -eq 0 ] || bad "valid configuration rejected"
     ;;
+nomeasure)
+    # The library measures the stp/astp (and loiter) default spin budget by
+    # starting two threads (ll_park_cost_ns); the interposer uses a fixed budget
+    # instead, so a single-threaded program that locks mutexes (ctor_lib) must
+    # start no thread at all.
+    command -v strace >/dev/null || { echo "strace is needed (apt-get install strace)" >&2; exit 1; }
+    for spec in loiter mcs-stp mcscr-astp lifocr-stp; do
+        clones=$(LOCKLAB_LOCK=$spec strace -f -qq -e trace=clone,clone3 -E LD_PRELOAD="$preload $bindir/libctor_lib.so" \
+                 "$bindir/test_preconstructor" 2>&1 >/dev/null | grep -c '^clone')
+        [ "$clones" = 0 ] || bad "$spec: $clones thread(s) started by a single-threaded program"
+    done
+    ;;
 profile)
     # LOCKLAB_PROFILE: the interposer feeds the profiler a record per object it
     # saw, with the right kinds, types and passthrough flags and consistent counts.
@@ -136,7 +148,7 @@ PY
     rm -f "$json"
     ;;
 *)
-    echo "unknown case '$case' (valid: mutex sync fork preconstructor cxx bindings badenv profile)" >&2
+    echo "unknown case '$case' (valid: mutex sync fork preconstructor cxx bindings badenv profile nomeasure)" >&2
     exit 2
     ;;
 esac
