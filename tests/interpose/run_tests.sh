@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | fork | preconstructor | cxx | bindings | badenv | profile | nomeasure
+# CASE: mutex SPEC... | sync SPEC... | fork | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -97,6 +97,18 @@ badenv)
         "$bindir/test_preconstructor" >/dev/null 2>&1
     [ $? -eq 0 ] || bad "valid configuration rejected"
     ;;
+twice)
+    # Loaded twice: the same file listed twice, and two copies of it (the first
+    # copy serves the calls; its glibc passthroughs reach glibc through the second).
+    copy_dir=$(mktemp -d)
+    cp "$preload" "$copy_dir/liblocklab-preload-copy.so"
+    for pre in "$preload $preload" "$preload $copy_dir/liblocklab-preload-copy.so"; do
+        for prog in test_mutex test_condsem test_fork; do
+            timeout 120 env LD_PRELOAD="$pre" "$bindir/$prog" >/dev/null || bad "LD_PRELOAD='$pre' $prog"
+        done
+    done
+    rm -rf "$copy_dir"
+    ;;
 nomeasure)
     # The library measures the stp/astp (and loiter) default spin budget by
     # starting two threads (ll_park_cost_ns); the interposer uses a fixed budget
@@ -148,7 +160,7 @@ PY
     rm -f "$json"
     ;;
 *)
-    echo "unknown case '$case' (valid: mutex sync fork preconstructor cxx bindings badenv profile nomeasure)" >&2
+    echo "unknown case '$case' (valid: mutex sync fork preconstructor cxx bindings badenv profile nomeasure twice)" >&2
     exit 2
     ;;
 esac
