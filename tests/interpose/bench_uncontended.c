@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "locklab/atomics.h"
+
 static uint64_t now_ns(void)
 {
     struct timespec t;
@@ -53,13 +55,13 @@ int main(int argc, char **argv)
         uint64_t t0 = now_ns();
         for (long i = 0; i < pairs; i++) {
             g_lock(&glibcs);
-            __asm__ __volatile__("" ::: "memory");
+            ll_compiler_barrier();
             g_unlock(&glibcs);
         }
         uint64_t t1 = now_ns();
         for (long i = 0; i < pairs; i++) {
             pthread_mutex_lock(&mine);
-            __asm__ __volatile__("" ::: "memory");
+            ll_compiler_barrier();
             pthread_mutex_unlock(&mine);
         }
         uint64_t t2 = now_ns();

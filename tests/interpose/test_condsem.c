@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "locklab/atomics.h"
 
 static struct timespec in_ms(clockid_t clock, long ms)
 {
@@ -333,13 +334,13 @@ static void test_pshared(void)
 /* ---- semaphores ---------------------------------------------------------------------------- */
 enum { SEM_ITEMS = 20000 };
 static sem_t items, slots;
-static long sem_produced, sem_consumed;
+static ll_atomic_u64 sem_produced, sem_consumed;
 static void *sem_producer(void *arg)
 {
     (void)arg;
     for (int i = 0; i < SEM_ITEMS; i++) {
         sem_wait(&slots);
-        __atomic_fetch_add(&sem_produced, 1, __ATOMIC_RELAXED);
+        ll_faa(&sem_produced, 1, LL_RELAXED); /* relaxed: a count read after join */
         sem_post(&items);
     }
     return NULL;
@@ -349,7 +350,7 @@ static void *sem_consumer(void *arg)
     (void)arg;
     for (int i = 0; i < SEM_ITEMS; i++) {
         sem_wait(&items);
-        __atomic_fetch_add(&sem_consumed, 1, __ATOMIC_RELAXED);
+        ll_faa(&sem_consumed, 1, LL_RELAXED); /* relaxed: a count read after join */
         sem_post(&slots);
     }
     return NULL;
@@ -395,8 +396,8 @@ static void test_sem(void)
         pthread_join(p[i], NULL);
         pthread_join(c[i], NULL);
     }
-    CHECK_EQ(sem_produced, 3L * SEM_ITEMS);
-    CHECK_EQ(sem_consumed, 3L * SEM_ITEMS);
+    CHECK_EQ(ll_load_relaxed(&sem_produced), 3L * SEM_ITEMS); /* relaxed: after join */
+    CHECK_EQ(ll_load_relaxed(&sem_consumed), 3L * SEM_ITEMS); /* relaxed: after join */
     CHECK_EQ(sem_getvalue(&slots, &v), 0);
     CHECK_EQ(v, 8);
     CHECK_EQ(sem_getvalue(&items, &v), 0);

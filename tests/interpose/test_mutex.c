@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "locklab/atomics.h"
 
 static struct timespec in_ms(clockid_t clock, long ms)
 {
@@ -131,12 +132,12 @@ static void test_timed(pthread_mutex_t *m)
 }
 
 /* A timed waiter succeeds once the holder releases before its deadline. */
-typedef struct timed_waiter { pthread_mutex_t *m; volatile int started; int rc; } timed_waiter;
+typedef struct timed_waiter { pthread_mutex_t *m; ll_atomic_u32 started; int rc; } timed_waiter;
 static void *timed_waiter_main(void *arg)
 {
     timed_waiter *w = (timed_waiter *)arg;
     struct timespec t = in_ms(CLOCK_REALTIME, 10000);
-    w->started = 1;
+    ll_store_release(&w->started, 1); /* release: pairs with the spin below (nothing else to publish) */
     w->rc = pthread_mutex_timedlock(w->m, &t);
     if (w->rc == 0)
         pthread_mutex_unlock(w->m);
@@ -144,12 +145,12 @@ static void *timed_waiter_main(void *arg)
 }
 static void test_timed_success_after_wait(pthread_mutex_t *m)
 {
-    timed_waiter w = {m, 0, -1};
+    timed_waiter w = {m, LL_ATOMIC_INIT(0), -1};
     pthread_t t;
     CHECK_EQ(pthread_mutex_lock(m), 0);
     pthread_create(&t, NULL, timed_waiter_main, &w);
-    while (!w.started)
-        ;
+    while (!ll_load_acquire(&w.started)) /* acquire: pairs with the waiter's release */
+        ll_pause();
     struct timespec d = {0, 20 * 1000000L};
     nanosleep(&d, NULL);
     CHECK_EQ(pthread_mutex_unlock(m), 0);
