@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <sys/resource.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
@@ -192,6 +193,57 @@ static void test_timed(void)
     CHECK(after.tv_sec > before.tv_sec || after.tv_nsec - before.tv_nsec >= 25000000L);
     pthread_mutex_unlock(&tm);
     CHECK_EQ(pthread_cond_destroy(&mc), 0);
+}
+
+/* ---- wait morphing ------------------------------------------------------------------
+ * The signaller holds the mutex for 30 ms after signalling.  Woken at the
+ * signal, the waiter would block a second time, on the mutex (2 voluntary
+ * context switches in its wait); with the wake-up deferred to the unlock it
+ * blocks once.  The minimum over 3 attempts must be 1 (spurious extra
+ * switches can only add). */
+static pthread_mutex_t wm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wc = PTHREAD_COND_INITIALIZER;
+static int wm_ready, wm_go;
+static long wm_switches;
+static void *morph_waiter(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&wm);
+    wm_ready = 1;
+    pthread_cond_signal(&wc);
+    struct rusage before, after;
+    getrusage(RUSAGE_THREAD, &before);
+    while (!wm_go)
+        pthread_cond_wait(&wc, &wm);
+    getrusage(RUSAGE_THREAD, &after);
+    wm_switches = after.ru_nvcsw - before.ru_nvcsw;
+    pthread_mutex_unlock(&wm);
+    return NULL;
+}
+static void test_wait_morphing(void)
+{
+    long fewest = 1000;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        wm_ready = wm_go = 0;
+        pthread_t th;
+        pthread_create(&th, NULL, morph_waiter, NULL);
+        pthread_mutex_lock(&wm);
+        while (!wm_ready)
+            pthread_cond_wait(&wc, &wm);
+        pthread_mutex_unlock(&wm);
+        struct timespec d = {0, 10 * 1000000L}; /* let the waiter block in its wait */
+        nanosleep(&d, NULL);
+        pthread_mutex_lock(&wm);
+        wm_go = 1;
+        pthread_cond_signal(&wc);
+        d.tv_nsec = 30 * 1000000L;
+        nanosleep(&d, NULL); /* still holding the mutex */
+        pthread_mutex_unlock(&wm);
+        pthread_join(th, NULL);
+        if (wm_switches < fewest)
+            fewest = wm_switches;
+    }
+    CHECK_EQ(fewest, 1);
 }
 
 /* ---- waits with other mutex types ---------------------------------------------------- */
@@ -410,6 +462,7 @@ int main(void)
     test_prodcons(0);
     test_prodcons(1);
     test_broadcast_storm();
+    test_wait_morphing();
     test_timed();
     test_recursive_and_errors();
     test_passthrough_mutex();
