@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | fork | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice
+# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | fork | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -24,6 +24,9 @@ sync)
             LOCKLAB_COND=$discipline LOCKLAB_SEM=$discipline run "$spec" "$bindir/test_condsem"
         done
     done
+    ;;
+threads)
+    for spec in "$@"; do run "$spec" "$bindir/test_threads"; done
     ;;
 fork)
     for spec in loiter mcs-stp mcscr-stp; do run "$spec" "$bindir/test_fork"; done
@@ -160,7 +163,7 @@ PY
     rm -f "$json"
     ;;
 *)
-    echo "unknown case '$case' (valid: mutex sync fork preconstructor cxx bindings badenv profile nomeasure twice)" >&2
+    echo "unknown case '$case' (valid: mutex sync threads fork preconstructor cxx bindings badenv profile nomeasure twice)" >&2
     exit 2
     ;;
 esac
