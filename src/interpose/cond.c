@@ -89,9 +89,6 @@ static const ll_mutex_iface glibc_mutex_iface = {glibc_lock, glibc_unlock};
 
 enum wait_kind { WAIT, TIMEDWAIT, CLOCKWAIT };
 
-static int cond_wait(pthread_cond_t *pc, pthread_mutex_t *pm, enum wait_kind kind, clockid_t clock,
-                     const struct timespec *abstime, void *caller);
-
 /* The wait itself, timed for the profile when profiling. */
 static int profiled_wait(lp_profile *p, lp_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t clock,
                          const struct timespec *abstime)
