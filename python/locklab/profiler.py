@@ -96,20 +96,26 @@ def run(args):
     cmd = preload.command_of(args)
     lib = preload.locate(args.preload)
     with tempfile.TemporaryDirectory(prefix="locklab-profile-") as tmp:
-        out = Path(args.out).resolve() if args.out else Path(tmp) / "profile.json"
-        env = preload.environment(lib, args.lock, args.cond, args.sem, out, args.topology)
+        # "%p": every process of the command (a wrapper, its children) writes its own report
+        target = str(Path(args.out).resolve()) if args.out else str(Path(tmp) / "profile.%p.json")
+        env = preload.environment(lib, args.lock, args.cond, args.sem, target, args.topology)
         env["LOCKLAB_PROFILE_TOP"] = "0"
         try:
             status = subprocess.run(cmd, env=env).returncode
         except OSError as e:
             raise UsageError(f"cannot run '{cmd[0]}': {e.strerror}") from None
-        if status == 2 and not out.exists():
-            return 2  # the interposer rejected the environment; it said why
-        if not out.exists():
+        pattern = Path(target).name.replace("%p", "*")
+        reports = sorted(Path(target).parent.glob(pattern), key=lambda f: f.stat().st_mtime)
+        if not reports:
+            if status == 2:
+                return 2  # the interposer rejected the environment; it said why
             print(f"locklab profile: '{cmd[0]}' exited {status} without a profile (did it call _exit or exec?)",
                   file=sys.stderr)
             return 1
-        print("\n".join(render(load(out), top, args.sort)))
-        if args.out:
-            print(f"profile: {out}")
+        for i, f in enumerate(reports):
+            if i:
+                print()
+            print("\n".join(render(load(f), top, args.sort)))
+            if args.out:
+                print(f"profile: {f}")
     return status

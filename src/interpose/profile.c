@@ -31,6 +31,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gnu/libc-version.h>
 #include <signal.h>
 #include <stdio.h>
@@ -82,6 +83,7 @@ struct lp_profile {
 
 bool lp_profiling;
 static const char *report_path;
+static int stderr_copy = -1; /* for "-": our own copy of fd 2, in case the program closes stderr before we report */
 static bool report_json;
 static long report_top = 20;
 static int snapshot_signal;
@@ -182,6 +184,8 @@ int lp_profile_init(void)
         sigaction(snapshot_signal, &sa, NULL);
     }
     report_path = path;
+    if (strcmp(path, "-") == 0)
+        stderr_copy = fcntl(2, F_DUPFD_CLOEXEC, 10);
     start_ns = ll_now_ns();
     start_pid = getpid();
     lp_profiling = true;
@@ -576,7 +580,7 @@ static void write_report(const char *path)
     if (n)
         qsort(rows, n, sizeof *rows, by_wait_then_acquisitions);
     size_t listed = report_top == 0 || (size_t)report_top > n ? n : (size_t)report_top;
-    FILE *f = strcmp(path, "-") == 0 ? stderr : fopen(path, "w");
+    FILE *f = strcmp(path, "-") != 0 ? fopen(path, "w") : stderr_copy >= 0 ? fdopen(dup(stderr_copy), "w") : NULL;
     if (!f) {
         fprintf(stderr, "locklab: cannot write the profile to '%s': %s\n", path, strerror(errno));
     } else {
@@ -584,13 +588,25 @@ static void write_report(const char *path)
             write_json(f, rows, n, listed, totals);
         else
             write_table(f, rows, n, listed, totals);
-        if (f == stderr)
-            fflush(f);
-        else
-            fclose(f);
+        fclose(f);
     }
     if (rows)
         munmap(rows, n * sizeof(lp_row));
+}
+
+/* The report path with every "%p" replaced by the process id. */
+static void expand_path(char *out, size_t len)
+{
+    size_t o = 0;
+    for (const char *c = report_path; *c && o + 1 < len; c++) {
+        if (c[0] == '%' && c[1] == 'p') {
+            o += (size_t)snprintf(out + o, len - o, "%d", (int)getpid());
+            c++;
+        } else {
+            out[o++] = *c;
+        }
+    }
+    out[o < len ? o : len - 1] = '\0';
 }
 
 static void maybe_snapshot(void)
@@ -599,10 +615,9 @@ static void maybe_snapshot(void)
         return;
     unsigned k = ll_faa(&snapshots_written, 1, LL_RELAXED) + 1; /* relaxed: numbering only */
     char path[4096];
-    if (strcmp(report_path, "-") == 0)
-        snprintf(path, sizeof path, "-");
-    else
-        snprintf(path, sizeof path, "%s.snap%u", report_path, k);
+    expand_path(path, sizeof path);
+    if (strcmp(path, "-") != 0)
+        snprintf(path + strlen(path), sizeof path - strlen(path), ".snap%u", k);
     write_report(path);
 }
 
@@ -611,9 +626,8 @@ void lp_profile_write(void)
     if (!lp_profiling || ll_xchg(&exit_report_done, 1, LL_RELAXED) != 0) /* relaxed: once per process */
         return;
     char path[4096];
-    if (getpid() != start_pid && strcmp(report_path, "-") != 0) /* a fork()ed child reports next to its parent */
-        snprintf(path, sizeof path, "%s.%d", report_path, (int)getpid());
-    else
-        snprintf(path, sizeof path, "%s", report_path);
+    expand_path(path, sizeof path);
+    if (getpid() != start_pid && strcmp(report_path, "-") != 0 && !strstr(report_path, "%p"))
+        snprintf(path + strlen(path), sizeof path - strlen(path), ".%d", (int)getpid()); /* a fork()ed child */
     write_report(path);
 }
