@@ -245,6 +245,8 @@ def run(args):
     runs = _number("--runs", args.runs, int, 1, 100)
     scale = _number("--scale", args.scale, float, 0.001, 100)
     lib = preload.locate(args.preload) if any(l != preload.NATIVE for l in locks) else None
+    for lock in locks:
+        preload.check(preload.environment(lib, lock))
     ensure_installed(apps, args.install)
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)

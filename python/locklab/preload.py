@@ -8,6 +8,7 @@ The pseudo-lock "glibc" means: no interposer at all (the program's own glibc).
 """
 
 import os
+import subprocess
 from pathlib import Path
 
 from .bench import REPO
@@ -46,6 +47,15 @@ def environment(lib, lock, cond=None, sem=None, profile=None, topology=None, bas
         if value is not None:
             env[key] = str(value)
     return env
+
+
+def check(env):
+    """Let the interposer validate an environment (it checks every LOCKLAB_* value
+    before main) by running /bin/true under it; raises UsageError with its message."""
+    p = subprocess.run(["true"], env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        lines = p.stderr.strip().splitlines()
+        raise UsageError(lines[-1] if lines else f"the interposer refused this environment (exit {p.returncode})")
 
 
 def add_common_arguments(p):
