@@ -555,6 +555,7 @@ static void test_timeout_race(void)
     /* Semaphores: every unit posted is either taken by the timed waiter or still there. */
     ll_sem_init(&rc.s, 0, NULL);
     int acquired = 0;
+    mismatches = 0;
     for (int i = 0; i < RACE_LOOPS; i++) {
         rng = ll_rand_next(&rng);
         rc.delay_ns = (long)(rng % 60000);
