@@ -2,5 +2,13 @@
 #include "bench.h"
 
 extern const workload wl_uncontended, wl_mutexbench;
+extern const workload wl_prodcons; /* Malthusian 6.7 */
+extern const workload wl_bufpool;  /* Malthusian 6.11 */
 
-const workload *const workloads[] = {&wl_uncontended, &wl_mutexbench, NULL};
+const workload *const workloads[] = {
+    &wl_uncontended,
+    &wl_mutexbench,
+    &wl_prodcons,
+    &wl_bufpool,
+    NULL,
+};
