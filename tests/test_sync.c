@@ -351,6 +351,15 @@ typedef struct storm_case {
     int generation, arrived, returns;
 } storm_case;
 
+/* Overwrites the stack where ll_cond_wait's frame (and its waiter node) was: a
+ * waker that touched the node after letting us return would read garbage. */
+static __attribute__((noinline)) void scribble_stack(void)
+{
+    volatile unsigned char junk[1024];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = 0xA5;
+}
+
 static void *storm_waiter(void *p)
 {
     storm_case *sc = (storm_case *)p;
@@ -361,6 +370,7 @@ static void *storm_waiter(void *p)
         while (sc->generation == gen) {
             ll_cond_wait(&sc->c, &tm_iface, &sc->m, CLOCK_MONOTONIC, NULL);
             sc->returns++;
+            scribble_stack();
         }
     }
     tm_unlock(&sc->m);
