@@ -140,11 +140,11 @@ int sync_block(sync_list *l, struct ll_sync_waiter *w, clockid_t clock, const st
 
 int sync_check_deadline(clockid_t clock, const struct timespec *abstime)
 {
+    if (abstime == NULL)
+        return 0;
     if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
         return EINVAL;
-    if (abstime && (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L))
-        return EINVAL;
-    return 0;
+    return abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L ? EINVAL : 0;
 }
 
 void sync_await_empty(sync_list *l)

@@ -67,7 +67,7 @@ void sync_wake(struct ll_sync_waiter *w);
  * after unlinking itself).  A waiter taken before it could cancel waits for
  * its wake-up and returns 0.  abstime NULL: no deadline. */
 int sync_block(sync_list *l, struct ll_sync_waiter *w, clockid_t clock, const struct timespec *abstime);
-/* EINVAL unless abstime is NULL or a valid time on CLOCK_REALTIME / CLOCK_MONOTONIC. */
+/* 0 if abstime is NULL or a valid time on CLOCK_REALTIME / CLOCK_MONOTONIC, else EINVAL. */
 int sync_check_deadline(clockid_t clock, const struct timespec *abstime);
 /* Wait until no waiter is listed (a timed-out one may still be unlinking itself). */
 void sync_await_empty(sync_list *l);
