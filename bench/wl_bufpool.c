@@ -135,7 +135,7 @@ static void body(bench_thread *t)
 {
     bufpool *bp = (bufpool *)t->sh->ctx;
     uint64_t *mine = bp->priv[t->index];
-    while (!bench_stopping(t)) {
+    for (;;) { /* leave through take/give_back only: they pass the end on to the waiters */
         uint64_t *buf = take(bp, t);
         if (!buf)
             return;

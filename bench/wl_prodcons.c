@@ -54,7 +54,7 @@ static void body(bench_thread *t)
     prodcons *pc = (prodcons *)t->sh->ctx;
     int consumer = t->index < pc->consumers;
     uint64_t next = (uint64_t)t->index << 40; /* a producer's message ids */
-    while (!bench_stopping(t)) {
+    for (;;) { /* the only way out is leave(): a thread waiting for us must learn that we left */
         bench_mutex_lock(&pc->m);
         if (!bench_admit(t)) {
             leave(pc);
