@@ -160,10 +160,10 @@ static void *order_waiter(void *p)
 static int sem_listed(ll_sem *s)
 {
     int n = 0;
-    sync_guard_lock(&s->guard);
+    ll_sync_guard_lock(&s->guard);
     for (struct ll_sync_waiter *w = s->head; w; w = w->next)
         n++;
-    sync_guard_unlock(&s->guard);
+    ll_sync_guard_unlock(&s->guard);
     return n;
 }
 
