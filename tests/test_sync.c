@@ -7,7 +7,8 @@
  *     object; the same for semaphores
  *  3. producer/consumer totals: every message consumed exactly once, several
  *     locks x both disciplines, signals deferred through the mutex (wait morphing)
- *  4. broadcast storm: every waiter returns once per broadcast (no lost or extra wake-ups)
+ *  4. broadcast storm: every waiter returns once per broadcast (no lost or extra wake-ups);
+ *     a deferred broadcast moves every listed waiter onto the mutex's wake list
  *  5. timed waits: time out (both clocks, a past deadline), do not time out when
  *     signalled, EINVAL for a bad abstime or clock; the mutex is held on return
  *  6. timeout-after-signal race, looped: a waiter whose signal was deferred
@@ -401,6 +402,11 @@ static void test_broadcast_storm(void)
             ll_cond_signal(&sc.c, NULL); /* one waiter now, the rest by the broadcast: each once */
             sc.generation++;
             ll_cond_broadcast(&sc.c, (round & 1) ? &sc.m.deferred : NULL);
+            int deferred = 0;
+            for (struct ll_sync_waiter *w = sc.m.deferred.head; w; w = w->wake_next)
+                deferred++;
+            CHECK(deferred == ((round & 1) ? STORM_WAITERS - 1 : 0) && sc.c.waiters == 0,
+                  "storm: broadcast deferred %d waiters and left %u listed", deferred, sc.c.waiters);
             tm_unlock(&sc.m);
         }
         for (int i = 0; i < STORM_WAITERS; i++)
