@@ -2,12 +2,28 @@
 #include "bench.h"
 
 extern const workload wl_uncontended, wl_mutexbench;
+extern const workload wl_randarray;
+extern const workload wl_ringwalker;
+extern const workload wl_stress_latency;
+extern const workload wl_keymap;
+extern const workload wl_lrucache;
+extern const workload wl_kvmap;
+extern const workload wl_invalidation;
+extern const workload wl_handover;
 extern const workload wl_prodcons; /* Malthusian 6.7 */
 extern const workload wl_bufpool;  /* Malthusian 6.11 */
 
 const workload *const workloads[] = {
     &wl_uncontended,
     &wl_mutexbench,
+    &wl_randarray,
+    &wl_ringwalker,
+    &wl_stress_latency,
+    &wl_keymap,
+    &wl_lrucache,
+    &wl_kvmap,
+    &wl_invalidation,
+    &wl_handover,
     &wl_prodcons,
     &wl_bufpool,
     NULL,

@@ -28,6 +28,8 @@ void ll_futex_wake(ll_atomic_u32 *word, int n);
 int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock, const struct timespec *abstime);
 void ll_yield(void);
 uint64_t ll_now_ns(void); /* monotonic clock */
+/* The calling thread's number of futex waits (parks) and wakes so far. */
+void ll_futex_counts(uint64_t *waits, uint64_t *wakes);
 
 /* ---- Parker: a per-thread binary "wake permit" (src/core/parker.c) ------------
  *

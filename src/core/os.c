@@ -10,14 +10,26 @@
 
 #include "locklab/core.h"
 
+/* Per-thread syscall counts (read by the profiler; a thread only touches its own). */
+static __thread uint64_t futex_waits __attribute__((tls_model("initial-exec")));
+static __thread uint64_t futex_wakes __attribute__((tls_model("initial-exec")));
+
+void ll_futex_counts(uint64_t *waits, uint64_t *wakes)
+{
+    *waits = futex_waits;
+    *wakes = futex_wakes;
+}
+
 void ll_futex_wait(ll_atomic_u32 *word, uint32_t expected)
 {
+    futex_waits++;
     /* EAGAIN (value changed) and EINTR are both "re-check and carry on". */
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
 }
 
 void ll_futex_wake(ll_atomic_u32 *word, int n)
 {
+    futex_wakes++;
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
