@@ -14,7 +14,8 @@
  *  6. timeout-after-signal race, looped: a waiter whose signal was deferred
  *     returns 0 exactly when the signal took it; semaphore units are conserved
  *     when timed waits race with posts
- *  7. semaphores: counts conserved under 8 threads, EAGAIN, ETIMEDOUT, EOVERFLOW, EINVAL
+ *  7. semaphores: a post with a waiter hands the unit over (no barging); counts
+ *     conserved under 8 threads; EAGAIN, ETIMEDOUT, EOVERFLOW, EINVAL
  * A watchdog fails the test if anything hangs (a lost wake-up).
  */
 #include <errno.h>
@@ -635,8 +636,30 @@ static void *sem_worker(void *p)
     return NULL;
 }
 
+static void *handoff_waiter(void *p)
+{
+    CHECK(ll_sem_wait((ll_sem *)p, CLOCK_MONOTONIC, NULL) == 0, "handoff wait");
+    return NULL;
+}
+
 static void test_semaphore(void)
 {
+    /* Direct handoff: a post with a waiter listed gives the unit to that waiter; a
+     * thread that did not wait (here: trywait right after the post) cannot take it. */
+    for (int i = 0; i < 20; i++) {
+        ll_sem h;
+        ll_sem_init(&h, 0, NULL);
+        pthread_t w;
+        start(&w, handoff_waiter, &h);
+        while (sem_listed(&h) != 1)
+            ll_yield();
+        CHECK(ll_sem_post(&h) == 0, "post");
+        CHECK(ll_sem_trywait(&h) == EAGAIN, "a non-waiter barged in and took the unit posted for a waiter");
+        CHECK(ll_sem_getvalue(&h) == 0, "value %d after a post with a waiter", ll_sem_getvalue(&h));
+        pthread_join(w, NULL);
+        ll_sem_destroy(&h);
+    }
+
     ll_discipline disc[] = {LL_DISCIPLINE_FIFO, LL_DISCIPLINE_LIFO_CR};
     for (int di = 0; di < 2; di++) {
         sem_case sc;
