@@ -179,7 +179,7 @@ def write_report(out_dir, rows, apps, locks, threads, machine):
     import matplotlib.pyplot as plt
 
     summary = summarize(rows)
-    lines = [f"# Real programs on locklab locks", "", f"Machine: {machine}.", "",
+    lines = ["# Real programs on locklab locks", "", f"Machine: {machine}.", "",
              "Each cell: median [min..max] of the app's metric, then the ratio of medians to glibc "
              "(> 1: better than glibc).  A run counts only with the program's own success output; "
              "failed runs are listed.", ""]

@@ -7,7 +7,6 @@ The report format (version 1) is written by src/interpose/profile.c; see
 docs/interposer.md for every field."""
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
