@@ -104,11 +104,15 @@ int bench_run_threads(ll_lock *lock, const bench_config *cfg, bench_result *out,
     struct timespec ts_sleep = {(time_t)cfg->duration_s,
                                 (long)((cfg->duration_s - (double)(time_t)cfg->duration_s) * 1e9)};
     nanosleep(&ts_sleep, NULL);
+    /* The interval ends here: no admission after the stop store is counted, so
+     * the time the threads then take to notice it and leave (a queue draining
+     * through preempted waiters, a long NCS finishing) is neither in wall_s nor
+     * in the rusage deltas. */
+    usage_snapshot(&out->vcsw, &out->ivcsw, &out->cpu_s);
+    out->wall_s = (double)(ll_now_ns() - t0) / 1e9;
     ll_store_relaxed(&sh->stop, 1); /* relaxed: the joins below order everything */
     for (int i = 0; i < n; i++)
         pthread_join(ts[i].tid, NULL);
-    out->wall_s = (double)(ll_now_ns() - t0) / 1e9;
-    usage_snapshot(&out->vcsw, &out->ivcsw, &out->cpu_s);
     out->vcsw -= v0;
     out->ivcsw -= iv0;
     out->cpu_s -= c0;

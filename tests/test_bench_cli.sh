@@ -57,5 +57,16 @@ json=$(LOCKLAB_TOPOLOGY=sockets=2 "$bench" mutexbench --lock mcs --threads 4 --d
 json=$("$bench" uncontended --lock tas --duration 0.05 --json)
 [[ $json == *'"ns_per_pair":'* ]] && ok "uncontended reports ns_per_pair" || bad "uncontended: $json"
 
+# The measured interval ends when the threads are told to stop, not when the
+# last one has finished: here each thread's first NCS (3e8 delay iterations,
+# ~0.3 s) runs long after a 0.02 s interval, and must not count in duration_s
+# (nor divide throughput).  The margin is wide: duration_s must stay under half
+# of the process's own elapsed time.
+t0=$(date +%s%N)
+json=$("$bench" stress-latency --lock mcs --threads 2 --duration 0.02 --param ncs_iters=300000000 --json)
+elapsed=$(( $(date +%s%N) - t0 ))
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); e=int(sys.argv[2])/1e9; assert d["duration_s"] < e/2, (d["duration_s"], e); assert abs(d["throughput_ops_s"]*d["duration_s"]-d["ops"]) < 0.01*d["ops"]+0.1' "$json" "$elapsed" \
+  && ok "duration_s is the interval, not the wait for the threads to finish" || bad "duration_s includes the drain: $json (process took $elapsed ns)"
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
