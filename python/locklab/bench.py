@@ -81,16 +81,18 @@ def run_once(argv):
         raise BenchFailed(f"unparsable JSON ({e})") from None
 
 
-def check(bench, workload, specs, params):
+def check(bench, workload, specs, params, threads):
     """Let the bench itself validate lock specs (including their KEY=VALUE
-    parameters) and workload parameter values, with a 1 ms one-thread run;
+    parameters), workload parameter values and each thread count (a workload
+    may need at least 2, or exactly 1), with a 1 ms run per thread count;
     raises UsageError with the bench's one-line message."""
-    argv = [str(bench), workload, "--threads", "1", "--duration", "0.001", "--json"]
-    for s in specs:
-        argv += ["--lock", s]
-    for k in sorted(params):
-        argv += ["--param", f"{k}={params[k]}"]
-    p = subprocess.run(argv, capture_output=True, text=True)
-    if p.returncode != 0:
-        lines = p.stderr.strip().splitlines()
-        raise UsageError(lines[-1] if lines else f"'{' '.join(argv)}' failed with exit {p.returncode}")
+    for t in sorted(set(threads)):
+        argv = [str(bench), workload, "--threads", str(t), "--duration", "0.001", "--json"]
+        for s in specs:
+            argv += ["--lock", s]
+        for k in sorted(params):
+            argv += ["--param", f"{k}={params[k]}"]
+        p = subprocess.run(argv, capture_output=True, text=True)
+        if p.returncode != 0:
+            lines = p.stderr.strip().splitlines()
+            raise UsageError(lines[-1] if lines else f"'{' '.join(argv)}' failed with exit {p.returncode}")

@@ -130,7 +130,7 @@ def validate(args):
             raise UsageError(f"unknown lock '{s.split(':')[0]}' (valid: {', '.join(names)})")
     params = parse_params(args.param, wls, declared)
     for w in wls:
-        bench.check(exe, w, specs, params[w])
+        bench.check(exe, w, specs, params[w], threads)
     config = {"workloads": wls, "locks": specs, "threads": threads, "runs": runs, "duration": duration,
               "params": params}
     return exe, config

@@ -9,6 +9,8 @@ measurement, instantly.  Controlled by environment variables:
                       started it (as Ctrl-C would) and then completes normally
 
 The sweep's up-front validation runs (--duration 0.001) are neither logged nor counted.
+Thread counts are checked like the real bench's: handover needs at least 2,
+uncontended exactly 1 (exit 2 and one line otherwise).
 """
 import json
 import os
@@ -16,7 +18,9 @@ import signal
 import sys
 
 LOCKS = ["tas", "mcs", "mcs-stp", "pthread"]
-WORKLOADS = {"mutexbench": ["cs_steps", "ncs_max"], "uncontended": []}
+WORKLOADS = {"mutexbench": ["cs_steps", "ncs_max"], "uncontended": [], "handover": []}
+THREAD_RULES = {"uncontended": (lambda t: t == 1, "uncontended runs 1 thread"),
+                "handover": (lambda t: t >= 2, "handover needs at least 2")}
 
 
 def main(argv):
@@ -54,6 +58,10 @@ def main(argv):
         if not value.isdigit() or int(value) > 10:
             print(f"locklab-bench: bad value '{value}' for --param {key} (valid: an integer in 0..10)", file=sys.stderr)
             return 2
+    rule = THREAD_RULES.get(workload)
+    if rule and not rule[0](threads):
+        print(f"locklab-bench: bad value '{threads}' for --threads (valid: {rule[1]})", file=sys.stderr)
+        return 2
     if duration == 0.001:
         return 0
     log = os.environ["FAKE_BENCH_LOG"]

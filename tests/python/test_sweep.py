@@ -102,6 +102,22 @@ def test_bad_sweep_arguments_exit_2_with_one_line(fake_bench, tmp_path):
     assert not (tmp_path / "out" / "results.csv").exists()
 
 
+def test_thread_counts_are_validated_per_workload_up_front(fake_bench, tmp_path):
+    exe, env, log = fake_bench
+    # handover needs 2 threads or more: a sweep at 2 and 4 threads is valid
+    p = locklab("sweep", "--workloads", "handover", "--locks", "mcs", "--threads", "2,4", "--runs", "1",
+                "--duration", "0.5", "--out", tmp_path / "ok", "--bench", exe, env=env)
+    assert p.returncode == 0, p.stderr
+    assert [r["threads"] for r in schema.read_results(tmp_path / "ok" / "results.csv")] == [2, 4]
+    log.unlink()
+    # uncontended runs 1 thread: a sweep that asks for 2 is refused before anything is measured
+    p = locklab("sweep", "--workloads", "uncontended", "--locks", "mcs", "--threads", "1,2", "--runs", "1",
+                "--duration", "0.5", "--out", tmp_path / "bad", "--bench", exe, env=env)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.count("\n") == 1 and "bad value '2' for --threads" in p.stderr, p.stderr
+    assert not log.exists()
+
+
 def test_lock_specs_with_their_own_commas():
     from locklab.sweep import split_locks
     assert split_locks("mcs,backoff:min=8,max=1024,pthread") == ["mcs", "backoff:min=8,max=1024", "pthread"]
