@@ -74,13 +74,20 @@ def rank(samples, higher_is_better):
     return sorted(rows, key=lambda r: -r[1] if higher_is_better else r[1])
 
 
-def recommendation(rows, higher_is_better):
-    """A sentence: the winner if its spread clears the runner-up's, else a statement of the tie."""
+def recommendation(rows, higher_is_better, failures=None):
+    """A sentence: the winner if its spread clears the runner-up's, else a statement of the tie.
+    A candidate under which the program failed any run (failures: lock -> reasons) is never
+    recommended, however good its other runs were; the sentence names it."""
     if not rows:
         return "no candidate completed a run"
+    failed = [r[0] for r in rows if failures and failures.get(r[0])]
+    excluded = f" ({', '.join(failed)} excluded: the program failed under it in some runs)" if failed else ""
+    rows = [r for r in rows if r[0] not in failed]
+    if not rows:
+        return "every candidate had failed runs: no recommendation" + excluded
     best = rows[0]
     if len(rows) == 1:
-        return f"only {best[0]} completed its runs"
+        return f"only {best[0]} completed all its runs{excluded}"
     second = rows[1]
     clear = best[2] > second[3] if higher_is_better else best[3] < second[2]
     glibc = next((r for r in rows if r[0] == preload.NATIVE), None)
@@ -89,9 +96,9 @@ def recommendation(rows, higher_is_better):
         ratio = best[1] / glibc[1] if higher_is_better else glibc[1] / best[1]
         vs = f" ({ratio:.2f}x better than glibc by median)"
     if clear:
-        return f"use {best[0]}{vs}: its worst run beats the best run of the runner-up, {second[0]}"
+        return f"use {best[0]}{vs}: its worst run beats the best run of the runner-up, {second[0]}{excluded}"
     return (f"{best[0]} has the best median{vs}, but its spread overlaps {second[0]}'s: no clear winner; "
-            "use more --runs or a longer workload")
+            f"use more --runs or a longer workload{excluded}")
 
 
 def run(args):
@@ -132,5 +139,5 @@ def run(args):
         if not samples[lock]:
             print(f"   -  {lock:<28} all {runs} runs failed: {failures[lock][0]}")
     print(f"({unit}; {'higher' if higher else 'lower'} is better; vs glibc > 1 means better than glibc)")
-    print("recommendation: " + recommendation(rows, higher))
+    print("recommendation: " + recommendation(rows, higher, failures))
     return 0 if rows else 1

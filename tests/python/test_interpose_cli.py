@@ -95,3 +95,17 @@ def test_apps_smoke_sysbench_two_locks(tmp_path):
     rows = (tmp_path / "apps.csv").read_text().splitlines()
     assert len(rows) == 4 and all(",True," in r for r in rows[1:]), rows
     assert (tmp_path / "apps.md").exists() and (tmp_path / "apps-sysbench-mutex.png").exists()
+
+
+def test_advise_never_recommends_a_lock_the_program_failed_under(tmp_path):
+    # mcs-stp has the best value, but the program fails its first run under it
+    flag = tmp_path / "failed-once"
+    script = ('if [ "${LOCKLAB_LOCK:-}" = mcs-stp ] && [ ! -e "$FLAG" ]; then touch "$FLAG"; exit 1; fi; '
+              'echo value=$(( ${#LOCKLAB_LOCK} + 40 ))')
+    p = locklab("advise", "--locks", "glibc,mcs-stp", "--runs", "2", "--metric", r"value=(\d+)",
+                "--higher-is-better", "--", "sh", "-c", script, env={"FLAG": str(flag)})
+    assert p.returncode == 0, p.stderr
+    assert flag.exists()
+    recommendation = p.stdout.splitlines()[-1]
+    assert "use mcs-stp" not in recommendation and "mcs-stp" in recommendation, p.stdout
+    assert "failed" in recommendation, p.stdout
