@@ -27,6 +27,7 @@ DETAIL_COLUMNS = [
     ("LWSS", "lwss", fmt_fixed(2)),
     ("MTTR", "mttr", fmt_fixed(1)),
     ("Gini", "gini", fmt_fixed(3)),
+    ("RSTDDEV", "rstddev", fmt_fixed(3)),
     ("fairness factor", "fairness_factor", fmt_fixed(3)),
     ("max/min ops", "max_min_ratio", fmt_rate),
     ("vcsw/acq", "vcsw_per_op", fmt_small),

@@ -6,6 +6,7 @@ Metrics summarised (name: what it is, from the bench's columns):
   lwss              long-term working-set size: distinct threads per 1000 admissions (Malthusian locks §6)
   mttr              median number of admissions between a thread's consecutive admissions
   gini              Gini coefficient of per-thread operations (0 = equal)
+  rstddev           relative standard deviation of per-thread operations (Malthusian locks §6, Fig. 4)
   fairness_factor   share of operations done by the busier half of the threads (CNA §7; 0.5 fair .. 1)
   max_min_ratio     most / fewest operations of one thread (inf when a thread did none)
   vcsw_per_op       voluntary context switches per acquisition (vcsw / ops): parking
@@ -27,6 +28,7 @@ METRICS = {
     "lwss": lambda r: r["lwss"],
     "mttr": lambda r: r["mttr"],
     "gini": lambda r: r["gini"],
+    "rstddev": lambda r: r["rstddev"],
     "fairness_factor": lambda r: r["fairness_factor"],
     "max_min_ratio": schema.max_min_ratio,
     "vcsw_per_op": lambda r: r["vcsw"] / r["ops"] if r["ops"] else math.nan,

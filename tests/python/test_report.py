@@ -46,6 +46,8 @@ def test_summary_medians_are_the_hand_computed_ones(reported):
     assert float(rows[("pthread", 4)]["max_min_ratio_median"]) == pytest.approx(3.5)
     assert float(rows[("pthread", 4)]["max_min_ratio_max"]) == float("inf")
     assert float(rows[("mcs", 4)]["vcsw_per_op_median"]) == pytest.approx(0.001)
+    # relative stddev (the Malthusian Figure 4 table's RSTDDEV): runs .02,.04,.06,.08 -> .05
+    assert float(rows[("mcs", 4)]["rstddev_median"]) == pytest.approx(0.05)
 
 
 def test_markdown_and_html_carry_the_same_tables(reported):
@@ -54,6 +56,7 @@ def test_markdown_and_html_carry_the_same_tables(reported):
     assert "| 4 | 2.25M [1.00M..3.00M] | 7.50M [6.00M..9.00M] |" in md
     assert "| 1 | 11.5M [10.0M..13.0M] | 9.75M [9.00M..11.0M] |" in md
     assert "| mcs | 4 | 4 | 3.25 | 3.0 |" in md
+    assert "| Gini | RSTDDEV |" in md and "<th>Gini</th><th>RSTDDEV</th>" in page
     assert "![mutexbench" in md and "(mutexbench.png)" in md
     assert "<td>2.25M [1.00M..3.00M]</td><td>7.50M [6.00M..9.00M]</td>" in page
     assert '<img src="mutexbench.png"' in page
