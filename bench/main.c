@@ -164,15 +164,23 @@ static void print_json(const bench_config *cfg, const bench_result *r, const fai
     printf("],\"thread_sockets\":[");
     for (int t = 0; t < cfg->threads; t++)
         printf("%s%d", t ? "," : "", r->thread_socket[t]);
-    printf("],\"lwss\":%.3f,\"mttr\":%.1f,\"gini\":%.5f,\"rstddev\":%.5f,\"fairness_factor\":%.5f,", f->lwss, f->mttr,
-           f->gini, f->rstddev, f->fairness_factor);
+    /* No admission recorded (invalidation does not use the lock): the history metrics have no data. */
+    if (r->logged == 0)
+        printf("],\"lwss\":null,\"mttr\":null,");
+    else
+        printf("],\"lwss\":%.3f,\"mttr\":%.1f,", f->lwss, f->mttr);
+    printf("\"gini\":%.5f,\"rstddev\":%.5f,\"fairness_factor\":%.5f,", f->gini, f->rstddev, f->fairness_factor);
     if (isinf(f->max_min_ratio))
         printf("\"max_min_ratio\":null,");
     else
         printf("\"max_min_ratio\":%.3f,", f->max_min_ratio);
-    printf("\"socket_switches\":%.2f,\"topology\":\"%s\",\"vcsw\":%ld,\"ivcsw\":%ld,\"cpu_util\":%.3f,"
-           "\"admissions_logged\":%zu,\"exclusion_ok\":%s",
-           f->socket_switches, ll_topology_describe(), r->vcsw, r->ivcsw, r->cpu_s / r->wall_s, r->logged,
+    if (r->logged == 0)
+        printf("\"socket_switches\":null,");
+    else
+        printf("\"socket_switches\":%.2f,", f->socket_switches);
+    printf("\"topology\":\"%s\",\"vcsw\":%ld,\"ivcsw\":%ld,\"cpu_util\":%.3f,\"admissions_logged\":%zu,"
+           "\"exclusion_ok\":%s",
+           ll_topology_describe(), r->vcsw, r->ivcsw, r->cpu_s / r->wall_s, r->logged,
            r->exclusion_ok ? "true" : "false");
     if (r->ns_per_pair > 0)
         printf(",\"ns_per_pair\":%.3f", r->ns_per_pair);
@@ -191,8 +199,13 @@ static void print_human(const bench_config *cfg, const bench_result *r, const fa
            cfg->threads, r->wall_s, (unsigned long long)r->ops, r->ops / r->wall_s);
     if (r->ns_per_pair > 0)
         printf("  ns per acquire+release pair: %.2f\n", r->ns_per_pair);
-    printf("  lwss=%.2f mttr=%.1f gini=%.4f rstddev=%.4f fairness_factor=%.4f max/min=%.2f socket_switches=%.1f/1000\n",
-           f->lwss, f->mttr, f->gini, f->rstddev, f->fairness_factor, f->max_min_ratio, f->socket_switches);
+    if (r->logged == 0)
+        printf("  lwss, mttr, socket_switches: no admissions recorded\n  gini=%.4f rstddev=%.4f fairness_factor=%.4f"
+               " max/min=%.2f\n", f->gini, f->rstddev, f->fairness_factor, f->max_min_ratio);
+    else
+        printf("  lwss=%.2f mttr=%.1f gini=%.4f rstddev=%.4f fairness_factor=%.4f max/min=%.2f"
+               " socket_switches=%.1f/1000\n", f->lwss, f->mttr, f->gini, f->rstddev, f->fairness_factor,
+               f->max_min_ratio, f->socket_switches);
     for (int i = 0; i < r->nextra; i++)
         printf("%s%s=%s%s", i ? " " : "  ", r->extra[i].name, format_extra(r->extra[i].value, num, sizeof num),
                i + 1 == r->nextra ? "\n" : "");

@@ -12,7 +12,7 @@
  * spec does; it is not touched).  How to read the harness metrics here:
  * per_thread_ops[i] is thread i's loop count (adds for thread 0, loads for the
  * others) and ops their sum; there are no admissions, so lwss, mttr and
- * socket_switches describe an empty history and mean nothing; gini/rstddev
+ * socket_switches are printed as null (no data); gini/rstddev
  * compare loop counts; exclusion_ok is true because there is nothing to check.
  *
  * Parameters: same_line (1).

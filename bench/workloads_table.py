@@ -27,6 +27,12 @@ def fmt(x):
     return f"{x:.3g}"
 
 
+def lwss_cell(values):
+    """Median LWSS, or '-' when the bench reported none (null: no admissions, e.g. invalidation)."""
+    values = [v for v in values if v is not None]
+    return f"{statistics.median(values):.2f}" if values else "-"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bench", default="build/bin/locklab-bench")
@@ -72,7 +78,7 @@ def main():
                 med = statistics.median(thr)
                 base = base or med
                 cells = [lock, f"{fmt(med)} [{fmt(min(thr))}..{fmt(max(thr))}]", f"{med / base:.2f}x",
-                         f"{statistics.median(r['lwss'] for r in rs):.2f}",
+                         lwss_cell([r["lwss"] for r in rs]),
                          f"{statistics.median(r['vcsw'] / max(r['ops'], 1) for r in rs):.3g}",
                          f"{statistics.median(r['cpu_util'] for r in rs):.2f}"]
                 cells += [fmt(statistics.median(r.get(k, float('nan')) for r in rs)) for k in extras]

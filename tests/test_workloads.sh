@@ -99,6 +99,11 @@ expect "kvmap: tree_size within the key range ($size)" "$size >= 0 && $size <= 1
 
 check_run "invalidation other line" "writer_ops_s" -- invalidation --param same_line=0
 expect "invalidation: the writer ran" "$(json_num "$(first_line)" writer_ops_s) > 0"
+# No admissions: the history metrics are null (no data), not 0 (which would read as a real LWSS/MTTR).
+line=$(first_line)
+if [[ $line == *'"lwss":null'* && $line == *'"mttr":null'* && $line == *'"socket_switches":null'* ]]; then
+  ok "invalidation: lwss, mttr, socket_switches are null"
+else bad "invalidation: history metrics should be null: $line"; fi
 
 check_run "handover one sample per thread" "handover_samples" -- handover --param max_samples=1
 while read -r line; do

@@ -69,3 +69,15 @@ def test_foreign_csv_is_rejected(tmp_path):
     (tmp_path / "r.csv").write_text("a;b\n1;2\n")
     with pytest.raises(schema.SchemaError, match="header"):
         schema.read_results(tmp_path / "r.csv")
+
+
+def test_null_history_metrics_round_trip(tmp_path):
+    # invalidation records no admissions: the bench reports lwss, mttr, socket_switches as null
+    obj = dict(BENCH, workload="invalidation", lwss=None, mttr=None, socket_switches=None, admissions_logged=0)
+    w = schema.ResultsWriter(tmp_path / "r.csv")
+    w.append(schema.row_from_bench(obj, 1, "mcs", ""))
+    w.close()
+    back, = schema.read_results(tmp_path / "r.csv")
+    assert back["lwss"] is None and back["mttr"] is None and back["socket_switches"] is None
+    from locklab import results
+    assert results.summarize([back], "lwss").n == 0
