@@ -18,7 +18,8 @@ standard CSV quoting (Python's csv module), never ';'.  Column order:
 List columns (per_thread_ops, thread_sockets) hold space-separated integers in
 one field.  An empty field means the bench did not report the key (ns_per_pair
 outside `uncontended`, spin_ns for locks without a spin budget) or reported
-null (max_min_ratio when some thread completed no operation: read as infinity).
+null (max_min_ratio when some thread completed no operation: read as infinity;
+lwss, mttr and socket_switches when no admission was recorded, e.g. invalidation).
 Booleans are "true"/"false"; floats are written so that they read back exactly.
 
 The key of a run (what resumption matches on) is (workload, spec, threads, run, params).
