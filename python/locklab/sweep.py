@@ -71,7 +71,7 @@ def _unique_list(option, items):
 def parse_threads(text):
     out = []
     for t in text.split(","):
-        if not t.strip().isdigit() or not 1 <= int(t) <= MAX_THREADS:
+        if not t.strip().isascii() or not t.strip().isdigit() or not 1 <= int(t) <= MAX_THREADS:
             raise UsageError(f"bad thread count '{t}' in --threads '{text}' (valid: integers in 1..{MAX_THREADS})")
         out.append(int(t))
     dup = sorted({t for t in out if out.count(t) > 1})
@@ -108,6 +108,8 @@ def parse_params(given, selected, declared):
                 valid = ", ".join(declared[w]) or "none"
                 raise UsageError(f"{w} has no parameter '{key}' (valid: {valid}); "
                                  f"use WORKLOAD.KEY=VALUE for one workload only")
+            if key in params[w]:
+                raise UsageError(f"--param gives {w}'s {key} twice ({key}={params[w][key]}, then '{item}')")
             params[w][key] = value
     return params
 

@@ -86,6 +86,8 @@ def test_bad_sweep_arguments_exit_2_with_one_line(fake_bench, tmp_path):
         (["--locks", "mcs", "--workloads", "nosuchwl"], "nosuchwl"),
         (["--locks", "mcs", "--threads", "1,0"], "'0'"),
         (["--locks", "mcs", "--threads", "1,x"], "'x'"),
+        (["--locks", "mcs", "--threads", "\u00b2"], "'\u00b2'"),  # a digit to str.isdigit, not to int()
+        (["--locks", "mcs", "--param", "cs_steps=3", "--param", "cs_steps=4"], "cs_steps twice"),
         (["--locks", "mcs", "--threads", "2,2"], "2 twice"),
         (["--locks", "mcs,mcs"], "mcs twice"),
         (["--locks", "mcs", "--runs", "0"], "'0'"),
