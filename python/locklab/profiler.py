@@ -100,12 +100,20 @@ def run(args):
         target = str(Path(args.out).resolve()) if args.out else str(Path(tmp) / "profile.%p.json")
         env = preload.environment(lib, args.lock, args.cond, args.sem, target, args.topology)
         env["LOCKLAB_PROFILE_TOP"] = "0"
+        pattern = Path(target).name.replace("%p", "*")
+        # a report already there (an earlier run's --out) is not this run's: the file
+        # --out names is replaced; with %p, earlier ones count only if rewritten
+        if "%p" not in target:
+            Path(target).unlink(missing_ok=True)
+        before = {f: f.stat().st_mtime_ns for f in Path(target).parent.glob(pattern)}
         try:
             status = subprocess.run(cmd, env=env).returncode
         except OSError as e:
             raise UsageError(f"cannot run '{cmd[0]}': {e.strerror}") from None
-        pattern = Path(target).name.replace("%p", "*")
-        reports = sorted(Path(target).parent.glob(pattern), key=lambda f: f.stat().st_mtime)
+        if status < 0:
+            status = 128 - status  # killed by a signal: the shell's convention
+        reports = sorted((f for f in Path(target).parent.glob(pattern) if before.get(f) != f.stat().st_mtime_ns),
+                         key=lambda f: f.stat().st_mtime)
         if not reports:
             if status == 2:
                 return 2  # the interposer rejected the environment; it said why

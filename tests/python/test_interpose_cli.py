@@ -109,3 +109,13 @@ def test_advise_never_recommends_a_lock_the_program_failed_under(tmp_path):
     recommendation = p.stdout.splitlines()[-1]
     assert "use mcs-stp" not in recommendation and "mcs-stp" in recommendation, p.stdout
     assert "failed" in recommendation, p.stdout
+
+
+def test_profile_does_not_show_a_stale_report(tmp_path):
+    out = tmp_path / "p.json"
+    p = locklab("profile", "--lock", "mcs-stp", "--out", out, "--", "true")
+    assert p.returncode == 0 and out.exists(), p.stderr
+    # a program killed before the profiler could write: the earlier report in --out is not its profile
+    p = locklab("profile", "--lock", "mcs-stp", "--out", out, "--", "sh", "-c", "kill -9 $$")
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    assert "without a profile" in p.stderr and "true" not in p.stdout, p.stdout
