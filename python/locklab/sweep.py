@@ -13,11 +13,12 @@ hits every lock alike instead of one lock's whole block):
 Resumable: rows are appended and flushed one per run; rerunning the same
 command with the same --out skips the runs already in DIR/results.csv (key:
 workload, spec, threads, run, params).  DIR/meta.json records the machine and
-the configuration; a different configuration in an existing DIR is refused.
+the configuration (with $LOCKLAB_TOPOLOGY); a different configuration in an existing DIR is refused.
 A bench failure stops the sweep with the bench's message; the CSV stays resumable.
 """
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -133,8 +134,9 @@ def validate(args):
     params = parse_params(args.param, wls, declared)
     for w in wls:
         bench.check(exe, w, specs, params[w], threads)
+    # LOCKLAB_TOPOLOGY (the bench reads it) is part of what is measured: a resume under another one is refused
     config = {"workloads": wls, "locks": specs, "threads": threads, "runs": runs, "duration": duration,
-              "params": params}
+              "params": params, "topology": os.environ.get("LOCKLAB_TOPOLOGY")}
     return exe, config
 
 

@@ -66,6 +66,22 @@ def test_different_configuration_in_existing_dir_is_refused(fake_bench, tmp_path
     assert (out / "results.csv").read_text() == before
 
 
+def test_resume_under_another_topology_is_refused(fake_bench, tmp_path):
+    # LOCKLAB_TOPOLOGY changes what the bench measures: resuming without it would mix topologies in one DIR
+    exe, env, log = fake_bench
+    out = tmp_path / "out"
+    p = locklab(*SWEEP, "--out", out, "--bench", exe, env=dict(env, LOCKLAB_TOPOLOGY="sockets=2",
+                                                                FAKE_BENCH_FAIL_AT="3"))
+    assert p.returncode == 1
+    p = locklab(*SWEEP, "--out", out, "--bench", exe, env=env)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert "different sweep" in p.stderr and "topology" in p.stderr, p.stderr
+    assert len(log.read_text().splitlines()) == 3  # nothing more was measured
+    p = locklab(*SWEEP, "--out", out, "--bench", exe, env=dict(env, LOCKLAB_TOPOLOGY="sockets=2"))
+    assert p.returncode == 0, p.stderr
+    assert json.loads((out / "meta.json").read_text())["config"]["topology"] == "sockets=2"
+
+
 def test_params_are_recorded_and_scoped(fake_bench, tmp_path):
     exe, env, _ = fake_bench
     out = tmp_path / "out"
