@@ -82,7 +82,7 @@ static void print_workloads(void)
 /* --param KEY=VALUE against the workload's table; defaults for the rest. */
 static void apply_params(const workload *w, const char *const *given, int ngiven, double *values)
 {
-    int n = 0;
+    int n = 0, seen[BENCH_MAX_PARAMS] = {0};
     for (const bench_param *p = w->params; p && p->key; p++)
         values[n++] = p->def;
     for (int g = 0; g < ngiven; g++) {
@@ -115,6 +115,8 @@ static void apply_params(const workload *w, const char *const *given, int ngiven
                     p->integer ? "an integer" : "a number", p->min, p->max);
             exit(2);
         }
+        if (seen[i]++)
+            die("--param %s given twice (valid: each KEY once)%s", p->key, "");
         values[i] = x;
     }
 }
