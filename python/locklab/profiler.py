@@ -38,10 +38,20 @@ def load(path):
         raise UsageError(f"cannot read profile '{path}': {e.strerror}") from None
     except json.JSONDecodeError as e:
         raise UsageError(f"'{path}' is not a JSON profile ({e})") from None
-    if report.get("format") != "locklab-profile" or report.get("version") != 1:
+    if not isinstance(report, dict) or report.get("format") != "locklab-profile" or report.get("version") != 1:
         raise UsageError(f"'{path}' is not a locklab profile version 1 "
-                         f"(format={report.get('format')!r}, version={report.get('version')!r})")
+                         f"(format={report.get('format')!r}, version={report.get('version')!r})"
+                         if isinstance(report, dict) else f"'{path}' is not a locklab profile (not a JSON object)")
     return report
+
+
+def render_file(path, top, sort):
+    """render(load(path)), with a malformed version-1 report as a one-line UsageError."""
+    report = load(path)
+    try:
+        return render(report, top, sort)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise UsageError(f"'{path}' is a malformed locklab profile ({type(e).__name__}: {e})") from None
 
 
 def _ns(x):
@@ -91,7 +101,7 @@ def run(args):
     if args.show:
         if args.command:
             raise UsageError("give either --show FILE or a command, not both")
-        print("\n".join(render(load(args.show), top, args.sort)))
+        print("\n".join(render_file(args.show, top, args.sort)))
         return 0
     cmd = preload.command_of(args)
     lib = preload.locate(args.preload)
@@ -123,7 +133,7 @@ def run(args):
         for i, f in enumerate(reports):
             if i:
                 print()
-            print("\n".join(render(load(f), top, args.sort)))
+            print("\n".join(render_file(f, top, args.sort)))
             if args.out:
                 print(f"profile: {f}")
     return status

@@ -55,8 +55,10 @@ class ResultDir:
         meta_path = self.path / "meta.json"
         try:
             self.meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-        except (OSError, json.JSONDecodeError) as e:
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
             raise UsageError(f"{meta_path} is unreadable ({e})") from None
+        if not isinstance(self.meta, dict):
+            raise UsageError(f"{meta_path} is not a JSON object (it should be the sweep's meta.json)")
 
     def workloads(self):
         return _ordered(r["workload"] for r in self.rows)

@@ -153,8 +153,11 @@ def max_min_ratio(row):
 def read_results(path):
     """All rows of a results.csv, typed.  A trailing partial line (the sweep was
     killed while writing it) is ignored; any other malformed line is an error."""
-    with open(path, newline="") as f:
-        text = f.read()
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            text = f.read()
+    except UnicodeDecodeError as e:
+        raise SchemaError(f"{path}: not a text file ({e.reason} at byte {e.start})") from None
     if text and not text.endswith("\n"):
         text = text[: text.rfind("\n") + 1]
     lines = text.splitlines(keepends=True)

@@ -178,8 +178,10 @@ def open_out_dir(out, exe, config):
     if meta_path.exists():
         try:
             recorded = json.loads(meta_path.read_text())
-        except (OSError, json.JSONDecodeError) as e:
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
             raise UsageError(f"{meta_path} is unreadable ({e}); use another --out") from None
+        if not isinstance(recorded, dict):
+            raise UsageError(f"{meta_path} is not a JSON object (not a sweep's meta.json); use another --out")
         diff = _differences(recorded.get("config", {}), config)
         if diff:
             raise UsageError(f"{out} holds a different sweep ({'; '.join(diff)}); use another --out")

@@ -119,3 +119,11 @@ def test_profile_does_not_show_a_stale_report(tmp_path):
     p = locklab("profile", "--lock", "mcs-stp", "--out", out, "--", "sh", "-c", "kill -9 $$")
     assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
     assert "without a profile" in p.stderr and "true" not in p.stdout, p.stdout
+
+
+@pytest.mark.parametrize("text", ['[]', '{"format": "locklab-profile", "version": 1}',
+                                  '{"format": "locklab-profile", "version": 1, "locks": [{"kind": "mutex"}]}'])
+def test_profile_show_malformed_reports_are_one_line(tmp_path, text):
+    bad = tmp_path / "x.json"
+    bad.write_text(text)
+    one_line_error(locklab("profile", "--show", bad), str(bad))

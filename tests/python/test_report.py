@@ -84,3 +84,9 @@ def test_workload_extras_get_their_own_table(small_dir):
     assert p.returncode == 0, p.stderr
     md = (small_dir / "report.md").read_text()
     assert "| lock | threads | hit_rate |" in md and "| mcs | 4 | 0.25 |" in md
+
+
+def test_meta_json_that_is_not_an_object_is_one_line(small_dir):
+    (small_dir / "meta.json").write_text("[]")
+    p = locklab("report", small_dir)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "meta.json" in p.stderr, p.stderr

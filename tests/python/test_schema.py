@@ -81,3 +81,9 @@ def test_null_history_metrics_round_trip(tmp_path):
     assert back["lwss"] is None and back["mttr"] is None and back["socket_switches"] is None
     from locklab import results
     assert results.summarize([back], "lwss").n == 0
+
+
+def test_binary_file_is_a_schema_error_not_a_crash(tmp_path):
+    (tmp_path / "r.csv").write_bytes(b"\xff\xfe\x00binary")
+    with pytest.raises(schema.SchemaError, match="r.csv"):
+        schema.read_results(tmp_path / "r.csv")
