@@ -66,8 +66,9 @@ def test_different_configuration_in_existing_dir_is_refused(fake_bench, tmp_path
     assert (out / "results.csv").read_text() == before
 
 
-def test_resume_under_another_topology_is_refused(fake_bench, tmp_path):
+def test_resume_under_another_topology_is_refused(fake_bench, tmp_path, monkeypatch):
     # LOCKLAB_TOPOLOGY changes what the bench measures: resuming without it would mix topologies in one DIR
+    monkeypatch.delenv("LOCKLAB_TOPOLOGY", raising=False)
     exe, env, log = fake_bench
     out = tmp_path / "out"
     p = locklab(*SWEEP, "--out", out, "--bench", exe, env=dict(env, LOCKLAB_TOPOLOGY="sockets=2",
