@@ -244,6 +244,8 @@ def run(args):
     threads = [_number("--threads", t, int, 1, 4096) for t in _list("--threads", args.threads)]
     runs = _number("--runs", args.runs, int, 1, 100)
     scale = _number("--scale", args.scale, float, 0.001, 100)
+    if not args.out.strip():
+        raise UsageError("empty --out (valid: a directory path; '.' for the current directory)")
     lib = preload.locate(args.preload) if any(l != preload.NATIVE for l in locks) else None
     for lock in locks:
         preload.check(preload.environment(lib, lock))

@@ -206,6 +206,8 @@ def open_out_dir(out, exe, config):
 
 
 def run(args):
+    if not args.out.strip():
+        raise UsageError("empty --out (valid: a directory path; '.' for the current directory)")
     exe, config = validate(args)
     out = Path(args.out)
     done = open_out_dir(out, exe, config)

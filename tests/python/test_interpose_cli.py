@@ -84,6 +84,7 @@ def test_apps_parsers_on_recorded_output():
 def test_apps_bad_arguments():
     one_line_error(locklab("apps", "--apps", "nosuch"), "unknown app 'nosuch'")
     one_line_error(locklab("apps", "--threads", "0"), "bad value '0' for --threads")
+    one_line_error(locklab("apps", "--out", ""), "empty --out")
 
 
 @pytest.mark.skipif(shutil.which("sysbench") is None and not os.environ.get("LOCKLAB_REQUIRE_APPS"),

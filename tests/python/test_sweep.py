@@ -137,6 +137,14 @@ def test_thread_counts_are_validated_per_workload_up_front(fake_bench, tmp_path)
     assert not log.exists()
 
 
+def test_empty_out_is_refused_not_the_current_directory(fake_bench, tmp_path):
+    exe, env, log = fake_bench
+    p = locklab("sweep", "--locks", "mcs", "--threads", "1", "--runs", "1", "--duration", "0.5", "--out", "",
+                "--bench", exe, env=env, cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "--out" in p.stderr, p.stderr
+    assert not log.exists() and not (tmp_path / "results.csv").exists()
+
+
 def test_lock_specs_with_their_own_commas():
     from locklab.sweep import split_locks
     assert split_locks("mcs,backoff:min=8,max=1024,pthread") == ["mcs", "backoff:min=8,max=1024", "pthread"]
