@@ -61,6 +61,9 @@ expect_error() {
 expect_error "prodcons threads <= consumers" "bad value '3' for --threads" -- "$bench" prodcons --lock mcs --threads 3
 expect_error "prodcons bad cond" "bad value '2' for --param cond" -- "$bench" prodcons --lock mcs --threads 4 --param cond=2
 expect_error "bufpool bad variant" "bad value '3' for --param variant" -- "$bench" bufpool --lock mcs --param variant=3
+# 4096 private buffers of 64 MiB (256 GiB) cannot be allocated and touched: refused up front, not an OOM or a hang
+expect_error "bufpool footprint over memory" "bufpool needs" -- timeout 30 "$bench" bufpool --lock mcs \
+  --param buffer_kb=65536 --threads 4096 --duration 0.01
 expect_error "bufpool zero buffers" "bad value '0' for --param buffers" -- "$bench" bufpool --lock mcs --param buffers=0
 
 echo "$pass passed, $fail failed"
