@@ -77,6 +77,9 @@ extern const workload *const workloads[]; /* NULL-terminated */
 void bench_result_free(bench_result *r);
 int bench_result_alloc(bench_result *out, int threads);
 void bench_add_extra(bench_result *r, const char *name, double value);
+/* Workloads touch their data before the interval: a footprint of `bytes` over
+ * half the physical memory is bad input (one line naming `what`, exit 2). */
+void bench_require_memory(const bench_config *cfg, double bytes, const char *what);
 
 /* ---- the thread harness ---- */
 

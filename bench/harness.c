@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -38,6 +39,18 @@ void bench_add_extra(bench_result *r, const char *name, double value)
 {
     if (r->nextra < BENCH_MAX_EXTRAS)
         r->extra[r->nextra++] = (bench_extra){name, value};
+}
+
+void bench_require_memory(const bench_config *cfg, double bytes, const char *what)
+{
+    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (have > 0 && bytes > have / 2) {
+        fprintf(stderr,
+                "locklab-bench: %s needs %.1f GiB for %s at %d threads (valid: at most half of this machine's "
+                "%.1f GiB; lower the parameters or --threads)\n",
+                cfg->workload, bytes / (1 << 30), what, cfg->threads, have / (1 << 30));
+        exit(2);
+    }
 }
 
 static void usage_snapshot(long *vcsw, long *ivcsw, double *cpu)

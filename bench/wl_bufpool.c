@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bench.h"
 #include "bench_mutex.h"
@@ -170,16 +169,8 @@ static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
     bp.words = (size_t)cfg->param[P_BUFFER_KB] * 1024 / sizeof(uint64_t);
     bp.cs_touches = (uint64_t)cfg->param[P_CS_TOUCHES];
     bp.ncs_touches = (uint64_t)cfg->param[P_NCS_TOUCHES];
-    /* Every buffer is touched before the interval: refuse a footprint over half the memory up front. */
-    double need = (double)(bp.nbuffers + (size_t)n) * (double)bp.words * sizeof(uint64_t);
-    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    if (have > 0 && need > have / 2) {
-        fprintf(stderr,
-                "locklab-bench: bufpool needs %.1f GiB for %zu pool + %d private buffers of %.0f KiB (valid: at most "
-                "half of this machine's %.1f GiB; lower buffer_kb or --threads)\n",
-                need / (1 << 30), bp.nbuffers, n, cfg->param[P_BUFFER_KB], have / (1 << 30));
-        exit(2);
-    }
+    bench_require_memory(cfg, (double)(bp.nbuffers + (size_t)n) * (double)bp.words * sizeof(uint64_t),
+                         "its pool and private buffers");
     bp.stack = calloc(bp.nbuffers, sizeof(uint64_t *));
     bp.priv = calloc((size_t)n, sizeof(uint64_t *));
     bp.take_log = malloc(TAKE_LOG_CAPACITY * sizeof(uint16_t));

@@ -92,6 +92,7 @@ static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
                       .max_samples = (uint64_t)cfg->param[P_MAX_SAMPLES],
                       .cs_steps = (uint64_t)cfg->param[P_CS_STEPS],
                       .ncs_steps = (uint64_t)cfg->param[P_NCS_STEPS]};
+    bench_require_memory(cfg, (double)n * (double)c.max_samples * sizeof(uint64_t), "its sample buffers");
     c.samples = calloc((size_t)n, sizeof(uint64_t *));
     c.kept = calloc((size_t)n, sizeof(uint64_t));
     c.handovers = calloc((size_t)n, sizeof(uint64_t));

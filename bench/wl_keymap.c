@@ -100,6 +100,8 @@ static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
     while (capacity < 2 * (uint64_t)c.key_range)
         capacity *= 2;
     c.mask = capacity - 1;
+    bench_require_memory(cfg, (double)capacity * sizeof(keymap_slot) + (double)c.keyset * sizeof(uint32_t) * cfg->threads,
+                         "its map and key sets");
     c.slots = calloc(capacity, sizeof(keymap_slot));
     c.keysets = calloc((size_t)cfg->threads, sizeof(uint32_t *));
     if (!c.slots || !c.keysets)

@@ -81,6 +81,9 @@ static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
                       .ncs_steps = (uint64_t)cfg->param[P_NCS_STEPS]};
     double p = cfg->param[P_REPLACE_PCT] / 100.0;
     c.replace_threshold = p >= 1.0 ? UINT64_MAX : (uint64_t)(p * 18446744073709551616.0);
+    bench_require_memory(cfg, cfg->param[P_CAPACITY] * (sizeof(lru_entry) + 4 * sizeof(uint32_t)) +
+                                  (double)c.keyset * sizeof(uint32_t) * cfg->threads,
+                         "its cache and key sets");
     c.keysets = calloc((size_t)cfg->threads, sizeof(uint32_t *));
     c.hits = calloc((size_t)cfg->threads, sizeof(uint64_t));
     if (!c.keysets || !c.hits || lru_init(&c.cache, (uint32_t)cfg->param[P_CAPACITY]) != 0)

@@ -148,6 +148,7 @@ static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
     size_t shared_span = (c.shared_ints * sizeof(uint32_t) + page - 1) / page * page;
     size_t private_span = (c.private_ints * sizeof(uint32_t) + page - 1) / page * page;
     size_t total = shared_span + private_span * (size_t)cfg->threads;
+    bench_require_memory(cfg, (double)shared_span + (double)private_span * cfg->threads, "its arrays");
     char *region = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     c.priv = calloc((size_t)cfg->threads, sizeof(uint32_t *));
     if (region == MAP_FAILED || !c.priv)

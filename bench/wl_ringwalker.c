@@ -111,6 +111,7 @@ static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
                         .ncs_steps = (size_t)cfg->param[P_NCS_STEPS],
                         .cs_steps = (size_t)cfg->param[P_CS_STEPS]};
     size_t ring_elems = (size_t)cfg->param[P_RING_ELEMS], shared_elems = (size_t)cfg->param[P_SHARED_ELEMS];
+    bench_require_memory(cfg, ((double)ring_elems * n + (double)shared_elems) * (double)c.page, "its rings");
     c.ring = calloc((size_t)n, sizeof(ring_elem *));
     c.maps = calloc((size_t)n + 1, sizeof(void *));
     if (!c.ring || !c.maps)

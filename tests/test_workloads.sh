@@ -120,6 +120,16 @@ while read -r line; do
   if [ -z "$p50" ]; then ok "handover: no sample kept, no percentiles"
   else expect "handover: p50 <= p99 ($p50, $p99)" "$p50 <= $p99"; fi
 done <<< "$LAST_OUTPUT"
+# Absurd footprints (data touched before the interval) are refused up front, not an OOM or a hang.
+while read -r wl args; do
+  expect_error "$wl footprint over memory" "$wl needs" -- timeout 30 "$bench" "$wl" --lock mcs --duration 0.01 $args
+done <<'TABLE'
+randarray --param private_ints=268435456 --threads 4096
+ringwalker --param ring_elems=1048576 --threads 4096
+keymap --param keyset=16777216 --threads 4096
+lrucache --param keyset=16777216 --threads 4096
+handover --param max_samples=16777216 --threads 4096
+TABLE
 expect_error "handover needs 2 threads" "handover needs at least 2" -- "$bench" handover --lock mcs --threads 1 --duration 0.01
 
 echo "$pass passed, $fail failed"
