@@ -30,9 +30,9 @@
  * at 2^20) between attempts.  -pb: proportional backoff: a waiter k places
  * from the front runs (k << shift) empty iterations between reads (ck's own
  * benchmark uses shift 0, the default here).  ck's dec lock is a counter that
- * acquirers decrement to 0.  ck-hclh is not registered: it needs a cluster
- * (socket) id per thread and a local queue per cluster, and its splice step
- * leaves the ownership of the initial nodes unclear at destroy time.
+ * acquirers decrement to 0.  ck-hclh is not registered: ck has no try-lock
+ * for it, and on a two-level queue (local queue, then a splice into the
+ * global one) a try cannot be a single CAS (docs/peers.md).
  *
  * The generic handle's state is ck's lock plus, for the queue locks, the
  * holder's node (written only by the holder), like locklab's own adapters.
