@@ -191,9 +191,10 @@ static bool anderson_try_acquire(void *s, ll_wait_policy *wp)
     (void)wp;
     anderson_state *st = (anderson_state *)s;
     ck_spinlock_anderson_t *l = &st->lock;
-    unsigned t = ck_pr_load_uint(&l->next);
+    unsigned t = ck_pr_load_uint(&l->next); /* a guess: the CAS below re-validates it */
     ck_spinlock_anderson_thread_t *slot = &l->slots[t & l->mask];
     ck_pr_fence_load(); /* read the slot after next, as ck's lock does after its fetch-and-add */
+    /* CAS (lock cmpxchg on x86, full barrier): takes ticket t only if no one took it since */
     if (ck_pr_load_uint(&slot->locked) || !ck_pr_cas_uint(&l->next, t, t + 1))
         return false;
     ck_pr_store_uint(&slot->locked, true); /* as ck's lock: re-arm the slot for ticket t + slots */
@@ -292,14 +293,14 @@ static bool clh_try_acquire(void *s, ll_wait_policy *wp)
 {
     (void)wp;
     clh_state *st = (clh_state *)s;
-    ck_spinlock_clh_t *pred = (ck_spinlock_clh_t *)ck_pr_load_ptr(&st->tail);
+    ck_spinlock_clh_t *pred = (ck_spinlock_clh_t *)ck_pr_load_ptr(&st->tail); /* a guess: the CAS re-validates it */
     ck_pr_fence_load(); /* read pred's flag after the tail, as ck's lock does */
     if (ck_pr_load_uint(&pred->wait))
         return false;
     ck_spinlock_clh_t *me = (ck_spinlock_clh_t *)ll_qnode_get();
     me->wait = true;
     ck_pr_fence_store_atomic(); /* release: our flag before a successor can find us at the tail */
-    if (!ck_pr_cas_ptr(&st->tail, pred, me)) {
+    if (!ck_pr_cas_ptr(&st->tail, pred, me)) { /* as the swap in ck's lock: enqueue behind pred */
         ll_qnode_put(me);
         return false;
     }
