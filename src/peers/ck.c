@@ -2,12 +2,12 @@
  * Peers: Concurrency Kit's spinlocks behind locklab's lock ops.
  *
  * Concurrency Kit (ck, http://concurrencykit.org, Samy Al Bahra) is a C
- * library of concurrency primitives used in production (e.g. by FreeBSD
- * components and databases).  Its spinlocks are header-only: static inline
+ * library of concurrency primitives used in production (FreeBSD's kernel
+ * carries a copy).  Its spinlocks are header-only: static inline
  * functions over ck_pr, its own atomics layer (inline asm on x86_64).  Debian 12
  * ships ck 0.7.1 (packages libck-dev / libck0 0.7.1-10); only the headers are
- * used, nothing is linked.  Built when <ck_spinlock.h> is found and the build
- * is not under ThreadSanitizer (CMakeLists.txt: TSan cannot see inline-asm
+ * used, nothing is linked.  Built when <ck_spinlock.h> is found with its x86
+ * ticket try-lock and the build is not under ThreadSanitizer (CMakeLists.txt: TSan cannot see inline-asm
  * atomics and would report false races); src/peers/none.c otherwise.
  *
  * Registered names (all spin-only: ck waits with PAUSE, or with an empty
@@ -20,7 +20,7 @@
  *   ck-cas-eb     ck_spinlock_cas_lock_eb                none (barging)     4 B / 0
  *   ck-dec        ck_spinlock_dec_*                      none (barging)     4 B / 0
  *   ck-dec-eb     ck_spinlock_dec_lock_eb                none (barging)     4 B / 0
- *   ck-ticket     ck_spinlock_ticket_*                   FIFO               4 B / 0
+ *   ck-ticket     ck_spinlock_ticket_* (16-bit halves)   FIFO               4 B / 0
  *   ck-ticket-pb  ck_spinlock_ticket_lock_pb(l, shift)   FIFO               4 B (+4 shift) / 0
  *   ck-anderson   ck_spinlock_anderson_{lock,unlock}     FIFO               72 B + 8 B per slot / 0
  *   ck-mcs        ck_spinlock_mcs_*                      FIFO               8 B / 16 B node
