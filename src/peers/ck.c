@@ -51,7 +51,8 @@
  *     slot is already unlocked;
  *   - ck-anderson's bound: ck's array lock gives each arrival slot
  *     (ticket mod slots), so more than `slots` threads inside acquire/release
- *     at once would share a slot and silently break mutual exclusion.  The
+ *     at once share a slot: the lock can hang (slots=2 with 3 threads does,
+ *     in the validator) or admit two threads.  The
  *     default, 4096 slots, equals locklab-bench's --threads maximum; the spec
  *     key `slots` (power of two, 2..65536) changes it, and the caller must
  *     keep the number of threads that may use one lock at once at or below it.
