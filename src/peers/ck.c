@@ -51,8 +51,9 @@
  *     slot is already unlocked;
  *   - ck-anderson's bound: ck's array lock gives each arrival slot
  *     (ticket mod slots), so more than `slots` threads inside acquire/release
- *     at once share a slot: the lock can hang (slots=2 with 3 threads does,
- *     in the validator) or admit two threads.  The
+ *     at once share a slot: two waiters can both see it unlocked and enter,
+ *     and the lost hand-off then hangs the lock (slots=2 with 3 threads hangs
+ *     in the validator).  The
  *     default, 4096 slots, equals locklab-bench's --threads maximum; the spec
  *     key `slots` (power of two, 2..65536) changes it, and the caller must
  *     keep the number of threads that may use one lock at once at or below it.
