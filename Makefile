@@ -1,22 +1,24 @@
 # locklab — top-level entry points.  Everything is built into build/.
-#   make        build the library, the interposer-to-be, locklab-bench and the tests
+#   make        build the library, the interposer-to-be, locklab-bench and the tests,
+#               and install the `locklab` command into .venv (python/, pinned versions)
 #   make test   run every test: ctest (validator, spec, metrics, CLI) + TSan and ASan validator builds
-#   make demo   build, then run the default experiment (a MutexBench comparison table)
+#               + pytest (tests/python)
+#   make demo   build, then run the default experiment (bench/demo.sh: a `locklab sweep` and its report)
 
 BUILD      ?= build
 JOBS       ?= $(shell nproc)
 GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 SAN_SECONDS ?= 0.04
 
-.PHONY: all build test test-unit test-tsan test-asan demo clean
+.PHONY: all build venv test test-unit test-tsan test-asan test-python demo papers apps clean
 
-all: build
+all: build venv
 
 build:
 	@cmake -S . -B $(BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-test: test-unit test-tsan test-asan
+test: test-unit test-tsan test-asan test-python
 
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j 1
@@ -32,8 +34,34 @@ test-asan:
 	@cmake --build $(BUILD)-asan -j $(JOBS) --target validator
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" $(BUILD)-asan/bin/validator --duration $(SAN_SECONDS)
 
-demo: build
+# The Python laboratory: .venv with pinned dependencies and locklab installed
+# (editable, so python/locklab edits need no reinstall).  The stamp makes a
+# second `make` instant; it is redone when pyproject.toml or the lock change.
+VENV       ?= .venv
+PYTHON     ?= python3
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: python/pyproject.toml python/requirements.lock
+	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { echo "make: '$(PYTHON) -m venv' is unavailable: install Debian's python3-venv (apt-get install python3-venv)" >&2; exit 1; }
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c python/requirements.lock -e 'python[test]'
+	@touch $@
+
+test-python: build venv
+	$(VENV)/bin/python -m pytest -q tests/python
+
+demo: build venv
 	@bash bench/demo.sh $(BUILD)/bin/locklab-bench
 
+# The papers' experiments on this machine (docs/papers.md; ~7 minutes).
+papers: build venv
+	@bash bench/papers.sh
+
+# Real programs (kccachetest, db_bench, sysbench) on glibc and locklab locks
+# (docs/apps.md; installs the Debian packages if missing, as root).
+apps: build venv
+	$(VENV)/bin/locklab apps --install --out results/apps
+
 clean:
-	rm -rf $(BUILD) $(BUILD)-tsan $(BUILD)-asan
+	rm -rf $(BUILD) $(BUILD)-tsan $(BUILD)-asan $(VENV) python/locklab.egg-info

@@ -2,5 +2,25 @@
 #include "bench.h"
 
 extern const workload wl_uncontended, wl_mutexbench;
+extern const workload wl_randarray;
+extern const workload wl_ringwalker;
+extern const workload wl_stress_latency;
+extern const workload wl_keymap;
+extern const workload wl_lrucache;
+extern const workload wl_kvmap;
+extern const workload wl_invalidation;
+extern const workload wl_handover;
 
-const workload *const workloads[] = {&wl_uncontended, &wl_mutexbench, NULL};
+const workload *const workloads[] = {
+    &wl_uncontended,
+    &wl_mutexbench,
+    &wl_randarray,
+    &wl_ringwalker,
+    &wl_stress_latency,
+    &wl_keymap,
+    &wl_lrucache,
+    &wl_kvmap,
+    &wl_invalidation,
+    &wl_handover,
+    NULL,
+};

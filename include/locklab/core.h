@@ -9,6 +9,8 @@
 #ifndef LOCKLAB_CORE_H
 #define LOCKLAB_CORE_H
 
+#include <time.h>
+
 #include "atomics.h"
 
 #ifdef __cplusplus
@@ -20,8 +22,14 @@ extern "C" {
 void ll_futex_wait(ll_atomic_u32 *word, uint32_t expected);
 /* Wake up to n threads sleeping in ll_futex_wait on word. */
 void ll_futex_wake(ll_atomic_u32 *word, int n);
+/* Sleep while *word == expected, at most until the absolute time abstime on
+ * clock (CLOCK_REALTIME or CLOCK_MONOTONIC).  Returns 0 (woken, mismatch or
+ * spurious), ETIMEDOUT, or EINVAL (a clock or abstime the kernel rejects). */
+int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock, const struct timespec *abstime);
 void ll_yield(void);
 uint64_t ll_now_ns(void); /* monotonic clock */
+/* The calling thread's number of futex waits (parks) and wakes so far. */
+void ll_futex_counts(uint64_t *waits, uint64_t *wakes);
 
 /* ---- Parker: a per-thread binary "wake permit" (src/core/parker.c) ------------
  *
@@ -58,6 +66,11 @@ LL_INLINE void ll_parker_park_until(ll_parker *self, ll_ready_fn ready, void *ct
     while (!ll_parker_park(self, ready, ctx))
         ;
 }
+/* Park until ready(ctx) holds or the absolute time abstime on clock has
+ * passed (see ll_futex_wait_until).  Returns true if ready, false on timeout
+ * (an abstime the kernel rejects counts as already passed). */
+bool ll_parker_park_deadline(ll_parker *self, ll_ready_fn ready, void *ctx, clockid_t clock,
+                             const struct timespec *abstime);
 /* Wake the owner of p if it announced sleep.  Call after publishing the condition. */
 LL_INLINE void ll_parker_unpark(ll_parker *p)
 {

@@ -10,15 +10,40 @@
 
 #include "locklab/core.h"
 
+/* Per-thread syscall counts (read by the profiler; a thread only touches its own). */
+static __thread uint64_t futex_waits __attribute__((tls_model("initial-exec")));
+static __thread uint64_t futex_wakes __attribute__((tls_model("initial-exec")));
+
+void ll_futex_counts(uint64_t *waits, uint64_t *wakes)
+{
+    *waits = futex_waits;
+    *wakes = futex_wakes;
+}
+
 void ll_futex_wait(ll_atomic_u32 *word, uint32_t expected)
 {
+    futex_waits++;
     /* EAGAIN (value changed) and EINTR are both "re-check and carry on". */
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
 }
 
 void ll_futex_wake(ll_atomic_u32 *word, int n)
 {
+    futex_wakes++;
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock, const struct timespec *abstime)
+{
+    int op = FUTEX_WAIT_BITSET_PRIVATE; /* the bitset form takes an absolute time */
+    if (clock == CLOCK_REALTIME)
+        op |= FUTEX_CLOCK_REALTIME;
+    else if (clock != CLOCK_MONOTONIC)
+        return EINVAL;
+    if (syscall(SYS_futex, (uint32_t *)word, op, expected, abstime, NULL, FUTEX_BITSET_MATCH_ANY) == 0)
+        return 0;
+    /* EAGAIN (value changed) and EINTR are "re-check and carry on", like a wake-up. */
+    return errno == ETIMEDOUT || errno == EINVAL ? errno : 0;
 }
 
 void ll_yield(void) { sched_yield(); }

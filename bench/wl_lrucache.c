@@ -1,0 +1,116 @@
+/*
+ * lrucache — malthusian-locks.txt §6.9 (Figure 12).  keymap (§6.8) with the
+ * shared map replaced by a shared LRU cache (bench/lru.c: hash map + recency
+ * list) of capacity (10000) entries behind the lock.  Each thread has a key
+ * set of keyset (1000) keys from [0, key_range) (1000000).  Loop: acquire;
+ * pick a random key-set slot; with probability replace_pct% (1) put a fresh
+ * random key there; look the key up in the cache (a hit moves it to the
+ * front); on a miss install key -> key, evicting the least recently used
+ * entry when full; release; NCS: ncs_steps (1000) PRNG steps.  Threads compete
+ * for occupancy of the software cache: fewer circulating threads, fewer misses.
+ * Before the interval the cache is warmed with the threads' key sets.
+ *
+ * Parameters: capacity, key_range, keyset, replace_pct, ncs_steps.
+ * Extras: hit_rate (hits / lookups over the admitted operations of the interval).
+ * Differs from the paper: CEPH's SimpleLRU keys a std::map (red-black tree);
+ * ours a chained hash table, so a miss costs less than there.
+ */
+#include <stdlib.h>
+
+#include "bench.h"
+#include "lru.h"
+
+enum { P_CAPACITY, P_KEY_RANGE, P_KEYSET, P_REPLACE_PCT, P_NCS_STEPS };
+static const bench_param params[] = {
+    {"capacity", "entries the shared LRU cache holds", 10000, 1, 1 << 26, 1},
+    {"key_range", "keys are drawn from [0, key_range)", 1000000, 1, 1 << 30, 1},
+    {"keyset", "keys in each thread's key set", 1000, 1, 1 << 24, 1},
+    {"replace_pct", "percent of operations that first replace the key-set entry", 1, 0, 100, 0},
+    {"ncs_steps", "PRNG steps in the non-critical section", 1000, 0, 1e8, 1},
+    {0},
+};
+
+typedef struct lrucache_ctx {
+    lru_cache cache; /* protected by the lock under test */
+    uint32_t **keysets;
+    uint64_t *hits; /* per thread, written once at the end */
+    uint32_t keyset, key_range;
+    uint64_t replace_threshold, ncs_steps;
+} lrucache_ctx;
+
+static void body(bench_thread *t)
+{
+    ll_lock *lock = t->sh->lock;
+    lrucache_ctx *c = t->sh->ctx;
+    uint32_t *keys = c->keysets[t->index];
+    const uint64_t keyset = c->keyset, key_range = c->key_range, threshold = c->replace_threshold;
+    const uint64_t ncs_steps = c->ncs_steps;
+    uint64_t rng = t->rng, hits = 0, sum = 0;
+    while (!bench_stopping(t)) {
+        ll_lock_acquire(lock);
+        if (!bench_admit(t)) {
+            ll_lock_release(lock);
+            break;
+        }
+        rng = bench_xorshift(rng);
+        uint32_t *slot = &keys[((unsigned __int128)rng * keyset) >> 64];
+        rng = bench_xorshift(rng);
+        if (rng < threshold) {
+            rng = bench_xorshift(rng);
+            *slot = (uint32_t)(((unsigned __int128)rng * key_range) >> 64);
+        }
+        uint32_t value;
+        if (lru_get(&c->cache, *slot, &value)) {
+            hits++;
+            sum += value;
+        } else
+            lru_put(&c->cache, *slot, *slot);
+        ll_lock_release(lock);
+        t->ops++;
+        for (uint64_t i = 0; i < ncs_steps; i++)
+            rng = bench_xorshift(rng);
+    }
+    c->hits[t->index] = hits;
+    t->rng = rng ^ sum; /* keeps the loops alive */
+}
+
+static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
+{
+    lrucache_ctx c = {.keyset = (uint32_t)cfg->param[P_KEYSET],
+                      .key_range = (uint32_t)cfg->param[P_KEY_RANGE],
+                      .ncs_steps = (uint64_t)cfg->param[P_NCS_STEPS]};
+    double p = cfg->param[P_REPLACE_PCT] / 100.0;
+    c.replace_threshold = p >= 1.0 ? UINT64_MAX : (uint64_t)(p * 18446744073709551616.0);
+    c.keysets = calloc((size_t)cfg->threads, sizeof(uint32_t *));
+    c.hits = calloc((size_t)cfg->threads, sizeof(uint64_t));
+    if (!c.keysets || !c.hits || lru_init(&c.cache, (uint32_t)cfg->param[P_CAPACITY]) != 0)
+        return -1;
+    uint64_t rng = 0x2545F4914F6CDD1Dull;
+    for (int t = 0; t < cfg->threads; t++) {
+        if (!(c.keysets[t] = malloc(c.keyset * sizeof(uint32_t))))
+            return -1;
+        for (uint32_t i = 0; i < c.keyset; i++) {
+            rng = bench_xorshift(rng);
+            c.keysets[t][i] = (uint32_t)(((unsigned __int128)rng * c.key_range) >> 64);
+        }
+    }
+    for (uint32_t i = 0; i < c.keyset; i++) /* warm the cache: key sets interleaved, the last ones stay */
+        for (int t = 0; t < cfg->threads; t++)
+            lru_put(&c.cache, c.keysets[t][i], c.keysets[t][i]);
+    int rc = bench_run_threads(lock, cfg, out, &c, body);
+    uint64_t hits = 0;
+    for (int t = 0; t < cfg->threads; t++) {
+        hits += c.hits[t];
+        free(c.keysets[t]);
+    }
+    free(c.keysets);
+    free(c.hits);
+    lru_destroy(&c.cache);
+    if (rc != 0)
+        return rc;
+    bench_add_extra(out, "hit_rate", out->ops ? (double)hits / (double)out->ops : 0);
+    return 0;
+}
+
+const workload wl_lrucache = {"lrucache", "Malthusian 6.9: shared LRU cache (10000 entries), per-thread key sets",
+                              params, run};

@@ -1,0 +1,1 @@
+"""locklab: the command-line laboratory around build/bin/locklab-bench."""

@@ -1,0 +1,6 @@
+"""`python -m locklab` = the `locklab` command."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

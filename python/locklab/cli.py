@@ -1,0 +1,51 @@
+"""The `locklab` command: argparse subcommands, one module each.
+
+Adding a subcommand = one module with `register(subparsers)` (which calls
+`set_defaults(func=...)`) + one entry in SUBCOMMANDS.  A UsageError (bad input)
+prints one line and exits 2; so does any argparse error.
+"""
+
+import argparse
+import sys
+
+from . import advise, apps, bench, compare, profiler, report, runner, schema, sweep
+from .errors import UsageError
+
+SUBCOMMANDS = [sweep, report, compare, runner, profiler, advise, apps]
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but errors are one line on stderr (no usage block) and exit 2."""
+
+    def error(self, message):
+        sys.stderr.write(f"{self.prog}: {message} (see {self.prog} --help)\n")
+        sys.exit(2)
+
+
+def build_parser():
+    parser = OneLineParser(prog="locklab", description="locklab laboratory: sweeps, reports and comparisons "
+                           "of locklab-bench measurements")
+    subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=OneLineParser)
+    subparsers.required = True
+    for module in SUBCOMMANDS:
+        module.register(subparsers)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    prog = f"locklab {args.subcommand}"
+    try:
+        return args.func(args)
+    except UsageError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 2
+    except (bench.BenchFailed, schema.SchemaError) as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

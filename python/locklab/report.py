@@ -1,0 +1,185 @@
+"""`locklab report DIR`: medians with min..max per (workload, lock, threads),
+the papers' plots (plots.py), and one document written twice from the same
+blocks: DIR/report.md and DIR/report.html (both embed DIR/WORKLOAD.png).
+DIR/summary.csv holds the same statistics for other tools (columns: workload,
+spec, threads, runs, then METRIC_median, METRIC_min, METRIC_max for every
+metric of results.METRICS).  Prints a throughput table and the paths.
+"""
+
+import csv
+import html
+import math
+
+from . import meta as metamod
+from . import results
+from .formatting import fmt_fixed, fmt_rate, fmt_small, fmt_value, spread_cell
+
+
+def register(subparsers):
+    p = subparsers.add_parser("report", help="tables, plots, report.md and report.html of a sweep",
+                              description=__doc__.split("\n\n")[0])
+    p.add_argument("dir", metavar="DIR", help="result directory written by `locklab sweep`")
+    p.set_defaults(func=run)
+
+
+# Columns of the per-workload "all metrics" table: (heading, metric, formatter).
+DETAIL_COLUMNS = [
+    ("LWSS", "lwss", fmt_fixed(2)),
+    ("MTTR", "mttr", fmt_fixed(1)),
+    ("Gini", "gini", fmt_fixed(3)),
+    ("fairness factor", "fairness_factor", fmt_fixed(3)),
+    ("max/min ops", "max_min_ratio", fmt_rate),
+    ("vcsw/acq", "vcsw_per_op", fmt_small),
+    ("ivcsw/acq", "ivcsw_per_op", fmt_small),
+    ("CPU util", "cpu_util", fmt_fixed(2)),
+]
+
+
+# ---- the document: a list of blocks, rendered to Markdown and to HTML ----
+
+def build_document(result, images):
+    """Blocks: ("h1"|"h2"|"h3"|"p", text), ("img", file, alt), ("table", header, rows, numeric):
+    a numeric table right-aligns every column but the first."""
+    m = result.meta
+    doc = [("h1", f"locklab report: {result.path.name}")]
+    if m:
+        doc.append(("p", f"Measured on {metamod.machine_line(m)}."))
+        doc.append(("table", ["machine", ""], [
+            ["CPU", m.get("cpu_model", "?")], ["CPUs", str(m.get("cpus", "?"))], ["kernel", m.get("kernel", "?")],
+            ["C library", m.get("glibc", "?")], ["compiler", m.get("compiler", "?")],
+            ["locklab revision", m.get("git_revision", "?")], ["date (UTC)", m.get("date", "?")],
+            ["command", m.get("command", "?")]], False))
+    else:
+        doc.append(("p", "Machine unknown: the directory has no meta.json."))
+    doc.append(("p", "Every number is the median of the runs with [min..max] over runs; runs were interleaved "
+                     "(run 1 of every configuration, then run 2, ...). Throughput is operations per second over "
+                     "all threads; per-acquisition context switches are vcsw/ops and ivcsw/ops."))
+    for w in result.workloads():
+        specs, threads = result.specs(w), result.threads(w)
+        params = ", ".join(p or "defaults" for p in result.params(w))
+        doc.append(("h2", f"{w} (parameters: {params})"))
+        doc.append(("img", images[w], f"{w}: throughput, LWSS, fairness factor and context switches vs threads"))
+        doc.append(("h3", "Throughput (ops/s), median [min..max]"))
+        rows = []
+        for t in threads:
+            row = [str(t)]
+            for s in specs:
+                runs = list(result.runs(w, s, t).values())
+                row.append(spread_cell(results.summarize(runs, "throughput_ops_s"), fmt_rate) if runs else "-")
+            rows.append(row)
+        doc.append(("table", ["threads"] + specs, rows, True))
+        doc.append(("h3", "Fairness and cost, medians"))
+        rows = []
+        for s in specs:
+            for t in threads:
+                runs = list(result.runs(w, s, t).values())
+                if runs:
+                    rows.append([s, str(t), str(len(runs))] +
+                                [fmt(results.summarize(runs, metric).median) for _, metric, fmt in DETAIL_COLUMNS])
+        doc.append(("table", ["lock", "threads", "runs"] + [h for h, _, _ in DETAIL_COLUMNS], rows, True))
+        extras = result.extra_names(w)
+        if extras:
+            doc.append(("h3", f"{w}'s own results, medians"))
+            rows = []
+            for s in specs:
+                for t in threads:
+                    runs = list(result.runs(w, s, t).values())
+                    if runs:
+                        rows.append([s, str(t)] + [fmt_value(results.summarize_extra(runs, x).median) for x in extras])
+            doc.append(("table", ["lock", "threads"] + extras, rows, True))
+    return doc
+
+
+def _md_cell(text):
+    return text.replace("|", "\\|")
+
+
+def to_markdown(doc):
+    out = []
+    for block in doc:
+        kind = block[0]
+        if kind in ("h1", "h2", "h3"):
+            out.append("#" * int(kind[1]) + " " + block[1])
+        elif kind == "p":
+            out.append(block[1])
+        elif kind == "img":
+            out.append(f"![{block[2]}]({block[1]})")
+        elif kind == "table":
+            header, rows, numeric = block[1], block[2], block[3]
+            out.append("| " + " | ".join(_md_cell(h) for h in header) + " |")
+            out.append("|" + "|".join("---:" if i and numeric else "---" for i in range(len(header))) + "|")
+            out.extend("| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows)
+        out.append("")
+    return "\n".join(out)
+
+
+def to_html(doc, title):
+    e = html.escape
+    out = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">", f"<title>{e(title)}</title>",
+           "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
+           "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .5em}"
+           "table.numeric td:not(:first-child){text-align:right;font-variant-numeric:tabular-nums}"
+           "img{max-width:100%}</style>", "</head><body>"]
+    for block in doc:
+        kind = block[0]
+        if kind in ("h1", "h2", "h3", "p"):
+            out.append(f"<{kind}>{e(block[1])}</{kind}>")
+        elif kind == "img":
+            out.append(f"<p><img src=\"{e(block[1])}\" alt=\"{e(block[2])}\"></p>")
+        elif kind == "table":
+            css_class = ' class="numeric"' if block[3] else ""
+            out.append(f"<table{css_class}><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in block[1]) +
+                       "</tr></thead><tbody>")
+            out.extend("<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in block[2])
+            out.append("</tbody></table>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def write_summary_csv(result, path):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["workload", "spec", "threads", "runs"] +
+                   [f"{m}_{s}" for m in results.METRICS for s in ("median", "min", "max")])
+        for entry in results.summary_table(result):
+            cells = [entry["workload"], entry["spec"], entry["threads"], entry["runs"]]
+            for m in results.METRICS:
+                s = entry["metrics"][m]
+                cells += ["" if math.isnan(v) else repr(v) for v in (s.median, s.min, s.max)]
+            w.writerow(cells)
+
+
+def terminal_table(result):
+    """Median throughput, threads down, locks across, per workload."""
+    lines = []
+    for w in result.workloads():
+        specs = result.specs(w)
+        width = max(10, *(len(s) + 1 for s in specs))
+        lines.append(f"{w}: median ops/s")
+        lines.append(f"{'threads':>7}" + "".join(f"{s:>{width}}" for s in specs))
+        for t in result.threads(w):
+            cells = []
+            for s in specs:
+                runs = list(result.runs(w, s, t).values())
+                cells.append(fmt_rate(results.summarize(runs, "throughput_ops_s").median) if runs else "-")
+            lines.append(f"{t:>7}" + "".join(f"{c:>{width}}" for c in cells))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def run(args):
+    from . import plots  # matplotlib loads only when a report is drawn, not for every locklab command
+
+    result = results.ResultDir(args.dir)
+    images = {}
+    for w in result.workloads():
+        images[w] = f"{w}.png"
+        plots.workload_figure(result, w, result.path / images[w])
+    doc = build_document(result, images)
+    (result.path / "report.md").write_text(to_markdown(doc))
+    (result.path / "report.html").write_text(to_html(doc, f"locklab report: {result.path.name}"))
+    write_summary_csv(result, result.path / "summary.csv")
+    print(terminal_table(result))
+    for name in ["report.md", "report.html", "summary.csv"] + [images[w] for w in result.workloads()]:
+        print(result.path / name)
+    return 0

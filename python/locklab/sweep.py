@@ -1,0 +1,235 @@
+"""`locklab sweep`: a campaign of locklab-bench runs over workloads x lock
+specs x thread counts x repetitions, one CSV row per run (schema.py).
+
+Order (interleaved so that machine noise -- other jobs, frequency changes --
+hits every lock alike instead of one lock's whole block):
+
+    for run in 1..R:               outermost: every configuration once, then again
+      for workload in WORKLOADS:
+        for threads in THREADS:
+          for spec in LOCKS:       innermost: locks side by side at the same moment
+            one `locklab-bench WORKLOAD --lock SPEC --threads N --duration S --json`
+
+Resumable: rows are appended and flushed one per run; rerunning the same
+command with the same --out skips the runs already in DIR/results.csv (key:
+workload, spec, threads, run, params).  DIR/meta.json records the machine and
+the configuration; a different configuration in an existing DIR is refused.
+A bench failure stops the sweep with the bench's message; the CSV stays resumable.
+"""
+
+import json
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+from tqdm import tqdm
+
+from . import bench, meta, schema
+from .errors import UsageError
+
+MAX_THREADS = 4096  # locklab-bench's own limit
+DEFAULT_THREADS = "1,2,4,8,16,32"
+
+
+def register(subparsers):
+    p = subparsers.add_parser("sweep", help="run a campaign of measurements into DIR/results.csv",
+                              description=__doc__.split("\n\n")[0])
+    p.add_argument("--workloads", default="mutexbench", help="comma-separated workloads (default: mutexbench)")
+    p.add_argument("--locks", required=True, help="comma-separated lock specs, e.g. mcs,mcscr-stp,pthread "
+                   "(a spec's own KEY=VALUE list may use commas: backoff:min=8,max=1024,mcs)")
+    p.add_argument("--threads", default=DEFAULT_THREADS, help=f"comma-separated thread counts (default: {DEFAULT_THREADS})")
+    p.add_argument("--runs", default="5", help="repetitions of every configuration (default: 5)")
+    p.add_argument("--duration", default="2", help="seconds per run (default: 2)")
+    p.add_argument("--param", action="append", default=[], metavar="[WORKLOAD.]KEY=VALUE",
+                   help="workload parameter; without WORKLOAD. it applies to every workload of the sweep")
+    p.add_argument("--out", required=True, metavar="DIR", help="result directory (created; reused to resume)")
+    p.add_argument("--bench", metavar="PATH", help="locklab-bench to run (default: the repository's build/bin)")
+    p.set_defaults(func=run)
+
+
+def split_locks(text):
+    """'mcs,backoff:min=8,max=1024,pthread' -> ['mcs', 'backoff:min=8,max=1024', 'pthread']:
+    a piece with '=' but no ':' continues the previous spec's KEY=VALUE list."""
+    specs = []
+    for piece in text.split(","):
+        if specs and "=" in piece and ":" not in piece and ":" in specs[-1]:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
+def _unique_list(option, items):
+    if any(not i for i in items):
+        raise UsageError(f"empty item in {option} '{','.join(items)}' (valid: a comma-separated list)")
+    dup = sorted({i for i in items if items.count(i) > 1})
+    if dup:
+        raise UsageError(f"{option} lists {dup[0]} twice")
+    return items
+
+
+def parse_threads(text):
+    out = []
+    for t in text.split(","):
+        if not t.strip().isdigit() or not 1 <= int(t) <= MAX_THREADS:
+            raise UsageError(f"bad thread count '{t}' in --threads '{text}' (valid: integers in 1..{MAX_THREADS})")
+        out.append(int(t))
+    dup = sorted({t for t in out if out.count(t) > 1})
+    if dup:
+        raise UsageError(f"--threads lists {dup[0]} twice")
+    return out
+
+
+def parse_number(option, text, kind, lo, hi):
+    try:
+        x = kind(text)
+    except ValueError:
+        x = None
+    if x is None or not lo <= x <= hi:
+        raise UsageError(f"bad value '{text}' for {option} (valid: {'an integer' if kind is int else 'a number'} "
+                         f"in {lo}..{hi})")
+    return x
+
+
+def parse_params(given, selected, declared):
+    """--param [WORKLOAD.]KEY=VALUE -> {workload: {key: value}} for the selected workloads."""
+    params = {w: {} for w in selected}
+    for item in given:
+        lhs, eq, value = item.partition("=")
+        if not eq or not lhs or not value:
+            raise UsageError(f"malformed --param '{item}' (valid: [WORKLOAD.]KEY=VALUE)")
+        scope, dot, key = lhs.rpartition(".")
+        targets = [scope] if dot else selected
+        if dot and scope not in selected:
+            raise UsageError(f"--param '{item}' names workload '{scope}', not in this sweep "
+                             f"(valid: {', '.join(selected)})")
+        for w in targets:
+            if key not in declared[w]:
+                valid = ", ".join(declared[w]) or "none"
+                raise UsageError(f"{w} has no parameter '{key}' (valid: {valid}); "
+                                 f"use WORKLOAD.KEY=VALUE for one workload only")
+            params[w][key] = value
+    return params
+
+
+def validate(args):
+    """Check every argument up front; returns (bench path, configuration dict)."""
+    runs = parse_number("--runs", args.runs, int, 1, 1000)
+    duration = parse_number("--duration", args.duration, float, 0.001, 3600)
+    threads = parse_threads(args.threads)
+    wls = _unique_list("--workloads", args.workloads.split(","))
+    specs = _unique_list("--locks", split_locks(args.locks))
+    exe = bench.locate(args.bench)
+    declared = bench.workloads(exe)
+    for w in wls:
+        if w not in declared:
+            raise UsageError(f"unknown workload '{w}' (valid: {', '.join(declared)})")
+    names = bench.lock_names(exe)
+    for s in specs:
+        if s.split(":")[0] not in names:
+            raise UsageError(f"unknown lock '{s.split(':')[0]}' (valid: {', '.join(names)})")
+    params = parse_params(args.param, wls, declared)
+    for w in wls:
+        bench.check(exe, w, specs, params[w])
+    config = {"workloads": wls, "locks": specs, "threads": threads, "runs": runs, "duration": duration,
+              "params": params}
+    return exe, config
+
+
+class Run(NamedTuple):
+    """One bench invocation of the sweep."""
+    run: int
+    workload: str
+    threads: int
+    spec: str
+    params: str  # schema.format_params of the workload's parameters
+
+    @property
+    def key(self):
+        """The same tuple as schema.run_key of its CSV row."""
+        return tuple(getattr(self, c) for c in schema.KEY_COLUMNS)
+
+
+def plan(config):
+    """Every run of the sweep, in execution order."""
+    return [Run(r, w, t, s, schema.format_params(config["params"][w]))
+            for r in range(1, config["runs"] + 1)
+            for w in config["workloads"]
+            for t in config["threads"]
+            for s in config["locks"]]
+
+
+def _differences(old, new):
+    return [f"{k}: {json.dumps(old.get(k))} there, {json.dumps(new[k])} here" for k in new if old.get(k) != new[k]]
+
+
+def open_out_dir(out, exe, config):
+    """Create DIR (recording meta.json) or check that it holds this same sweep;
+    returns the keys of the runs already done."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"cannot create --out '{out}': {e.strerror}") from None
+    meta_path, csv_path = out / "meta.json", out / "results.csv"
+    if meta_path.exists():
+        try:
+            recorded = json.loads(meta_path.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise UsageError(f"{meta_path} is unreadable ({e}); use another --out") from None
+        diff = _differences(recorded.get("config", {}), config)
+        if diff:
+            raise UsageError(f"{out} holds a different sweep ({'; '.join(diff)}); use another --out")
+        recorded.setdefault("resumed", []).append({"date": meta.now_utc(), "git_revision": meta.git_revision(exe)})
+        meta_path.write_text(json.dumps(recorded, indent=2) + "\n")
+    elif csv_path.exists():
+        raise UsageError(f"{csv_path} exists without meta.json; use another --out")
+    else:
+        meta_path.write_text(json.dumps(meta.collect(exe, config), indent=2) + "\n")
+    if not csv_path.exists():
+        return set()
+    try:
+        rows = schema.read_results(csv_path)
+    except schema.SchemaError as e:
+        raise UsageError(str(e)) from None
+    planned = {item.key for item in plan(config)}
+    done = {schema.run_key(row) for row in rows}
+    stray = done - planned
+    if stray:
+        raise UsageError(f"{csv_path} holds runs outside this sweep (e.g. {sorted(stray)[0]}); use another --out")
+    return done
+
+
+def run(args):
+    exe, config = validate(args)
+    out = Path(args.out)
+    done = open_out_dir(out, exe, config)
+    runs = plan(config)
+    todo = [item for item in runs if item.key not in done]
+    total = len(runs)
+    if done:
+        print(f"resuming {out}: {len(done)} of {total} runs already done", file=sys.stderr)
+    writer = schema.ResultsWriter(out / "results.csv")
+    finished = 0
+    try:
+        with tqdm(total=len(todo), unit="run", file=sys.stderr, dynamic_ncols=True, disable=None,
+                  bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}] {postfix}") as bar:
+            for r, w, t, s, ptext in todo:
+                bar.set_postfix_str(f"{w} {s} {t}T run {r}")
+                argv = bench.command(exe, w, s, t, config["duration"], config["params"][w])
+                try:
+                    row = schema.row_from_bench(bench.run_once(argv), r, s, ptext)
+                except (bench.BenchFailed, schema.SchemaError) as e:
+                    raise bench.BenchFailed(f"locklab-bench failed on {w} --lock {s} --threads {t} (run {r}): {e}; "
+                                            f"{len(done) + finished} of {total} runs are in {out / 'results.csv'}, "
+                                            "rerun the same command to resume") from None
+                writer.append(row)
+                finished += 1
+                bar.update(1)
+    except KeyboardInterrupt:
+        print(f"locklab sweep: interrupted; {len(done) + finished} of {total} runs are in "
+              f"{out / 'results.csv'}, rerun the same command to resume", file=sys.stderr)
+        return 130
+    finally:
+        writer.close()
+    print(f"{out / 'results.csv'}: {total} runs ({finished} new); next: locklab report {out}")
+    return 0

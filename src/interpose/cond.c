@@ -1,0 +1,212 @@
+/*
+ * pthread_cond_{init,destroy,wait,timedwait,clockwait,signal,broadcast} over
+ * locklab's condition variables (include/locklab/sync.h, src/sync/cond.c):
+ * FIFO or mostly-LIFO ("lifo-cr", the Malthusian paper's CR condition
+ * variable, §6.10) as LOCKLAB_COND says, with wait morphing (Appendix A,
+ * footnote on the Solaris mutex): a signal or broadcast issued while the caller
+ * holds the waiters' mutex moves the waiters onto that mutex's deferred wake
+ * list, and the mutex's unlock wakes them after releasing, so a woken waiter
+ * never finds the mutex still held by its signaller.
+ *
+ * Layout over pthread_cond_t (48 bytes, glibc x86_64):
+ *   offset  content
+ *    0      ll_cond (32 bytes): all zeros (PTHREAD_COND_INITIALIZER) is an
+ *           empty condition variable with the process default discipline
+ *   32      clock of pthread_cond_timedwait (pthread_condattr_setclock): 0 realtime, 1 monotonic
+ *   36      glibc's __wrefs: always 0 in ours
+ *   40      the (non-passthrough) mutex the waiters last used, or NULL
+ *
+ * Process-shared condition variables are glibc's: our pthread_cond_init hands
+ * them to glibc, which sets bit 0 of __wrefs (its "process-shared" flag) at
+ * offset 36; every later call sees that bit and passes the call to glibc
+ * untouched.  Waiting on such a condition variable with a mutex that is not
+ * glibc's (passthrough) returns EINVAL: glibc would unlock our mutex with its
+ * own internal function.
+ * A (private) condition variable used with a passthrough mutex (robust,
+ * PI/PP) stays ours, and its waits release and re-take the mutex through
+ * glibc's own functions, so the mutex keeps glibc's semantics (a robust
+ * mutex's EOWNERDEAD is returned by the wait).
+ *
+ * Profiling (LOCKLAB_PROFILE): one record per condition variable
+ * (proftable.h), with the waits and their durations; glibc's are counted per call.
+ *
+ * Not emulated: thread cancellation inside a wait (glibc's waits are
+ * cancellation points; ours are not).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "config.h"
+#include "mutex.h"
+#include "profile.h"
+#include "proftable.h"
+#include "real.h"
+
+typedef struct lp_cond {
+    ll_cond c;
+    uint32_t monotonic;
+    ll_atomic_u32 glibc_wrefs;
+    ll_atomic_ptr mutex;
+} lp_cond;
+#if defined(__x86_64__)
+_Static_assert(sizeof(lp_cond) == sizeof(pthread_cond_t), "lp_cond must overlay pthread_cond_t exactly");
+_Static_assert(__builtin_offsetof(lp_cond, glibc_wrefs) == __builtin_offsetof(pthread_cond_t, __data.__wrefs),
+               "lp_cond.glibc_wrefs must be glibc's __wrefs");
+#endif
+#define GLIBC_COND_PSHARED 1u /* bit 0 of glibc's __wrefs */
+
+LL_INLINE bool glibc_owned(lp_cond *c)
+{
+    return ll_load_relaxed(&c->glibc_wrefs) & GLIBC_COND_PSHARED; /* relaxed: set once, by init, before sharing */
+}
+
+/* The profile record of c when profiling (NULL otherwise); glibc's: counts this call. */
+static lp_profile *profile_of(lp_cond *c, void *pc)
+{
+    if (LL_LIKELY(!lp_profiling))
+        return NULL;
+    bool glibc = glibc_owned(c);
+    lp_profile *p = lp_proftable_get(c, "cond", glibc ? "pshared" : lp_discipline_name(&lp_cfg.cond), glibc, pc);
+    if (p && glibc)
+        lp_profile_passthrough_op(p);
+    return p;
+}
+
+/* ---- a passthrough mutex, locked and unlocked through glibc ------------------------ */
+typedef struct glibc_mutex_ref {
+    pthread_mutex_t *m;
+    int lock_rc; /* of the re-acquisition: 0, or EOWNERDEAD / ENOTRECOVERABLE for robust mutexes */
+} glibc_mutex_ref;
+static void glibc_lock(void *ref)
+{
+    glibc_mutex_ref *g = (glibc_mutex_ref *)ref;
+    g->lock_rc = lp_real.mutex_lock(g->m);
+}
+static void glibc_unlock(void *ref) { lp_real.mutex_unlock(((glibc_mutex_ref *)ref)->m); }
+static const ll_mutex_iface glibc_mutex_iface = {glibc_lock, glibc_unlock};
+
+enum wait_kind { WAIT, TIMEDWAIT, CLOCKWAIT };
+
+/* The wait itself, timed for the profile when profiling. */
+static int profiled_wait(lp_profile *p, lp_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t clock,
+                         const struct timespec *abstime)
+{
+    if (LL_LIKELY(p == NULL))
+        return ll_cond_wait(&c->c, mi, mutex, clock, abstime);
+    uint64_t t0 = ll_now_ns();
+    int rc = ll_cond_wait(&c->c, mi, mutex, clock, abstime);
+    lp_profile_waited(p, true, ll_now_ns() - t0);
+    return rc;
+}
+
+static int cond_wait(pthread_cond_t *pc, pthread_mutex_t *pm, enum wait_kind kind, clockid_t clock,
+                     const struct timespec *abstime, void *caller)
+{
+    lp_ensure_init();
+    lp_cond *c = (lp_cond *)pc;
+    lp_mutex *m = (lp_mutex *)pm;
+    lp_profile *p = profile_of(c, caller);
+    if (glibc_owned(c)) {
+        if (!lp_mutex_passthrough(m))
+            return EINVAL;
+        return kind == WAIT        ? lp_real.cond_wait(pc, pm)
+               : kind == TIMEDWAIT ? lp_real.cond_timedwait(pc, pm, abstime)
+                                   : lp_real.cond_clockwait(pc, pm, clock, abstime);
+    }
+    if (kind == TIMEDWAIT)
+        clock = c->monotonic ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+    if (lp_mutex_passthrough(m)) {
+        ll_store_relaxed(&c->mutex, NULL); /* relaxed: signallers must not treat a glibc mutex as ours */
+        glibc_mutex_ref g = {pm, 0};
+        int rc = profiled_wait(p, c, &glibc_mutex_iface, &g, clock, abstime);
+        return g.lock_rc ? g.lock_rc : rc;
+    }
+    if (!lp_mutex_held_by_me(m))
+        return EPERM;
+    /* relaxed: a signaller that holds m acquired it after we set this under m */
+    ll_store_relaxed(&c->mutex, m);
+    uint32_t depth = m->depth; /* a recursive mutex is released entirely while waiting */
+    int rc = profiled_wait(p, c, &lp_mutex_iface, m, clock, abstime);
+    m->depth = depth;
+    return rc;
+}
+
+int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+    return cond_wait(c, m, WAIT, CLOCK_REALTIME, NULL, __builtin_return_address(0));
+}
+int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
+{
+    return cond_wait(c, m, TIMEDWAIT, CLOCK_REALTIME, abstime, __builtin_return_address(0));
+}
+int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime)
+{
+    return cond_wait(c, m, CLOCKWAIT, clock, abstime, __builtin_return_address(0));
+}
+
+/* The deferred wake list to use: the waiters' mutex's, if the caller holds it. */
+static ll_wake_list *deferral(lp_cond *c)
+{
+    lp_mutex *m = (lp_mutex *)ll_load_relaxed(&c->mutex); /* relaxed: if we hold m, we saw the store made under it */
+    if (m && !lp_mutex_passthrough(m) && lp_mutex_held_by_me(m))
+        return &m->deferred;
+    return NULL;
+}
+
+int pthread_cond_signal(pthread_cond_t *pc)
+{
+    lp_ensure_init();
+    lp_cond *c = (lp_cond *)pc;
+    profile_of(c, __builtin_return_address(0));
+    if (glibc_owned(c))
+        return lp_real.cond_signal(pc);
+    ll_cond_signal(&c->c, deferral(c));
+    return 0;
+}
+
+int pthread_cond_broadcast(pthread_cond_t *pc)
+{
+    lp_ensure_init();
+    lp_cond *c = (lp_cond *)pc;
+    profile_of(c, __builtin_return_address(0));
+    if (glibc_owned(c))
+        return lp_real.cond_broadcast(pc);
+    ll_cond_broadcast(&c->c, deferral(c));
+    return 0;
+}
+
+int pthread_cond_init(pthread_cond_t *pc, const pthread_condattr_t *attr)
+{
+    lp_ensure_init();
+    int pshared = PTHREAD_PROCESS_PRIVATE;
+    clockid_t clock = CLOCK_REALTIME;
+    if (attr) {
+        pthread_condattr_getpshared(attr, &pshared);
+        pthread_condattr_getclock(attr, &clock);
+    }
+    if (pshared != PTHREAD_PROCESS_PRIVATE) {
+        ll_faa(&lp_passthrough_conds, 1, LL_RELAXED); /* relaxed: a statistic */
+        int rc = lp_real.cond_init(pc, attr);         /* sets bit 0 of __wrefs: later calls pass through */
+        profile_of((lp_cond *)pc, __builtin_return_address(0));
+        return rc;
+    }
+    lp_cond *c = (lp_cond *)pc;
+    memset(pc, 0, sizeof *pc);
+    ll_cond_init(&c->c, NULL); /* the process default discipline (LOCKLAB_COND) */
+    c->monotonic = clock == CLOCK_MONOTONIC;
+    return 0;
+}
+
+int pthread_cond_destroy(pthread_cond_t *pc)
+{
+    lp_ensure_init();
+    lp_cond *c = (lp_cond *)pc;
+    profile_of(c, __builtin_return_address(0));
+    if (glibc_owned(c))
+        return lp_real.cond_destroy(pc);
+    ll_cond_destroy(&c->c);
+    ll_store_relaxed(&c->mutex, NULL); /* relaxed: the object is dead */
+    return 0;
+}

@@ -1,0 +1,154 @@
+/* Environment parsing and one-time initialisation of the interposer (config.h). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "profile.h"
+#include "real.h"
+#include "slab.h"
+
+lp_config lp_cfg;
+ll_atomic_u32 lp_init_state;
+ll_atomic_u64 lp_passthrough_mutexes, lp_passthrough_conds, lp_passthrough_sems;
+static __thread bool initialising_here;
+
+static void die(const char *line)
+{
+    fprintf(stderr, "liblocklab-preload: %s\n", line);
+    _exit(2);
+}
+
+static void parse_lock(const char *value)
+{
+    char err[512], line[700];
+    ll_spec s;
+    if (ll_spec_parse(value, &s, err, sizeof err) != 0) {
+        snprintf(line, sizeof line, "LOCKLAB_LOCK='%s': %s", value, err);
+        die(line);
+    }
+    lp_cfg.ops = s.ops;
+    memcpy(lp_cfg.params, s.params, sizeof lp_cfg.params);
+    for (const ll_param *p = s.ops->params; p && p->key; p++)
+        if (strcmp(p->key, "spin_ns") == 0 && lp_cfg.params[p - s.ops->params] == 0)
+            lp_cfg.params[p - s.ops->params] = LP_DEFAULT_SPIN_NS; /* fixed, never measured (config.h) */
+    ll_wait_policy_init(&lp_cfg.wp, s.policy, s.policy->has_budget && s.spin_ns == 0 ? LP_DEFAULT_SPIN_NS : s.spin_ns);
+    snprintf(lp_cfg.spec, sizeof lp_cfg.spec, "%s", s.name);
+
+    /* Initialise one scratch state: checks the parameters and tells whether
+     * the zero state is the initialised state (inline mode, config.h). */
+    static LL_ALIGNED(LL_SECTOR) unsigned char scratch[4096];
+    if (s.ops->state_bytes > sizeof scratch) {
+        snprintf(line, sizeof line, "LOCKLAB_LOCK='%s': state of %zu bytes is larger than this interposer supports (%zu)",
+                 value, s.ops->state_bytes, sizeof scratch);
+        die(line);
+    }
+    memset(scratch, 0, s.ops->state_bytes);
+    if (s.ops->init && s.ops->init(scratch, lp_cfg.params, err, sizeof err) != 0) {
+        snprintf(line, sizeof line, "LOCKLAB_LOCK='%s': %s", value, err);
+        die(line);
+    }
+    bool zero = true;
+    for (size_t i = 0; i < s.ops->state_bytes; i++)
+        zero = zero && scratch[i] == 0;
+    lp_cfg.inline_state = s.ops->state_bytes <= LP_INLINE_STATE_BYTES && zero && s.ops->destroy == NULL;
+    if (s.ops->destroy)
+        s.ops->destroy(scratch);
+}
+
+static void parse_verbose(const char *value)
+{
+    if (value == NULL || strcmp(value, "0") == 0 || *value == '\0')
+        lp_cfg.verbose = false;
+    else if (strcmp(value, "1") == 0)
+        lp_cfg.verbose = true;
+    else {
+        char line[300];
+        snprintf(line, sizeof line, "LOCKLAB_VERBOSE='%.200s' is not valid (valid: 0, 1, or unset)", value);
+        die(line);
+    }
+}
+
+/* LOCKLAB_COND / LOCKLAB_SEM: a queue discipline (ll_sync_config_parse). */
+static void parse_discipline(const char *var, ll_sync_config *cfg, char *text, size_t textlen)
+{
+    const char *value = getenv(var);
+    if (value == NULL || *value == '\0')
+        value = "fifo";
+    char err[300], line[500];
+    if (ll_sync_config_parse(value, cfg, err, sizeof err) != 0) {
+        snprintf(line, sizeof line, "%s='%.100s': %s", var, value, err);
+        die(line);
+    }
+    if (cfg->append_one_in == 0)
+        cfg->append_one_in = LP_DEFAULT_APPEND_ONE_IN;
+    if (cfg->append_one_in == LP_GLIBC_SHARED_SEM) {
+        snprintf(line, sizeof line,
+                 "%s='%.100s': append_one_in=%u is reserved by the interposer (it marks glibc's process-shared "
+                 "semaphores); valid: 1..4294967295 except %u (e.g. %u or %u)",
+                 var, value, LP_GLIBC_SHARED_SEM, LP_GLIBC_SHARED_SEM, LP_GLIBC_SHARED_SEM - 1, LP_GLIBC_SHARED_SEM + 1);
+        die(line);
+    }
+    snprintf(text, textlen, "%s", value);
+}
+
+static void report_at_exit(void)
+{
+    /* relaxed loads: statistics */
+    fprintf(stderr,
+            "liblocklab-preload: exit: passed through to glibc: %llu mutexes (robust, PI/PP or process-shared), "
+            "%llu condition variables and %llu semaphores (process-shared)\n",
+            (unsigned long long)ll_load_relaxed(&lp_passthrough_mutexes),
+            (unsigned long long)ll_load_relaxed(&lp_passthrough_conds),
+            (unsigned long long)ll_load_relaxed(&lp_passthrough_sems));
+}
+
+static void configure(void)
+{
+    lp_real_resolve();
+    char err[512];
+    if (ll_topology_init_from_env(err, sizeof err) != 0)
+        die(err); /* the message names LOCKLAB_TOPOLOGY, the value and the valid forms */
+    const char *lock = getenv("LOCKLAB_LOCK");
+    parse_lock(lock && *lock ? lock : LP_DEFAULT_LOCK);
+    parse_discipline("LOCKLAB_COND", &lp_cfg.cond, lp_cfg.cond_text, sizeof lp_cfg.cond_text);
+    parse_discipline("LOCKLAB_SEM", &lp_cfg.sem, lp_cfg.sem_text, sizeof lp_cfg.sem_text);
+    ll_sync_set_defaults(&lp_cfg.cond, &lp_cfg.sem);
+    parse_verbose(getenv("LOCKLAB_VERBOSE"));
+    if (lp_profile_init() != 0)
+        _exit(2); /* lp_profile_init printed the one-line message */
+    if (lp_profiling) {
+        lp_cfg.inline_state = false; /* a mutex's profile record hangs off its lock object */
+        lp_profile_set_config(lp_cfg.spec, lp_cfg.cond_text, lp_cfg.sem_text);
+    }
+    lp_slab_init();
+    if (lp_cfg.verbose) {
+        fprintf(stderr,
+                "liblocklab-preload: lock=%s (%s) state=%s (%zu bytes per mutex beyond the pthread_mutex_t) "
+                "cond=%s sem=%s topology=%s profile=%s\n",
+                lp_cfg.spec, lock && *lock ? "LOCKLAB_LOCK" : "default",
+                lp_cfg.inline_state ? "inline" : "out-of-line", lp_cfg.inline_state ? (size_t)0 : lp_slab_object_bytes(),
+                lp_cfg.cond_text, lp_cfg.sem_text, ll_topology_describe(), lp_profiling ? getenv("LOCKLAB_PROFILE") : "off");
+        atexit(report_at_exit);
+    }
+}
+
+void lp_init(void)
+{
+    uint32_t expected = LP_UNINITIALISED;
+    if (ll_cas(&lp_init_state, &expected, LP_INITIALISING, LL_ACQUIRE)) { /* acquire: nothing to pair with yet; we own init */
+        initialising_here = true;
+        configure();
+        initialising_here = false;
+        ll_store_release(&lp_init_state, LP_READY); /* release: lp_cfg is complete before READY is seen */
+        return;
+    }
+    if (initialising_here)
+        die("a mutex was used while the interposer configured itself (recursion; please report)");
+    while (ll_load_acquire(&lp_init_state) != LP_READY) /* acquire: pairs with the release above */
+        ll_yield();
+}
+
+__attribute__((constructor)) static void lp_constructor(void) { lp_init(); }

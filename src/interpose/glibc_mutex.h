@@ -1,0 +1,29 @@
+/*
+ * Force-included (gcc -include) into the lock library's own sources when they
+ * are compiled into liblocklab-preload.so: the library's internal mutexes
+ * (the thread-context slab lock in src/core/thread.c, the `pthread` lock of
+ * src/locks/pthread.c) must go straight to glibc, never back into the
+ * interposer that is built on top of them.  Each name is redirected to a
+ * wrapper in src/interpose/real.c that calls glibc's own function.
+ */
+#ifndef LOCKLAB_INTERPOSE_GLIBC_MUTEX_H
+#define LOCKLAB_INTERPOSE_GLIBC_MUTEX_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+
+int lp_real_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr);
+int lp_real_mutex_destroy(pthread_mutex_t *m);
+int lp_real_mutex_lock(pthread_mutex_t *m);
+int lp_real_mutex_trylock(pthread_mutex_t *m);
+int lp_real_mutex_unlock(pthread_mutex_t *m);
+
+#define pthread_mutex_init lp_real_mutex_init
+#define pthread_mutex_destroy lp_real_mutex_destroy
+#define pthread_mutex_lock lp_real_mutex_lock
+#define pthread_mutex_trylock lp_real_mutex_trylock
+#define pthread_mutex_unlock lp_real_mutex_unlock
+
+#endif

@@ -1,0 +1,413 @@
+/*
+ * pthread_mutex_{init,destroy,lock,trylock,timedlock,clocklock,unlock} over
+ * the lock chosen by LOCKLAB_LOCK (any spec of the registry), with POSIX
+ * semantics per mutex type:
+ *
+ *   type        relock by owner        unlock by non-owner   trylock by owner
+ *   ----------  ---------------------  --------------------  ----------------
+ *   normal      deadlock (POSIX)       undefined (POSIX)     EBUSY
+ *   adaptive    as normal
+ *   errorcheck  EDEADLK                EPERM                 EBUSY
+ *   recursive   depth + 1 (EAGAIN at   EPERM                 depth + 1
+ *               2^32 - 1)
+ *
+ * pthread_mutex_destroy of a held mutex: EBUSY; a destroyed mutex answers
+ * EINVAL (glibc's answer: mutex.h).
+ *
+ * Timed acquisition (timedlock, clocklock) over an arbitrary lock: one
+ * try_acquire, then (EINVAL if tv_nsec is out of range, as glibc checks it
+ * only when it would block) a bounded wait: try_acquire polls, spinning for
+ * LP_DEFAULT_SPIN_NS, then sleeping with a delay that doubles from 1 us to
+ * 1 ms, until the deadline.  Fairness caveat: a timed waiter is not queued in
+ * the lock, so under sustained contention of a FIFO lock it may time out
+ * although the lock was released many times (it only gets it when it polls
+ * while the lock happens to be free).
+ *
+ * Profiling (LOCKLAB_PROFILE, profile.h): the lock object of a mutex carries
+ * its record (created with the object, so always out-of-line mode); the fast
+ * paths test only `prof != NULL`.  Glibc's (passthrough) mutexes are counted
+ * per call through proftable.h.
+ *
+ * Layout and passthrough rules: mutex.h.  Paper context: the Malthusian
+ * paper ran all its application experiments by interposing these functions
+ * (§6.10, §6.11).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "mutex.h"
+#include "profile.h"
+#include "proftable.h"
+#include "real.h"
+
+__thread char lp_self_anchor __attribute__((tls_model("initial-exec")));
+
+static const char *type_name(int32_t kind)
+{
+    if (kind == -1)
+        return "destroyed";
+    if (kind & LP_KIND_PASSTHROUGH)
+        return kind & LP_KIND_ROBUST         ? "robust"
+               : kind & LP_KIND_PRIO_INHERIT ? "pi"
+               : kind & LP_KIND_PRIO_PROTECT ? "pp"
+                                             : "pshared";
+    static const char *const names[] = {"normal", "recursive", "errorcheck", "adaptive"};
+    return names[kind & LP_KIND_TYPE_MASK];
+}
+
+/* ---- the lock behind a mutex ------------------------------------------------------- */
+
+typedef struct lock_ref {
+    void *state;
+    ll_wait_policy *wp;
+    lp_profile *prof; /* NULL unless profiling */
+} lock_ref;
+
+typedef struct install_ctx {
+    lp_mutex *m;
+    void *pc;
+} install_ctx;
+
+static void init_object(void *obj, void *arg)
+{
+    install_ctx *c = (install_ctx *)arg;
+    lp_objhdr *h = lp_hdr(obj);
+    ll_wait_policy_init(&h->wp, lp_cfg.wp.ops, lp_cfg.wp.spin_ns); /* spin_ns already fixed: never measures */
+    char err[256];
+    if (lp_cfg.ops->init)
+        lp_cfg.ops->init(obj, lp_cfg.params, err, sizeof err); /* cannot fail: the same params passed at lp_init */
+    if (lp_profiling)
+        h->prof = lp_profile_new(c->m, "mutex", type_name(c->m->kind), false, c->pc);
+}
+
+/* First use of a mutex in out-of-line mode: install its object, once. */
+static LL_COLD void *install_object(lp_mutex *m, void *pc)
+{
+    install_ctx c = {m, pc};
+    return lp_slab_install(&m->lock.obj, init_object, &c);
+}
+
+LL_INLINE lock_ref lock_of(lp_mutex *m, void *pc)
+{
+    lock_ref r;
+    if (lp_cfg.inline_state) {
+        r.state = m->lock.state;
+        r.wp = &lp_cfg.wp;
+        r.prof = NULL;
+        return r;
+    }
+    void *obj = ll_load_acquire(&m->lock.obj); /* acquire: pairs with lp_slab_install's release; initialised */
+    if (LL_UNLIKELY(obj == NULL))
+        obj = install_object(m, pc);
+    lp_objhdr *h = lp_hdr(obj);
+    r.state = obj;
+    r.wp = &h->wp;
+    r.prof = h->prof;
+    return r;
+}
+
+static LL_COLD void acquire_profiled(lock_ref r)
+{
+    bool contended = !lp_cfg.ops->try_acquire(r.state, r.wp);
+    uint64_t wait_ns = 0;
+    if (contended) {
+        uint64_t t0 = ll_now_ns();
+        lp_cfg.ops->acquire(r.state, r.wp);
+        wait_ns = ll_now_ns() - t0;
+    }
+    lp_profile_acquired(r.prof, contended, wait_ns);
+}
+
+LL_INLINE void lock_acquire(lp_mutex *m, void *pc)
+{
+    lock_ref r = lock_of(m, pc);
+    if (LL_UNLIKELY(r.prof != NULL))
+        acquire_profiled(r);
+    else
+        lp_cfg.ops->acquire(r.state, r.wp);
+}
+
+LL_INLINE bool lock_try_acquire(lp_mutex *m, void *pc)
+{
+    lock_ref r = lock_of(m, pc);
+    bool ok = lp_cfg.ops->try_acquire(r.state, r.wp);
+    if (LL_UNLIKELY(r.prof != NULL)) {
+        if (ok)
+            lp_profile_acquired(r.prof, false, 0);
+        else
+            lp_profile_trylock_failed(r.prof);
+    }
+    return ok;
+}
+
+LL_INLINE void lock_release(lp_mutex *m)
+{
+    lock_ref r = lock_of(m, NULL); /* the holder's mutex has its object */
+    if (LL_UNLIKELY(r.prof != NULL))
+        lp_profile_releasing(r.prof);
+    lp_cfg.ops->release(r.state, r.wp);
+}
+
+/* Release, then deliver the wake-ups condition variable signals deferred to
+ * this unlock (wait morphing: the woken threads find the mutex free). */
+static LL_COLD void release_and_flush(lp_mutex *m)
+{
+    ll_wake_list deferred = m->deferred;
+    m->deferred.head = NULL;
+    lock_release(m);
+    ll_wake_list_flush(&deferred);
+}
+
+LL_INLINE void release(lp_mutex *m)
+{
+    ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
+    if (LL_UNLIKELY(m->deferred.head != NULL)) /* holder-only field */
+        release_and_flush(m);
+    else
+        lock_release(m);
+}
+
+static void iface_lock(void *mutex)
+{
+    lp_mutex *m = (lp_mutex *)mutex;
+    lock_acquire(m, NULL);
+    ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+}
+static void iface_unlock(void *mutex) { release((lp_mutex *)mutex); }
+const ll_mutex_iface lp_mutex_iface = {iface_lock, iface_unlock};
+
+/* ---- timed acquisition ---------------------------------------------------------------- */
+
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static uint64_t ns_between(const struct timespec *from, const struct timespec *to)
+{
+    return (uint64_t)(to->tv_sec - from->tv_sec) * 1000000000u + (uint64_t)to->tv_nsec - (uint64_t)from->tv_nsec;
+}
+
+static int lock_acquire_until(lp_mutex *m, void *pc, clockid_t clock, const struct timespec *abstime)
+{
+    lock_ref r = lock_of(m, pc);
+    if (lp_cfg.ops->try_acquire(r.state, r.wp)) {
+        if (r.prof)
+            lp_profile_acquired(r.prof, false, 0);
+        return 0;
+    }
+    if (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000)
+        return EINVAL;
+    uint64_t t0 = ll_now_ns(), spin_until = t0 + LP_DEFAULT_SPIN_NS;
+    uint64_t nap_ns = 1000;
+    for (;;) {
+        struct timespec now;
+        clock_gettime(clock, &now);
+        if (!before(&now, abstime)) {
+            if (r.prof)
+                lp_profile_trylock_failed(r.prof); /* a timed lock that gave up counts as a failed try */
+            return ETIMEDOUT;
+        }
+        if (ll_now_ns() < spin_until) {
+            for (int i = 0; i < 64; i++)
+                ll_pause();
+        } else {
+            uint64_t left = ns_between(&now, abstime);
+            uint64_t ns = nap_ns < left ? nap_ns : left;
+            struct timespec nap = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+            nanosleep(&nap, NULL);
+            nap_ns = nap_ns * 2 > 1000000 ? 1000000 : nap_ns * 2;
+        }
+        if (lp_cfg.ops->try_acquire(r.state, r.wp)) {
+            if (r.prof)
+                lp_profile_acquired(r.prof, true, ll_now_ns() - t0);
+            return 0;
+        }
+    }
+}
+
+/* ---- glibc's mutexes ----------------------------------------------------------------- */
+
+LL_INLINE void count_passthrough(pthread_mutex_t *pm, void *pc)
+{
+    if (LL_UNLIKELY(lp_profiling)) {
+        lp_profile *p = lp_proftable_get(pm, "mutex", type_name(((lp_mutex *)pm)->kind), true, pc);
+        if (p)
+            lp_profile_passthrough_op(p);
+    }
+}
+
+enum how { BLOCK, TRY, TIMED };
+
+static int passthrough_lock(pthread_mutex_t *pm, enum how how, clockid_t clock, const struct timespec *abstime)
+{
+    switch (how) {
+    case BLOCK:
+        return lp_real.mutex_lock(pm);
+    case TRY:
+        return lp_real.mutex_trylock(pm);
+    default:
+        return lp_real.mutex_clocklock(pm, clock, abstime);
+    }
+}
+
+/* ---- the entry points --------------------------------------------------------------- */
+
+/* Every lock operation but the fast path of normal and adaptive mutexes. */
+static LL_COLD int lock_slow(pthread_mutex_t *pm, void *pc, enum how how, clockid_t clock,
+                             const struct timespec *abstime)
+{
+    lp_mutex *m = (lp_mutex *)pm;
+    if (lp_mutex_passthrough(m)) {
+        count_passthrough(pm, pc);
+        return passthrough_lock(pm, how, clock, abstime);
+    }
+    int type = m->kind & LP_KIND_TYPE_MASK;
+    uint64_t me = lp_self_id();
+    if ((type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK) && lp_mutex_held_by_me(m)) {
+        if (type == PTHREAD_MUTEX_ERRORCHECK)
+            return how == TRY ? EBUSY : EDEADLK;
+        if (m->depth == UINT32_MAX)
+            return EAGAIN;
+        m->depth++;
+        return 0;
+    }
+    int rc = 0;
+    if (how == BLOCK)
+        lock_acquire(m, pc);
+    else if (how == TRY)
+        rc = lock_try_acquire(m, pc) ? 0 : EBUSY;
+    else
+        rc = lock_acquire_until(m, pc, clock, abstime);
+    if (rc == 0) {
+        ll_store_relaxed(&m->owner, me); /* relaxed: read by others only to compare with their own id */
+        m->depth = 0;
+    }
+    return rc;
+}
+
+LL_INLINE bool fast_kind(const lp_mutex *m) { return m->kind == PTHREAD_MUTEX_NORMAL || m->kind == PTHREAD_MUTEX_ADAPTIVE_NP; }
+
+int pthread_mutex_lock(pthread_mutex_t *pm)
+{
+    lp_ensure_init();
+    lp_mutex *m = (lp_mutex *)pm;
+    if (LL_LIKELY(fast_kind(m))) {
+        lock_acquire(m, __builtin_return_address(0));
+        ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+        return 0;
+    }
+    return lock_slow(pm, __builtin_return_address(0), BLOCK, CLOCK_REALTIME, NULL);
+}
+
+int pthread_mutex_trylock(pthread_mutex_t *pm)
+{
+    lp_ensure_init();
+    lp_mutex *m = (lp_mutex *)pm;
+    if (LL_LIKELY(fast_kind(m))) {
+        if (!lock_try_acquire(m, __builtin_return_address(0)))
+            return EBUSY;
+        ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+        return 0;
+    }
+    return lock_slow(pm, __builtin_return_address(0), TRY, CLOCK_REALTIME, NULL);
+}
+
+static int clocklock(pthread_mutex_t *pm, void *pc, clockid_t clock, const struct timespec *abstime)
+{
+    lp_ensure_init();
+    if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
+        return EINVAL;
+    return lock_slow(pm, pc, TIMED, clock, abstime);
+}
+
+int pthread_mutex_clocklock(pthread_mutex_t *pm, clockid_t clock, const struct timespec *abstime)
+{
+    return clocklock(pm, __builtin_return_address(0), clock, abstime);
+}
+
+int pthread_mutex_timedlock(pthread_mutex_t *pm, const struct timespec *abstime)
+{
+    return clocklock(pm, __builtin_return_address(0), CLOCK_REALTIME, abstime);
+}
+
+int pthread_mutex_unlock(pthread_mutex_t *pm)
+{
+    lp_ensure_init();
+    lp_mutex *m = (lp_mutex *)pm;
+    if (LL_LIKELY(fast_kind(m))) {
+        release(m);
+        return 0;
+    }
+    if (lp_mutex_passthrough(m)) {
+        count_passthrough(pm, __builtin_return_address(0));
+        return lp_real.mutex_unlock(pm);
+    }
+    int type = m->kind & LP_KIND_TYPE_MASK;
+    if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK) {
+        if (!lp_mutex_held_by_me(m))
+            return EPERM;
+        if (m->depth > 0) {
+            m->depth--;
+            return 0;
+        }
+    }
+    release(m);
+    return 0;
+}
+
+int pthread_mutex_init(pthread_mutex_t *pm, const pthread_mutexattr_t *attr)
+{
+    lp_ensure_init();
+    int type = PTHREAD_MUTEX_DEFAULT, robust = PTHREAD_MUTEX_STALLED, protocol = PTHREAD_PRIO_NONE,
+        pshared = PTHREAD_PROCESS_PRIVATE;
+    if (attr) {
+        pthread_mutexattr_gettype(attr, &type);
+        pthread_mutexattr_getrobust(attr, &robust);
+        pthread_mutexattr_getprotocol(attr, &protocol);
+        pthread_mutexattr_getpshared(attr, &pshared);
+    }
+    if (robust != PTHREAD_MUTEX_STALLED || protocol != PTHREAD_PRIO_NONE || pshared != PTHREAD_PROCESS_PRIVATE) {
+        ll_faa(&lp_passthrough_mutexes, 1, LL_RELAXED); /* relaxed: a statistic */
+        int rc = lp_real.mutex_init(pm, attr);          /* glibc flags __kind: later calls pass through */
+        count_passthrough(pm, __builtin_return_address(0));
+        return rc;
+    }
+    lp_mutex *m = (lp_mutex *)pm;
+    memset(pm, 0, sizeof *pm);
+    m->kind = type;
+    return 0;
+}
+
+int pthread_mutex_destroy(pthread_mutex_t *pm)
+{
+    lp_ensure_init();
+    lp_mutex *m = (lp_mutex *)pm;
+    if (lp_mutex_passthrough(m)) {
+        count_passthrough(pm, __builtin_return_address(0));
+        return lp_real.mutex_destroy(pm);
+    }
+    if (ll_load_relaxed(&m->owner) != 0) /* relaxed: held; a stale view would mean destroy races a lock (misuse) */
+        return EBUSY;
+    void *obj = lp_cfg.inline_state ? NULL : ll_load_acquire(&m->lock.obj); /* acquire: the object's contents */
+    if (obj) {
+        if (lp_cfg.ops->destroy)
+            lp_cfg.ops->destroy(obj);
+        lp_slab_put(obj);
+        ll_store_relaxed(&m->lock.obj, NULL); /* relaxed: no one may use a mutex being destroyed */
+    }
+    m->kind = -1; /* as glibc: a later use gets EINVAL (passthrough to glibc) */
+    return 0;
+}
+
+/* The historic aliases glibc still exports (GLIBC_2.2.5); old binaries may call them. */
+int __pthread_mutex_init(pthread_mutex_t *, const pthread_mutexattr_t *)
+    __attribute__((alias("pthread_mutex_init"), copy(pthread_mutex_init)));
+int __pthread_mutex_destroy(pthread_mutex_t *) __attribute__((alias("pthread_mutex_destroy"), copy(pthread_mutex_destroy)));
+int __pthread_mutex_lock(pthread_mutex_t *) __attribute__((alias("pthread_mutex_lock"), copy(pthread_mutex_lock)));
+int __pthread_mutex_trylock(pthread_mutex_t *) __attribute__((alias("pthread_mutex_trylock"), copy(pthread_mutex_trylock)));
+int __pthread_mutex_unlock(pthread_mutex_t *) __attribute__((alias("pthread_mutex_unlock"), copy(pthread_mutex_unlock)));

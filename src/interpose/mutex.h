@@ -1,0 +1,79 @@
+/*
+ * How the interposer lays its mutex over glibc's pthread_mutex_t (40 bytes
+ * on x86_64 glibc), and the lock/unlock primitives the condition variables
+ * reuse.
+ *
+ *   offset  glibc field         locklab use
+ *   ------  ------------------  ------------------------------------------------
+ *    0      __lock, __count     owner: holder's thread id (lp_self_id), 0 if free
+ *    8      __owner, __nusers   deferred: wake-ups to deliver after unlock (sync.h)
+ *   16      __kind              glibc's kind, read as is: type (bits 0-1) and
+ *                               glibc's flags; written by pthread_mutex_init only
+ *   20      __spins, __elision  depth: extra acquisitions by a recursive owner
+ *   24      __list (16 bytes)   the lock: its state (inline mode) or a pointer
+ *                               to its out-of-line object (slab.h)
+ *
+ * All static initialisers (PTHREAD_MUTEX_INITIALIZER and the RECURSIVE /
+ * ERRORCHECK / ADAPTIVE _NP ones) are zeros except __kind, so they are valid
+ * unlocked mutexes of the right type without any init call.  Robust, PI/PP
+ * and process-shared mutexes carry a glibc flag in __kind (set by glibc's own
+ * pthread_mutex_init, to which ours hands them): every later call on them
+ * goes to glibc untouched.  glibc marks destroyed mutexes with __kind = -1,
+ * and so do we, so a use after destroy gets glibc's EINVAL.
+ *
+ * The owner is recorded for every type (one relaxed store per lock and per
+ * unlock, in a line the lock just touched): errorcheck and recursive need it,
+ * and a condition variable signal uses it to tell whether the caller holds the
+ * mutex its waiters use, i.e. whether to defer the wake-up (wait morphing, sync.h).
+ */
+#ifndef LOCKLAB_INTERPOSE_MUTEX_H
+#define LOCKLAB_INTERPOSE_MUTEX_H
+
+#include <pthread.h>
+
+#include "locklab/sync.h"
+#include "slab.h"
+
+typedef struct lp_mutex {
+    ll_atomic_u64 owner;
+    ll_wake_list deferred;
+    int32_t kind;
+    uint32_t depth;
+    union {
+        unsigned char state[LP_INLINE_STATE_BYTES];
+        ll_atomic_ptr obj;
+    } lock;
+} lp_mutex;
+
+#if defined(__x86_64__)
+_Static_assert(sizeof(lp_mutex) == sizeof(pthread_mutex_t), "lp_mutex must overlay pthread_mutex_t exactly");
+_Static_assert(__builtin_offsetof(lp_mutex, kind) == __builtin_offsetof(pthread_mutex_t, __data.__kind),
+               "lp_mutex.kind must be glibc's __kind");
+#endif
+
+/* glibc's __kind flags (nptl/pthreadP.h): such mutexes are passed through. */
+#define LP_KIND_ROBUST 16
+#define LP_KIND_PRIO_INHERIT 32
+#define LP_KIND_PRIO_PROTECT 64
+#define LP_KIND_PSHARED 128
+#define LP_KIND_PASSTHROUGH (LP_KIND_ROBUST | LP_KIND_PRIO_INHERIT | LP_KIND_PRIO_PROTECT | LP_KIND_PSHARED)
+#define LP_KIND_TYPE_MASK 3
+
+LL_INLINE bool lp_mutex_passthrough(const lp_mutex *m) { return (m->kind & LP_KIND_PASSTHROUGH) != 0; }
+
+/* A per-thread identity: the address of a thread-local byte (never 0). */
+extern __thread char lp_self_anchor __attribute__((tls_model("initial-exec")));
+LL_INLINE uint64_t lp_self_id(void) { return (uint64_t)(uintptr_t)&lp_self_anchor; }
+
+/* Does the calling thread hold m (a non-passthrough mutex)? */
+LL_INLINE bool lp_mutex_held_by_me(lp_mutex *m)
+{
+    return ll_load_relaxed(&m->owner) == lp_self_id(); /* relaxed: only this thread ever stores its own id */
+}
+
+/* Lock / unlock of a non-passthrough mutex for the condition variables
+ * (ll_mutex_iface): records the owner; unlock flushes the deferred wake-ups
+ * after releasing.  The recursion depth is the caller's business. */
+extern const ll_mutex_iface lp_mutex_iface;
+
+#endif

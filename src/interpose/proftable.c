@@ -1,0 +1,62 @@
+/* Address -> profile record, for objects without room for a pointer (proftable.h). */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "locklab/core.h"
+#include "proftable.h"
+
+typedef struct slot {
+    ll_atomic_ptr addr;    /* NULL: free; claimed once by CAS */
+    ll_atomic_ptr profile; /* set by the claimer once the record exists */
+} slot;
+
+static ll_atomic_ptr table; /* slot[LP_PROFTABLE_SLOTS], mmap'd at first use */
+static char no_record;      /* a slot's profile when lp_profile_new failed (out of memory) */
+
+static slot *table_slots(void)
+{
+    slot *t = (slot *)ll_load_acquire(&table); /* acquire: pairs with the CAS below; zeroed pages */
+    if (LL_LIKELY(t != NULL))
+        return t;
+    void *mem = mmap(NULL, LP_PROFTABLE_SLOTS * sizeof(slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
+        return NULL;
+    void *expected = NULL;
+    if (ll_cas(&table, &expected, mem, LL_ACQ_REL)) /* release: publish; acquire (failure): the winner's table */
+        return (slot *)mem;
+    munmap(mem, LP_PROFTABLE_SLOTS * sizeof(slot));
+    return (slot *)expected;
+}
+
+static lp_profile *await_profile(slot *s)
+{
+    lp_profile *p;
+    while ((p = (lp_profile *)ll_load_acquire(&s->profile)) == NULL) /* acquire: pairs with the claimer's release */
+        ll_yield();
+    return p == (lp_profile *)(void *)&no_record ? NULL : p;
+}
+
+lp_profile *lp_proftable_get(const void *addr, const char *kind, const char *type, bool passthrough, void *pc)
+{
+    slot *t = table_slots();
+    if (t == NULL)
+        return NULL;
+    uint64_t h = ((uint64_t)(uintptr_t)addr >> 3) * 0x9E3779B97F4A7C15ull;
+    for (uint32_t probe = 0; probe < LP_PROFTABLE_SLOTS; probe++) {
+        slot *s = &t[((uint32_t)(h >> 48) + probe) & (LP_PROFTABLE_SLOTS - 1)];
+        void *key = ll_load_acquire(&s->addr); /* acquire: pairs with the claiming CAS */
+        if (key == addr)
+            return await_profile(s);
+        if (key == NULL) {
+            if (ll_cas(&s->addr, &key, (void *)addr, LL_ACQ_REL)) { /* acq_rel: claim; see competing claims */
+                lp_profile *p = lp_profile_new(addr, kind, type, passthrough, pc);
+                ll_store_release(&s->profile, p ? (void *)p : (void *)&no_record); /* release: the record is complete */
+                return p;
+            }
+            if (key == addr)
+                return await_profile(s);
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,155 @@
+/*
+ * sem_{init,destroy,wait,trywait,timedwait,clockwait,post,getvalue} over
+ * locklab's counting semaphores (include/locklab/sync.h, src/sync/sem.c):
+ * an explicit waiter list, FIFO or mostly-LIFO with append probability
+ * 1/append_one_in (LOCKLAB_SEM), the Malthusian paper's §6.11 buffer-pool
+ * semaphore.  A post that finds a waiter hands its unit to that waiter.
+ *
+ * Layout: ll_sem is exactly a sem_t (32 bytes).  glibc's own semaphores --
+ * process-shared ones (sem_init with pshared != 0, handed to glibc) and named
+ * ones (sem_open, never through us) -- hold glibc's FUTEX_SHARED flag (128) in
+ * the 32-bit word at offset 8 ("private"); ours hold append_one_in there,
+ * which the interposer always sets explicitly (default 1000) and never to
+ * 128 (LOCKLAB_SEM rejects append_one_in=128).  Every call checks that word
+ * and passes glibc's semaphores to glibc untouched.
+ *
+ * Profiling (LOCKLAB_PROFILE): one record per semaphore (proftable.h): waits,
+ * whether they blocked and for how long, failed trywaits; glibc's are counted per call.
+ *
+ * Errors as POSIX: -1 with errno EINVAL (value > SEM_VALUE_MAX, bad abstime
+ * or clock when the caller would block), EAGAIN (trywait), ETIMEDOUT,
+ * EOVERFLOW (post at SEM_VALUE_MAX).  Not emulated: EINTR on signals and
+ * thread cancellation inside a wait.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <semaphore.h>
+
+#include "config.h"
+#include "profile.h"
+#include "proftable.h"
+#include "real.h"
+
+#if defined(__x86_64__)
+_Static_assert(sizeof(ll_sem) == sizeof(sem_t), "ll_sem must overlay sem_t exactly");
+_Static_assert(__builtin_offsetof(ll_sem, append_one_in) == 8, "the glibc/locklab marker word is at offset 8");
+#endif
+
+LL_INLINE bool glibc_owned(sem_t *s) { return ((ll_sem *)s)->append_one_in == LP_GLIBC_SHARED_SEM; }
+
+/* The profile record of s when profiling (NULL otherwise); glibc's: counts this call. */
+static lp_profile *profile_of(sem_t *s, void *pc)
+{
+    if (LL_LIKELY(!lp_profiling))
+        return NULL;
+    bool glibc = glibc_owned(s);
+    lp_profile *p = lp_proftable_get(s, "sem", glibc ? "pshared" : lp_discipline_name(&lp_cfg.sem), glibc, pc);
+    if (p && glibc)
+        lp_profile_passthrough_op(p);
+    return p;
+}
+
+LL_INLINE int fail(int err)
+{
+    errno = err;
+    return -1;
+}
+
+int sem_init(sem_t *s, int pshared, unsigned value)
+{
+    lp_ensure_init();
+    if (pshared) {
+        ll_faa(&lp_passthrough_sems, 1, LL_RELAXED); /* relaxed: a statistic */
+        int rc = lp_real.sem_init(s, pshared, value);
+        profile_of(s, __builtin_return_address(0));
+        return rc;
+    }
+    if (value > SEM_VALUE_MAX)
+        return fail(EINVAL);
+    return ll_sem_init((ll_sem *)s, value, &lp_cfg.sem) == 0 ? 0 : fail(EINVAL);
+}
+
+int sem_destroy(sem_t *s)
+{
+    lp_ensure_init();
+    profile_of(s, __builtin_return_address(0)); /* counts glibc's */
+    if (glibc_owned(s))
+        return lp_real.sem_destroy(s);
+    ll_sem_destroy((ll_sem *)s);
+    return 0;
+}
+
+/* A wait; first a try, so that the profile can tell waits that blocked. */
+static int sem_wait_until(lp_profile *p, sem_t *s, clockid_t clock, const struct timespec *abstime)
+{
+    if (ll_sem_trywait((ll_sem *)s) == 0) { /* POSIX: abstime is not checked when no wait is needed */
+        if (p)
+            lp_profile_waited(p, false, 0);
+        return 0;
+    }
+    uint64_t t0 = p ? ll_now_ns() : 0;
+    int rc = ll_sem_wait((ll_sem *)s, clock, abstime);
+    if (p)
+        lp_profile_waited(p, true, ll_now_ns() - t0);
+    return rc == 0 ? 0 : fail(rc);
+}
+
+int sem_wait(sem_t *s)
+{
+    lp_ensure_init();
+    lp_profile *p = profile_of(s, __builtin_return_address(0));
+    if (glibc_owned(s))
+        return lp_real.sem_wait(s);
+    return sem_wait_until(p, s, CLOCK_REALTIME, NULL);
+}
+
+int sem_timedwait(sem_t *s, const struct timespec *abstime)
+{
+    lp_ensure_init();
+    lp_profile *p = profile_of(s, __builtin_return_address(0));
+    if (glibc_owned(s))
+        return lp_real.sem_timedwait(s, abstime);
+    return sem_wait_until(p, s, CLOCK_REALTIME, abstime);
+}
+
+int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *abstime)
+{
+    lp_ensure_init();
+    lp_profile *p = profile_of(s, __builtin_return_address(0));
+    if (glibc_owned(s))
+        return lp_real.sem_clockwait(s, clock, abstime);
+    return sem_wait_until(p, s, clock, abstime);
+}
+
+int sem_trywait(sem_t *s)
+{
+    lp_ensure_init();
+    lp_profile *p = profile_of(s, __builtin_return_address(0));
+    if (glibc_owned(s))
+        return lp_real.sem_trywait(s);
+    int rc = ll_sem_trywait((ll_sem *)s);
+    if (p && rc != 0)
+        lp_profile_trylock_failed(p);
+    return rc == 0 ? 0 : fail(rc);
+}
+
+int sem_post(sem_t *s)
+{
+    lp_ensure_init();
+    profile_of(s, __builtin_return_address(0)); /* counts glibc's */
+    if (glibc_owned(s))
+        return lp_real.sem_post(s);
+    int rc = ll_sem_post((ll_sem *)s);
+    return rc == 0 ? 0 : fail(rc);
+}
+
+int sem_getvalue(sem_t *s, int *value)
+{
+    lp_ensure_init();
+    profile_of(s, __builtin_return_address(0)); /* counts glibc's */
+    if (glibc_owned(s))
+        return lp_real.sem_getvalue(s, value);
+    *value = ll_sem_getvalue((ll_sem *)s);
+    return 0;
+}

@@ -1,0 +1,94 @@
+/*
+ * Condition variables over any mutex (ll_mutex_iface), FIFO or mostly-LIFO
+ * (LIFO-CR), with wait morphing through the mutex's deferred wake list.
+ * Malthusian paper §6.7 (producer-consumer), §6.10 (CR condition variables:
+ * prepend with probability 1 - 1/append_one_in), Appendix A footnote 40
+ * (Solaris wait morphing).  API contract: include/locklab/sync.h.
+ *
+ * Parameters: discipline and append_one_in per object (ll_cond_init), or the
+ * process defaults (ll_sync_set_defaults) for an all-zero object.
+ * Waiting: a waiter parks on its thread's parker (no spinning phase): the
+ * wake-up usually comes after the signaller's critical section, far longer
+ * than a spin budget on an oversubscribed machine.
+ */
+#include <errno.h>
+
+#include "waitlist.h"
+
+static sync_list list_of(ll_cond *c)
+{
+    sync_list l;
+    l.guard = &c->guard;
+    l.head = &c->head;
+    l.tail = &c->tail;
+    l.count = &c->waiters;
+    return l;
+}
+
+void ll_cond_init(ll_cond *c, const ll_sync_config *cfg)
+{
+    ll_store_relaxed(&c->guard, 0); /* relaxed: the object is published by whatever shares it */
+    c->discipline = cfg ? (uint32_t)cfg->discipline : LL_DISCIPLINE_DEFAULT;
+    c->append_one_in = cfg ? cfg->append_one_in : 0;
+    c->waiters = 0;
+    c->head = c->tail = NULL;
+}
+
+void ll_cond_destroy(ll_cond *c)
+{
+    sync_list l = list_of(c);
+    sync_await_empty(&l); /* a timed-out waiter may still be unlinking itself */
+}
+
+int ll_cond_wait(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t clock,
+                 const struct timespec *abstime)
+{
+    int rc = sync_check_deadline(clock, abstime);
+    if (rc != 0)
+        return rc;
+    sync_list l = list_of(c);
+    struct ll_sync_waiter w;
+    sync_guard_lock(&c->guard);
+    sync_enqueue(&l, &w, sync_policy_resolve(c->discipline, c->append_one_in, &sync_cond_defaults));
+    sync_guard_unlock(&c->guard);
+    /* Listed before the mutex is released: a signaller that takes the mutex after us sees us. */
+    mi->unlock(mutex);
+    rc = sync_block(&l, &w, clock, abstime);
+    mi->lock(mutex);
+    return rc;
+}
+
+void ll_cond_signal(ll_cond *c, ll_wake_list *defer)
+{
+    sync_list l = list_of(c);
+    sync_guard_lock(&c->guard);
+    struct ll_sync_waiter *w = sync_take_first(&l);
+    sync_guard_unlock(&c->guard);
+    if (w == NULL)
+        return;
+    if (defer) {
+        w->wake_next = defer->head; /* the list belongs to the mutex the caller holds */
+        defer->head = w;
+    } else {
+        sync_wake(w);
+    }
+}
+
+void ll_cond_broadcast(ll_cond *c, ll_wake_list *defer)
+{
+    sync_list l = list_of(c);
+    struct ll_sync_waiter *first = NULL, **link = &first;
+    sync_guard_lock(&c->guard);
+    for (struct ll_sync_waiter *w; (w = sync_take_first(&l)) != NULL; link = &w->wake_next)
+        *link = w;
+    sync_guard_unlock(&c->guard);
+    *link = NULL;
+    if (defer) {
+        *link = defer->head; /* splice the batch, in list order, in front of the deferred ones */
+        defer->head = first;
+    } else {
+        ll_wake_list batch;
+        batch.head = first;
+        ll_wake_list_flush(&batch);
+    }
+}

@@ -1,0 +1,105 @@
+/*
+ * Counting semaphores with an explicit waiter list, FIFO or mostly-LIFO
+ * (LIFO-CR).  Malthusian paper §6.11 (buffer pool over a semaphore whose
+ * append/prepend probability is configurable).  API contract:
+ * include/locklab/sync.h.
+ *
+ * Direct handoff: a post that finds a waiter hands its unit to that waiter
+ * (value stays 0), so a thread that did not wait cannot barge in and take the
+ * unit before the woken waiter runs.  This is what makes the discipline real
+ * (the list decides who gets the unit), at a price: the unit is idle until the
+ * chosen waiter is scheduled, where a barging semaphore would let a running
+ * thread use it at once.  value never exceeds INT32_MAX (post: EOVERFLOW).
+ *
+ * Parameters: discipline and append_one_in per object (ll_sem_init), or the
+ * process defaults (ll_sync_set_defaults) for an all-zero object.
+ */
+#include <errno.h>
+
+#include "waitlist.h"
+
+static sync_list list_of(ll_sem *s)
+{
+    sync_list l;
+    l.guard = &s->guard;
+    l.head = &s->head;
+    l.tail = &s->tail;
+    l.count = NULL;
+    return l;
+}
+
+int ll_sem_init(ll_sem *s, unsigned value, const ll_sync_config *cfg)
+{
+    if (value > INT32_MAX)
+        return EINVAL;
+    ll_store_relaxed(&s->guard, 0); /* relaxed: the object is published by whatever shares it */
+    s->discipline = cfg ? (uint32_t)cfg->discipline : LL_DISCIPLINE_DEFAULT;
+    s->append_one_in = cfg ? cfg->append_one_in : 0;
+    s->value = value;
+    s->head = s->tail = NULL;
+    return 0;
+}
+
+void ll_sem_destroy(ll_sem *s)
+{
+    sync_list l = list_of(s);
+    sync_await_empty(&l); /* a timed-out waiter may still be unlinking itself */
+}
+
+int ll_sem_wait(ll_sem *s, clockid_t clock, const struct timespec *abstime)
+{
+    sync_list l = list_of(s);
+    struct ll_sync_waiter w;
+    sync_guard_lock(&s->guard);
+    if (s->value > 0) { /* POSIX: abstime is not checked when the unit is there */
+        s->value--;
+        sync_guard_unlock(&s->guard);
+        return 0;
+    }
+    int rc = sync_check_deadline(clock, abstime);
+    if (rc != 0) {
+        sync_guard_unlock(&s->guard);
+        return rc;
+    }
+    sync_enqueue(&l, &w, sync_policy_resolve(s->discipline, s->append_one_in, &sync_sem_defaults));
+    sync_guard_unlock(&s->guard);
+    return sync_block(&l, &w, clock, abstime); /* 0: a post handed us its unit */
+}
+
+int ll_sem_trywait(ll_sem *s)
+{
+    int rc = EAGAIN;
+    sync_guard_lock(&s->guard);
+    if (s->value > 0) {
+        s->value--;
+        rc = 0;
+    }
+    sync_guard_unlock(&s->guard);
+    return rc;
+}
+
+int ll_sem_post(ll_sem *s)
+{
+    sync_list l = list_of(s);
+    sync_guard_lock(&s->guard);
+    struct ll_sync_waiter *w = sync_take_first(&l);
+    int rc = 0;
+    if (w == NULL) {
+        if (s->value >= INT32_MAX)
+            rc = EOVERFLOW;
+        else
+            s->value++;
+    }
+    sync_guard_unlock(&s->guard);
+    if (w)
+        sync_wake(w); /* after the guard: the woken thread may destroy the semaphore at once */
+    return rc;
+}
+
+int ll_sem_getvalue(ll_sem *s)
+{
+    sync_guard_lock(&s->guard);
+    int value = (int)s->value;
+    sync_guard_unlock(&s->guard);
+    return value;
+}

@@ -1,0 +1,160 @@
+/*
+ * Waiter lists of the condition variables and semaphores: enqueue by
+ * discipline, take, wake, block with a deadline, and the deferred wake list
+ * (wait morphing).  Malthusian paper §6.10, §6.11, Appendix A footnote 40.
+ * State machine of a node: waitlist.h.
+ */
+#include <errno.h>
+
+#include "waitlist.h"
+
+enum { GUARD_SPINS = 100 }; /* PAUSEs before yielding: the holder may have been preempted */
+
+void sync_guard_lock(ll_atomic_u32 *guard)
+{
+    for (unsigned spins = 0;; spins++) {
+        uint32_t expected = 0;
+        if (ll_load_relaxed(guard) == 0 && /* relaxed: a hint, the CAS decides */
+            ll_cas(guard, &expected, 1, LL_ACQUIRE)) /* acquire: pairs with sync_guard_unlock's release */
+            return;
+        if (spins < GUARD_SPINS)
+            ll_pause();
+        else
+            ll_yield();
+    }
+}
+
+sync_policy sync_policy_resolve(uint32_t discipline, uint32_t append_one_in, const ll_sync_config *defaults)
+{
+    sync_policy p;
+    if (discipline == LL_DISCIPLINE_DEFAULT) {
+        discipline = defaults->discipline;
+        append_one_in = defaults->append_one_in;
+    }
+    p.discipline = discipline == LL_DISCIPLINE_LIFO_CR ? LL_DISCIPLINE_LIFO_CR : LL_DISCIPLINE_FIFO;
+    p.append_one_in = append_one_in ? append_one_in : 1000;
+    return p;
+}
+
+void sync_enqueue(sync_list *l, struct ll_sync_waiter *w, sync_policy p)
+{
+    w->parker = ll_self()->parker;
+    w->wake_next = NULL;
+    ll_store_relaxed(&w->state, SYNC_LISTED); /* relaxed: published by the guard's release */
+    int append = p.discipline == LL_DISCIPLINE_FIFO || ll_rand_below(p.append_one_in) == 0;
+    if (append) {
+        w->next = NULL;
+        w->prev = *l->tail;
+        if (*l->tail)
+            (*l->tail)->next = w;
+        else
+            *l->head = w;
+        *l->tail = w;
+    } else {
+        w->prev = NULL;
+        w->next = *l->head;
+        if (*l->head)
+            (*l->head)->prev = w;
+        else
+            *l->tail = w;
+        *l->head = w;
+    }
+    if (l->count)
+        (*l->count)++;
+}
+
+static void unlink_node(sync_list *l, struct ll_sync_waiter *w)
+{
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        *l->head = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    else
+        *l->tail = w->prev;
+    if (l->count)
+        (*l->count)--;
+}
+
+struct ll_sync_waiter *sync_take_first(sync_list *l)
+{
+    for (struct ll_sync_waiter *w = *l->head; w; w = w->next) {
+        uint32_t expected = SYNC_LISTED;
+        /* relaxed: only decides LISTED -> TAKEN against the owner's LISTED -> CANCELLING;
+         * the owner learns of its wake-up from the release store of WOKEN in sync_wake */
+        if (ll_cas(&w->state, &expected, SYNC_TAKEN, LL_RELAXED)) {
+            unlink_node(l, w);
+            return w;
+        }
+        /* CANCELLING: its owner timed out and unlinks it itself; skip it */
+    }
+    return NULL;
+}
+
+void sync_wake(struct ll_sync_waiter *w)
+{
+    ll_parker *parker = w->parker; /* read before the store below lets the owner return */
+    ll_store_release(&w->state, SYNC_WOKEN); /* release: pairs with the owner's acquire in woken() */
+    ll_parker_unpark(parker); /* parkers are never freed: a late unpark is only a spurious wake */
+}
+
+void ll_wake_list_flush(ll_wake_list *list)
+{
+    struct ll_sync_waiter *w = list->head;
+    list->head = NULL;
+    while (w) {
+        struct ll_sync_waiter *next = w->wake_next; /* read before sync_wake lets w's owner return */
+        sync_wake(w);
+        w = next;
+    }
+}
+
+static bool woken(void *ctx)
+{
+    /* acquire: pairs with the release store of WOKEN in sync_wake */
+    return ll_load_acquire(&((struct ll_sync_waiter *)ctx)->state) == SYNC_WOKEN;
+}
+
+int sync_block(sync_list *l, struct ll_sync_waiter *w, clockid_t clock, const struct timespec *abstime)
+{
+    if (abstime == NULL) {
+        ll_parker_park_until(w->parker, woken, w);
+        return 0;
+    }
+    if (ll_parker_park_deadline(w->parker, woken, w, clock, abstime))
+        return 0;
+    uint32_t expected = SYNC_LISTED;
+    /* relaxed: decides against a signaller's LISTED -> TAKEN; the unlink below is under the guard */
+    if (ll_cas(&w->state, &expected, SYNC_CANCELLING, LL_RELAXED)) {
+        sync_guard_lock(l->guard);
+        unlink_node(l, w);
+        sync_guard_unlock(l->guard);
+        return ETIMEDOUT;
+    }
+    /* Taken by a signal or post before we could cancel: the wake-up is ours (perhaps still on
+     * a mutex's deferred list) and will touch our node, so wait for it. */
+    ll_parker_park_until(w->parker, woken, w);
+    return 0;
+}
+
+int sync_check_deadline(clockid_t clock, const struct timespec *abstime)
+{
+    if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
+        return EINVAL;
+    if (abstime && (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L))
+        return EINVAL;
+    return 0;
+}
+
+void sync_await_empty(sync_list *l)
+{
+    for (;;) {
+        sync_guard_lock(l->guard);
+        bool empty = *l->head == NULL;
+        sync_guard_unlock(l->guard);
+        if (empty)
+            return;
+        ll_yield();
+    }
+}

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
+#   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
+# PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
+# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | fork | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice
+set -u
+preload=$1 bindir=$2 case=$3
+shift 3
+fail=0
+bad() { echo "FAIL: $*" >&2; fail=1; }
+run() { # run LOCK PROGRAM...: the program (not timeout) under the interposer with LOCKLAB_LOCK=LOCK
+    local lock=$1
+    shift
+    timeout 120 env LOCKLAB_LOCK="$lock" LD_PRELOAD="$preload" "$@" || bad "LOCKLAB_LOCK=$lock $* (exit $?)"
+}
+
+case $case in
+mutex)
+    for spec in "$@"; do run "$spec" "$bindir/test_mutex"; done
+    ;;
+sync)
+    for spec in "$@"; do
+        for discipline in fifo lifo-cr lifo-cr:append_one_in=2; do
+            LOCKLAB_COND=$discipline LOCKLAB_SEM=$discipline run "$spec" "$bindir/test_condsem"
+        done
+    done
+    ;;
+threads)
+    for spec in "$@"; do run "$spec" "$bindir/test_threads"; done
+    ;;
+fork)
+    for spec in loiter mcs-stp mcscr-stp; do run "$spec" "$bindir/test_fork"; done
+    ;;
+preconstructor)
+    ctor=$bindir/libctor_lib.so
+    # The dynamic loader runs the constructors of LD_PRELOAD entries in reverse
+    # order: with the interposer listed first, ctor_lib's constructor locks
+    # mutexes before the interposer's constructor ran.  Check that this really happens.
+    order=$(LD_DEBUG=files LD_PRELOAD="$preload $ctor" "$bindir/test_preconstructor" 2>&1 >/dev/null |
+            grep -o 'calling init: .*\(libctor_lib\|liblocklab-preload\)\.so' | sed 's/.*\///' | tr '\n' ' ')
+    [ "$order" = "libctor_lib.so liblocklab-preload.so " ] || bad "expected ctor_lib's constructor first, got: $order"
+    for spec in loiter mcs-stp; do
+        LOCKLAB_LOCK=$spec LD_PRELOAD="$preload $ctor" "$bindir/test_preconstructor" || bad "$spec, interposer first"
+        LOCKLAB_LOCK=$spec LD_PRELOAD="$ctor $preload" "$bindir/test_preconstructor" || bad "$spec, interposer second"
+    done
+    ;;
+cxx)
+    for spec in loiter mcs-stp mcscr-stp; do run "$spec" "$bindir/test_cxx"; done
+    ;;
+bindings)
+    # The calls bind to the interposer, whatever glibc symbol version they were
+    # linked against: the programs' own calls, and libstdc++'s (std::condition_variable).
+    check_binding() { # check_binding PROG CALLER SYMBOL...
+        local prog=$1 caller=$2
+        shift 2
+        local out
+        out=$(LD_DEBUG=bindings LD_BIND_NOW=1 LD_PRELOAD=$preload "$bindir/$prog" 2>&1 >/dev/null)
+        for sym in "$@"; do
+            echo "$out" | grep -q "binding file [^ ]*/$caller \[0\] to [^ ]*liblocklab-preload.so \[0\]: normal symbol \`$sym'" ||
+                bad "$prog: $caller's $sym does not bind to liblocklab-preload.so"
+        done
+    }
+    check_binding test_mutex test_mutex pthread_mutex_lock pthread_mutex_unlock pthread_mutex_trylock \
+        pthread_mutex_timedlock pthread_mutex_clocklock pthread_mutex_init pthread_mutex_destroy
+    check_binding test_condsem test_condsem pthread_cond_wait pthread_cond_timedwait pthread_cond_clockwait \
+        pthread_cond_signal pthread_cond_broadcast pthread_cond_init sem_init sem_wait sem_timedwait sem_post \
+        sem_trywait sem_getvalue sem_destroy
+    check_binding test_cxx test_cxx pthread_mutex_lock pthread_mutex_unlock
+    check_binding test_cxx 'libstdc++.so.6' pthread_cond_wait pthread_cond_broadcast
+    ;;
+badenv)
+    # Bad values: exit 2 before main runs (no stdout), one line on stderr naming
+    # the variable and the value.  Also when another library's constructor
+    # triggers the interposer's lazy initialisation first.
+    check_bad() { # check_bad VAR VALUE [LD_PRELOAD]
+        local var=$1 value=$2 pre=${3:-$preload}
+        local out err status
+        err=$(env "$var=$value" LD_PRELOAD="$pre" "$bindir/test_preconstructor" 2>&1 >/dev/null)
+        status=$?
+        out=$(env "$var=$value" LD_PRELOAD="$pre" "$bindir/test_preconstructor" 2>/dev/null)
+        [ $status -eq 2 ] || bad "$var='$value': exit status $status, want 2"
+        [ -z "$out" ] || bad "$var='$value': main ran (stdout: $out)"
+        [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || bad "$var='$value': want one line, got: $err"
+        case $err in *"$var"*"$value"*) ;; *) bad "$var='$value': message does not name variable and value: $err" ;; esac
+    }
+    check_bad LOCKLAB_LOCK nosuchlock
+    check_bad LOCKLAB_LOCK 'mcs-stp:bogus=1'
+    check_bad LOCKLAB_LOCK 'loiter:spinners=-3'
+    check_bad LOCKLAB_VERBOSE yes
+    check_bad LOCKLAB_TOPOLOGY sockets=0
+    check_bad LOCKLAB_COND lifo
+    check_bad LOCKLAB_COND 'lifo-cr:append_one_in=0'
+    check_bad LOCKLAB_SEM 'fifo:x=1'
+    check_bad LOCKLAB_SEM 'lifo-cr:append_one_in=128'
+    LOCKLAB_PROFILE=- check_bad LOCKLAB_PROFILE_FORMAT xml
+    check_bad LOCKLAB_LOCK nosuchlock "$preload $bindir/libctor_lib.so"
+    # Valid values are accepted (the same program exits 0).
+    LOCKLAB_LOCK=mcs-stp:spin_ns=5000 LOCKLAB_VERBOSE=1 LOCKLAB_TOPOLOGY=sockets=2 LOCKLAB_COND=lifo-cr \
+        LOCKLAB_SEM=lifo-cr:append_one_in=129 LD_PRELOAD="$preload $bindir/libctor_lib.so" \
+        "$bindir/test_preconstructor" >/dev/null 2>&1
+    [ $? -eq 0 ] || bad "valid configuration rejected"
+    ;;
+twice)
+    # Loaded twice: the same file listed twice, and two copies of it (the first
+    # copy serves the calls; its glibc passthroughs reach glibc through the second).
+    copy_dir=$(mktemp -d)
+    cp "$preload" "$copy_dir/liblocklab-preload-copy.so"
+    for pre in "$preload $preload" "$preload $copy_dir/liblocklab-preload-copy.so"; do
+        for prog in test_mutex test_condsem test_fork; do
+            timeout 120 env LD_PRELOAD="$pre" "$bindir/$prog" >/dev/null || bad "LD_PRELOAD='$pre' $prog"
+        done
+    done
+    rm -rf "$copy_dir"
+    ;;
+nomeasure)
+    # The library measures the stp/astp (and loiter) default spin budget by
+    # starting two threads (ll_park_cost_ns); the interposer uses a fixed budget
+    # instead, so a single-threaded program that locks mutexes (ctor_lib) must
+    # start no thread at all.
+    command -v strace >/dev/null || { echo "strace is needed (apt-get install strace)" >&2; exit 1; }
+    for spec in loiter mcs-stp mcscr-astp lifocr-stp; do
+        clones=$(LOCKLAB_LOCK=$spec strace -f -qq -e trace=clone,clone3 -E LD_PRELOAD="$preload $bindir/libctor_lib.so" \
+                 "$bindir/test_preconstructor" 2>&1 >/dev/null | grep -c '^clone')
+        [ "$clones" = 0 ] || bad "$spec: $clones thread(s) started by a single-threaded program"
+    done
+    ;;
+profile)
+    # LOCKLAB_PROFILE: the interposer feeds the profiler a record per object it
+    # saw, with the right kinds, types and passthrough flags and consistent counts.
+    json=$(mktemp /tmp/locklab-profile-XXXXXX.json)
+    LOCKLAB_PROFILE=$json LOCKLAB_PROFILE_TOP=0 LOCKLAB_COND=lifo-cr run mcs-stp "$bindir/test_condsem"
+    python3 - "$json" <<'PY' || bad "profile report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+locks = d["locks"]
+def having(**kw):
+    return [l for l in locks if all(l[k] == v for k, v in kw.items())]
+problems = []
+if d["lock"] != "mcs-stp" or d["cond"] != "lifo-cr":
+    problems.append("header names lock %r cond %r" % (d["lock"], d["cond"]))
+# the queue mutex of the producer/consumer test: 2 runs x (20000 puts + 20000 gets + ...) acquisitions
+busy = having(kind="mutex", type="normal", passthrough=False)
+if not busy or max(l["acquisitions"] for l in busy) < 80000:
+    problems.append("no normal mutex with >= 80000 acquisitions")
+if not having(kind="mutex", type="recursive"):
+    problems.append("no recursive mutex record")
+for kind, typ in (("mutex", "robust"), ("mutex", "pshared"), ("cond", "pshared"), ("sem", "pshared")):
+    rows = having(kind=kind, type=typ, passthrough=True)
+    if not rows or sum(l["passthrough_ops"] for l in rows) == 0:
+        problems.append("no passthrough %s %s with calls counted" % (typ, kind))
+conds = having(kind="cond", type="lifo-cr", passthrough=False)
+if not conds or sum(l["acquisitions"] for l in conds) < 100:
+    problems.append("condition variable waits not recorded")
+sems = having(kind="sem", type="fifo", passthrough=False)
+if len(sems) < 2 or min(l["acquisitions"] for l in sems[:2]) < 60000:
+    problems.append("semaphore waits not recorded (want 60000 per producer/consumer semaphore)")
+if d["objects"] != len(locks):
+    problems.append("objects %d != listed %d with LOCKLAB_PROFILE_TOP=0" % (d["objects"], len(locks)))
+for p in problems:
+    print("profile:", p, file=sys.stderr)
+sys.exit(1 if problems else 0)
+PY
+    rm -f "$json"
+    ;;
+*)
+    echo "unknown case '$case' (valid: mutex sync threads fork preconstructor cxx bindings badenv profile nomeasure twice)" >&2
+    exit 2
+    ;;
+esac
+exit $fail

@@ -1,0 +1,472 @@
+/*
+ * The interposed pthread_cond_* and sem_*: producer/consumer totals over a
+ * bounded queue (signal with and without the mutex held), broadcast storms,
+ * timed waits that time out and ones that do not, a recursive mutex, a
+ * robust (passthrough) mutex, process-shared and named objects passed to
+ * glibc, semaphore error codes.  Run under LD_PRELOAD by run_tests.sh with
+ * LOCKLAB_COND / LOCKLAB_SEM = fifo and lifo-cr.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <sys/resource.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "locklab/atomics.h"
+
+static struct timespec in_ms(clockid_t clock, long ms)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    t.tv_sec += ms / 1000;
+    t.tv_nsec += (ms % 1000) * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
+/* ---- bounded queue: producers and consumers ------------------------------------- */
+enum { QCAP = 16, PRODUCERS = 4, CONSUMERS = 3, ITEMS = 5000 };
+static pthread_mutex_t qm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t not_full = PTHREAD_COND_INITIALIZER, not_empty = PTHREAD_COND_INITIALIZER;
+static long queue[QCAP];
+static int qhead, qlen, producers_left;
+static long consumed_sum, consumed_count;
+static int signal_outside; /* signal after unlocking instead of while holding the mutex */
+
+static void *producer(void *arg)
+{
+    long base = (long)(intptr_t)arg * ITEMS;
+    for (long i = 1; i <= ITEMS; i++) {
+        pthread_mutex_lock(&qm);
+        while (qlen == QCAP)
+            pthread_cond_wait(&not_full, &qm);
+        queue[(qhead + qlen++) % QCAP] = base + i;
+        if (!signal_outside)
+            pthread_cond_signal(&not_empty);
+        pthread_mutex_unlock(&qm);
+        if (signal_outside)
+            pthread_cond_signal(&not_empty);
+    }
+    pthread_mutex_lock(&qm);
+    producers_left--;
+    pthread_cond_broadcast(&not_empty);
+    pthread_mutex_unlock(&qm);
+    return NULL;
+}
+
+static void *consumer(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&qm);
+        while (qlen == 0 && producers_left > 0)
+            pthread_cond_wait(&not_empty, &qm);
+        if (qlen == 0) {
+            pthread_mutex_unlock(&qm);
+            return NULL;
+        }
+        long v = queue[qhead];
+        qhead = (qhead + 1) % QCAP;
+        qlen--;
+        consumed_sum += v;
+        consumed_count++;
+        pthread_cond_signal(&not_full);
+        pthread_mutex_unlock(&qm);
+    }
+}
+
+static void test_prodcons(int outside)
+{
+    signal_outside = outside;
+    producers_left = PRODUCERS;
+    consumed_sum = consumed_count = 0;
+    pthread_t p[PRODUCERS], c[CONSUMERS];
+    for (int i = 0; i < CONSUMERS; i++)
+        pthread_create(&c[i], NULL, consumer, NULL);
+    for (intptr_t i = 0; i < PRODUCERS; i++)
+        pthread_create(&p[i], NULL, producer, (void *)i);
+    for (int i = 0; i < PRODUCERS; i++)
+        pthread_join(p[i], NULL);
+    for (int i = 0; i < CONSUMERS; i++)
+        pthread_join(c[i], NULL);
+    long n = (long)PRODUCERS * ITEMS;
+    CHECK_EQ(consumed_count, n);
+    CHECK_EQ(consumed_sum, n * (n + 1) / 2);
+}
+
+/* ---- broadcast storm: many waiters, one broadcast per generation ------------------- */
+enum { STORM_THREADS = 12, GENERATIONS = 200 };
+static pthread_mutex_t bm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t bc = PTHREAD_COND_INITIALIZER;
+static int generation, arrived;
+
+static void *storm(void *arg)
+{
+    (void)arg;
+    for (int g = 0; g < GENERATIONS; g++) {
+        pthread_mutex_lock(&bm);
+        int my = generation;
+        if (++arrived == STORM_THREADS) { /* last one in: next generation, wake all */
+            arrived = 0;
+            generation++;
+            pthread_cond_broadcast(&bc);
+        } else {
+            while (generation == my)
+                pthread_cond_wait(&bc, &bm);
+        }
+        pthread_mutex_unlock(&bm);
+    }
+    return NULL;
+}
+
+static void test_broadcast_storm(void)
+{
+    pthread_t t[STORM_THREADS];
+    for (int i = 0; i < STORM_THREADS; i++)
+        pthread_create(&t[i], NULL, storm, NULL);
+    for (int i = 0; i < STORM_THREADS; i++)
+        pthread_join(t[i], NULL);
+    CHECK_EQ(generation, GENERATIONS);
+}
+
+/* ---- timed waits ---------------------------------------------------------------------- */
+static pthread_mutex_t tm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t tc = PTHREAD_COND_INITIALIZER;
+static int flag;
+static void *set_flag_later(void *arg)
+{
+    (void)arg;
+    struct timespec d = {0, 20 * 1000000L};
+    nanosleep(&d, NULL);
+    pthread_mutex_lock(&tm);
+    flag = 1;
+    pthread_cond_signal(&tc);
+    pthread_mutex_unlock(&tm);
+    return NULL;
+}
+
+static void test_timed(void)
+{
+    pthread_mutex_lock(&tm);
+    struct timespec t = in_ms(CLOCK_REALTIME, 30);
+    CHECK_EQ(pthread_cond_timedwait(&tc, &tm, &t), ETIMEDOUT);
+    CHECK_EQ(pthread_mutex_trylock(&tm), EBUSY); /* held again after the timeout */
+    t = in_ms(CLOCK_MONOTONIC, 30);
+    CHECK_EQ(pthread_cond_clockwait(&tc, &tm, CLOCK_MONOTONIC, &t), ETIMEDOUT);
+    CHECK_EQ(pthread_cond_clockwait(&tc, &tm, CLOCK_PROCESS_CPUTIME_ID, &t), EINVAL);
+    t.tv_nsec = 1000000000L;
+    CHECK_EQ(pthread_cond_timedwait(&tc, &tm, &t), EINVAL);
+    pthread_t th;
+    flag = 0;
+    pthread_create(&th, NULL, set_flag_later, NULL);
+    t = in_ms(CLOCK_REALTIME, 10000);
+    int rc = 0;
+    while (!flag && rc == 0)
+        rc = pthread_cond_timedwait(&tc, &tm, &t);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(flag, 1);
+    pthread_mutex_unlock(&tm);
+    pthread_join(th, NULL);
+
+    /* A condition variable whose timedwait clock is CLOCK_MONOTONIC. */
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_t mc;
+    CHECK_EQ(pthread_cond_init(&mc, &a), 0);
+    pthread_condattr_destroy(&a);
+    pthread_mutex_lock(&tm);
+    t = in_ms(CLOCK_MONOTONIC, 30);
+    struct timespec before = in_ms(CLOCK_MONOTONIC, 0);
+    CHECK_EQ(pthread_cond_timedwait(&mc, &tm, &t), ETIMEDOUT);
+    struct timespec after = in_ms(CLOCK_MONOTONIC, 0);
+    CHECK(after.tv_sec - before.tv_sec < 5); /* a realtime reading of a monotonic deadline returns at once */
+    CHECK(after.tv_sec > before.tv_sec || after.tv_nsec - before.tv_nsec >= 25000000L);
+    pthread_mutex_unlock(&tm);
+    CHECK_EQ(pthread_cond_destroy(&mc), 0);
+}
+
+/* ---- wait morphing ------------------------------------------------------------------
+ * The signaller holds the mutex for 30 ms after signalling.  Woken at the
+ * signal, the waiter would block a second time, on the mutex (2 voluntary
+ * context switches in its wait); with the wake-up deferred to the unlock it
+ * blocks once.  The minimum over 3 attempts must be 1 (spurious extra
+ * switches can only add). */
+static pthread_mutex_t wm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wc = PTHREAD_COND_INITIALIZER;
+static int wm_ready, wm_go;
+static long wm_switches;
+static void *morph_waiter(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&wm);
+    wm_ready = 1;
+    pthread_cond_signal(&wc);
+    struct rusage before, after;
+    getrusage(RUSAGE_THREAD, &before);
+    while (!wm_go)
+        pthread_cond_wait(&wc, &wm);
+    getrusage(RUSAGE_THREAD, &after);
+    wm_switches = after.ru_nvcsw - before.ru_nvcsw;
+    pthread_mutex_unlock(&wm);
+    return NULL;
+}
+static void test_wait_morphing(void)
+{
+    long fewest = 1000;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        wm_ready = wm_go = 0;
+        pthread_t th;
+        pthread_create(&th, NULL, morph_waiter, NULL);
+        pthread_mutex_lock(&wm);
+        while (!wm_ready)
+            pthread_cond_wait(&wc, &wm);
+        pthread_mutex_unlock(&wm);
+        struct timespec d = {0, 10 * 1000000L}; /* let the waiter block in its wait */
+        nanosleep(&d, NULL);
+        pthread_mutex_lock(&wm);
+        wm_go = 1;
+        pthread_cond_signal(&wc);
+        d.tv_nsec = 30 * 1000000L;
+        nanosleep(&d, NULL); /* still holding the mutex */
+        pthread_mutex_unlock(&wm);
+        pthread_join(th, NULL);
+        if (wm_switches < fewest)
+            fewest = wm_switches;
+    }
+    CHECK_EQ(fewest, 1);
+}
+
+/* ---- waits with other mutex types ---------------------------------------------------- */
+static pthread_mutex_t rm = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static pthread_cond_t rc_cond = PTHREAD_COND_INITIALIZER;
+static void *lock_recursive_then_signal(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&rm); /* possible only because the waiter released all levels */
+    flag = 1;
+    pthread_cond_signal(&rc_cond);
+    pthread_mutex_unlock(&rm);
+    return NULL;
+}
+static void test_recursive_and_errors(void)
+{
+    flag = 0;
+    pthread_mutex_lock(&rm);
+    pthread_mutex_lock(&rm);
+    pthread_t th;
+    pthread_create(&th, NULL, lock_recursive_then_signal, NULL);
+    while (!flag)
+        CHECK_EQ(pthread_cond_wait(&rc_cond, &rm), 0);
+    CHECK_EQ(pthread_mutex_unlock(&rm), 0);
+    CHECK_EQ(pthread_mutex_unlock(&rm), 0); /* both levels restored */
+    CHECK_EQ(pthread_mutex_unlock(&rm), EPERM);
+    pthread_join(th, NULL);
+
+    pthread_mutex_t em = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+    struct timespec t = in_ms(CLOCK_REALTIME, 10);
+    CHECK_EQ(pthread_cond_timedwait(&rc_cond, &em, &t), EPERM); /* not the owner */
+}
+
+static pthread_mutex_t robust;
+static pthread_cond_t robust_cond = PTHREAD_COND_INITIALIZER;
+static void *robust_signaller(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&robust);
+    flag = 1;
+    pthread_cond_signal(&robust_cond);
+    pthread_mutex_unlock(&robust);
+    return NULL;
+}
+static void *robust_die_holding(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&robust);
+    flag = 1;
+    pthread_cond_signal(&robust_cond);
+    return NULL; /* dies holding it */
+}
+static void test_passthrough_mutex(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    CHECK_EQ(pthread_mutex_init(&robust, &a), 0);
+    pthread_mutexattr_destroy(&a);
+    for (int dies = 0; dies < 2; dies++) {
+        flag = 0;
+        pthread_mutex_lock(&robust);
+        pthread_t th;
+        pthread_create(&th, NULL, dies ? robust_die_holding : robust_signaller, NULL);
+        int rc = 0;
+        while (!flag && rc == 0)
+            rc = pthread_cond_wait(&robust_cond, &robust);
+        pthread_join(th, NULL);
+        if (dies) {
+            /* The signaller died holding the mutex: the wait re-took it from glibc with EOWNERDEAD
+             * (or the flag was set and the wait returned first; then our next lock sees it). */
+            if (rc == 0) {
+                pthread_mutex_unlock(&robust);
+                rc = pthread_mutex_lock(&robust);
+            }
+            CHECK_EQ(rc, EOWNERDEAD);
+            CHECK_EQ(pthread_mutex_consistent(&robust), 0);
+        } else {
+            CHECK_EQ(rc, 0);
+        }
+        CHECK_EQ(pthread_mutex_unlock(&robust), 0);
+    }
+    CHECK_EQ(pthread_mutex_destroy(&robust), 0);
+}
+
+/* ---- process-shared objects go to glibc -------------------------------------------------- */
+static void test_pshared(void)
+{
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    CHECK_EQ(pthread_mutex_init(&m, &ma), 0);
+    CHECK_EQ(pthread_cond_init(&c, &ca), 0);
+    CHECK(c.__data.__wrefs & 1); /* glibc's format, with its process-shared flag */
+    pthread_mutex_lock(&m);
+    struct timespec t = in_ms(CLOCK_REALTIME, 20);
+    CHECK_EQ(pthread_cond_timedwait(&c, &m, &t), ETIMEDOUT);
+    CHECK_EQ(pthread_cond_signal(&c), 0);
+    CHECK_EQ(pthread_cond_broadcast(&c), 0);
+    pthread_mutex_unlock(&m);
+    pthread_mutex_t ours = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&ours);
+    CHECK_EQ(pthread_cond_timedwait(&c, &ours, &t), EINVAL); /* glibc's cond with our mutex: refused */
+    pthread_mutex_unlock(&ours);
+    CHECK_EQ(pthread_cond_destroy(&c), 0);
+    CHECK_EQ(pthread_mutex_destroy(&m), 0);
+
+    sem_t s;
+    CHECK_EQ(sem_init(&s, 1, 2), 0);
+    CHECK_EQ(sem_wait(&s), 0);
+    CHECK_EQ(sem_trywait(&s), 0);
+    CHECK_EQ(sem_trywait(&s), -1);
+    CHECK_EQ(errno, EAGAIN);
+    CHECK_EQ(sem_post(&s), 0);
+    int v = -1;
+    CHECK_EQ(sem_getvalue(&s, &v), 0);
+    CHECK_EQ(v, 1);
+    CHECK_EQ(sem_destroy(&s), 0);
+
+    char name[64];
+    snprintf(name, sizeof name, "/locklab-test-%d", (int)getpid());
+    sem_t *named = sem_open(name, O_CREAT | O_EXCL, 0600, 1);
+    CHECK(named != SEM_FAILED);
+    if (named != SEM_FAILED) {
+        sem_unlink(name);
+        CHECK_EQ(sem_wait(named), 0);
+        CHECK_EQ(sem_trywait(named), -1);
+        CHECK_EQ(sem_post(named), 0);
+        CHECK_EQ(sem_getvalue(named, &v), 0);
+        CHECK_EQ(v, 1);
+        sem_close(named);
+    }
+}
+
+/* ---- semaphores ---------------------------------------------------------------------------- */
+enum { SEM_ITEMS = 20000 };
+static sem_t items, slots;
+static ll_atomic_u64 sem_produced, sem_consumed;
+static void *sem_producer(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < SEM_ITEMS; i++) {
+        sem_wait(&slots);
+        ll_faa(&sem_produced, 1, LL_RELAXED); /* relaxed: a count read after join */
+        sem_post(&items);
+    }
+    return NULL;
+}
+static void *sem_consumer(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < SEM_ITEMS; i++) {
+        sem_wait(&items);
+        ll_faa(&sem_consumed, 1, LL_RELAXED); /* relaxed: a count read after join */
+        sem_post(&slots);
+    }
+    return NULL;
+}
+static void test_sem(void)
+{
+    sem_t s;
+    CHECK_EQ(sem_init(&s, 0, 1), 0);
+    CHECK_EQ(sem_trywait(&s), 0);
+    CHECK_EQ(sem_trywait(&s), -1);
+    CHECK_EQ(errno, EAGAIN);
+    struct timespec t = in_ms(CLOCK_REALTIME, 20);
+    CHECK_EQ(sem_timedwait(&s, &t), -1);
+    CHECK_EQ(errno, ETIMEDOUT);
+    t = in_ms(CLOCK_MONOTONIC, 20);
+    CHECK_EQ(sem_clockwait(&s, CLOCK_MONOTONIC, &t), -1);
+    CHECK_EQ(errno, ETIMEDOUT);
+    t.tv_nsec = -1;
+    CHECK_EQ(sem_timedwait(&s, &t), -1);
+    CHECK_EQ(errno, EINVAL);
+    CHECK_EQ(sem_post(&s), 0);
+    CHECK_EQ(sem_timedwait(&s, &t), 0); /* no wait needed: abstime not checked (POSIX) */
+    CHECK_EQ(sem_post(&s), 0);
+    CHECK_EQ(sem_post(&s), 0);
+    int v = -1;
+    CHECK_EQ(sem_getvalue(&s, &v), 0);
+    CHECK_EQ(v, 2);
+    CHECK_EQ(sem_destroy(&s), 0);
+    CHECK_EQ(sem_init(&s, 0, (unsigned)SEM_VALUE_MAX + 1u), -1);
+    CHECK_EQ(errno, EINVAL);
+    CHECK_EQ(sem_init(&s, 0, SEM_VALUE_MAX), 0);
+    CHECK_EQ(sem_post(&s), -1);
+    CHECK_EQ(errno, EOVERFLOW);
+
+    CHECK_EQ(sem_init(&items, 0, 0), 0);
+    CHECK_EQ(sem_init(&slots, 0, 8), 0);
+    pthread_t p[3], c[3];
+    for (int i = 0; i < 3; i++) {
+        pthread_create(&p[i], NULL, sem_producer, NULL);
+        pthread_create(&c[i], NULL, sem_consumer, NULL);
+    }
+    for (int i = 0; i < 3; i++) {
+        pthread_join(p[i], NULL);
+        pthread_join(c[i], NULL);
+    }
+    CHECK_EQ(ll_load_relaxed(&sem_produced), 3L * SEM_ITEMS); /* relaxed: after join */
+    CHECK_EQ(ll_load_relaxed(&sem_consumed), 3L * SEM_ITEMS); /* relaxed: after join */
+    CHECK_EQ(sem_getvalue(&slots, &v), 0);
+    CHECK_EQ(v, 8);
+    CHECK_EQ(sem_getvalue(&items, &v), 0);
+    CHECK_EQ(v, 0);
+}
+
+int main(void)
+{
+    require_interposed((void *)pthread_cond_wait);
+    test_prodcons(0);
+    test_prodcons(1);
+    test_broadcast_storm();
+    test_wait_morphing();
+    test_timed();
+    test_recursive_and_errors();
+    test_passthrough_mutex();
+    test_pshared();
+    test_sem();
+    return check_done("test_condsem");
+}

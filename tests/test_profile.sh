@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The profiler's report: contents (JSON), the table, snapshots, fork, bad environment values.
+set -u
+prog=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+pass=0 fail=0
+ok()  { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+out=$(LOCKLAB_PROFILE=$dir/p.json LOCKLAB_PROFILE_SIGNAL=USR1 LOCKLAB_PROFILE_TOP=0 "$prog") || bad "run failed: $out"
+child=${out#* }
+python3 - "$dir/p.json" <<'PY' && ok "JSON report contents" || bad "JSON report contents"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["format"] == "locklab-profile" and r["version"] == 1, r
+assert r["lock"] == "test-lock" and r["cond"] == "fifo" and r["sem"] == "lifo-cr"
+assert r["objects"] == 4 and r["passthrough_objects"] == 1 and r["listed"] == 4
+locks = r["locks"]
+waits = [l["wait_total_ns"] for l in locks]
+assert waits == sorted(waits, reverse=True), waits   # sorted by total wait
+by = {(l["kind"], l["type"]): l for l in locks}
+hot, sem, cold, robust = by["mutex", "normal"], by["sem", "normal"], by["mutex", "recursive"], by["mutex", "robust"]
+assert hot["kind"] == "mutex" and hot["acquisitions"] == 80000, hot
+assert 4 <= hot["contended"] < 80000 and hot["wait_total_ns"] > 0 and hot["wait_max_ns"] >= hot["wait_mean_ns"], hot
+# fairness counts start at the first contended acquisition: at least two threads met there
+assert hot["threads"] == 4 and hot["max_thread_share"] <= 20000 and hot["mttr"] is not None, hot
+assert hot["lwss"] is None or 1.0 <= hot["lwss"] <= 4.0, hot
+assert hot["owner_changes"] > 0 and hot["hold_samples"] >= hot["contended"]
+assert sem["kind"] == "sem" and sem["acquisitions"] == 11 and sem["contended"] == 10 and sem["wait_total_ns"] == 10000
+assert sem["wait_max_ns"] == 1000
+assert cold["type"] == "recursive" and cold["acquisitions"] == 101 and cold["contended"] == 0
+assert cold["trylock_failed"] == 7 and cold["owner_changes"] == 0 and cold["lwss"] is None
+assert robust["passthrough"] is True and robust["acquisitions"] == 0
+assert "main" in cold["first_use"] or "test_profile" in cold["first_use"], cold["first_use"]
+PY
+[ -s "$dir/p.json.snap1" ] && python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$dir/p.json.snap1" \
+  && ok "signal snapshot" || bad "signal snapshot missing"
+python3 - "$dir/p.json.$child" <<'PY' && ok "fork()ed child reports next to the parent" || bad "child report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+cold = [l for l in r["locks"] if l["type"] == "recursive"][0]
+assert cold["acquisitions"] == 101 + 5, cold
+PY
+
+table=$(LOCKLAB_PROFILE=- "$prog" 2>&1 >/dev/null)
+[[ $table == "locklab profile v1:"* && $table == *"first use"* && $table == *"test-lock"* ]] \
+  && ok "table on stderr" || bad "table: $table"
+
+expect_error() { # NAME NEEDLE VAR=VALUE...
+  local name=$1 needle=$2; shift 2
+  local err rc
+  err=$(env "$@" "$prog" 2>&1 >/dev/null); rc=$?
+  if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ $err == *"$needle"* ]]; then ok "$name"
+  else bad "$name (rc=$rc): $err"; fi
+}
+expect_error "bad format" "bad LOCKLAB_PROFILE_FORMAT 'xml' (valid: json, table)" LOCKLAB_PROFILE=- LOCKLAB_PROFILE_FORMAT=xml
+expect_error "bad top" "bad LOCKLAB_PROFILE_TOP 'many'" LOCKLAB_PROFILE=- LOCKLAB_PROFILE_TOP=many
+expect_error "bad signal" "bad LOCKLAB_PROFILE_SIGNAL 'KILL' (valid: USR1, USR2, HUP)" LOCKLAB_PROFILE=- LOCKLAB_PROFILE_SIGNAL=KILL
+expect_error "empty path" "bad LOCKLAB_PROFILE ''" LOCKLAB_PROFILE=
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

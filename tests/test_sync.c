@@ -1,0 +1,686 @@
+/* Condition variables and semaphores (src/sync/): what the API contract in
+ * include/locklab/sync.h promises, checked by counts and orders, never timings.
+ *
+ *  1. config strings: good ones parse, bad ones give -1 and a one-line message
+ *  2. exact wake order, driven step by step: FIFO; LIFO-CR with append_one_in=1
+ *     (pure FIFO) and 4294967295 (pure LIFO); the process default on an all-zero
+ *     object; the same for semaphores
+ *  3. producer/consumer totals: every message consumed exactly once, several
+ *     locks x both disciplines, signals deferred through the mutex (wait morphing)
+ *  4. broadcast storm: every waiter returns once per broadcast (no lost or extra wake-ups)
+ *  5. timed waits: time out (both clocks, a past deadline), do not time out when
+ *     signalled, EINVAL for a bad abstime or clock; the mutex is held on return
+ *  6. timeout-after-signal race, looped: a waiter whose signal was deferred
+ *     returns 0 exactly when the signal took it; semaphore units are conserved
+ *     when timed waits race with posts
+ *  7. semaphores: counts conserved under 8 threads, EAGAIN, ETIMEDOUT, EOVERFLOW, EINVAL
+ * A watchdog fails the test if anything hangs (a lost wake-up).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "locklab/core.h"
+#include "locklab/locklab.h"
+#include "locklab/sync.h"
+#include "waitlist.h" /* white box: count a semaphore's listed waiters */
+
+static int failures;
+#define CHECK(c, ...)                                                                                  \
+    do {                                                                                               \
+        if (!(c)) {                                                                                    \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                       \
+            fprintf(stderr, __VA_ARGS__);                                                              \
+            fprintf(stderr, "\n");                                                                     \
+            failures++;                                                                                \
+        }                                                                                              \
+    } while (0)
+
+/* ---- a mutex over any locklab lock whose unlock flushes its deferred wakes ---- */
+
+typedef struct test_mutex {
+    ll_lock *lock;
+    ll_wake_list deferred; /* touched only by the holder */
+} test_mutex;
+
+static void tm_lock(void *m) { ll_lock_acquire(((test_mutex *)m)->lock); }
+static void tm_unlock(void *m)
+{
+    test_mutex *tm = (test_mutex *)m;
+    ll_wake_list wakes = tm->deferred;
+    tm->deferred.head = NULL;
+    ll_lock_release(tm->lock);
+    ll_wake_list_flush(&wakes);
+}
+static const ll_mutex_iface tm_iface = {tm_lock, tm_unlock};
+
+static void tm_init(test_mutex *m, const char *spec)
+{
+    char err[256];
+    m->lock = ll_lock_create(spec, err, sizeof err);
+    if (!m->lock) {
+        fprintf(stderr, "%s\n", err);
+        exit(2);
+    }
+    m->deferred.head = NULL;
+}
+
+static ll_sync_config cfg_of(ll_discipline d, uint32_t append_one_in)
+{
+    ll_sync_config c;
+    c.discipline = d;
+    c.append_one_in = append_one_in;
+    return c;
+}
+
+static struct timespec deadline_in(clockid_t clock, long ns)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    ts.tv_sec += ns / 1000000000L;
+    ts.tv_nsec += ns % 1000000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+static void start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    if (pthread_create(t, NULL, fn, arg) != 0) {
+        perror("pthread_create");
+        exit(1);
+    }
+}
+
+/* ---- 1. config strings -------------------------------------------------------------- */
+
+static void test_config(void)
+{
+    ll_sync_config c;
+    char err[256];
+    CHECK(ll_sync_config_parse("fifo", &c, err, sizeof err) == 0 && c.discipline == LL_DISCIPLINE_FIFO, "fifo");
+    CHECK(ll_sync_config_parse("lifo-cr", &c, err, sizeof err) == 0 && c.discipline == LL_DISCIPLINE_LIFO_CR &&
+              c.append_one_in == 0,
+          "lifo-cr");
+    CHECK(ll_sync_config_parse("lifo-cr:append_one_in=7", &c, err, sizeof err) == 0 && c.append_one_in == 7,
+          "lifo-cr:append_one_in=7");
+    CHECK(ll_sync_config_parse("lifo-cr:append_one_in=4294967295", &c, err, sizeof err) == 0 &&
+              c.append_one_in == 4294967295u,
+          "append_one_in max");
+    const char *bad[] = {"", "FIFO", "lifo", "lifo-crx", "fifo:append_one_in=3", "lifo-cr:", "lifo-cr:p=3",
+                         "lifo-cr:append_one_in=0", "lifo-cr:append_one_in=-1", "lifo-cr:append_one_in=4294967296",
+                         "lifo-cr:append_one_in=12x", "lifo-cr:append_one_in=", "lifo-cr:append_one_in= 5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        int rc = ll_sync_config_parse(bad[i], &c, err, sizeof err);
+        CHECK(rc == -1, "'%s' accepted", bad[i]);
+        CHECK(err[0] != '\0' && strchr(err, '\n') == NULL && strstr(err, "fifo | lifo-cr") != NULL,
+              "'%s': message not one line naming the choices: %s", bad[i], err);
+        CHECK(bad[i][0] == '\0' || strstr(err, bad[i]) != NULL, "'%s': message does not name it: %s", bad[i], err);
+    }
+}
+
+/* ---- 2. exact wake order ------------------------------------------------------------- */
+
+enum { ORDER_N = 6 };
+typedef struct order_case {
+    test_mutex m;
+    ll_cond *c;      /* condition-variable case */
+    ll_sem *s;       /* semaphore case */
+    int waiting;     /* threads that reached the wait (under m) */
+    int order[ORDER_N], done;
+} order_case;
+typedef struct { order_case *oc; int id; } order_arg;
+
+static void *order_waiter(void *p)
+{
+    order_arg *a = (order_arg *)p;
+    order_case *oc = a->oc;
+    tm_lock(&oc->m);
+    oc->waiting++;
+    if (oc->c) {
+        CHECK(ll_cond_wait(oc->c, &tm_iface, &oc->m, CLOCK_MONOTONIC, NULL) == 0, "cond wait");
+    } else {
+        tm_unlock(&oc->m); /* the semaphore waiter is listed once the main thread sees the count and value 0 */
+        CHECK(ll_sem_wait(oc->s, CLOCK_MONOTONIC, NULL) == 0, "sem wait");
+        tm_lock(&oc->m);
+    }
+    oc->order[oc->done++] = a->id;
+    tm_unlock(&oc->m);
+    return NULL;
+}
+
+static int sem_listed(ll_sem *s)
+{
+    int n = 0;
+    sync_guard_lock(&s->guard);
+    for (struct ll_sync_waiter *w = s->head; w; w = w->next)
+        n++;
+    sync_guard_unlock(&s->guard);
+    return n;
+}
+
+static int read_locked(test_mutex *m, int *field)
+{
+    tm_lock(m);
+    int v = *field;
+    tm_unlock(m);
+    return v;
+}
+
+/* Waiters arrive one by one (each listed before the next starts); then they are
+ * released one at a time and the order they come out in is recorded. */
+static void run_order(ll_cond *c, ll_sem *s, int deferred, int expect_lifo, const char *what)
+{
+    order_case oc;
+    memset(&oc, 0, sizeof oc);
+    tm_init(&oc.m, "mcs-park");
+    oc.c = c;
+    oc.s = s;
+    pthread_t t[ORDER_N];
+    order_arg a[ORDER_N];
+    for (int i = 0; i < ORDER_N; i++) {
+        a[i].oc = &oc;
+        a[i].id = i;
+        start(&t[i], order_waiter, &a[i]);
+        if (c) {
+            while (read_locked(&oc.m, &oc.waiting) != i + 1) /* listed: enqueued before it released m */
+                ll_yield();
+        } else {
+            while (read_locked(&oc.m, &oc.waiting) != i + 1 || sem_listed(s) != i + 1)
+                ll_yield();
+        }
+    }
+    for (int k = 0; k < ORDER_N; k++) {
+        if (c) {
+            if (deferred) {
+                tm_lock(&oc.m);
+                ll_cond_signal(c, &oc.m.deferred);
+                tm_unlock(&oc.m);
+            } else {
+                ll_cond_signal(c, NULL);
+            }
+        } else {
+            CHECK(ll_sem_post(s) == 0, "post");
+        }
+        while (read_locked(&oc.m, &oc.done) != k + 1)
+            ll_yield();
+    }
+    for (int i = 0; i < ORDER_N; i++)
+        pthread_join(t[i], NULL);
+    int ok = 1;
+    for (int k = 0; k < ORDER_N; k++)
+        ok &= oc.order[k] == (expect_lifo ? ORDER_N - 1 - k : k);
+    CHECK(ok, "%s: order %d %d %d %d %d %d, expected %s", what, oc.order[0], oc.order[1], oc.order[2], oc.order[3],
+          oc.order[4], oc.order[5], expect_lifo ? "LIFO" : "FIFO");
+    ll_lock_destroy(oc.m.lock);
+}
+
+static void test_order(void)
+{
+    ll_sync_config fifo = cfg_of(LL_DISCIPLINE_FIFO, 0);
+    ll_sync_config lifo_as_fifo = cfg_of(LL_DISCIPLINE_LIFO_CR, 1);
+    ll_sync_config pure_lifo = cfg_of(LL_DISCIPLINE_LIFO_CR, 4294967295u);
+    ll_cond c;
+    ll_sem s;
+    for (int deferred = 0; deferred <= 1; deferred++) {
+        ll_cond_init(&c, &fifo);
+        run_order(&c, NULL, deferred, 0, deferred ? "cond fifo, deferred" : "cond fifo");
+        ll_cond_init(&c, &lifo_as_fifo);
+        run_order(&c, NULL, deferred, 0, "cond lifo-cr append_one_in=1");
+        ll_cond_init(&c, &pure_lifo);
+        run_order(&c, NULL, deferred, 1, "cond lifo-cr append_one_in=max");
+    }
+    ll_sem_init(&s, 0, &fifo);
+    run_order(NULL, &s, 0, 0, "sem fifo");
+    ll_sem_init(&s, 0, &lifo_as_fifo);
+    run_order(NULL, &s, 0, 0, "sem lifo-cr append_one_in=1");
+    ll_sem_init(&s, 0, &pure_lifo);
+    run_order(NULL, &s, 0, 1, "sem lifo-cr append_one_in=max");
+
+    /* All-zero objects follow the process defaults. */
+    memset(&c, 0, sizeof c);
+    memset(&s, 0, sizeof s);
+    run_order(&c, NULL, 1, 0, "all-zero cond, built-in default");
+    ll_sync_set_defaults(&pure_lifo, &pure_lifo);
+    run_order(&c, NULL, 1, 1, "all-zero cond, default lifo-cr");
+    run_order(NULL, &s, 0, 1, "all-zero sem, default lifo-cr");
+    ll_cond_init(&c, NULL);
+    run_order(&c, NULL, 0, 1, "cond init NULL, default lifo-cr");
+    ll_sync_set_defaults(&fifo, &fifo);
+    run_order(&c, NULL, 0, 0, "cond init NULL, default back to fifo");
+}
+
+/* ---- 3. producer/consumer totals ---------------------------------------------------- */
+
+enum { PC_PRODUCERS = 3, PC_CONSUMERS = 3, PC_PER_PRODUCER = 4000, PC_CAPACITY = 4 };
+typedef struct pc_case {
+    test_mutex m;
+    ll_cond not_full, not_empty;
+    int queue[PC_CAPACITY], head, count;
+    int consumed, total;
+    unsigned char *seen; /* total entries: how often each message was consumed */
+    ll_atomic_u32 next_producer;
+} pc_case;
+
+static void *pc_producer(void *p)
+{
+    pc_case *pc = (pc_case *)p;
+    int id = (int)ll_faa(&pc->next_producer, 1, LL_RELAXED); /* relaxed: only a distinct id */
+    for (int i = 0; i < PC_PER_PRODUCER; i++) {
+        tm_lock(&pc->m);
+        while (pc->count == PC_CAPACITY)
+            ll_cond_wait(&pc->not_full, &tm_iface, &pc->m, CLOCK_MONOTONIC, NULL);
+        pc->queue[(pc->head + pc->count++) % PC_CAPACITY] = id * PC_PER_PRODUCER + i;
+        ll_cond_signal(&pc->not_empty, (i & 1) ? &pc->m.deferred : NULL); /* both paths */
+        tm_unlock(&pc->m);
+    }
+    return NULL;
+}
+
+static void *pc_consumer(void *p)
+{
+    pc_case *pc = (pc_case *)p;
+    tm_lock(&pc->m);
+    for (;;) {
+        while (pc->count == 0 && pc->consumed < pc->total)
+            ll_cond_wait(&pc->not_empty, &tm_iface, &pc->m, CLOCK_MONOTONIC, NULL);
+        if (pc->count == 0)
+            break; /* all consumed */
+        int msg = pc->queue[pc->head];
+        pc->head = (pc->head + 1) % PC_CAPACITY;
+        pc->count--;
+        pc->seen[msg]++;
+        if (++pc->consumed == pc->total)
+            ll_cond_broadcast(&pc->not_empty, &pc->m.deferred); /* release the other consumers */
+        ll_cond_signal(&pc->not_full, &pc->m.deferred);
+        tm_unlock(&pc->m);
+        tm_lock(&pc->m);
+    }
+    tm_unlock(&pc->m);
+    return NULL;
+}
+
+static void test_prodcons(void)
+{
+    const char *specs[] = {"pthread", "mcs-stp", "ticket-yield", "lifocr-stp"};
+    ll_discipline disc[] = {LL_DISCIPLINE_FIFO, LL_DISCIPLINE_LIFO_CR};
+    for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
+        for (int di = 0; di < 2; di++) {
+            pc_case pc;
+            memset(&pc, 0, sizeof pc);
+            tm_init(&pc.m, specs[si]);
+            ll_sync_config cfg = cfg_of(disc[di], 0);
+            ll_cond_init(&pc.not_full, &cfg);
+            ll_cond_init(&pc.not_empty, &cfg);
+            pc.total = PC_PRODUCERS * PC_PER_PRODUCER;
+            pc.seen = (unsigned char *)calloc((size_t)pc.total, 1);
+            pthread_t t[PC_PRODUCERS + PC_CONSUMERS];
+            for (int i = 0; i < PC_PRODUCERS + PC_CONSUMERS; i++)
+                start(&t[i], i < PC_PRODUCERS ? pc_producer : pc_consumer, &pc);
+            for (int i = 0; i < PC_PRODUCERS + PC_CONSUMERS; i++)
+                pthread_join(t[i], NULL);
+            int once = 0;
+            for (int i = 0; i < pc.total; i++)
+                once += pc.seen[i] == 1;
+            CHECK(once == pc.total && pc.consumed == pc.total && pc.count == 0,
+                  "prodcons %s %s: %d of %d messages consumed exactly once (consumed %d, queued %d)", specs[si],
+                  di ? "lifo-cr" : "fifo", once, pc.total, pc.consumed, pc.count);
+            CHECK(pc.not_full.waiters == 0 && pc.not_empty.waiters == 0, "prodcons: waiters left listed");
+            ll_cond_destroy(&pc.not_full);
+            ll_cond_destroy(&pc.not_empty);
+            free(pc.seen);
+            ll_lock_destroy(pc.m.lock);
+        }
+    }
+}
+
+/* ---- 4. broadcast storm ------------------------------------------------------------- */
+
+enum { STORM_WAITERS = 12, STORM_ROUNDS = 150 };
+typedef struct storm_case {
+    test_mutex m;
+    ll_cond c;
+    int generation, arrived, returns;
+} storm_case;
+
+static void *storm_waiter(void *p)
+{
+    storm_case *sc = (storm_case *)p;
+    tm_lock(&sc->m);
+    for (int round = 0; round < STORM_ROUNDS; round++) {
+        int gen = sc->generation;
+        sc->arrived++;
+        while (sc->generation == gen) {
+            ll_cond_wait(&sc->c, &tm_iface, &sc->m, CLOCK_MONOTONIC, NULL);
+            sc->returns++;
+        }
+    }
+    tm_unlock(&sc->m);
+    return NULL;
+}
+
+static void test_broadcast_storm(void)
+{
+    ll_discipline disc[] = {LL_DISCIPLINE_FIFO, LL_DISCIPLINE_LIFO_CR};
+    for (int di = 0; di < 2; di++) {
+        storm_case sc;
+        memset(&sc, 0, sizeof sc);
+        tm_init(&sc.m, "mcs-stp");
+        ll_sync_config cfg = cfg_of(disc[di], 0);
+        ll_cond_init(&sc.c, &cfg);
+        pthread_t t[STORM_WAITERS];
+        for (int i = 0; i < STORM_WAITERS; i++)
+            start(&t[i], storm_waiter, &sc);
+        for (int round = 0; round < STORM_ROUNDS; round++) {
+            for (;;) { /* every waiter is listed for this round (it releases m only inside the wait) */
+                tm_lock(&sc.m);
+                if (sc.arrived == STORM_WAITERS * (round + 1))
+                    break;
+                tm_unlock(&sc.m);
+                ll_yield();
+            }
+            CHECK(sc.c.waiters == STORM_WAITERS, "storm: %u listed, expected %d", sc.c.waiters, STORM_WAITERS);
+            ll_cond_signal(&sc.c, NULL); /* one waiter now, the rest by the broadcast: each once */
+            sc.generation++;
+            ll_cond_broadcast(&sc.c, (round & 1) ? &sc.m.deferred : NULL);
+            tm_unlock(&sc.m);
+        }
+        for (int i = 0; i < STORM_WAITERS; i++)
+            pthread_join(t[i], NULL);
+        /* No spurious returns: exactly one per waiter per round (a lost wake-up hangs instead). */
+        CHECK(sc.returns == STORM_WAITERS * STORM_ROUNDS, "storm %s: %d wait returns, expected %d",
+              di ? "lifo-cr" : "fifo", sc.returns, STORM_WAITERS * STORM_ROUNDS);
+        CHECK(sc.c.waiters == 0, "storm: %u still listed", sc.c.waiters);
+        ll_cond_signal(&sc.c, NULL); /* no waiters: a no-op */
+        ll_cond_broadcast(&sc.c, NULL);
+        CHECK(sc.c.waiters == 0 && sc.c.head == NULL, "signal with no waiters changed the list");
+        ll_lock_destroy(sc.m.lock);
+    }
+}
+
+/* ---- 5. timed waits ------------------------------------------------------------------ */
+
+typedef struct timed_case {
+    test_mutex m;
+    ll_cond c;
+    int waiting, signalled;
+    int rc;
+} timed_case;
+
+static void *timed_waiter(void *p)
+{
+    timed_case *tc = (timed_case *)p;
+    struct timespec dl = deadline_in(CLOCK_REALTIME, 30L * 1000000000L); /* far: the signal comes first */
+    tm_lock(&tc->m);
+    tc->waiting = 1;
+    while (!tc->signalled) {
+        tc->rc = ll_cond_wait(&tc->c, &tm_iface, &tc->m, CLOCK_REALTIME, &dl);
+        if (tc->rc != 0)
+            break;
+    }
+    tm_unlock(&tc->m);
+    return NULL;
+}
+
+static void test_timed(void)
+{
+    test_mutex m;
+    tm_init(&m, "ttas");
+    ll_cond c;
+    ll_cond_init(&c, NULL);
+    clockid_t clocks[] = {CLOCK_MONOTONIC, CLOCK_REALTIME};
+    for (int i = 0; i < 2; i++) {
+        struct timespec dl = deadline_in(clocks[i], 20 * 1000000L);
+        tm_lock(&m);
+        int rc = ll_cond_wait(&c, &tm_iface, &m, clocks[i], &dl);
+        CHECK(rc == ETIMEDOUT, "timed wait (clock %d) returned %d, expected ETIMEDOUT", (int)clocks[i], rc);
+        struct timespec now;
+        clock_gettime(clocks[i], &now);
+        CHECK(now.tv_sec > dl.tv_sec || (now.tv_sec == dl.tv_sec && now.tv_nsec >= dl.tv_nsec),
+              "timed out before the deadline");
+        CHECK(!ll_lock_try_acquire(m.lock), "mutex not held after ETIMEDOUT");
+        CHECK(c.waiters == 0 && c.head == NULL, "timed-out waiter still listed");
+        tm_unlock(&m);
+    }
+    struct timespec past = {1, 0};
+    tm_lock(&m);
+    CHECK(ll_cond_wait(&c, &tm_iface, &m, CLOCK_MONOTONIC, &past) == ETIMEDOUT, "past deadline");
+    struct timespec bad = {0, 1000000000L};
+    CHECK(ll_cond_wait(&c, &tm_iface, &m, CLOCK_MONOTONIC, &bad) == EINVAL, "tv_nsec = 1e9 accepted");
+    bad.tv_nsec = -1;
+    CHECK(ll_cond_wait(&c, &tm_iface, &m, CLOCK_MONOTONIC, &bad) == EINVAL, "tv_nsec = -1 accepted");
+    CHECK(ll_cond_wait(&c, &tm_iface, &m, CLOCK_PROCESS_CPUTIME_ID, &past) == EINVAL, "bad clock accepted");
+    CHECK(!ll_lock_try_acquire(m.lock), "mutex not held after EINVAL");
+    tm_unlock(&m);
+    ll_cond_destroy(&c);
+
+    /* A timed wait that is signalled well before its deadline returns 0. */
+    timed_case tc;
+    memset(&tc, 0, sizeof tc);
+    tc.m = m;
+    ll_cond_init(&tc.c, NULL);
+    pthread_t t;
+    start(&t, timed_waiter, &tc);
+    while (read_locked(&tc.m, &tc.waiting) == 0)
+        ll_yield();
+    tm_lock(&tc.m);
+    tc.signalled = 1;
+    ll_cond_signal(&tc.c, &tc.m.deferred);
+    tm_unlock(&tc.m);
+    pthread_join(t, NULL);
+    CHECK(tc.rc == 0, "signalled timed wait returned %d", tc.rc);
+    ll_lock_destroy(m.lock);
+}
+
+/* ---- 6. timeout-after-signal race ----------------------------------------------------- */
+
+enum { RACE_LOOPS = 3000 };
+typedef struct race_case {
+    test_mutex m;
+    ll_cond c;
+    ll_sem s;
+    ll_atomic_u32 about_to_wait;
+    long delay_ns;
+    int rc;
+} race_case;
+
+static void *race_cond_waiter(void *p)
+{
+    race_case *rc = (race_case *)p;
+    tm_lock(&rc->m);
+    struct timespec dl = deadline_in(CLOCK_MONOTONIC, rc->delay_ns);
+    ll_store_release(&rc->about_to_wait, 1); /* release: pairs with main's acquire; m still held */
+    rc->rc = ll_cond_wait(&rc->c, &tm_iface, &rc->m, CLOCK_MONOTONIC, &dl);
+    tm_unlock(&rc->m);
+    return NULL;
+}
+
+static void *race_sem_waiter(void *p)
+{
+    race_case *rc = (race_case *)p;
+    struct timespec dl = deadline_in(CLOCK_MONOTONIC, rc->delay_ns);
+    ll_store_release(&rc->about_to_wait, 1); /* release: pairs with main's acquire */
+    rc->rc = ll_sem_wait(&rc->s, CLOCK_MONOTONIC, &dl);
+    return NULL;
+}
+
+static void spin_ns(long ns)
+{
+    uint64_t end = ll_now_ns() + (uint64_t)ns;
+    while (ll_now_ns() < end)
+        ll_pause();
+}
+
+static void test_timeout_race(void)
+{
+    race_case rc;
+    memset(&rc, 0, sizeof rc);
+    tm_init(&rc.m, "mcs-stp");
+    ll_cond_init(&rc.c, NULL);
+    uint64_t rng = 88172645463325252ull;
+    int took_total = 0, timed_out_total = 0, mismatches = 0;
+    for (int i = 0; i < RACE_LOOPS; i++) {
+        rng = ll_rand_next(&rng);
+        rc.delay_ns = (long)(rng % 60000);
+        ll_store_relaxed(&rc.about_to_wait, 0); /* relaxed: the thread is created after this */
+        pthread_t t;
+        start(&t, race_cond_waiter, &rc);
+        while (ll_load_acquire(&rc.about_to_wait) == 0) /* acquire: pairs with the waiter's release */
+            ll_yield();
+        spin_ns((long)((rng >> 20) % 60000));
+        tm_lock(&rc.m); /* the waiter is listed, or has already timed out and unlinked itself */
+        ll_cond_signal(&rc.c, &rc.m.deferred);
+        int took = rc.m.deferred.head != NULL;
+        if (took && (rng & 1))
+            spin_ns(80000); /* let its deadline pass while its wake-up sits on the deferred list */
+        tm_unlock(&rc.m);
+        pthread_join(t, NULL);
+        took_total += took;
+        timed_out_total += rc.rc == ETIMEDOUT;
+        mismatches += took != (rc.rc == 0);
+    }
+    CHECK(mismatches == 0, "timeout race: %d of %d waits disagree with the signal (took %d, timed out %d)",
+          mismatches, RACE_LOOPS, took_total, timed_out_total);
+    CHECK(rc.c.waiters == 0 && rc.c.head == NULL, "timeout race: waiters left listed");
+    printf("timeout race (cond): %d signalled, %d timed out\n", took_total, timed_out_total);
+
+    /* Semaphores: every unit posted is either taken by the timed waiter or still there. */
+    ll_sem_init(&rc.s, 0, NULL);
+    int acquired = 0;
+    for (int i = 0; i < RACE_LOOPS; i++) {
+        rng = ll_rand_next(&rng);
+        rc.delay_ns = (long)(rng % 60000);
+        ll_store_relaxed(&rc.about_to_wait, 0); /* relaxed: the thread is created after this */
+        pthread_t t;
+        start(&t, race_sem_waiter, &rc);
+        while (ll_load_acquire(&rc.about_to_wait) == 0) /* acquire: pairs with the waiter's release */
+            ll_yield();
+        spin_ns((long)((rng >> 20) % 60000));
+        CHECK(ll_sem_post(&rc.s) == 0, "post");
+        pthread_join(t, NULL);
+        acquired += rc.rc == 0;
+        if (rc.rc == 0 && ll_sem_trywait(&rc.s) == 0) /* a unit left over although the waiter got one */
+            mismatches++;
+        else if (rc.rc != 0 && ll_sem_trywait(&rc.s) != 0) /* timed out, but the unit is gone */
+            mismatches++;
+    }
+    CHECK(mismatches == 0, "sem timeout race: %d units not conserved", mismatches);
+    CHECK(ll_sem_getvalue(&rc.s) == 0 && rc.s.head == NULL, "sem timeout race: value %d", ll_sem_getvalue(&rc.s));
+    printf("timeout race (sem): %d acquired, %d timed out\n", acquired, RACE_LOOPS - acquired);
+    ll_sem_destroy(&rc.s);
+    ll_cond_destroy(&rc.c);
+    ll_lock_destroy(rc.m.lock);
+}
+
+/* ---- 7. semaphores ------------------------------------------------------------------- */
+
+enum { SEM_THREADS = 8, SEM_UNITS = 3, SEM_ITERS = 3000 };
+typedef struct sem_case {
+    ll_sem s;
+    ll_atomic_u32 inside, max_inside;
+    ll_atomic_u32 timeouts, trywait_fails;
+} sem_case;
+
+static void *sem_worker(void *p)
+{
+    sem_case *sc = (sem_case *)p;
+    for (int i = 0; i < SEM_ITERS; i++) {
+        int how = i % 3;
+        if (how == 0) {
+            CHECK(ll_sem_wait(&sc->s, CLOCK_MONOTONIC, NULL) == 0, "sem wait");
+        } else if (how == 1) {
+            if (ll_sem_trywait(&sc->s) != 0) {
+                ll_faa(&sc->trywait_fails, 1, LL_RELAXED); /* relaxed: a statistic */
+                continue;
+            }
+        } else {
+            struct timespec dl = deadline_in(CLOCK_MONOTONIC, 20000);
+            if (ll_sem_wait(&sc->s, CLOCK_MONOTONIC, &dl) != 0) {
+                ll_faa(&sc->timeouts, 1, LL_RELAXED); /* relaxed: a statistic */
+                continue;
+            }
+        }
+        uint32_t now = ll_faa(&sc->inside, 1, LL_RELAXED) + 1; /* relaxed: the semaphore orders entries */
+        uint32_t max = ll_load_relaxed(&sc->max_inside);
+        while (now > max && !ll_cas(&sc->max_inside, &max, now, LL_RELAXED)) /* relaxed: a maximum only */
+            ;
+        ll_faa(&sc->inside, (uint32_t)-1, LL_RELAXED); /* relaxed: as above */
+        CHECK(ll_sem_post(&sc->s) == 0, "sem post");
+    }
+    return NULL;
+}
+
+static void test_semaphore(void)
+{
+    ll_discipline disc[] = {LL_DISCIPLINE_FIFO, LL_DISCIPLINE_LIFO_CR};
+    for (int di = 0; di < 2; di++) {
+        sem_case sc;
+        memset(&sc, 0, sizeof sc);
+        ll_sync_config cfg = cfg_of(disc[di], 0);
+        CHECK(ll_sem_init(&sc.s, SEM_UNITS, &cfg) == 0, "sem init");
+        pthread_t t[SEM_THREADS];
+        for (int i = 0; i < SEM_THREADS; i++)
+            start(&t[i], sem_worker, &sc);
+        for (int i = 0; i < SEM_THREADS; i++)
+            pthread_join(t[i], NULL);
+        CHECK(ll_sem_getvalue(&sc.s) == SEM_UNITS, "sem %s: %d units at the end, expected %d",
+              di ? "lifo-cr" : "fifo", ll_sem_getvalue(&sc.s), SEM_UNITS);
+        CHECK(ll_load_relaxed(&sc.max_inside) <= SEM_UNITS, "sem: %u threads inside at once",
+              ll_load_relaxed(&sc.max_inside));
+        CHECK(sc.s.head == NULL, "sem: waiters left listed");
+        ll_sem_destroy(&sc.s);
+    }
+
+    ll_sem s;
+    CHECK(ll_sem_init(&s, 0, NULL) == 0, "init 0");
+    CHECK(ll_sem_trywait(&s) == EAGAIN, "trywait on 0 is not EAGAIN");
+    struct timespec dl = deadline_in(CLOCK_REALTIME, 10 * 1000000L);
+    CHECK(ll_sem_wait(&s, CLOCK_REALTIME, &dl) == ETIMEDOUT, "timed wait on 0 is not ETIMEDOUT");
+    struct timespec bad = {0, 2000000000L};
+    CHECK(ll_sem_wait(&s, CLOCK_MONOTONIC, &bad) == EINVAL, "bad abstime accepted");
+    CHECK(ll_sem_post(&s) == 0 && ll_sem_getvalue(&s) == 1, "post");
+    CHECK(ll_sem_wait(&s, CLOCK_MONOTONIC, &bad) == 0, "a unit is there: abstime not checked (POSIX)");
+    CHECK(ll_sem_init(&s, (unsigned)INT32_MAX + 1u, NULL) == EINVAL, "value > INT32_MAX accepted");
+    CHECK(ll_sem_init(&s, INT32_MAX, NULL) == 0, "init INT32_MAX");
+    CHECK(ll_sem_post(&s) == EOVERFLOW && ll_sem_getvalue(&s) == INT32_MAX, "post past INT32_MAX");
+    CHECK(ll_sem_trywait(&s) == 0 && ll_sem_post(&s) == 0, "trywait/post at INT32_MAX");
+    ll_sem_destroy(&s);
+}
+
+/* ---- main --------------------------------------------------------------------------- */
+
+static void watchdog(int sig)
+{
+    (void)sig;
+    static const char msg[] = "FAIL test_sync: no progress for 120 s (a lost wake-up?)\n";
+    ssize_t n = write(2, msg, sizeof msg - 1);
+    (void)n;
+    _exit(1);
+}
+
+int main(void)
+{
+    signal(SIGALRM, watchdog);
+    alarm(120);
+    test_config();
+    test_order();
+    test_timed();
+    test_semaphore();
+    test_broadcast_storm();
+    test_prodcons();
+    test_timeout_race();
+    if (failures) {
+        fprintf(stderr, "test_sync: %d failures\n", failures);
+        return 1;
+    }
+    printf("test_sync: ok\n");
+    return 0;
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Every locklab-bench workload end to end, under a queue lock and glibc's mutex:
+# exclusion holds, operations complete, the workload's extras are reported and
+# consistent, and bad parameters give exit 2 with one line.  No timing asserts.
+set -u
+bench=$1
+DURATION=0.2 # long enough for both threads to be scheduled on a loaded 2-CPU machine
+pass=0 fail=0
+ok()  { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+# json_num LINE KEY: the numeric value of "KEY": in LINE (empty if absent)
+json_num() { [[ $1 =~ \"$2\":(-?[0-9.]+(e[-+][0-9]+)?) ]] && echo "${BASH_REMATCH[1]}"; }
+
+# check_run NAME EXTRAS -- bench args...: both JSON lines must have exclusion_ok
+# true, ops > 0, two per-thread counts and every extra in EXTRAS.
+check_run() {
+  local name=$1 extras=$2; shift 3
+  local out rc lines=0 problems=""
+  out=$("$bench" "$@" --lock mcs --lock pthread --threads 2 --duration "$DURATION" --json 2>&1); rc=$?
+  while read -r line; do
+    lines=$((lines + 1))
+    [[ $line == *'"exclusion_ok":true'* ]] || problems="$problems exclusion"
+    [[ $(json_num "$line" ops) -gt 0 ]] 2>/dev/null || problems="$problems ops"
+    [[ $line =~ \"per_thread_ops\":\[[0-9]+,[0-9]+\] ]] || problems="$problems per_thread_ops"
+    for key in $extras; do
+      [[ $line == *"\"$key\":"* ]] || problems="$problems no-$key"
+    done
+  done <<< "$out"
+  if [ $rc -eq 0 ] && [ $lines -eq 2 ] && [ -z "$problems" ]; then
+    ok "$name"
+    LAST_OUTPUT=$out
+  else
+    bad "$name (rc=$rc lines=$lines:$problems): $out"
+    LAST_OUTPUT=""
+  fi
+}
+
+# expect_error NAME NEEDLE -- command...: exit 2, exactly one line on stderr, containing NEEDLE
+expect_error() {
+  local name=$1 needle=$2; shift 3
+  local err rc
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ $err == *"$needle"* ]]; then
+    ok "$name"
+  else
+    bad "$name (rc=$rc): $err"
+  fi
+}
+
+# Each workload: its extras, then one first-parameter name to give a bad value.
+while read -r wl extras first_param; do
+  extras=${extras//,/ }
+  [ "$extras" = - ] && extras=""
+  check_run "$wl runs" "$extras" -- "$wl"
+  expect_error "$wl unknown param" "$wl has no parameter 'nosuch'" -- "$bench" "$wl" --lock mcs --param nosuch=1
+  expect_error "$wl bad value" "bad value '-5' for --param $first_param" -- \
+    "$bench" "$wl" --lock mcs --param "$first_param=-5"
+done <<'TABLE'
+randarray l2_kib,l2_from_sysfs,private_kib,shared_kib private_ints
+ringwalker page_bytes ring_elems
+stress-latency - cs_iters
+keymap map_kib key_range
+lrucache hit_rate capacity
+kvmap tree_size key_range
+invalidation writer_ops_s,reader_loads_s same_line
+handover handovers,handover_samples cs_steps
+TABLE
+
+# Consistency of the extras (counts and sizes, never timings).
+# expect NAME CONDITION: an awk expression over numbers read with json_num.
+expect() { if awk "BEGIN { exit !($2) }" 2>/dev/null; then ok "$1"; else bad "$1 ($2)"; fi; }
+first_line() { printf '%s\n' "$LAST_OUTPUT" | head -1; }
+
+check_run "randarray auto sizes" "" -- randarray
+line=$(first_line)
+l2=$(json_num "$line" l2_kib); priv=$(json_num "$line" private_kib); shared=$(json_num "$line" shared_kib)
+expect "randarray: auto arrays are L2/4 ($l2 KiB L2, $priv KiB)" "$l2 > 0 && $priv * 4 == $l2 && $shared == $priv"
+check_run "randarray given sizes" "" -- randarray --param private_ints=1024 --param shared_ints=2048 --param cs_stores=1
+line=$(first_line)
+expect "randarray: given sizes reported" "$(json_num "$line" private_kib) == 4 && $(json_num "$line" shared_kib) == 8"
+
+# Every key of the key sets fits in the cache and no key is replaced: all hits.
+check_run "lrucache all hits" "hit_rate" -- lrucache --param key_range=100 --param capacity=100 --param replace_pct=0
+line=$(first_line)
+expect "lrucache: hit_rate 1 when the cache holds every key ($(json_num "$line" hit_rate))" "$(json_num "$line" hit_rate) == 1"
+# A one-entry cache against 2 x 1000 keys from a million: almost all misses.
+check_run "lrucache one entry" "hit_rate" -- lrucache --param capacity=1
+line=$(first_line)
+rate=$(json_num "$line" hit_rate)
+expect "lrucache: hit_rate near 0 with one entry ($rate)" "$rate < 0.1"
+
+# Lookups only: the tree keeps its prefill of key_range/2 keys.
+check_run "kvmap lookups only" "tree_size" -- kvmap --param lookup_pct=100
+expect "kvmap: lookups keep 512 keys ($(json_num "$(first_line)" tree_size))" "$(json_num "$(first_line)" tree_size) == 512"
+check_run "kvmap small range" "tree_size" -- kvmap --param key_range=16 --param lookup_pct=0
+size=$(json_num "$(first_line)" tree_size)
+expect "kvmap: tree_size within the key range ($size)" "$size >= 0 && $size <= 16"
+
+check_run "invalidation other line" "writer_ops_s" -- invalidation --param same_line=0
+expect "invalidation: the writer ran" "$(json_num "$(first_line)" writer_ops_s) > 0"
+
+check_run "handover one sample per thread" "handover_samples" -- handover --param max_samples=1
+while read -r line; do
+  n=$(json_num "$line" handover_samples); h=$(json_num "$line" handovers)
+  if [ "${n:-x}" != x ] && (( n <= 2 && h >= n )); then
+    if (( n == 0 )) || [[ $line == *'"handover_p50_ns":'* && $line == *'"handover_p99_ns":'* ]]; then
+      ok "handover: kept $n of $h samples, percentiles present when kept"
+    else bad "handover: percentiles missing: $line"; fi
+  else bad "handover: samples $n handovers $h: $line"; fi
+done <<< "$LAST_OUTPUT"
+check_run "handover percentiles ordered" "handover_samples" -- handover
+while read -r line; do
+  p50=$(json_num "$line" handover_p50_ns); p99=$(json_num "$line" handover_p99_ns)
+  if [ -z "$p50" ]; then ok "handover: no sample kept, no percentiles"
+  else expect "handover: p50 <= p99 ($p50, $p99)" "$p50 <= $p99"; fi
+done <<< "$LAST_OUTPUT"
+expect_error "handover needs 2 threads" "handover needs at least 2" -- "$bench" handover --lock mcs --threads 1 --duration 0.01
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
