@@ -1,7 +1,7 @@
 # locklab — top-level entry points.  Everything is built into build/.
 #   make        build the library, the interposer-to-be, locklab-bench and the tests,
 #               and install the `locklab` command into .venv (python/, pinned versions)
-#   make test   run every test: ctest (validator, spec, metrics, CLI) + TSan and ASan validator builds
+#   make test   run every test: ctest (validator, spec, metrics, CLI, sync) + TSan and ASan builds of validator and test_sync
 #               + pytest (tests/python)
 #   make demo   build, then run the default experiment (bench/demo.sh: a `locklab sweep` and its report)
 
@@ -23,16 +23,19 @@ test: test-unit test-tsan test-asan test-python
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j 1
 
-# Sanitizer builds of the validator: every lock x policy x client, shorter cases.
+# Sanitizer builds of the validator (every lock x policy x client, shorter cases)
+# and of test_sync (condition variables and semaphores).
 test-tsan:
 	@cmake -S . -B $(BUILD)-tsan -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Debug -DLOCKLAB_SANITIZE=thread >/dev/null
-	@cmake --build $(BUILD)-tsan -j $(JOBS) --target validator
+	@cmake --build $(BUILD)-tsan -j $(JOBS) --target validator test_sync
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch -R $(BUILD)-tsan/bin/validator --duration $(SAN_SECONDS)
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch -R $(BUILD)-tsan/bin/test_sync
 
 test-asan:
 	@cmake -S . -B $(BUILD)-asan -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Debug -DLOCKLAB_SANITIZE=address >/dev/null
-	@cmake --build $(BUILD)-asan -j $(JOBS) --target validator
+	@cmake --build $(BUILD)-asan -j $(JOBS) --target validator test_sync
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" $(BUILD)-asan/bin/validator --duration $(SAN_SECONDS)
+	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1" $(BUILD)-asan/bin/test_sync
 
 # The Python laboratory: .venv with pinned dependencies and locklab installed
 # (editable, so python/locklab edits need no reinstall).  The stamp makes a

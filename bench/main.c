@@ -143,8 +143,19 @@ static double parse_seconds(const char *opt, const char *v)
     return x;
 }
 
+/* Whole numbers (counts) exactly, anything else with 6 significant digits. */
+static const char *format_extra(double v, char *buf, size_t len)
+{
+    if (v == floor(v) && fabs(v) < 9e15)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%.6g", v);
+    return buf;
+}
+
 static void print_json(const bench_config *cfg, const bench_result *r, const fairness *f)
 {
+    char num[64];
     printf("{\"workload\":\"%s\",\"lock\":\"%s\",\"threads\":%d,\"duration_s\":%.6f,\"ops\":%llu,"
            "\"throughput_ops_s\":%.1f,\"per_thread_ops\":[",
            cfg->workload, cfg->lock_spec, cfg->threads, r->wall_s, (unsigned long long)r->ops, r->ops / r->wall_s);
@@ -166,7 +177,7 @@ static void print_json(const bench_config *cfg, const bench_result *r, const fai
     if (r->ns_per_pair > 0)
         printf(",\"ns_per_pair\":%.3f", r->ns_per_pair);
     for (int i = 0; i < r->nextra; i++)
-        printf(",\"%s\":%.6g", r->extra[i].name, r->extra[i].value);
+        printf(",\"%s\":%s", r->extra[i].name, format_extra(r->extra[i].value, num, sizeof num));
     if (cfg->spin_ns)
         printf(",\"spin_ns\":%llu", cfg->spin_ns);
     printf("}\n");
@@ -175,6 +186,7 @@ static void print_json(const bench_config *cfg, const bench_result *r, const fai
 
 static void print_human(const bench_config *cfg, const bench_result *r, const fairness *f)
 {
+    char num[64];
     printf("%s lock=%s threads=%d duration=%.3fs ops=%llu throughput=%.0f ops/s\n", cfg->workload, cfg->lock_spec,
            cfg->threads, r->wall_s, (unsigned long long)r->ops, r->ops / r->wall_s);
     if (r->ns_per_pair > 0)
@@ -182,7 +194,8 @@ static void print_human(const bench_config *cfg, const bench_result *r, const fa
     printf("  lwss=%.2f mttr=%.1f gini=%.4f rstddev=%.4f fairness_factor=%.4f max/min=%.2f socket_switches=%.1f/1000\n",
            f->lwss, f->mttr, f->gini, f->rstddev, f->fairness_factor, f->max_min_ratio, f->socket_switches);
     for (int i = 0; i < r->nextra; i++)
-        printf("%s%s=%.6g%s", i ? " " : "  ", r->extra[i].name, r->extra[i].value, i + 1 == r->nextra ? "\n" : "");
+        printf("%s%s=%s%s", i ? " " : "  ", r->extra[i].name, format_extra(r->extra[i].value, num, sizeof num),
+               i + 1 == r->nextra ? "\n" : "");
     if (cfg->spin_ns)
         printf("  spin budget: %llu ns\n", cfg->spin_ns);
     printf("  vcsw=%ld ivcsw=%ld cpu_util=%.2fx exclusion=%s\n", r->vcsw, r->ivcsw, r->cpu_s / r->wall_s,

@@ -10,6 +10,8 @@ extern const workload wl_lrucache;
 extern const workload wl_kvmap;
 extern const workload wl_invalidation;
 extern const workload wl_handover;
+extern const workload wl_prodcons; /* Malthusian 6.7 */
+extern const workload wl_bufpool;  /* Malthusian 6.11 */
 
 const workload *const workloads[] = {
     &wl_uncontended,
@@ -22,5 +24,7 @@ const workload *const workloads[] = {
     &wl_kvmap,
     &wl_invalidation,
     &wl_handover,
+    &wl_prodcons,
+    &wl_bufpool,
     NULL,
 };

@@ -7,13 +7,15 @@
  *     object; the same for semaphores
  *  3. producer/consumer totals: every message consumed exactly once, several
  *     locks x both disciplines, signals deferred through the mutex (wait morphing)
- *  4. broadcast storm: every waiter returns once per broadcast (no lost or extra wake-ups)
+ *  4. broadcast storm: every waiter returns once per broadcast (no lost or extra wake-ups);
+ *     a deferred broadcast moves every listed waiter onto the mutex's wake list
  *  5. timed waits: time out (both clocks, a past deadline), do not time out when
  *     signalled, EINVAL for a bad abstime or clock; the mutex is held on return
  *  6. timeout-after-signal race, looped: a waiter whose signal was deferred
  *     returns 0 exactly when the signal took it; semaphore units are conserved
  *     when timed waits race with posts
- *  7. semaphores: counts conserved under 8 threads, EAGAIN, ETIMEDOUT, EOVERFLOW, EINVAL
+ *  7. semaphores: a post with a waiter hands the unit over (no barging); counts
+ *     conserved under 8 threads; EAGAIN, ETIMEDOUT, EOVERFLOW, EINVAL
  * A watchdog fails the test if anything hangs (a lost wake-up).
  */
 #include <errno.h>
@@ -160,10 +162,10 @@ static void *order_waiter(void *p)
 static int sem_listed(ll_sem *s)
 {
     int n = 0;
-    sync_guard_lock(&s->guard);
+    ll_sync_guard_lock(&s->guard);
     for (struct ll_sync_waiter *w = s->head; w; w = w->next)
         n++;
-    sync_guard_unlock(&s->guard);
+    ll_sync_guard_unlock(&s->guard);
     return n;
 }
 
@@ -351,6 +353,15 @@ typedef struct storm_case {
     int generation, arrived, returns;
 } storm_case;
 
+/* Overwrites the stack where ll_cond_wait's frame (and its waiter node) was: a
+ * waker that touched the node after letting us return would read garbage. */
+static __attribute__((noinline)) void scribble_stack(void)
+{
+    volatile unsigned char junk[1024];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = 0xA5;
+}
+
 static void *storm_waiter(void *p)
 {
     storm_case *sc = (storm_case *)p;
@@ -361,6 +372,7 @@ static void *storm_waiter(void *p)
         while (sc->generation == gen) {
             ll_cond_wait(&sc->c, &tm_iface, &sc->m, CLOCK_MONOTONIC, NULL);
             sc->returns++;
+            scribble_stack();
         }
     }
     tm_unlock(&sc->m);
@@ -391,6 +403,11 @@ static void test_broadcast_storm(void)
             ll_cond_signal(&sc.c, NULL); /* one waiter now, the rest by the broadcast: each once */
             sc.generation++;
             ll_cond_broadcast(&sc.c, (round & 1) ? &sc.m.deferred : NULL);
+            int deferred = 0;
+            for (struct ll_sync_waiter *w = sc.m.deferred.head; w; w = w->wake_next)
+                deferred++;
+            CHECK(deferred == ((round & 1) ? STORM_WAITERS - 1 : 0) && sc.c.waiters == 0,
+                  "storm: broadcast deferred %d waiters and left %u listed", deferred, sc.c.waiters);
             tm_unlock(&sc.m);
         }
         for (int i = 0; i < STORM_WAITERS; i++)
@@ -555,6 +572,7 @@ static void test_timeout_race(void)
     /* Semaphores: every unit posted is either taken by the timed waiter or still there. */
     ll_sem_init(&rc.s, 0, NULL);
     int acquired = 0;
+    mismatches = 0;
     for (int i = 0; i < RACE_LOOPS; i++) {
         rng = ll_rand_next(&rng);
         rc.delay_ns = (long)(rng % 60000);
@@ -618,8 +636,30 @@ static void *sem_worker(void *p)
     return NULL;
 }
 
+static void *handoff_waiter(void *p)
+{
+    CHECK(ll_sem_wait((ll_sem *)p, CLOCK_MONOTONIC, NULL) == 0, "handoff wait");
+    return NULL;
+}
+
 static void test_semaphore(void)
 {
+    /* Direct handoff: a post with a waiter listed gives the unit to that waiter; a
+     * thread that did not wait (here: trywait right after the post) cannot take it. */
+    for (int i = 0; i < 20; i++) {
+        ll_sem h;
+        ll_sem_init(&h, 0, NULL);
+        pthread_t w;
+        start(&w, handoff_waiter, &h);
+        while (sem_listed(&h) != 1)
+            ll_yield();
+        CHECK(ll_sem_post(&h) == 0, "post");
+        CHECK(ll_sem_trywait(&h) == EAGAIN, "a non-waiter barged in and took the unit posted for a waiter");
+        CHECK(ll_sem_getvalue(&h) == 0, "value %d after a post with a waiter", ll_sem_getvalue(&h));
+        pthread_join(w, NULL);
+        ll_sem_destroy(&h);
+    }
+
     ll_discipline disc[] = {LL_DISCIPLINE_FIFO, LL_DISCIPLINE_LIFO_CR};
     for (int di = 0; di < 2; di++) {
         sem_case sc;

@@ -22,7 +22,10 @@
  *
  * API contract (implementation: src/sync/cond.c, src/sync/sem.c):
  *   - ll_cond_wait returns 0 (signalled, broadcast or spurious) or ETIMEDOUT;
- *     in both cases the mutex is held again on return.
+ *     in both cases the mutex is held again on return.  With an abstime, EINVAL
+ *     (mutex still held, nothing waited) for a clock other than CLOCK_REALTIME /
+ *     CLOCK_MONOTONIC or tv_nsec outside [0, 1e9); ll_sem_wait likewise, but only
+ *     when it would block (POSIX).
  *   - abstime == NULL waits forever; otherwise it is an absolute time on clock
  *     (CLOCK_REALTIME or CLOCK_MONOTONIC).
  *   - a waiter that times out after it was signalled still returns 0 and waits
@@ -100,7 +103,7 @@ typedef struct ll_sem {
 
 int ll_sem_init(ll_sem *s, unsigned value, const ll_sync_config *cfg); /* EINVAL if value > INT32_MAX */
 void ll_sem_destroy(ll_sem *s);
-int ll_sem_wait(ll_sem *s, clockid_t clock, const struct timespec *abstime); /* 0 or ETIMEDOUT */
+int ll_sem_wait(ll_sem *s, clockid_t clock, const struct timespec *abstime); /* 0, ETIMEDOUT or EINVAL */
 int ll_sem_trywait(ll_sem *s);                                               /* 0 or EAGAIN */
 int ll_sem_post(ll_sem *s);                                                  /* 0 or EOVERFLOW */
 int ll_sem_getvalue(ll_sem *s);                                              /* units available, >= 0 */

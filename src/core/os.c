@@ -40,6 +40,7 @@ int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock,
         op |= FUTEX_CLOCK_REALTIME;
     else if (clock != CLOCK_MONOTONIC)
         return EINVAL;
+    futex_waits++;
     if (syscall(SYS_futex, (uint32_t *)word, op, expected, abstime, NULL, FUTEX_BITSET_MATCH_ANY) == 0)
         return 0;
     /* EAGAIN (value changed) and EINTR are "re-check and carry on", like a wake-up. */

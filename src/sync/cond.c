@@ -15,9 +15,9 @@
 
 #include "waitlist.h"
 
-static sync_list list_of(ll_cond *c)
+static ll_sync_list list_of(ll_cond *c)
 {
-    sync_list l;
+    ll_sync_list l;
     l.guard = &c->guard;
     l.head = &c->head;
     l.tail = &c->tail;
@@ -36,52 +36,52 @@ void ll_cond_init(ll_cond *c, const ll_sync_config *cfg)
 
 void ll_cond_destroy(ll_cond *c)
 {
-    sync_list l = list_of(c);
-    sync_await_empty(&l); /* a timed-out waiter may still be unlinking itself */
+    ll_sync_list l = list_of(c);
+    ll_sync_await_empty(&l); /* a timed-out waiter may still be unlinking itself */
 }
 
 int ll_cond_wait(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t clock,
                  const struct timespec *abstime)
 {
-    int rc = sync_check_deadline(clock, abstime);
+    int rc = ll_sync_check_deadline(clock, abstime);
     if (rc != 0)
         return rc;
-    sync_list l = list_of(c);
+    ll_sync_list l = list_of(c);
     struct ll_sync_waiter w;
-    sync_guard_lock(&c->guard);
-    sync_enqueue(&l, &w, sync_policy_resolve(c->discipline, c->append_one_in, &sync_cond_defaults));
-    sync_guard_unlock(&c->guard);
+    ll_sync_guard_lock(&c->guard);
+    ll_sync_enqueue(&l, &w, ll_sync_policy_resolve(c->discipline, c->append_one_in, &ll_sync_cond_defaults));
+    ll_sync_guard_unlock(&c->guard);
     /* Listed before the mutex is released: a signaller that takes the mutex after us sees us. */
     mi->unlock(mutex);
-    rc = sync_block(&l, &w, clock, abstime);
+    rc = ll_sync_block(&l, &w, clock, abstime);
     mi->lock(mutex);
     return rc;
 }
 
 void ll_cond_signal(ll_cond *c, ll_wake_list *defer)
 {
-    sync_list l = list_of(c);
-    sync_guard_lock(&c->guard);
-    struct ll_sync_waiter *w = sync_take_first(&l);
-    sync_guard_unlock(&c->guard);
+    ll_sync_list l = list_of(c);
+    ll_sync_guard_lock(&c->guard);
+    struct ll_sync_waiter *w = ll_sync_take_first(&l);
+    ll_sync_guard_unlock(&c->guard);
     if (w == NULL)
         return;
     if (defer) {
         w->wake_next = defer->head; /* the list belongs to the mutex the caller holds */
         defer->head = w;
     } else {
-        sync_wake(w);
+        ll_sync_wake(w);
     }
 }
 
 void ll_cond_broadcast(ll_cond *c, ll_wake_list *defer)
 {
-    sync_list l = list_of(c);
+    ll_sync_list l = list_of(c);
     struct ll_sync_waiter *first = NULL, **link = &first;
-    sync_guard_lock(&c->guard);
-    for (struct ll_sync_waiter *w; (w = sync_take_first(&l)) != NULL; link = &w->wake_next)
+    ll_sync_guard_lock(&c->guard);
+    for (struct ll_sync_waiter *w; (w = ll_sync_take_first(&l)) != NULL; link = &w->wake_next)
         *link = w;
-    sync_guard_unlock(&c->guard);
+    ll_sync_guard_unlock(&c->guard);
     *link = NULL;
     if (defer) {
         *link = defer->head; /* splice the batch, in list order, in front of the deferred ones */

@@ -12,8 +12,8 @@
 #include "waitlist.h"
 
 /* Written by ll_sync_set_defaults before threads use default objects; read under no lock. */
-ll_sync_config sync_cond_defaults = {LL_DISCIPLINE_FIFO, 0};
-ll_sync_config sync_sem_defaults = {LL_DISCIPLINE_FIFO, 0};
+ll_sync_config ll_sync_cond_defaults = {LL_DISCIPLINE_FIFO, 0};
+ll_sync_config ll_sync_sem_defaults = {LL_DISCIPLINE_FIFO, 0};
 
 #define VALID "valid: fifo | lifo-cr[:append_one_in=N] (N in 1..4294967295, default 1000)"
 
@@ -57,7 +57,7 @@ int ll_sync_config_parse(const char *text, ll_sync_config *out, char *err, size_
 void ll_sync_set_defaults(const ll_sync_config *cond_cfg, const ll_sync_config *sem_cfg)
 {
     if (cond_cfg)
-        sync_cond_defaults = *cond_cfg;
+        ll_sync_cond_defaults = *cond_cfg;
     if (sem_cfg)
-        sync_sem_defaults = *sem_cfg;
+        ll_sync_sem_defaults = *sem_cfg;
 }

@@ -18,9 +18,9 @@
 
 #include "waitlist.h"
 
-static sync_list list_of(ll_sem *s)
+static ll_sync_list list_of(ll_sem *s)
 {
-    sync_list l;
+    ll_sync_list l;
     l.guard = &s->guard;
     l.head = &s->head;
     l.tail = &s->tail;
@@ -42,47 +42,47 @@ int ll_sem_init(ll_sem *s, unsigned value, const ll_sync_config *cfg)
 
 void ll_sem_destroy(ll_sem *s)
 {
-    sync_list l = list_of(s);
-    sync_await_empty(&l); /* a timed-out waiter may still be unlinking itself */
+    ll_sync_list l = list_of(s);
+    ll_sync_await_empty(&l); /* a timed-out waiter may still be unlinking itself */
 }
 
 int ll_sem_wait(ll_sem *s, clockid_t clock, const struct timespec *abstime)
 {
-    sync_list l = list_of(s);
+    ll_sync_list l = list_of(s);
     struct ll_sync_waiter w;
-    sync_guard_lock(&s->guard);
+    ll_sync_guard_lock(&s->guard);
     if (s->value > 0) { /* POSIX: abstime is not checked when the unit is there */
         s->value--;
-        sync_guard_unlock(&s->guard);
+        ll_sync_guard_unlock(&s->guard);
         return 0;
     }
-    int rc = sync_check_deadline(clock, abstime);
+    int rc = ll_sync_check_deadline(clock, abstime);
     if (rc != 0) {
-        sync_guard_unlock(&s->guard);
+        ll_sync_guard_unlock(&s->guard);
         return rc;
     }
-    sync_enqueue(&l, &w, sync_policy_resolve(s->discipline, s->append_one_in, &sync_sem_defaults));
-    sync_guard_unlock(&s->guard);
-    return sync_block(&l, &w, clock, abstime); /* 0: a post handed us its unit */
+    ll_sync_enqueue(&l, &w, ll_sync_policy_resolve(s->discipline, s->append_one_in, &ll_sync_sem_defaults));
+    ll_sync_guard_unlock(&s->guard);
+    return ll_sync_block(&l, &w, clock, abstime); /* 0: a post handed us its unit */
 }
 
 int ll_sem_trywait(ll_sem *s)
 {
     int rc = EAGAIN;
-    sync_guard_lock(&s->guard);
+    ll_sync_guard_lock(&s->guard);
     if (s->value > 0) {
         s->value--;
         rc = 0;
     }
-    sync_guard_unlock(&s->guard);
+    ll_sync_guard_unlock(&s->guard);
     return rc;
 }
 
 int ll_sem_post(ll_sem *s)
 {
-    sync_list l = list_of(s);
-    sync_guard_lock(&s->guard);
-    struct ll_sync_waiter *w = sync_take_first(&l);
+    ll_sync_list l = list_of(s);
+    ll_sync_guard_lock(&s->guard);
+    struct ll_sync_waiter *w = ll_sync_take_first(&l);
     int rc = 0;
     if (w == NULL) {
         if (s->value >= INT32_MAX)
@@ -90,16 +90,16 @@ int ll_sem_post(ll_sem *s)
         else
             s->value++;
     }
-    sync_guard_unlock(&s->guard);
+    ll_sync_guard_unlock(&s->guard);
     if (w)
-        sync_wake(w); /* after the guard: the woken thread may destroy the semaphore at once */
+        ll_sync_wake(w); /* after the guard: the woken thread may destroy the semaphore at once */
     return rc;
 }
 
 int ll_sem_getvalue(ll_sem *s)
 {
-    sync_guard_lock(&s->guard);
+    ll_sync_guard_lock(&s->guard);
     int value = (int)s->value;
-    sync_guard_unlock(&s->guard);
+    ll_sync_guard_unlock(&s->guard);
     return value;
 }

@@ -10,12 +10,12 @@
 
 enum { GUARD_SPINS = 100 }; /* PAUSEs before yielding: the holder may have been preempted */
 
-void sync_guard_lock(ll_atomic_u32 *guard)
+void ll_sync_guard_lock(ll_atomic_u32 *guard)
 {
     for (unsigned spins = 0;; spins++) {
         uint32_t expected = 0;
         if (ll_load_relaxed(guard) == 0 && /* relaxed: a hint, the CAS decides */
-            ll_cas(guard, &expected, 1, LL_ACQUIRE)) /* acquire: pairs with sync_guard_unlock's release */
+            ll_cas(guard, &expected, 1, LL_ACQUIRE)) /* acquire: pairs with ll_sync_guard_unlock's release */
             return;
         if (spins < GUARD_SPINS)
             ll_pause();
@@ -24,9 +24,9 @@ void sync_guard_lock(ll_atomic_u32 *guard)
     }
 }
 
-sync_policy sync_policy_resolve(uint32_t discipline, uint32_t append_one_in, const ll_sync_config *defaults)
+ll_sync_policy ll_sync_policy_resolve(uint32_t discipline, uint32_t append_one_in, const ll_sync_config *defaults)
 {
-    sync_policy p;
+    ll_sync_policy p;
     if (discipline == LL_DISCIPLINE_DEFAULT) {
         discipline = defaults->discipline;
         append_one_in = defaults->append_one_in;
@@ -36,11 +36,11 @@ sync_policy sync_policy_resolve(uint32_t discipline, uint32_t append_one_in, con
     return p;
 }
 
-void sync_enqueue(sync_list *l, struct ll_sync_waiter *w, sync_policy p)
+void ll_sync_enqueue(ll_sync_list *l, struct ll_sync_waiter *w, ll_sync_policy p)
 {
     w->parker = ll_self()->parker;
     w->wake_next = NULL;
-    ll_store_relaxed(&w->state, SYNC_LISTED); /* relaxed: published by the guard's release */
+    ll_store_relaxed(&w->state, LL_SYNC_LISTED); /* relaxed: published by the guard's release */
     int append = p.discipline == LL_DISCIPLINE_FIFO || ll_rand_below(p.append_one_in) == 0;
     if (append) {
         w->next = NULL;
@@ -63,7 +63,7 @@ void sync_enqueue(sync_list *l, struct ll_sync_waiter *w, sync_policy p)
         (*l->count)++;
 }
 
-static void unlink_node(sync_list *l, struct ll_sync_waiter *w)
+static void unlink_node(ll_sync_list *l, struct ll_sync_waiter *w)
 {
     if (w->prev)
         w->prev->next = w->next;
@@ -77,13 +77,13 @@ static void unlink_node(sync_list *l, struct ll_sync_waiter *w)
         (*l->count)--;
 }
 
-struct ll_sync_waiter *sync_take_first(sync_list *l)
+struct ll_sync_waiter *ll_sync_take_first(ll_sync_list *l)
 {
     for (struct ll_sync_waiter *w = *l->head; w; w = w->next) {
-        uint32_t expected = SYNC_LISTED;
+        uint32_t expected = LL_SYNC_LISTED;
         /* relaxed: only decides LISTED -> TAKEN against the owner's LISTED -> CANCELLING;
-         * the owner learns of its wake-up from the release store of WOKEN in sync_wake */
-        if (ll_cas(&w->state, &expected, SYNC_TAKEN, LL_RELAXED)) {
+         * the owner learns of its wake-up from the release store of WOKEN in ll_sync_wake */
+        if (ll_cas(&w->state, &expected, LL_SYNC_TAKEN, LL_RELAXED)) {
             unlink_node(l, w);
             return w;
         }
@@ -92,10 +92,10 @@ struct ll_sync_waiter *sync_take_first(sync_list *l)
     return NULL;
 }
 
-void sync_wake(struct ll_sync_waiter *w)
+void ll_sync_wake(struct ll_sync_waiter *w)
 {
     ll_parker *parker = w->parker; /* read before the store below lets the owner return */
-    ll_store_release(&w->state, SYNC_WOKEN); /* release: pairs with the owner's acquire in woken() */
+    ll_store_release(&w->state, LL_SYNC_WOKEN); /* release: pairs with the owner's acquire in woken() */
     ll_parker_unpark(parker); /* parkers are never freed: a late unpark is only a spurious wake */
 }
 
@@ -104,19 +104,19 @@ void ll_wake_list_flush(ll_wake_list *list)
     struct ll_sync_waiter *w = list->head;
     list->head = NULL;
     while (w) {
-        struct ll_sync_waiter *next = w->wake_next; /* read before sync_wake lets w's owner return */
-        sync_wake(w);
+        struct ll_sync_waiter *next = w->wake_next; /* read before ll_sync_wake lets w's owner return */
+        ll_sync_wake(w);
         w = next;
     }
 }
 
 static bool woken(void *ctx)
 {
-    /* acquire: pairs with the release store of WOKEN in sync_wake */
-    return ll_load_acquire(&((struct ll_sync_waiter *)ctx)->state) == SYNC_WOKEN;
+    /* acquire: pairs with the release store of WOKEN in ll_sync_wake */
+    return ll_load_acquire(&((struct ll_sync_waiter *)ctx)->state) == LL_SYNC_WOKEN;
 }
 
-int sync_block(sync_list *l, struct ll_sync_waiter *w, clockid_t clock, const struct timespec *abstime)
+int ll_sync_block(ll_sync_list *l, struct ll_sync_waiter *w, clockid_t clock, const struct timespec *abstime)
 {
     if (abstime == NULL) {
         ll_parker_park_until(w->parker, woken, w);
@@ -124,12 +124,12 @@ int sync_block(sync_list *l, struct ll_sync_waiter *w, clockid_t clock, const st
     }
     if (ll_parker_park_deadline(w->parker, woken, w, clock, abstime))
         return 0;
-    uint32_t expected = SYNC_LISTED;
+    uint32_t expected = LL_SYNC_LISTED;
     /* relaxed: decides against a signaller's LISTED -> TAKEN; the unlink below is under the guard */
-    if (ll_cas(&w->state, &expected, SYNC_CANCELLING, LL_RELAXED)) {
-        sync_guard_lock(l->guard);
+    if (ll_cas(&w->state, &expected, LL_SYNC_CANCELLING, LL_RELAXED)) {
+        ll_sync_guard_lock(l->guard);
         unlink_node(l, w);
-        sync_guard_unlock(l->guard);
+        ll_sync_guard_unlock(l->guard);
         return ETIMEDOUT;
     }
     /* Taken by a signal or post before we could cancel: the wake-up is ours (perhaps still on
@@ -138,21 +138,21 @@ int sync_block(sync_list *l, struct ll_sync_waiter *w, clockid_t clock, const st
     return 0;
 }
 
-int sync_check_deadline(clockid_t clock, const struct timespec *abstime)
+int ll_sync_check_deadline(clockid_t clock, const struct timespec *abstime)
 {
+    if (abstime == NULL)
+        return 0;
     if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
         return EINVAL;
-    if (abstime && (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L))
-        return EINVAL;
-    return 0;
+    return abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L ? EINVAL : 0;
 }
 
-void sync_await_empty(sync_list *l)
+void ll_sync_await_empty(ll_sync_list *l)
 {
     for (;;) {
-        sync_guard_lock(l->guard);
+        ll_sync_guard_lock(l->guard);
         bool empty = *l->head == NULL;
-        sync_guard_unlock(l->guard);
+        ll_sync_guard_unlock(l->guard);
         if (empty)
             return;
         ll_yield();

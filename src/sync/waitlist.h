@@ -5,7 +5,7 @@
  *
  * A waiter node lives on the waiting thread's stack.  The list (head, tail,
  * prev/next links) is protected by the object's guard, a short spin lock
- * (sync_guard_lock): its critical sections are a few pointer updates.
+ * (ll_sync_guard_lock): its critical sections are a few pointer updates.
  *
  * Node state (w->state)
  *   LISTED      on the object's list; a signal/post may take it
@@ -24,7 +24,7 @@
 #include "locklab/core.h"
 #include "locklab/sync.h"
 
-enum { SYNC_LISTED = 0, SYNC_CANCELLING = 1, SYNC_TAKEN = 2, SYNC_WOKEN = 3 };
+enum { LL_SYNC_LISTED = 0, LL_SYNC_CANCELLING = 1, LL_SYNC_TAKEN = 2, LL_SYNC_WOKEN = 3 };
 
 struct ll_sync_waiter {
     struct ll_sync_waiter *prev, *next; /* the object's list: under its guard */
@@ -34,42 +34,42 @@ struct ll_sync_waiter {
 };
 
 /* The list of one object: pointers into its guard, head and tail. */
-typedef struct sync_list {
+typedef struct ll_sync_list {
     ll_atomic_u32 *guard;
     struct ll_sync_waiter **head, **tail;
     uint32_t *count; /* listed waiters (NULL: not kept) */
-} sync_list;
+} ll_sync_list;
 
-void sync_guard_lock(ll_atomic_u32 *guard);
-LL_INLINE void sync_guard_unlock(ll_atomic_u32 *guard)
+void ll_sync_guard_lock(ll_atomic_u32 *guard);
+LL_INLINE void ll_sync_guard_unlock(ll_atomic_u32 *guard)
 {
     ll_store_release(guard, 0); /* release: list updates before the next holder's acquire CAS */
 }
 
 /* The effective discipline of an object: its own, else the process default (FIFO). */
-typedef struct sync_policy {
+typedef struct ll_sync_policy {
     ll_discipline discipline;
     uint32_t append_one_in;
-} sync_policy;
-sync_policy sync_policy_resolve(uint32_t discipline, uint32_t append_one_in, const ll_sync_config *defaults);
-extern ll_sync_config sync_cond_defaults, sync_sem_defaults;
+} ll_sync_policy;
+ll_sync_policy ll_sync_policy_resolve(uint32_t discipline, uint32_t append_one_in, const ll_sync_config *defaults);
+extern ll_sync_config ll_sync_cond_defaults, ll_sync_sem_defaults;
 
 /* Under the guard: put w (initialised here, owned by the caller) on the list
  * by the policy: FIFO appends; LIFO-CR appends with probability 1/append_one_in
  * (ll_rand_below), else prepends. */
-void sync_enqueue(sync_list *l, struct ll_sync_waiter *w, sync_policy p);
+void ll_sync_enqueue(ll_sync_list *l, struct ll_sync_waiter *w, ll_sync_policy p);
 /* Under the guard: take the first LISTED waiter off the list (TAKEN), or NULL. */
-struct ll_sync_waiter *sync_take_first(sync_list *l);
+struct ll_sync_waiter *ll_sync_take_first(ll_sync_list *l);
 /* Deliver a TAKEN waiter's wake-up; w may be gone as soon as this stores WOKEN. */
-void sync_wake(struct ll_sync_waiter *w);
-/* Owner side, after sync_enqueue and releasing the guard (and, for a condition
+void ll_sync_wake(struct ll_sync_waiter *w);
+/* Owner side, after ll_sync_enqueue and releasing the guard (and, for a condition
  * variable, the mutex): block until woken (0) or until abstime (ETIMEDOUT,
  * after unlinking itself).  A waiter taken before it could cancel waits for
  * its wake-up and returns 0.  abstime NULL: no deadline. */
-int sync_block(sync_list *l, struct ll_sync_waiter *w, clockid_t clock, const struct timespec *abstime);
-/* EINVAL unless abstime is NULL or a valid time on CLOCK_REALTIME / CLOCK_MONOTONIC. */
-int sync_check_deadline(clockid_t clock, const struct timespec *abstime);
+int ll_sync_block(ll_sync_list *l, struct ll_sync_waiter *w, clockid_t clock, const struct timespec *abstime);
+/* 0 if abstime is NULL or a valid time on CLOCK_REALTIME / CLOCK_MONOTONIC, else EINVAL. */
+int ll_sync_check_deadline(clockid_t clock, const struct timespec *abstime);
 /* Wait until no waiter is listed (a timed-out one may still be unlinking itself). */
-void sync_await_empty(sync_list *l);
+void ll_sync_await_empty(ll_sync_list *l);
 
 #endif
