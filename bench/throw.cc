@@ -93,17 +93,19 @@ int main(int argc, char **argv)
     unsigned long long total = 0;
     for (auto n : ops)
         total += n;
-    const char *lock = std::getenv("LOCKLAB_LOCK");
+    const char *preload = std::getenv("LD_PRELOAD"), *lock = std::getenv("LOCKLAB_LOCK");
+    if (!lock)
+        lock = preload && std::strstr(preload, "liblocklab-preload") ? "interposer-default" : "native";
     if (json) {
         std::printf("{\"workload\":\"throw\",\"lock\":\"%s\",\"threads\":%d,\"duration_s\":%.6f,\"ops\":%llu,"
                     "\"throughput_ops_s\":%.1f,\"per_thread_ops\":[",
-                    lock ? lock : "native", threads, wall, total, total / wall);
+                    lock, threads, wall, total, total / wall);
         for (int t = 0; t < threads; t++)
             std::printf("%s%llu", t ? "," : "", ops[t]);
         std::printf("]}\n");
     } else {
         std::printf("throw threads=%d duration=%.3fs loops=%llu throughput=%.0f/s (lock: %s)\n", threads, wall, total,
-                    total / wall, lock ? lock : "native");
+                    total / wall, lock);
     }
     return 0;
 }

@@ -45,7 +45,12 @@ typedef struct ll_lock_ops {
     void (*release)(void *state, ll_wait_policy *wp);
 } ll_lock_ops;
 
-extern const ll_lock_ops *const ll_lock_registry[]; /* NULL-terminated */
+/* The i-th registered algorithm (i = 0, 1, ...): locklab's own, then the
+ * peers; NULL past the last one. */
+const ll_lock_ops *ll_lock_algorithm(size_t i);
+/* Other libraries' locks behind the same ops (NULL-terminated; empty when the
+ * library is absent): defined by src/peers/ck.c or src/peers/none.c. */
+extern const ll_lock_ops *const ll_peer_locks[];
 
 /* The generic-handle adapter of a queue lock whose expert API is
  *   PREFIX_acquire(lock *, node *, wp), PREFIX_try_acquire(lock *, node *),

@@ -7,7 +7,7 @@ gets, per app, the median metric with spread and the ratio to glibc (higher =
 better than glibc), plus a plot of that ratio against threads.
 
 The apps (Debian packages, installed with --install if missing):
-  kccachetest   kyotocabinet-utils  `kccachetest wicked -th T -it 1 RNUM` (Malthusian §6, CNA §7):
+  kccachetest   kyotocabinet-utils  `kccachetest wicked -th T -it 1 RNUM`, RNUM = 2e6 x scale / T (Malthusian §6, CNA §7):
                                     records/s = T x RNUM / wall time
   db_bench      rocksdb-tools       `db_bench --benchmarks=readwhilewriting` (TWA paper): ops/s it reports
   sysbench-mutex   sysbench         `sysbench mutex`: its total time (lower is better; we report 1/time)
@@ -34,7 +34,7 @@ COLUMNS = ["app", "lock", "threads", "run", "ok", "value", "unit", "wall_s", "er
 
 
 def _kc_records(threads, scale):
-    return max(1000, int(200000 * scale / threads))
+    return max(1000, int(2000000 * scale / threads))
 
 
 def _search(pattern, text, group=1):
@@ -235,7 +235,7 @@ def machine_line():
         model = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    return f"{model}, {os.cpu_count()} CPUs, {os.uname().release}, glibc {os.confstr('CS_GNU_LIBC_VERSION')}"
+    return f"{model}, {os.cpu_count()} CPUs, {os.uname().release}, {os.confstr('CS_GNU_LIBC_VERSION')}"
 
 
 def run(args):

@@ -52,8 +52,8 @@ unsigned long long ll_lock_spin_ns(const ll_lock *l) { return l->wp.ops->has_bud
 
 void ll_lock_list(void (*fn)(const char *spec, void *arg), void *arg)
 {
-    for (int i = 0; ll_lock_registry[i]; i++) {
-        const ll_lock_ops *ops = ll_lock_registry[i];
+    const ll_lock_ops *ops;
+    for (size_t i = 0; (ops = ll_lock_algorithm(i)) != NULL; i++) {
         for (int p = 0; ll_wait_policies[p]; p++) {
             if (!(ops->policies & LL_POLICY_BIT(p)))
                 continue;

@@ -11,9 +11,10 @@
 
 const ll_lock_ops *ll_lock_find_algorithm(const char *name)
 {
-    for (int i = 0; ll_lock_registry[i]; i++)
-        if (strcmp(ll_lock_registry[i]->name, name) == 0)
-            return ll_lock_registry[i];
+    const ll_lock_ops *ops;
+    for (size_t i = 0; (ops = ll_lock_algorithm(i)) != NULL; i++)
+        if (strcmp(ops->name, name) == 0)
+            return ops;
     return NULL;
 }
 
@@ -21,8 +22,9 @@ const ll_lock_ops *ll_lock_find_algorithm(const char *name)
 static void list_algorithms(char *buf, size_t len)
 {
     size_t n = 0;
-    for (int i = 0; ll_lock_registry[i] && n < len; i++)
-        n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", ll_lock_registry[i]->name);
+    const ll_lock_ops *ops;
+    for (size_t i = 0; (ops = ll_lock_algorithm(i)) != NULL && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", ops->name);
 }
 
 static void list_policies(unsigned mask, char *buf, size_t len)

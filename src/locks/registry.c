@@ -1,4 +1,6 @@
-/* The one list of lock algorithms.  Adding a lock = one file + one line here. */
+/* The one list of lock algorithms.  Adding a lock = one file + one line here.
+ * ll_lock_algorithm() walks this table, then ll_peer_locks[] (other libraries'
+ * locks behind the same ops: src/peers/ck.c, or src/peers/none.c when absent). */
 #include "locklab/registry.h"
 
 extern const ll_lock_ops ll_lock_tas, ll_lock_ttas, ll_lock_backoff, ll_lock_ticket, ll_lock_ticket_pb,
@@ -6,10 +8,16 @@ extern const ll_lock_ops ll_lock_tas, ll_lock_ttas, ll_lock_backoff, ll_lock_tic
 extern const ll_lock_ops ll_lock_mcscr, ll_lock_lifocr, ll_lock_loiter; /* concurrency restriction */
 extern const ll_lock_ops ll_lock_cna, ll_lock_hmcs, ll_lock_mcscrn;     /* NUMA-aware */
 
-const ll_lock_ops *const ll_lock_registry[] = {
+static const ll_lock_ops *const own_locks[] = {
     &ll_lock_tas, &ll_lock_ttas, &ll_lock_backoff, &ll_lock_ticket, &ll_lock_ticket_pb, &ll_lock_anderson,
     &ll_lock_clh, &ll_lock_mcs, &ll_lock_k42, &ll_lock_twa,
     &ll_lock_mcscr, &ll_lock_lifocr, &ll_lock_loiter,
     &ll_lock_cna, &ll_lock_hmcs, &ll_lock_mcscrn,
     &ll_lock_pthread, NULL,
 };
+
+const ll_lock_ops *ll_lock_algorithm(size_t i)
+{
+    size_t own = sizeof own_locks / sizeof own_locks[0] - 1; /* minus the NULL */
+    return i < own ? own_locks[i] : ll_peer_locks[i - own];  /* ll_peer_locks is NULL-terminated */
+}
