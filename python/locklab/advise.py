@@ -12,6 +12,7 @@ import sys
 import time
 
 from . import preload
+from .sweep import split_locks
 from .errors import UsageError
 
 DEFAULT_CANDIDATES = "glibc,mcs-stp,twa-stp,mcscr-stp,lifocr-stp,loiter,cna-stp"
@@ -38,8 +39,9 @@ def _positive(option, text, kind, hi):
     except ValueError:
         x = None
     if x is None or not 0 < x <= hi:
+        lo = "1" if kind is int else "more than 0"
         raise UsageError(f"bad value '{text}' for {option} (valid: a {'whole ' if kind is int else ''}number "
-                         f"in 1..{hi})")
+                         f"from {lo} to {hi})")
     return x
 
 
@@ -105,7 +107,7 @@ def run(args):
     cmd = preload.command_of(args)
     runs = _positive("--runs", args.runs, int, 100)
     timeout = _positive("--timeout", args.timeout, float, 86400)
-    candidates = [c for c in args.locks.split(",")]
+    candidates = split_locks(args.locks)
     if any(not c for c in candidates) or len(set(candidates)) != len(candidates):
         raise UsageError(f"bad --locks '{args.locks}' (valid: a comma-separated list of distinct lock specs)")
     try:

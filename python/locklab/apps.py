@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from . import preload
+from .sweep import split_locks
 from .errors import UsageError
 
 DEFAULT_LOCKS = "glibc,mcs-stp,twa-stp,mcscr-stp,loiter"
@@ -91,7 +92,7 @@ def register(subparsers):
 
 
 def _list(option, text, valid=None):
-    items = text.split(",")
+    items = split_locks(text) if option == "--locks" else text.split(",")
     if any(not i for i in items) or len(set(items)) != len(items):
         raise UsageError(f"bad {option} '{text}' (valid: a comma-separated list of distinct items)")
     for i in items:
