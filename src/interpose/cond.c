@@ -104,7 +104,7 @@ static int profiled_wait(lp_profile *p, lp_cond *c, const ll_mutex_iface *mi, vo
 static int cond_wait(pthread_cond_t *pc, pthread_mutex_t *pm, enum wait_kind kind, clockid_t clock,
                      const struct timespec *abstime, void *caller)
 {
-    lp_ensure_init();
+    lp_require_init(kind == WAIT ? "pthread_cond_wait" : kind == TIMEDWAIT ? "pthread_cond_timedwait" : "pthread_cond_clockwait");
     lp_cond *c = (lp_cond *)pc;
     lp_mutex *m = (lp_mutex *)pm;
     lp_profile *p = profile_of(c, caller);
@@ -157,8 +157,12 @@ static ll_wake_list *deferral(lp_cond *c)
 
 int pthread_cond_signal(pthread_cond_t *pc)
 {
-    lp_ensure_init();
     lp_cond *c = (lp_cond *)pc;
+    if (LL_UNLIKELY(!lp_ensure_init())) {
+        if (glibc_owned(c))
+            lp_init_recursion_fatal("pthread_cond_signal (process-shared)");
+        return 0; /* called while configuring: no thread can be waiting on it (config.h) */
+    }
     profile_of(c, __builtin_return_address(0));
     if (glibc_owned(c))
         return lp_real.cond_signal(pc);
@@ -168,8 +172,12 @@ int pthread_cond_signal(pthread_cond_t *pc)
 
 int pthread_cond_broadcast(pthread_cond_t *pc)
 {
-    lp_ensure_init();
     lp_cond *c = (lp_cond *)pc;
+    if (LL_UNLIKELY(!lp_ensure_init())) {
+        if (glibc_owned(c))
+            lp_init_recursion_fatal("pthread_cond_broadcast (process-shared)");
+        return 0; /* called while configuring: no thread can be waiting on it (config.h) */
+    }
     profile_of(c, __builtin_return_address(0));
     if (glibc_owned(c))
         return lp_real.cond_broadcast(pc);
@@ -179,7 +187,7 @@ int pthread_cond_broadcast(pthread_cond_t *pc)
 
 int pthread_cond_init(pthread_cond_t *pc, const pthread_condattr_t *attr)
 {
-    lp_ensure_init();
+    bool ready = lp_ensure_init(); /* false while configuring (config.h): only our own need no config */
     int pshared = PTHREAD_PROCESS_PRIVATE;
     clockid_t clock = CLOCK_REALTIME;
     if (attr) {
@@ -187,6 +195,8 @@ int pthread_cond_init(pthread_cond_t *pc, const pthread_condattr_t *attr)
         pthread_condattr_getclock(attr, &clock);
     }
     if (pshared != PTHREAD_PROCESS_PRIVATE) {
+        if (!ready)
+            lp_init_recursion_fatal("pthread_cond_init (process-shared)");
         ll_faa(&lp_passthrough_conds, 1, LL_RELAXED); /* relaxed: a statistic */
         int rc = lp_real.cond_init(pc, attr);         /* sets bit 0 of __wrefs: later calls pass through */
         profile_of((lp_cond *)pc, __builtin_return_address(0));
@@ -201,8 +211,10 @@ int pthread_cond_init(pthread_cond_t *pc, const pthread_condattr_t *attr)
 
 int pthread_cond_destroy(pthread_cond_t *pc)
 {
-    lp_ensure_init();
+    bool ready = lp_ensure_init(); /* false while configuring (config.h): only our own need no config */
     lp_cond *c = (lp_cond *)pc;
+    if (!ready && glibc_owned(c))
+        lp_init_recursion_fatal("pthread_cond_destroy (process-shared)");
     profile_of(c, __builtin_return_address(0));
     if (glibc_owned(c))
         return lp_real.cond_destroy(pc);
