@@ -30,6 +30,12 @@ threads)
     ;;
 fork)
     for spec in loiter mcs-stp mcscr-stp; do run "$spec" "$bindir/test_fork"; done
+    # Another library's fork handler, run after the interposer's, locks a mutex
+    # that has no lock object yet (loiter and hmcs-stp are out-of-line).
+    for spec in loiter hmcs-stp; do
+        timeout 60 env LOCKLAB_LOCK=$spec LD_PRELOAD="$preload $bindir/libatfork_lib.so" "$bindir/test_fork" >/dev/null ||
+            bad "$spec with atfork_lib (exit $?)"
+    done
     ;;
 preconstructor)
     ctor=$bindir/libctor_lib.so
