@@ -92,6 +92,14 @@ int ll_cond_wait(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t cl
 /* defer: the wake list of the mutex the caller holds (wait morphing), or NULL to wake now. */
 void ll_cond_signal(ll_cond *c, ll_wake_list *defer);
 void ll_cond_broadcast(ll_cond *c, ll_wake_list *defer);
+/* Wait morphing decided per waiter, for callers that do not know which mutex
+ * the waiters use (the interposer): held(mi, mutex) is given the iface and
+ * mutex a taken waiter passed to ll_cond_wait (alive: that waiter is blocked
+ * until woken and will lock it again) and returns that mutex's deferred wake
+ * list if the calling thread holds it, else NULL (the waiter is woken now). */
+typedef ll_wake_list *(*ll_held_wake_list_fn)(const ll_mutex_iface *mi, void *mutex);
+void ll_cond_signal_morph(ll_cond *c, ll_held_wake_list_fn held);
+void ll_cond_broadcast_morph(ll_cond *c, ll_held_wake_list_fn held);
 
 typedef struct ll_sem {
     ll_atomic_u32 guard;

@@ -9,7 +9,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "locklab/core.h"
@@ -30,12 +30,27 @@ static ll_thread *free_threads;      /* recycled contexts (linked via free_nodes
 static free_node *free_qnodes;       /* nodes returned by exited threads */
 static uint32_t next_index;
 
+static char *chunk_next, *chunk_end; /* under slab_mutex: the unused tail of the current chunk */
+
+/* Zeroed, LL_SECTOR-aligned memory, never freed; the caller holds slab_mutex.
+ * From mmap, never malloc: a thread's first lock acquisition lands here, and
+ * under the LD_PRELOAD interposer that acquisition may come from inside a
+ * malloc replacement that locks a pthread mutex (jemalloc does): calling
+ * malloc here would re-enter that mutex and deadlock on slab_mutex. */
 static void *slab_alloc(size_t bytes)
 {
-    void *p = NULL;
-    if (posix_memalign(&p, LL_SECTOR, bytes) != 0)
-        abort(); /* out of memory in the lock library: nothing sane to do */
-    memset(p, 0, bytes);
+    enum { CHUNK_BYTES = 64 * 1024 };
+    bytes = (bytes + LL_SECTOR - 1) / LL_SECTOR * LL_SECTOR;
+    if ((size_t)(chunk_end - chunk_next) < bytes) {
+        size_t len = bytes > CHUNK_BYTES ? bytes : CHUNK_BYTES;
+        void *c = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (c == MAP_FAILED)
+            abort(); /* out of memory in the lock library: nothing sane to do */
+        chunk_next = (char *)c; /* page-aligned, hence LL_SECTOR-aligned; zeroed */
+        chunk_end = chunk_next + len;
+    }
+    void *p = chunk_next;
+    chunk_next += bytes;
     return p;
 }
 
@@ -88,14 +103,16 @@ ll_thread *ll_thread_init(void)
 /* The per-thread cache is empty: take a node from exited threads, or carve new ones. */
 void *ll_qnode_refill(void)
 {
+    enum { BATCH = 16 };
+    char *block = NULL;
     pthread_mutex_lock(&slab_mutex);
     free_node *n = free_qnodes;
     if (n)
         free_qnodes = *link_of(n);
+    else
+        block = (char *)slab_alloc((size_t)BATCH * LL_QNODE_BYTES);
     pthread_mutex_unlock(&slab_mutex);
     if (!n) {
-        enum { BATCH = 16 };
-        char *block = (char *)slab_alloc((size_t)BATCH * LL_QNODE_BYTES);
         for (int i = 1; i < BATCH; i++)
             ll_qnode_put(block + (size_t)i * LL_QNODE_BYTES);
         n = (free_node *)(void *)block;

@@ -14,7 +14,7 @@
  *           empty condition variable with the process default discipline
  *   32      clock of pthread_cond_timedwait (pthread_condattr_setclock): 0 realtime, 1 monotonic
  *   36      glibc's __wrefs: always 0 in ours
- *   40      the (non-passthrough) mutex the waiters last used, or NULL
+ *   40      unused (0)
  *
  * Process-shared condition variables are glibc's: our pthread_cond_init hands
  * them to glibc, which sets bit 0 of __wrefs (its "process-shared" flag) at
@@ -48,7 +48,7 @@ typedef struct lp_cond {
     ll_cond c;
     uint32_t monotonic;
     ll_atomic_u32 glibc_wrefs;
-    ll_atomic_ptr mutex;
+    void *unused;
 } lp_cond;
 #if defined(__x86_64__)
 _Static_assert(sizeof(lp_cond) == sizeof(pthread_cond_t), "lp_cond must overlay pthread_cond_t exactly");
@@ -104,7 +104,7 @@ static int profiled_wait(lp_profile *p, lp_cond *c, const ll_mutex_iface *mi, vo
 static int cond_wait(pthread_cond_t *pc, pthread_mutex_t *pm, enum wait_kind kind, clockid_t clock,
                      const struct timespec *abstime, void *caller)
 {
-    lp_ensure_init();
+    lp_require_init(kind == WAIT ? "pthread_cond_wait" : kind == TIMEDWAIT ? "pthread_cond_timedwait" : "pthread_cond_clockwait");
     lp_cond *c = (lp_cond *)pc;
     lp_mutex *m = (lp_mutex *)pm;
     lp_profile *p = profile_of(c, caller);
@@ -118,15 +118,12 @@ static int cond_wait(pthread_cond_t *pc, pthread_mutex_t *pm, enum wait_kind kin
     if (kind == TIMEDWAIT)
         clock = c->monotonic ? CLOCK_MONOTONIC : CLOCK_REALTIME;
     if (lp_mutex_passthrough(m)) {
-        ll_store_relaxed(&c->mutex, NULL); /* relaxed: signallers must not treat a glibc mutex as ours */
         glibc_mutex_ref g = {pm, 0};
         int rc = profiled_wait(p, c, &glibc_mutex_iface, &g, clock, abstime);
         return g.lock_rc ? g.lock_rc : rc;
     }
     if (!lp_mutex_held_by_me(m))
         return EPERM;
-    /* relaxed: a signaller that holds m acquired it after we set this under m */
-    ll_store_relaxed(&c->mutex, m);
     uint32_t depth = m->depth; /* a recursive mutex is released entirely while waiting */
     int rc = profiled_wait(p, c, &lp_mutex_iface, m, clock, abstime);
     m->depth = depth;
@@ -146,40 +143,49 @@ int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t cloc
     return cond_wait(c, m, CLOCKWAIT, clock, abstime, __builtin_return_address(0));
 }
 
-/* The deferred wake list to use: the waiters' mutex's, if the caller holds it. */
-static ll_wake_list *deferral(lp_cond *c)
+/* The deferred wake list for a waiter that waits with (mi, mutex): its mutex's,
+ * if it is ours (not glibc's) and the caller holds it.  Decided per taken
+ * waiter (ll_cond_signal_morph), whose mutex is alive, never from a mutex
+ * remembered in the condition variable (it may be stale, even freed). */
+static ll_wake_list *held_wake_list(const ll_mutex_iface *mi, void *mutex)
 {
-    lp_mutex *m = (lp_mutex *)ll_load_relaxed(&c->mutex); /* relaxed: if we hold m, we saw the store made under it */
-    if (m && !lp_mutex_passthrough(m) && lp_mutex_held_by_me(m))
-        return &m->deferred;
-    return NULL;
+    lp_mutex *m = (lp_mutex *)mutex;
+    return mi == &lp_mutex_iface && lp_mutex_held_by_me(m) ? &m->deferred : NULL;
 }
 
 int pthread_cond_signal(pthread_cond_t *pc)
 {
-    lp_ensure_init();
     lp_cond *c = (lp_cond *)pc;
+    if (LL_UNLIKELY(!lp_ensure_init())) {
+        if (glibc_owned(c))
+            lp_init_recursion_fatal("pthread_cond_signal (process-shared)");
+        return 0; /* called while configuring: no thread can be waiting on it (config.h) */
+    }
     profile_of(c, __builtin_return_address(0));
     if (glibc_owned(c))
         return lp_real.cond_signal(pc);
-    ll_cond_signal(&c->c, deferral(c));
+    ll_cond_signal_morph(&c->c, held_wake_list);
     return 0;
 }
 
 int pthread_cond_broadcast(pthread_cond_t *pc)
 {
-    lp_ensure_init();
     lp_cond *c = (lp_cond *)pc;
+    if (LL_UNLIKELY(!lp_ensure_init())) {
+        if (glibc_owned(c))
+            lp_init_recursion_fatal("pthread_cond_broadcast (process-shared)");
+        return 0; /* called while configuring: no thread can be waiting on it (config.h) */
+    }
     profile_of(c, __builtin_return_address(0));
     if (glibc_owned(c))
         return lp_real.cond_broadcast(pc);
-    ll_cond_broadcast(&c->c, deferral(c));
+    ll_cond_broadcast_morph(&c->c, held_wake_list);
     return 0;
 }
 
 int pthread_cond_init(pthread_cond_t *pc, const pthread_condattr_t *attr)
 {
-    lp_ensure_init();
+    bool ready = lp_ensure_init(); /* false while configuring (config.h): only our own need no config */
     int pshared = PTHREAD_PROCESS_PRIVATE;
     clockid_t clock = CLOCK_REALTIME;
     if (attr) {
@@ -187,6 +193,8 @@ int pthread_cond_init(pthread_cond_t *pc, const pthread_condattr_t *attr)
         pthread_condattr_getclock(attr, &clock);
     }
     if (pshared != PTHREAD_PROCESS_PRIVATE) {
+        if (!ready)
+            lp_init_recursion_fatal("pthread_cond_init (process-shared)");
         ll_faa(&lp_passthrough_conds, 1, LL_RELAXED); /* relaxed: a statistic */
         int rc = lp_real.cond_init(pc, attr);         /* sets bit 0 of __wrefs: later calls pass through */
         profile_of((lp_cond *)pc, __builtin_return_address(0));
@@ -201,12 +209,13 @@ int pthread_cond_init(pthread_cond_t *pc, const pthread_condattr_t *attr)
 
 int pthread_cond_destroy(pthread_cond_t *pc)
 {
-    lp_ensure_init();
+    bool ready = lp_ensure_init(); /* false while configuring (config.h): only our own need no config */
     lp_cond *c = (lp_cond *)pc;
+    if (!ready && glibc_owned(c))
+        lp_init_recursion_fatal("pthread_cond_destroy (process-shared)");
     profile_of(c, __builtin_return_address(0));
     if (glibc_owned(c))
         return lp_real.cond_destroy(pc);
     ll_cond_destroy(&c->c);
-    ll_store_relaxed(&c->mutex, NULL); /* relaxed: the object is dead */
     return 0;
 }

@@ -135,7 +135,7 @@ static void configure(void)
     }
 }
 
-void lp_init(void)
+bool lp_init(void)
 {
     uint32_t expected = LP_UNINITIALISED;
     if (ll_cas(&lp_init_state, &expected, LP_INITIALISING, LL_ACQUIRE)) { /* acquire: nothing to pair with yet; we own init */
@@ -143,12 +143,21 @@ void lp_init(void)
         configure();
         initialising_here = false;
         ll_store_release(&lp_init_state, LP_READY); /* release: lp_cfg is complete before READY is seen */
-        return;
+        return true;
     }
     if (initialising_here)
-        die("a mutex was used while the interposer configured itself (recursion; please report)");
+        return false; /* re-entered from inside configure (config.h, lp_ensure_init) */
     while (ll_load_acquire(&lp_init_state) != LP_READY) /* acquire: pairs with the release above */
         ll_yield();
+    return true;
 }
 
-__attribute__((constructor)) static void lp_constructor(void) { lp_init(); }
+void lp_init_recursion_fatal(const char *function)
+{
+    char line[200];
+    snprintf(line, sizeof line, "%s was called while the interposer configured itself (recursion; please report)",
+             function);
+    die(line);
+}
+
+__attribute__((constructor)) static void lp_constructor(void) { (void)lp_init(); }

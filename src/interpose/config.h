@@ -57,13 +57,32 @@ extern lp_config lp_cfg;
 
 enum { LP_UNINITIALISED, LP_INITIALISING, LP_READY };
 extern ll_atomic_u32 lp_init_state;
-void lp_init(void); /* idempotent; returns when lp_cfg is complete */
+/* Idempotent.  true: lp_cfg is complete.  false: the caller is the thread that is
+ * configuring the interposer, re-entered from inside the configuration (see below). */
+bool lp_init(void);
 
-/* Every interposed entry point starts with this. */
-LL_INLINE void lp_ensure_init(void)
+/* Every interposed entry point starts with this.  It returns false only for a
+ * call the configuring thread makes from inside the configuration itself: e.g.
+ * configure's fopen calls malloc, and a malloc replacement (jemalloc, ...)
+ * locks a pthread mutex.  Every other thread waits in lp_init until the
+ * configuration is complete, so no other thread can be inside a critical
+ * section of any interposed mutex (or waiting on a condition variable): the
+ * configuring thread's nested mutex calls are exclusive without touching the
+ * mutex, and its signals have no waiter to wake (mutex.c, cond.c).  Calls
+ * that cannot be served that way use lp_require_init. */
+LL_INLINE bool lp_ensure_init(void)
 {
-    if (LL_UNLIKELY(ll_load_acquire(&lp_init_state) != LP_READY)) /* acquire: pairs with lp_init's release; lp_cfg is complete */
-        lp_init();
+    if (LL_LIKELY(ll_load_acquire(&lp_init_state) == LP_READY)) /* acquire: pairs with lp_init's release; lp_cfg is complete */
+        return true;
+    return lp_init();
+}
+/* For the entry points that need the configuration: a re-entrant call during
+ * configuration is one line on stderr and exit status 2. */
+void lp_init_recursion_fatal(const char *function);
+LL_INLINE void lp_require_init(const char *function)
+{
+    if (LL_UNLIKELY(!lp_ensure_init()))
+        lp_init_recursion_fatal(function);
 }
 
 /* Objects handed to glibc: mutexes (robust, PI/PP, process-shared),

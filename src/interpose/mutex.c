@@ -294,7 +294,8 @@ LL_INLINE bool fast_kind(const lp_mutex *m) { return m->kind == PTHREAD_MUTEX_NO
 
 int pthread_mutex_lock(pthread_mutex_t *pm)
 {
-    lp_ensure_init();
+    if (LL_UNLIKELY(!lp_ensure_init()))
+        return 0; /* called while configuring: exclusive without the lock (config.h) */
     lp_mutex *m = (lp_mutex *)pm;
     if (LL_LIKELY(fast_kind(m))) {
         lock_acquire(m, __builtin_return_address(0));
@@ -306,7 +307,8 @@ int pthread_mutex_lock(pthread_mutex_t *pm)
 
 int pthread_mutex_trylock(pthread_mutex_t *pm)
 {
-    lp_ensure_init();
+    if (LL_UNLIKELY(!lp_ensure_init()))
+        return 0; /* called while configuring: exclusive without the lock (config.h) */
     lp_mutex *m = (lp_mutex *)pm;
     if (LL_LIKELY(fast_kind(m))) {
         if (!lock_try_acquire(m, __builtin_return_address(0)))
@@ -319,7 +321,8 @@ int pthread_mutex_trylock(pthread_mutex_t *pm)
 
 static int clocklock(pthread_mutex_t *pm, void *pc, clockid_t clock, const struct timespec *abstime)
 {
-    lp_ensure_init();
+    if (LL_UNLIKELY(!lp_ensure_init()))
+        return 0; /* called while configuring: exclusive without the lock (config.h) */
     if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
         return EINVAL;
     return lock_slow(pm, pc, TIMED, clock, abstime);
@@ -337,7 +340,8 @@ int pthread_mutex_timedlock(pthread_mutex_t *pm, const struct timespec *abstime)
 
 int pthread_mutex_unlock(pthread_mutex_t *pm)
 {
-    lp_ensure_init();
+    if (LL_UNLIKELY(!lp_ensure_init()))
+        return 0; /* called while configuring: its lock did not touch the mutex (config.h) */
     lp_mutex *m = (lp_mutex *)pm;
     if (LL_LIKELY(fast_kind(m))) {
         release(m);
@@ -362,7 +366,7 @@ int pthread_mutex_unlock(pthread_mutex_t *pm)
 
 int pthread_mutex_init(pthread_mutex_t *pm, const pthread_mutexattr_t *attr)
 {
-    lp_ensure_init();
+    bool ready = lp_ensure_init(); /* false while configuring (config.h): only our own kinds need no config */
     int type = PTHREAD_MUTEX_DEFAULT, robust = PTHREAD_MUTEX_STALLED, protocol = PTHREAD_PRIO_NONE,
         pshared = PTHREAD_PROCESS_PRIVATE;
     if (attr) {
@@ -372,6 +376,8 @@ int pthread_mutex_init(pthread_mutex_t *pm, const pthread_mutexattr_t *attr)
         pthread_mutexattr_getpshared(attr, &pshared);
     }
     if (robust != PTHREAD_MUTEX_STALLED || protocol != PTHREAD_PRIO_NONE || pshared != PTHREAD_PROCESS_PRIVATE) {
+        if (!ready)
+            lp_init_recursion_fatal("pthread_mutex_init (robust, PI/PP or process-shared)");
         ll_faa(&lp_passthrough_mutexes, 1, LL_RELAXED); /* relaxed: a statistic */
         int rc = lp_real.mutex_init(pm, attr);          /* glibc flags __kind: later calls pass through */
         count_passthrough(pm, __builtin_return_address(0));
@@ -385,15 +391,17 @@ int pthread_mutex_init(pthread_mutex_t *pm, const pthread_mutexattr_t *attr)
 
 int pthread_mutex_destroy(pthread_mutex_t *pm)
 {
-    lp_ensure_init();
+    bool ready = lp_ensure_init(); /* false while configuring (config.h): no lock object exists yet */
     lp_mutex *m = (lp_mutex *)pm;
     if (lp_mutex_passthrough(m)) {
+        if (!ready)
+            lp_init_recursion_fatal("pthread_mutex_destroy (robust, PI/PP or process-shared)");
         count_passthrough(pm, __builtin_return_address(0));
         return lp_real.mutex_destroy(pm);
     }
     if (ll_load_relaxed(&m->owner) != 0) /* relaxed: held; a stale view would mean destroy races a lock (misuse) */
         return EBUSY;
-    void *obj = lp_cfg.inline_state ? NULL : ll_load_acquire(&m->lock.obj); /* acquire: the object's contents */
+    void *obj = !ready || lp_cfg.inline_state ? NULL : ll_load_acquire(&m->lock.obj); /* acquire: the object's contents */
     if (obj) {
         if (lp_cfg.ops->destroy)
             lp_cfg.ops->destroy(obj);

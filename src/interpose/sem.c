@@ -58,7 +58,7 @@ LL_INLINE int fail(int err)
 
 int sem_init(sem_t *s, int pshared, unsigned value)
 {
-    lp_ensure_init();
+    lp_require_init("sem_init");
     if (pshared) {
         ll_faa(&lp_passthrough_sems, 1, LL_RELAXED); /* relaxed: a statistic */
         int rc = lp_real.sem_init(s, pshared, value);
@@ -72,7 +72,7 @@ int sem_init(sem_t *s, int pshared, unsigned value)
 
 int sem_destroy(sem_t *s)
 {
-    lp_ensure_init();
+    lp_require_init("sem_destroy");
     profile_of(s, __builtin_return_address(0)); /* counts glibc's */
     if (glibc_owned(s))
         return lp_real.sem_destroy(s);
@@ -97,7 +97,7 @@ static int sem_wait_until(lp_profile *p, sem_t *s, clockid_t clock, const struct
 
 int sem_wait(sem_t *s)
 {
-    lp_ensure_init();
+    lp_require_init("sem_wait");
     lp_profile *p = profile_of(s, __builtin_return_address(0));
     if (glibc_owned(s))
         return lp_real.sem_wait(s);
@@ -106,7 +106,7 @@ int sem_wait(sem_t *s)
 
 int sem_timedwait(sem_t *s, const struct timespec *abstime)
 {
-    lp_ensure_init();
+    lp_require_init("sem_timedwait");
     lp_profile *p = profile_of(s, __builtin_return_address(0));
     if (glibc_owned(s))
         return lp_real.sem_timedwait(s, abstime);
@@ -115,7 +115,7 @@ int sem_timedwait(sem_t *s, const struct timespec *abstime)
 
 int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *abstime)
 {
-    lp_ensure_init();
+    lp_require_init("sem_clockwait");
     lp_profile *p = profile_of(s, __builtin_return_address(0));
     if (glibc_owned(s))
         return lp_real.sem_clockwait(s, clock, abstime);
@@ -124,7 +124,7 @@ int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *abstime)
 
 int sem_trywait(sem_t *s)
 {
-    lp_ensure_init();
+    lp_require_init("sem_trywait");
     lp_profile *p = profile_of(s, __builtin_return_address(0));
     if (glibc_owned(s))
         return lp_real.sem_trywait(s);
@@ -136,7 +136,7 @@ int sem_trywait(sem_t *s)
 
 int sem_post(sem_t *s)
 {
-    lp_ensure_init();
+    lp_require_init("sem_post");
     profile_of(s, __builtin_return_address(0)); /* counts glibc's */
     if (glibc_owned(s))
         return lp_real.sem_post(s);
@@ -146,7 +146,7 @@ int sem_post(sem_t *s)
 
 int sem_getvalue(sem_t *s, int *value)
 {
-    lp_ensure_init();
+    lp_require_init("sem_getvalue");
     profile_of(s, __builtin_return_address(0)); /* counts glibc's */
     if (glibc_owned(s))
         return lp_real.sem_getvalue(s, value);

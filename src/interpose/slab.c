@@ -19,19 +19,41 @@ static char *chunk_next, *chunk_end; /* under slab_lock: the unused tail of the 
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
+/* Set while this thread holds slab_lock across a fork (fork_prepare to
+ * fork_done): another library's fork handler, run after ours, may lock a mutex
+ * that has no object yet; this thread already owns the allocator then. */
+static __thread bool held_for_fork;
+
 static void slab_acquire(void)
 {
+    if (held_for_fork)
+        return;
     while (ll_xchg(&slab_lock, 1, LL_ACQUIRE)) /* acquire: pairs with slab_release; see the list as left */
         ll_yield();
 }
-static void slab_release(void) { ll_store_release(&slab_lock, 0); /* release: publish the list */ }
+static void slab_release(void)
+{
+    if (!held_for_fork)
+        ll_store_release(&slab_lock, 0); /* release: publish the list */
+}
+
+static void fork_prepare(void)
+{
+    slab_acquire();
+    held_for_fork = true;
+}
+static void fork_done(void) /* in the parent and in the child (the forking thread) */
+{
+    held_for_fork = false;
+    slab_release();
+}
 
 void lp_slab_init(void)
 {
     lp_slab_hdr_offset = round_up(lp_cfg.ops->state_bytes, _Alignof(lp_objhdr));
     stride = round_up(lp_slab_hdr_offset + sizeof(lp_objhdr), LL_SECTOR);
     /* A fork while another thread holds slab_lock must not leave it held in the child. */
-    pthread_atfork(slab_acquire, slab_release, slab_release);
+    pthread_atfork(fork_prepare, fork_done, fork_done);
 }
 
 size_t lp_slab_object_bytes(void) { return stride; }

@@ -48,6 +48,8 @@ int ll_cond_wait(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t cl
         return rc;
     ll_sync_list l = list_of(c);
     struct ll_sync_waiter w;
+    w.mi = mi;
+    w.mutex = mutex;
     ll_sync_guard_lock(&c->guard);
     ll_sync_enqueue(&l, &w, ll_sync_policy_resolve(c->discipline, c->append_one_in, &ll_sync_cond_defaults));
     ll_sync_guard_unlock(&c->guard);
@@ -74,14 +76,22 @@ void ll_cond_signal(ll_cond *c, ll_wake_list *defer)
     }
 }
 
-void ll_cond_broadcast(ll_cond *c, ll_wake_list *defer)
+/* Take every listed waiter (TAKEN), chained through wake_next in list order;
+ * returns the last link (to be terminated or spliced by the caller). */
+static struct ll_sync_waiter **take_all(ll_cond *c, struct ll_sync_waiter **first)
 {
     ll_sync_list l = list_of(c);
-    struct ll_sync_waiter *first = NULL, **link = &first;
+    struct ll_sync_waiter **link = first;
     ll_sync_guard_lock(&c->guard);
     for (struct ll_sync_waiter *w; (w = ll_sync_take_first(&l)) != NULL; link = &w->wake_next)
         *link = w;
     ll_sync_guard_unlock(&c->guard);
+    return link;
+}
+
+void ll_cond_broadcast(ll_cond *c, ll_wake_list *defer)
+{
+    struct ll_sync_waiter *first = NULL, **link = take_all(c, &first);
     *link = NULL;
     if (defer) {
         *link = defer->head; /* splice the batch, in list order, in front of the deferred ones */
@@ -90,5 +100,49 @@ void ll_cond_broadcast(ll_cond *c, ll_wake_list *defer)
         ll_wake_list batch;
         batch.head = first;
         ll_wake_list_flush(&batch);
+    }
+}
+
+void ll_cond_signal_morph(ll_cond *c, ll_held_wake_list_fn held)
+{
+    ll_sync_list l = list_of(c);
+    ll_sync_guard_lock(&c->guard);
+    struct ll_sync_waiter *w = ll_sync_take_first(&l);
+    ll_sync_guard_unlock(&c->guard);
+    if (w == NULL)
+        return;
+    ll_wake_list *defer = held(w->mi, w->mutex); /* w is TAKEN: its owner and its mutex are still there */
+    if (defer) {
+        w->wake_next = defer->head;
+        defer->head = w;
+    } else {
+        ll_sync_wake(w);
+    }
+}
+
+void ll_cond_broadcast_morph(ll_cond *c, ll_held_wake_list_fn held)
+{
+    struct ll_sync_waiter *first = NULL;
+    *take_all(c, &first) = NULL;
+    /* Deferred ones keep their list order in front of the mutex's earlier deferred ones. */
+    ll_wake_list *target = NULL;
+    struct ll_sync_waiter *chain = NULL, **tail = &chain;
+    for (struct ll_sync_waiter *w = first, *next; w; w = next) {
+        next = w->wake_next; /* read before ll_sync_wake lets w's owner return */
+        ll_wake_list *defer = held(w->mi, w->mutex); /* w is TAKEN: its mutex is still there */
+        if (defer == NULL) {
+            ll_sync_wake(w);
+        } else if (target == NULL || defer == target) {
+            target = defer;
+            *tail = w;
+            tail = &w->wake_next;
+        } else { /* waiters with different mutexes (undefined in POSIX): still delivered */
+            w->wake_next = defer->head;
+            defer->head = w;
+        }
+    }
+    if (target) {
+        *tail = target->head;
+        target->head = chain;
     }
 }

@@ -30,6 +30,8 @@ struct ll_sync_waiter {
     struct ll_sync_waiter *prev, *next; /* the object's list: under its guard */
     struct ll_sync_waiter *wake_next;   /* a deferred ll_wake_list, or a broadcast's batch */
     ll_parker *parker;                  /* the owner's (never freed) */
+    const ll_mutex_iface *mi;           /* condition variables: the mutex the owner waits with */
+    void *mutex;                        /*   (read by ll_cond_*_morph while the node is TAKEN) */
     ll_atomic_u32 state;                /* SYNC_* above */
 };
 

@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | fork | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice
+# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | fork | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -30,6 +30,12 @@ threads)
     ;;
 fork)
     for spec in loiter mcs-stp mcscr-stp; do run "$spec" "$bindir/test_fork"; done
+    # Another library's fork handler, run after the interposer's, locks a mutex
+    # that has no lock object yet (loiter and hmcs-stp are out-of-line).
+    for spec in loiter hmcs-stp; do
+        timeout 60 env LOCKLAB_LOCK=$spec LD_PRELOAD="$preload $bindir/libatfork_lib.so" "$bindir/test_fork" >/dev/null ||
+            bad "$spec with atfork_lib (exit $?)"
+    done
     ;;
 preconstructor)
     ctor=$bindir/libctor_lib.so
@@ -112,6 +118,22 @@ twice)
     done
     rm -rf "$copy_dir"
     ;;
+malloc)
+    # A malloc replacement that locks a pthread mutex (as jemalloc does): the
+    # interposer's configuration calls malloc (fopen), so that mutex is locked
+    # while the interposer configures itself, and a thread's first acquisition
+    # (its locklab thread context) may come from inside malloc; the program
+    # must run normally.  Not hmcs/anderson: their lock init calls malloc
+    # (docs/interposer.md, limitations).
+    lib=$bindir/libmalloc_lib.so
+    for pre in "$preload $lib" "$lib $preload"; do
+        for env in LOCKLAB_LOCK=loiter LOCKLAB_LOCK=mcs-stp LOCKLAB_LOCK=mcscr-stp LOCKLAB_LOCK=twa-stp \
+                   LOCKLAB_VERBOSE=1 LOCKLAB_PROFILE=-; do
+            timeout 120 env "$env" LD_PRELOAD="$pre" "$bindir/test_fork" >/dev/null 2>&1 ||
+                bad "$env LD_PRELOAD='$pre' test_fork (exit $?)"
+        done
+    done
+    ;;
 nomeasure)
     # The library measures the stp/astp (and loiter) default spin budget by
     # starting two threads (ll_park_cost_ns); the interposer uses a fixed budget
@@ -163,7 +185,7 @@ PY
     rm -f "$json"
     ;;
 *)
-    echo "unknown case '$case' (valid: mutex sync threads fork preconstructor cxx bindings badenv profile nomeasure twice)" >&2
+    echo "unknown case '$case' (valid: mutex sync threads fork preconstructor cxx bindings badenv profile nomeasure twice malloc)" >&2
     exit 2
     ;;
 esac

@@ -1,7 +1,8 @@
 /*
  * The interposed pthread_cond_* and sem_*: producer/consumer totals over a
  * bounded queue (signal with and without the mutex held), broadcast storms,
- * timed waits that time out and ones that do not, a recursive mutex, a
+ * timed waits that time out and ones that do not, a condition variable that
+ * outlives a mutex it was used with, a recursive mutex, a
  * robust (passthrough) mutex, process-shared and named objects passed to
  * glibc, semaphore error codes.  Run under LD_PRELOAD by run_tests.sh with
  * LOCKLAB_COND / LOCKLAB_SEM = fifo and lifo-cr.
@@ -12,6 +13,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <stdint.h>
 #include <time.h>
@@ -456,9 +458,29 @@ static void test_sem(void)
     CHECK_EQ(v, 0);
 }
 
+/* A condition variable outlives a mutex it was used with (POSIX allows a new
+ * mutex once no thread waits): signalling it must not touch the freed mutex.
+ * The mutex lives in its own mapping, unmapped after destroy: a read of it faults. */
+static pthread_cond_t outliving = PTHREAD_COND_INITIALIZER;
+static void test_cond_outlives_mutex(void)
+{
+    pthread_mutex_t *m = (pthread_mutex_t *)mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(m != MAP_FAILED);
+    CHECK_EQ(pthread_mutex_init(m, NULL), 0);
+    CHECK_EQ(pthread_mutex_lock(m), 0);
+    struct timespec t = in_ms(CLOCK_REALTIME, 0);
+    CHECK_EQ(pthread_cond_timedwait(&outliving, m, &t), ETIMEDOUT);
+    CHECK_EQ(pthread_mutex_unlock(m), 0);
+    CHECK_EQ(pthread_mutex_destroy(m), 0);
+    CHECK_EQ(munmap(m, 4096), 0);
+    CHECK_EQ(pthread_cond_signal(&outliving), 0);
+    CHECK_EQ(pthread_cond_broadcast(&outliving), 0);
+}
+
 int main(void)
 {
     require_interposed((void *)pthread_cond_wait);
+    test_cond_outlives_mutex();
     test_prodcons(0);
     test_prodcons(1);
     test_broadcast_storm();
