@@ -22,7 +22,9 @@ typedef struct ll_mcscr_lock {
     uint32_t patience_ns;                    /* serve the eldest passive thread once it has waited this long (0 = off) */
 } ll_mcscr_lock;
 #define LL_MCSCR_DEFAULT_FAIRNESS 1000
-#define LL_MCSCR_DEFAULT_DEFER_NS 2000
+/* About one futex wake-up (20-35 us measured here): deferring for less never delays an
+ * admission by more than waking the parked thread would (docs/papers.md, RandArray). */
+#define LL_MCSCR_DEFAULT_DEFER_NS 25000
 #define LL_MCSCR_DEFAULT_PATIENCE_NS 50000000
 #define LL_MCSCR_INITIALIZER                                                                     \
     { LL_ATOMIC_INIT(NULL), NULL, NULL, LL_MCSCR_DEFAULT_FAIRNESS, LL_MCSCR_DEFAULT_DEFER_NS, 1, \

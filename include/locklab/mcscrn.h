@@ -29,7 +29,7 @@ typedef struct ll_mcscrn_lock {
 } ll_mcscrn_lock;
 #define LL_MCSCRN_DEFAULT_FAIRNESS 1000
 #define LL_MCSCRN_DEFAULT_REHOME 1000
-#define LL_MCSCRN_DEFAULT_DEFER_NS 2000
+#define LL_MCSCRN_DEFAULT_DEFER_NS 25000 /* as LL_MCSCR_DEFAULT_DEFER_NS */
 #define LL_MCSCRN_DEFAULT_PATIENCE_NS 50000000
 #define LL_MCSCRN_INITIALIZER                                                                    \
     { LL_ATOMIC_INIT(NULL), {NULL, NULL}, {NULL, NULL}, 0, LL_MCSCRN_DEFAULT_FAIRNESS,           \

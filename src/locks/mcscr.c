@@ -44,7 +44,7 @@
  * into a convoy of parked handovers (on a 2-CPU machine, where the lock is
  * rarely saturated and deficits are the normal case, paper MCSCR-stp spends
  * most of its time there: 0.5-0.7 context switches per acquisition).
- *   defer_ns (default 2000): in step 4, if the PS head is parked, first wait
+ *   defer_ns (default 25000, about one wake-up): in step 4, if the PS head is parked, first wait
  *      up to defer_ns (once per release) for an arrival in the chain, which is
  *      an active thread back from its non-critical section, and serve it
  *      instead.  The lock stays held meanwhile; the admission it may delay

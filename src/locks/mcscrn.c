@@ -86,7 +86,7 @@
  * size) x patience_ns in the worst case; a rehome can move a passive waiter
  * to the remote list's newest end, restarting its rank but not its timestamp.
  * Not a hard bound: a coin, not a timer.
- * Defaults: fairness 1000, rehome 1000, defer_ns 2000, warm 1, patience_ns 50 ms.
+ * Defaults: fairness 1000, rehome 1000, defer_ns 25000, warm 1, patience_ns 50 ms.
  * With one socket (home 0, nothing remote) it behaves exactly as mcscr.
  * Footprint: 64 bytes per lock; one node (48 B, a 128-B slot from the
  * per-thread cache) per waiting or holding thread.  Policies: all (waiting
