@@ -74,7 +74,7 @@ static void print_workloads(void)
     for (int i = 0; workloads[i]; i++) {
         printf("%-16s %s\n", workloads[i]->name, workloads[i]->summary);
         for (const bench_param *p = workloads[i]->params; p && p->key; p++)
-            printf("  --param %s=%g  (%g..%g%s) %s\n", p->key, p->def, p->min, p->max, p->integer ? ", integer" : "",
+            printf("  --param %s=%.15g  (%.15g..%.15g%s) %s\n", p->key, p->def, p->min, p->max, p->integer ? ", integer" : "",
                    p->help);
     }
 }
@@ -111,7 +111,7 @@ static void apply_params(const workload *w, const char *const *given, int ngiven
         errno = 0;
         double x = strtod(eq + 1, &end);
         if (eq[1] == '\0' || *end || errno || !(x >= p->min && x <= p->max) || (p->integer && x != (double)(long long)x)) {
-            fprintf(stderr, "locklab-bench: bad value '%s' for --param %s (valid: %s in %g..%g)\n", eq + 1, p->key,
+            fprintf(stderr, "locklab-bench: bad value '%s' for --param %s (valid: %s in %.15g..%.15g)\n", eq + 1, p->key,
                     p->integer ? "an integer" : "a number", p->min, p->max);
             exit(2);
         }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "bench.h"
+#include "keysets.h"
 
 enum { P_KEY_RANGE, P_KEYSET, P_REPLACE_PCT, P_NCS_STEPS };
 static const bench_param params[] = {
@@ -37,9 +38,7 @@ typedef struct keymap_slot {
 typedef struct keymap_ctx {
     keymap_slot *slots;
     uint64_t mask;       /* capacity - 1 */
-    uint32_t **keysets;  /* per thread */
-    uint32_t keyset, key_range;
-    uint64_t replace_threshold; /* replace when a 64-bit draw is below this */
+    bench_keysets keys;
     uint64_t ncs_steps;
 } keymap_ctx;
 
@@ -63,8 +62,7 @@ static void body(bench_thread *t)
 {
     ll_lock *lock = t->sh->lock;
     const keymap_ctx *c = t->sh->ctx;
-    uint32_t *keys = c->keysets[t->index];
-    const uint64_t keyset = c->keyset, key_range = c->key_range, threshold = c->replace_threshold;
+    uint32_t *keys = c->keys.sets[t->index];
     const uint64_t ncs_steps = c->ncs_steps;
     uint64_t rng = t->rng, sum = 0;
     while (!bench_stopping(t)) {
@@ -73,14 +71,8 @@ static void body(bench_thread *t)
             ll_lock_release(lock);
             break;
         }
-        rng = bench_xorshift(rng);
-        uint32_t *slot = &keys[((unsigned __int128)rng * keyset) >> 64];
-        rng = bench_xorshift(rng);
-        if (rng < threshold) {
-            rng = bench_xorshift(rng);
-            *slot = (uint32_t)(((unsigned __int128)rng * key_range) >> 64);
-        }
-        sum += ++slot_for(c, *slot)->value;
+        uint32_t key = bench_keysets_next(&c->keys, keys, &rng);
+        sum += ++slot_for(c, key)->value;
         ll_lock_release(lock);
         t->ops++;
         for (uint64_t i = 0; i < ncs_steps; i++)
@@ -91,36 +83,21 @@ static void body(bench_thread *t)
 
 static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
 {
-    keymap_ctx c = {.keyset = (uint32_t)cfg->param[P_KEYSET],
-                    .key_range = (uint32_t)cfg->param[P_KEY_RANGE],
-                    .ncs_steps = (uint64_t)cfg->param[P_NCS_STEPS]};
-    double p = cfg->param[P_REPLACE_PCT] / 100.0;
-    c.replace_threshold = p >= 1.0 ? UINT64_MAX : (uint64_t)(p * 18446744073709551616.0);
+    keymap_ctx c = {.ncs_steps = (uint64_t)cfg->param[P_NCS_STEPS]};
+    uint32_t keyset = (uint32_t)cfg->param[P_KEYSET], key_range = (uint32_t)cfg->param[P_KEY_RANGE];
     uint64_t capacity = 2;
-    while (capacity < 2 * (uint64_t)c.key_range)
+    while (capacity < 2 * (uint64_t)key_range)
         capacity *= 2;
     c.mask = capacity - 1;
-    bench_require_memory(cfg, (double)capacity * sizeof(keymap_slot) + (double)c.keyset * sizeof(uint32_t) * cfg->threads,
+    bench_require_memory(cfg, (double)capacity * sizeof(keymap_slot) + (double)keyset * sizeof(uint32_t) * cfg->threads,
                          "its map and key sets");
     c.slots = calloc(capacity, sizeof(keymap_slot));
-    c.keysets = calloc((size_t)cfg->threads, sizeof(uint32_t *));
-    if (!c.slots || !c.keysets)
+    if (!c.slots || bench_keysets_init(&c.keys, cfg->threads, keyset, key_range, cfg->param[P_REPLACE_PCT]) != 0)
         return -1;
-    for (uint32_t k = 0; k < c.key_range; k++)
+    for (uint32_t k = 0; k < key_range; k++)
         slot_for(&c, k);
-    uint64_t rng = 0x2545F4914F6CDD1Dull;
-    for (int t = 0; t < cfg->threads; t++) {
-        if (!(c.keysets[t] = malloc(c.keyset * sizeof(uint32_t))))
-            return -1;
-        for (uint32_t i = 0; i < c.keyset; i++) {
-            rng = bench_xorshift(rng);
-            c.keysets[t][i] = (uint32_t)(((unsigned __int128)rng * c.key_range) >> 64);
-        }
-    }
     int rc = bench_run_threads(lock, cfg, out, &c, body);
-    for (int t = 0; t < cfg->threads; t++)
-        free(c.keysets[t]);
-    free(c.keysets);
+    bench_keysets_free(&c.keys);
     free(c.slots);
     if (rc != 0)
         return rc;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "bench.h"
+#include "keysets.h"
 #include "lru.h"
 
 enum { P_CAPACITY, P_KEY_RANGE, P_KEYSET, P_REPLACE_PCT, P_NCS_STEPS };
@@ -32,18 +33,16 @@ static const bench_param params[] = {
 
 typedef struct lrucache_ctx {
     lru_cache cache; /* protected by the lock under test */
-    uint32_t **keysets;
+    bench_keysets keys;
     uint64_t *hits; /* per thread, written once at the end */
-    uint32_t keyset, key_range;
-    uint64_t replace_threshold, ncs_steps;
+    uint64_t ncs_steps;
 } lrucache_ctx;
 
 static void body(bench_thread *t)
 {
     ll_lock *lock = t->sh->lock;
     lrucache_ctx *c = t->sh->ctx;
-    uint32_t *keys = c->keysets[t->index];
-    const uint64_t keyset = c->keyset, key_range = c->key_range, threshold = c->replace_threshold;
+    uint32_t *keys = c->keys.sets[t->index];
     const uint64_t ncs_steps = c->ncs_steps;
     uint64_t rng = t->rng, hits = 0, sum = 0;
     while (!bench_stopping(t)) {
@@ -52,19 +51,13 @@ static void body(bench_thread *t)
             ll_lock_release(lock);
             break;
         }
-        rng = bench_xorshift(rng);
-        uint32_t *slot = &keys[((unsigned __int128)rng * keyset) >> 64];
-        rng = bench_xorshift(rng);
-        if (rng < threshold) {
-            rng = bench_xorshift(rng);
-            *slot = (uint32_t)(((unsigned __int128)rng * key_range) >> 64);
-        }
+        uint32_t key = bench_keysets_next(&c->keys, keys, &rng);
         uint32_t value;
-        if (lru_get(&c->cache, *slot, &value)) {
+        if (lru_get(&c->cache, key, &value)) {
             hits++;
             sum += value;
         } else
-            lru_put(&c->cache, *slot, *slot);
+            lru_put(&c->cache, key, key);
         ll_lock_release(lock);
         t->ops++;
         for (uint64_t i = 0; i < ncs_steps; i++)
@@ -76,37 +69,23 @@ static void body(bench_thread *t)
 
 static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
 {
-    lrucache_ctx c = {.keyset = (uint32_t)cfg->param[P_KEYSET],
-                      .key_range = (uint32_t)cfg->param[P_KEY_RANGE],
-                      .ncs_steps = (uint64_t)cfg->param[P_NCS_STEPS]};
-    double p = cfg->param[P_REPLACE_PCT] / 100.0;
-    c.replace_threshold = p >= 1.0 ? UINT64_MAX : (uint64_t)(p * 18446744073709551616.0);
+    lrucache_ctx c = {.ncs_steps = (uint64_t)cfg->param[P_NCS_STEPS]};
+    uint32_t keyset = (uint32_t)cfg->param[P_KEYSET];
     bench_require_memory(cfg, cfg->param[P_CAPACITY] * (sizeof(lru_entry) + 4 * sizeof(uint32_t)) +
-                                  (double)c.keyset * sizeof(uint32_t) * cfg->threads,
+                                  (double)keyset * sizeof(uint32_t) * cfg->threads,
                          "its cache and key sets");
-    c.keysets = calloc((size_t)cfg->threads, sizeof(uint32_t *));
     c.hits = calloc((size_t)cfg->threads, sizeof(uint64_t));
-    if (!c.keysets || !c.hits || lru_init(&c.cache, (uint32_t)cfg->param[P_CAPACITY]) != 0)
+    if (!c.hits || lru_init(&c.cache, (uint32_t)cfg->param[P_CAPACITY]) != 0 ||
+        bench_keysets_init(&c.keys, cfg->threads, keyset, (uint32_t)cfg->param[P_KEY_RANGE], cfg->param[P_REPLACE_PCT]) != 0)
         return -1;
-    uint64_t rng = 0x2545F4914F6CDD1Dull;
-    for (int t = 0; t < cfg->threads; t++) {
-        if (!(c.keysets[t] = malloc(c.keyset * sizeof(uint32_t))))
-            return -1;
-        for (uint32_t i = 0; i < c.keyset; i++) {
-            rng = bench_xorshift(rng);
-            c.keysets[t][i] = (uint32_t)(((unsigned __int128)rng * c.key_range) >> 64);
-        }
-    }
-    for (uint32_t i = 0; i < c.keyset; i++) /* warm the cache: key sets interleaved, the last ones stay */
+    for (uint32_t i = 0; i < keyset; i++) /* warm the cache: key sets interleaved, the last ones stay */
         for (int t = 0; t < cfg->threads; t++)
-            lru_put(&c.cache, c.keysets[t][i], c.keysets[t][i]);
+            lru_put(&c.cache, c.keys.sets[t][i], c.keys.sets[t][i]);
     int rc = bench_run_threads(lock, cfg, out, &c, body);
     uint64_t hits = 0;
-    for (int t = 0; t < cfg->threads; t++) {
+    for (int t = 0; t < cfg->threads; t++)
         hits += c.hits[t];
-        free(c.keysets[t]);
-    }
-    free(c.keysets);
+    bench_keysets_free(&c.keys);
     free(c.hits);
     lru_destroy(&c.cache);
     if (rc != 0)
