@@ -327,7 +327,8 @@ void lp_profile_acquired(lp_profile *p, bool contended, uint64_t wait_ns)
     }
     if (d)
         record_admission(d, id);
-    p->hold_started = contended || (p->acquisitions & 63) == 0 ? ll_now_ns() : 0;
+    /* hold time: one acquisition in 64 (two clock reads inside the critical section are not free) */
+    p->hold_started = (p->acquisitions & 63) == 0 ? ll_now_ns() : 0;
     if (LL_UNLIKELY(ll_load_relaxed(&snapshot_requested))) /* relaxed: a hint set by the signal handler */
         maybe_snapshot();
 }
