@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from . import preload
-from .sweep import split_locks
+from .sweep import parse_number, split_locks
 from .errors import UsageError
 
 DEFAULT_LOCKS = "glibc,mcs-stp,twa-stp,mcscr-stp,loiter"
@@ -99,17 +99,6 @@ def _list(option, text, valid=None):
         if valid is not None and i not in valid:
             raise UsageError(f"unknown app '{i}' in {option} (valid: {', '.join(valid)})")
     return items
-
-
-def _number(option, text, kind, lo, hi):
-    try:
-        x = kind(text)
-    except ValueError:
-        x = None
-    if x is None or not lo <= x <= hi:
-        raise UsageError(f"bad value '{text}' for {option} (valid: {'an integer' if kind is int else 'a number'} "
-                         f"in {lo}..{hi})")
-    return x
 
 
 def ensure_installed(apps, install):
@@ -242,9 +231,9 @@ def machine_line():
 def run(args):
     apps = _list("--apps", args.apps, APPS)
     locks = _list("--locks", args.locks)
-    threads = [_number("--threads", t, int, 1, 4096) for t in _list("--threads", args.threads)]
-    runs = _number("--runs", args.runs, int, 1, 100)
-    scale = _number("--scale", args.scale, float, 0.001, 100)
+    threads = [parse_number("--threads", t, int, 1, 4096) for t in _list("--threads", args.threads)]
+    runs = parse_number("--runs", args.runs, int, 1, 100)
+    scale = parse_number("--scale", args.scale, float, 0.001, 100)
     if not args.out.strip():
         raise UsageError("empty --out (valid: a directory path; '.' for the current directory)")
     lib = preload.locate(args.preload) if any(l != preload.NATIVE for l in locks) else None
