@@ -77,6 +77,8 @@ extern const workload *const workloads[]; /* NULL-terminated */
 void bench_result_free(bench_result *r);
 int bench_result_alloc(bench_result *out, int threads);
 void bench_add_extra(bench_result *r, const char *name, double value);
+/* The process's voluntary / involuntary context switches and CPU seconds so far. */
+void bench_usage_snapshot(long *vcsw, long *ivcsw, double *cpu);
 /* Workloads touch their data before the interval: a footprint of `bytes` over
  * half the physical memory is bad input (one line naming `what`, exit 2). */
 void bench_require_memory(const bench_config *cfg, double bytes, const char *what);

@@ -53,7 +53,7 @@ void bench_require_memory(const bench_config *cfg, double bytes, const char *wha
     }
 }
 
-static void usage_snapshot(long *vcsw, long *ivcsw, double *cpu)
+void bench_usage_snapshot(long *vcsw, long *ivcsw, double *cpu)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -111,7 +111,7 @@ int bench_run_threads(ll_lock *lock, const bench_config *cfg, bench_result *out,
         ll_yield();
     long v0, iv0;
     double c0;
-    usage_snapshot(&v0, &iv0, &c0);
+    bench_usage_snapshot(&v0, &iv0, &c0);
     uint64_t t0 = ll_now_ns();
     ll_store_release(&sh->go, 1); /* release: threads start */
     struct timespec ts_sleep = {(time_t)cfg->duration_s,
@@ -121,7 +121,7 @@ int bench_run_threads(ll_lock *lock, const bench_config *cfg, bench_result *out,
      * the time the threads then take to notice it and leave (a queue draining
      * through preempted waiters, a long NCS finishing) is neither in wall_s nor
      * in the rusage deltas. */
-    usage_snapshot(&out->vcsw, &out->ivcsw, &out->cpu_s);
+    bench_usage_snapshot(&out->vcsw, &out->ivcsw, &out->cpu_s);
     out->wall_s = (double)(ll_now_ns() - t0) / 1e9;
     ll_store_relaxed(&sh->stop, 1); /* relaxed: the joins below order everything */
     for (int i = 0; i < n; i++)

@@ -5,7 +5,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 
 #include "bench.h"
 
@@ -17,16 +16,6 @@ static void *sleeper(void *arg)
     while (ll_load_acquire(&sleeper_release) == 0) /* acquire: pairs with the release store in run */
         ll_futex_wait(&sleeper_release, 0);
     return NULL;
-}
-
-static double cpu_seconds(long *vcsw, long *ivcsw)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    *vcsw = ru.ru_nvcsw;
-    *ivcsw = ru.ru_nivcsw;
-    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-           ru.ru_stime.tv_usec / 1e6;
 }
 
 static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
@@ -47,7 +36,8 @@ static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
         ll_lock_release(lock);
     }
     long v0, iv0;
-    double c0 = cpu_seconds(&v0, &iv0);
+    double c0;
+    bench_usage_snapshot(&v0, &iv0, &c0);
     enum { BATCH = 10000 };
     uint64_t t0 = ll_now_ns(), deadline = t0 + (uint64_t)(cfg->duration_s * 1e9), pairs = 0, now;
     do {
@@ -58,7 +48,8 @@ static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
         pairs += BATCH;
     } while ((now = ll_now_ns()) < deadline);
     out->wall_s = (double)(now - t0) / 1e9;
-    out->cpu_s = cpu_seconds(&out->vcsw, &out->ivcsw) - c0;
+    bench_usage_snapshot(&out->vcsw, &out->ivcsw, &out->cpu_s);
+    out->cpu_s -= c0;
     out->vcsw -= v0;
     out->ivcsw -= iv0;
     out->ops = pairs;
