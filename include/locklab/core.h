@@ -153,6 +153,8 @@ const char *ll_topology_describe(void); /* e.g. "real:1", "sockets=2" */
 int ll_current_socket(void);   /* socket of the calling thread (virtual or real) */
 int ll_cpu_socket(int cpu);    /* real socket of a CPU, from sysfs */
 int ll_ncpus(void);
+/* CPUs this process may run on at once: min(affinity mask, cgroup cpu.max quota), read once (src/core/cpus.c). */
+int ll_cpus_available(void);
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,10 @@
 #include "real.h"
 #include "slab.h"
 
+extern const ll_lock_ops ll_lock_acr;
+
 lp_config lp_cfg;
+ll_atomic_u32 lp_fast_acr;
 ll_atomic_u32 lp_init_state;
 ll_atomic_u64 lp_passthrough_mutexes, lp_passthrough_conds, lp_passthrough_sems;
 static __thread bool initialising_here;
@@ -32,7 +35,7 @@ static void parse_lock(const char *value)
     lp_cfg.ops = s.ops;
     memcpy(lp_cfg.params, s.params, sizeof lp_cfg.params);
     for (const ll_param *p = s.ops->params; p && p->key; p++)
-        if (strcmp(p->key, "spin_ns") == 0 && lp_cfg.params[p - s.ops->params] == 0)
+        if (strcmp(p->key, "spin_ns") == 0 && p->def == 0 && lp_cfg.params[p - s.ops->params] == 0)
             lp_cfg.params[p - s.ops->params] = LP_DEFAULT_SPIN_NS; /* fixed, never measured (config.h) */
     ll_wait_policy_init(&lp_cfg.wp, s.policy, s.policy->has_budget && s.spin_ns == 0 ? LP_DEFAULT_SPIN_NS : s.spin_ns);
     snprintf(lp_cfg.spec, sizeof lp_cfg.spec, "%s", s.name);
@@ -123,6 +126,11 @@ static void configure(void)
         lp_cfg.inline_state = false; /* a mutex's profile record hangs off its lock object */
         lp_profile_set_config(lp_cfg.spec, lp_cfg.cond_text, lp_cfg.sem_text);
     }
+    if (lp_cfg.ops == &ll_lock_acr && !lp_profiling) {
+        /* acr's 16-byte lock is all zeros when free; its tunables stay here (acr.h). */
+        lp_cfg.acr_inline = lp_cfg.inline_state = true;
+        ll_acr_params_init(&lp_cfg.acr, lp_cfg.params[0], lp_cfg.params[1], (uint32_t)lp_cfg.params[2]);
+    }
     lp_slab_init();
     if (lp_cfg.verbose) {
         fprintf(stderr,
@@ -133,6 +141,8 @@ static void configure(void)
                 lp_cfg.cond_text, lp_cfg.sem_text, ll_topology_describe(), lp_profiling ? getenv("LOCKLAB_PROFILE") : "off");
         atexit(report_at_exit);
     }
+    if (lp_cfg.acr_inline)
+        ll_store_release(&lp_fast_acr, 1); /* release: lp_cfg is complete before a fast path reads it */
 }
 
 bool lp_init(void)

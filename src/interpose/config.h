@@ -12,11 +12,12 @@
 
 #include <stdbool.h>
 
+#include "locklab/acr.h"
 #include "locklab/registry.h"
 #include "locklab/sync.h"
 
-/* Default lock: see docs/interposer.md ("Why loiter"). */
-#define LP_DEFAULT_LOCK "loiter"
+/* Default lock: acr (src/locks/acr.c; docs/performance.md says why). */
+#define LP_DEFAULT_LOCK "acr"
 /* Spin budget used whenever the spec leaves it to the default (policy
  * spin_ns, or an algorithm key spin_ns = 0): fixed instead of measured, because
  * measuring (ll_park_cost_ns) starts two threads, which must not happen inside
@@ -34,6 +35,10 @@ typedef struct lp_config {
      * an out-of-line object (slab.h) whose pointer is installed there once.
      * Always out-of-line when profiling (the record hangs off the object). */
     bool inline_state;
+    /* The configured lock is acr and lives inline: mutex.c calls its expert API
+     * (inline fast paths, no indirect call) with these tunables (acr.h). */
+    bool acr_inline;
+    ll_acr_params acr;
     bool verbose;
     char spec[128]; /* canonical spec, as ll_spec_parse prints it */
     /* LOCKLAB_COND / LOCKLAB_SEM ("fifo" | "lifo-cr[:append_one_in=N]", default fifo);
@@ -54,6 +59,9 @@ LL_INLINE const char *lp_discipline_name(const ll_sync_config *c)
 #define LP_DEFAULT_APPEND_ONE_IN 1000u
 
 extern lp_config lp_cfg;
+/* 1 once lp_cfg is complete and lp_cfg.acr_inline holds (store-release after the
+ * configuration): the entry points' one-branch test for the inline acr fast path. */
+extern ll_atomic_u32 lp_fast_acr;
 
 enum { LP_UNINITIALISED, LP_INITIALISING, LP_READY };
 extern ll_atomic_u32 lp_init_state;

@@ -110,13 +110,35 @@ LL_INLINE lock_ref lock_of(lp_mutex *m, void *pc)
     return r;
 }
 
+/* The configured lock's verbs on a lock: acr's inline expert API when it is the
+ * configured lock and lives inline (lp_cfg.acr_inline: no indirect call), else the registry's ops. */
+LL_INLINE ll_acr_lock *acr_of(lp_mutex *m) { return (ll_acr_lock *)(void *)m->lock.state; }
+LL_INLINE void ops_acquire(lock_ref r)
+{
+    if (lp_cfg.acr_inline)
+        ll_acr_acquire((ll_acr_lock *)r.state, &lp_cfg.acr);
+    else
+        lp_cfg.ops->acquire(r.state, r.wp);
+}
+LL_INLINE bool ops_try_acquire(lock_ref r)
+{
+    return lp_cfg.acr_inline ? ll_acr_try_acquire((ll_acr_lock *)r.state) : lp_cfg.ops->try_acquire(r.state, r.wp);
+}
+LL_INLINE void ops_release(lock_ref r)
+{
+    if (lp_cfg.acr_inline)
+        ll_acr_release((ll_acr_lock *)r.state);
+    else
+        lp_cfg.ops->release(r.state, r.wp);
+}
+
 static LL_COLD void acquire_profiled(lock_ref r)
 {
-    bool contended = !lp_cfg.ops->try_acquire(r.state, r.wp);
+    bool contended = !ops_try_acquire(r);
     uint64_t wait_ns = 0;
     if (contended) {
         uint64_t t0 = ll_now_ns();
-        lp_cfg.ops->acquire(r.state, r.wp);
+        ops_acquire(r);
         wait_ns = ll_now_ns() - t0;
     }
     lp_profile_acquired(r.prof, contended, wait_ns);
@@ -128,13 +150,13 @@ LL_INLINE void lock_acquire(lp_mutex *m, void *pc)
     if (LL_UNLIKELY(r.prof != NULL))
         acquire_profiled(r);
     else
-        lp_cfg.ops->acquire(r.state, r.wp);
+        ops_acquire(r);
 }
 
 LL_INLINE bool lock_try_acquire(lp_mutex *m, void *pc)
 {
     lock_ref r = lock_of(m, pc);
-    bool ok = lp_cfg.ops->try_acquire(r.state, r.wp);
+    bool ok = ops_try_acquire(r);
     if (LL_UNLIKELY(r.prof != NULL)) {
         if (ok)
             lp_profile_acquired(r.prof, false, 0);
@@ -149,7 +171,7 @@ LL_INLINE void lock_release(lp_mutex *m)
     lock_ref r = lock_of(m, NULL); /* the holder's mutex has its object */
     if (LL_UNLIKELY(r.prof != NULL))
         lp_profile_releasing(r.prof);
-    lp_cfg.ops->release(r.state, r.wp);
+    ops_release(r);
 }
 
 /* Release, then deliver the wake-ups condition variable signals deferred to
@@ -195,7 +217,7 @@ static uint64_t ns_between(const struct timespec *from, const struct timespec *t
 static int lock_acquire_until(lp_mutex *m, void *pc, clockid_t clock, const struct timespec *abstime)
 {
     lock_ref r = lock_of(m, pc);
-    if (lp_cfg.ops->try_acquire(r.state, r.wp)) {
+    if (ops_try_acquire(r)) {
         if (r.prof)
             lp_profile_acquired(r.prof, false, 0);
         return 0;
@@ -222,7 +244,7 @@ static int lock_acquire_until(lp_mutex *m, void *pc, clockid_t clock, const stru
             nanosleep(&nap, NULL);
             nap_ns = nap_ns * 2 > 1000000 ? 1000000 : nap_ns * 2;
         }
-        if (lp_cfg.ops->try_acquire(r.state, r.wp)) {
+        if (ops_try_acquire(r)) {
             if (r.prof)
                 lp_profile_acquired(r.prof, true, ll_now_ns() - t0);
             return 0;
@@ -292,11 +314,23 @@ static LL_COLD int lock_slow(pthread_mutex_t *pm, void *pc, enum how how, clocki
 
 LL_INLINE bool fast_kind(const lp_mutex *m) { return m->kind == PTHREAD_MUTEX_NORMAL || m->kind == PTHREAD_MUTEX_ADAPTIVE_NP; }
 
+/* The one-branch test of the entry points: a normal mutex while the configured lock is
+ * acr, inline (lp_fast_acr is stored with release once lp_cfg is complete). */
+LL_INLINE bool acr_fast(const lp_mutex *m)
+{
+    return ll_load_acquire(&lp_fast_acr) != 0 && m->kind == PTHREAD_MUTEX_NORMAL; /* acquire: pairs with configure */
+}
+
 int pthread_mutex_lock(pthread_mutex_t *pm)
 {
+    lp_mutex *m = (lp_mutex *)pm;
+    if (LL_LIKELY(acr_fast(m))) {
+        ll_acr_acquire(acr_of(m), &lp_cfg.acr);
+        ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+        return 0;
+    }
     if (LL_UNLIKELY(!lp_ensure_init()))
         return 0; /* called while configuring: exclusive without the lock (config.h) */
-    lp_mutex *m = (lp_mutex *)pm;
     if (LL_LIKELY(fast_kind(m))) {
         lock_acquire(m, __builtin_return_address(0));
         ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
@@ -307,9 +341,15 @@ int pthread_mutex_lock(pthread_mutex_t *pm)
 
 int pthread_mutex_trylock(pthread_mutex_t *pm)
 {
+    lp_mutex *m = (lp_mutex *)pm;
+    if (LL_LIKELY(acr_fast(m))) {
+        if (!ll_acr_try_acquire(acr_of(m)))
+            return EBUSY;
+        ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+        return 0;
+    }
     if (LL_UNLIKELY(!lp_ensure_init()))
         return 0; /* called while configuring: exclusive without the lock (config.h) */
-    lp_mutex *m = (lp_mutex *)pm;
     if (LL_LIKELY(fast_kind(m))) {
         if (!lock_try_acquire(m, __builtin_return_address(0)))
             return EBUSY;
@@ -340,9 +380,17 @@ int pthread_mutex_timedlock(pthread_mutex_t *pm, const struct timespec *abstime)
 
 int pthread_mutex_unlock(pthread_mutex_t *pm)
 {
+    lp_mutex *m = (lp_mutex *)pm;
+    if (LL_LIKELY(acr_fast(m))) {
+        ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
+        if (LL_UNLIKELY(m->deferred.head != NULL)) /* holder-only field */
+            release_and_flush(m);
+        else
+            ll_acr_release(acr_of(m));
+        return 0;
+    }
     if (LL_UNLIKELY(!lp_ensure_init()))
         return 0; /* called while configuring: its lock did not touch the mutex (config.h) */
-    lp_mutex *m = (lp_mutex *)pm;
     if (LL_LIKELY(fast_kind(m))) {
         release(m);
         return 0;

@@ -1,0 +1,307 @@
+/*
+ * acr — adaptive concurrency restriction: a barging test-and-set lock whose
+ * contended arrivals are split, by the number of CPUs the process can use,
+ * into a few spinners and a FIFO queue of parked (passive) threads.  The
+ * interposer's default lock.
+ *
+ * Sources: the outer/inner structure, the standby and its bounded bypass are
+ * LOITER (Dice, "Malthusian Locks", malthusian-locks.txt, App. A.1); the
+ * queue is MCS (Mellor-Crummey & Scott 1991).  What is ours: the spinner cap
+ * follows the CPUs (ll_cpus_available: affinity and cgroup quota), the whole
+ * state fits in 16 bytes (so it lives inside a pthread_mutex_t), the standby
+ * sleeps on the lock word itself and bounds its own bypass with a timed
+ * sleep, and the queue's waiters park at once.
+ *
+ * Why (issue 9, docs/performance.md): under oversubscription a lock that
+ * hands over to a queued successor waits for the scheduler whenever that
+ * successor is preempted or parked (FIFO locks run 10-100x slower than
+ * glibc here).  A barging lock gives the lock to whichever thread is running,
+ * as glibc does; what it adds over glibc is (1) a short spin instead of a
+ * futex sleep when the holder is running (glibc sleeps at once: a wake-up per
+ * contended handover at 2 threads), (2) concurrency restriction: no more
+ * threads spin than there are other CPUs, the rest leave the run queue, and a
+ * wake-up is issued only when the lock would otherwise go idle (never on the
+ * critical path, except for the bounded-bypass handoff below).
+ *
+ * Lock words (16 bytes in all):
+ *   locked   0 free, 1 held.  Acquire: CAS 0 -> 1.  Release: a plain store of 0
+ *            (after reading state), so an uncontended pair costs one atomic.
+ *   state    bit 0  SLEEPING   the standby sleeps (futex) on this word, or is
+ *                              about to: a release that leaves nobody to take
+ *                              the lock wakes it
+ *            bit 1  IMPATIENT  the sleeping standby has waited patience_ns:
+ *                              the next release hands the lock to it directly
+ *            bit 2  GRANTED    handed to the standby (locked stays 1); the
+ *                              standby clears it
+ *            4..31  spinners   arrivals spinning on `locked` now (<= max_spinners)
+ *   tail     the passive queue: MCS nodes of parked threads, FIFO.  Its head is
+ *            the standby, the only queued thread that contends for `locked`,
+ *            less aggressively than arrivals: only when no spinner is present
+ *            (or when impatient).
+ * All zeros: free, nobody waiting.
+ *
+ * Acquire: CAS locked 0 -> 1.  Else: spin for spin_ns if fewer than
+ * max_spinners spin (TTAS on `locked`, randomized backoff after a lost CAS;
+ * barging); else, or when the budget runs out, join the queue and park until
+ * made its head; as the head (standby) spin for spin_ns, then announce
+ * SLEEPING, re-check `locked`, and sleep on `state` until a release wakes it
+ * or patience_ns passes (then it announces IMPATIENT too).  A standby that
+ * gets the lock makes its successor the standby (unparking it) before its
+ * critical section.
+ * Release: read state; no SLEEPING: store locked = 0.  Else (slow path, still
+ * holding): IMPATIENT: hand over (GRANTED, locked stays 1) and wake the
+ * standby; no spinner left: clear SLEEPING, store locked = 0, wake the
+ * standby (futex wake on `state` after the store, as glibc wakes after its
+ * release: a wake of a reused word is at worst spurious); spinners present:
+ * store locked = 0 and let the standby sleep (a spinner takes the lock, its
+ * release decides again).
+ * Lost wake-ups: reading state before freeing the lock leaves a window: a
+ * standby that announces SLEEPING between a releaser's read and its store,
+ * and re-checks `locked` before the store, sleeps although the lock is free
+ * (likewise the last spinner leaving while a release decided "a spinner
+ * will take it").  The next acquisition's release wakes it; if none comes,
+ * its own timed sleep does: the standby never sleeps longer than patience_ns
+ * at a time (then as impatient, with a timeout doubling to 64 x patience_ns),
+ * and on waking takes a free lock.  So a lost wake-up costs at most one
+ * timeout, and only when the lock goes idle in that window; the gain is a
+ * release without an atomic (glibc's pays one).
+ */
+#include "locklab/acr.h"
+#include "locklab/registry.h"
+
+enum { SLEEPING = LL_ACR_SLEEPING, IMPATIENT = 2u, GRANTED = 4u, SPINNER = 16u };
+#define SPINNERS(s) ((s) >> 4)
+/* Backoff after a lost CAS on a free-looking lock: uniform in [0, cap) PAUSEs, cap
+ * doubling up to MAX.  Few threads spin, so the caps are small. */
+enum { BACKOFF_MIN = 4, BACKOFF_MAX = 64 };
+/* An impatient standby's sleeps: patience_ns doubling up to this many times it. */
+enum { MAX_SLEEP_PATIENCES = 64 };
+
+LL_STATIC_ASSERT(sizeof(ll_acr_lock) == 16, "acr must fit the interposer's 16 inline bytes");
+LL_STATIC_ASSERT(sizeof(ll_mcs_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
+
+void ll_acr_params_init(ll_acr_params *p, uint64_t spin_ns, uint64_t patience_ns, uint32_t spinners)
+{
+    int others = ll_cpus_available() - 1;
+    p->spin_ns = spin_ns;
+    p->patience_ns = patience_ns;
+    p->max_spinners = spinners ? spinners : others > 1 ? (uint32_t)others : 1u;
+}
+
+void ll_acr_init(ll_acr_lock *l)
+{
+    /* relaxed stores: like pthread_mutex_init, publish the lock yourself */
+    ll_store_relaxed(&l->locked, 0);
+    ll_store_relaxed(&l->state, 0);
+    ll_store_relaxed(&l->tail, NULL);
+}
+
+LL_INLINE bool take(ll_acr_lock *l)
+{
+    uint32_t free_ = 0;
+    /* acquire: pairs with the releasing store-release of locked */
+    return ll_load_relaxed(&l->locked) == 0 && ll_cas(&l->locked, &free_, 1, LL_ACQUIRE);
+}
+
+/* ---- arrivals --------------------------------------------------------------------------- */
+
+/* Registered as a spinner: spin on `locked` until the deadline.  True if we got the lock.
+ * Either way we leave the spinner count. */
+static bool arrival_spin(ll_acr_lock *l, uint64_t spin_ns)
+{
+    uint64_t deadline = ll_now_ns() + spin_ns;
+    uint32_t cap = BACKOFF_MIN;
+    bool got = false;
+    for (uint32_t i = 1; !got; i++) {
+        if (ll_load_relaxed(&l->locked) == 0) { /* relaxed: a hint; take()'s CAS orders */
+            if ((got = take(l)))
+                break;
+            for (uint64_t d = ll_rand_below(cap); d > 0; d--) /* lost a race: randomized backoff */
+                ll_pause();
+            cap = cap * 2 < BACKOFF_MAX ? cap * 2 : BACKOFF_MAX;
+        } else {
+            ll_pause();
+        }
+        if ((i & 63) == 0 && ll_now_ns() >= deadline)
+            break;
+    }
+    /* relaxed: a head count; the count's readers tolerate a stale view (header: lost wake-ups) */
+    ll_faa(&l->state, (uint32_t)0 - SPINNER, LL_RELAXED);
+    return got || take(l); /* leaving: a lock freed meanwhile is ours rather than idle */
+}
+
+/* ---- the standby ------------------------------------------------------------------------- */
+
+/* May the standby take a free lock now?  Only if no spinner is about to, or it is impatient. */
+LL_INLINE bool standby_may_take(uint32_t s, bool impatient) { return impatient || SPINNERS(s) == 0; }
+
+/* Withdraw our SLEEPING/IMPATIENT and consume GRANTED: we own the lock (others only change spinners). */
+static void standby_owned(ll_acr_lock *l)
+{
+    uint32_t s = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
+    while (s & (SLEEPING | IMPATIENT | GRANTED))
+        if (ll_cas(&l->state, &s, s & ~(uint32_t)(SLEEPING | IMPATIENT | GRANTED), LL_RELAXED)) /* relaxed: flags only we read now */
+            break;
+}
+
+static bool standby_spin(ll_acr_lock *l, uint64_t spin_ns, bool impatient)
+{
+    uint64_t deadline = ll_now_ns() + spin_ns;
+    for (uint32_t i = 1;; i++) {
+        uint32_t s = ll_load_acquire(&l->state); /* acquire: GRANTED pairs with the handing-over CAS in release_slow */
+        if ((s & GRANTED) || (standby_may_take(s, impatient) && take(l)))
+            return true;
+        ll_pause();
+        if ((i & 63) == 0 && ll_now_ns() >= deadline)
+            return false;
+    }
+}
+
+/* The head of the queue: own the lock.  Spin; then announce SLEEPING, re-check, and sleep on
+ * `state` while the announcement stands, in timed sleeps (header: lost wake-ups). */
+static void standby_acquire(ll_acr_lock *l, const ll_acr_params *p)
+{
+    uint64_t deadline = ll_now_ns() + p->patience_ns;
+    uint64_t nap_ns = p->patience_ns ? p->patience_ns : 1000000u;
+    bool impatient = p->patience_ns == 0;
+    while (!standby_spin(l, p->spin_ns, impatient)) {
+        /* acquire: as in standby_spin */
+        for (uint32_t s = ll_load_acquire(&l->state);;) {
+            if ((s & GRANTED) || (standby_may_take(s, impatient) && take(l)))
+                goto owned;
+            uint64_t now = ll_now_ns();
+            if (!impatient && now >= deadline)
+                impatient = true;
+            uint32_t want = s | SLEEPING | (impatient ? IMPATIENT : 0u);
+            if (s != want) {
+                /* seq_cst: the announcement is ordered before the re-check of `locked` below
+                 * (pairs with the load of state in ll_acr_release, modulo the window in the header) */
+                if (!ll_cas(&l->state, &s, want, LL_SEQ_CST))
+                    continue;
+                s = want;
+                if (standby_may_take(s, impatient) && take(l))
+                    goto owned;
+            }
+            uint64_t until = impatient ? now + nap_ns : deadline;
+            if (impatient && nap_ns < (uint64_t)MAX_SLEEP_PATIENCES * (p->patience_ns ? p->patience_ns : 1000000u))
+                nap_ns *= 2;
+            struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
+            /* Sleeps only while state is still s: a release, a spinner, a grant return at once. */
+            ll_futex_wait_until(&l->state, s, CLOCK_MONOTONIC, &ts);
+            s = ll_load_acquire(&l->state); /* acquire: as in standby_spin */
+            if (!(s & (SLEEPING | GRANTED)))
+                break; /* a release consumed our announcement and woke us: spin again */
+        }
+    }
+owned:
+    standby_owned(l);
+}
+
+static ll_wait_policy park_at_once = LL_WAIT_POLICY_INIT(ll_wait_park);
+
+LL_COLD void ll_acr_acquire_slow(ll_acr_lock *l, const ll_acr_params *p)
+{
+    uint32_t s = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
+    for (;;) {
+        if (take(l)) /* freed meanwhile: barge */
+            return;
+        if (SPINNERS(s) >= p->max_spinners)
+            break;
+        if (ll_cas(&l->state, &s, s + SPINNER, LL_RELAXED)) { /* relaxed: a head count, orders no data */
+            if (arrival_spin(l, p->spin_ns))
+                return;
+            break;
+        }
+    }
+    /* The passive queue: park until we are its head, then act as the standby. */
+    ll_mcs_node *me = (ll_mcs_node *)ll_qnode_get();
+    me->parker = ll_self()->parker;
+    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the tail swap below */
+    ll_store_relaxed(&me->waiting, 1); /* relaxed: published by the tail swap below */
+    /* acq_rel: release our node's fields to the predecessor, which reads them after
+     * seeing the link; acquire the previous tail's node before we write its next */
+    ll_mcs_node *pred = (ll_mcs_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
+    if (pred != NULL) {
+        ll_store_release(&pred->next, me); /* release: pairs with the acquire load of next below (in pred's owner) */
+        ll_wait_while_eq(&park_at_once, &me->waiting, 1, me->parker);
+    }
+    standby_acquire(l, p);
+    /* We own the lock: hand the standby role to our successor (it is parked: wake it). */
+    ll_mcs_node *succ = (ll_mcs_node *)ll_load_acquire(&me->next); /* acquire: pairs with the successor's link store */
+    if (succ == NULL) {
+        void *expected = me;
+        if (!ll_cas(&l->tail, &expected, NULL, LL_RELAXED)) /* relaxed: nothing to publish to a later arrival */
+            succ = (ll_mcs_node *)ll_await_link(&me->next);
+    }
+    if (succ != NULL) {
+        ll_parker *wakee = succ->parker;     /* read before the grant: succ may move on right after it */
+        ll_store_release(&succ->waiting, 0); /* release: pairs with the acquire in the successor's ll_wait_while_eq */
+        ll_parker_unpark(wakee);
+    }
+    ll_qnode_put(me);
+}
+
+/* ---- release ------------------------------------------------------------------------------- */
+
+/* The holder saw SLEEPING (in s) before freeing the lock. */
+LL_COLD void ll_acr_release_slow(ll_acr_lock *l, uint32_t s)
+{
+    for (;;) {
+        if (s & IMPATIENT) {
+            /* Direct handoff: locked stays 1.  release: publishes the critical section to the
+             * standby's acquire load of state (standby_spin / standby_acquire) */
+            if (ll_cas(&l->state, &s, (s & ~(uint32_t)(SLEEPING | IMPATIENT)) | GRANTED, LL_RELEASE)) {
+                ll_futex_wake(&l->state, 1);
+                return;
+            }
+        } else if (!(s & SLEEPING) || SPINNERS(s) > 0) {
+            /* No sleeper any more, or a spinner will take the lock (its release decides again). */
+            ll_store_release(&l->locked, 0); /* release: publishes the critical section */
+            return;
+        } else if (ll_cas(&l->state, &s, s & ~(uint32_t)SLEEPING, LL_RELAXED)) { /* relaxed: the store below publishes */
+            ll_store_release(&l->locked, 0); /* release: publishes the critical section */
+            ll_futex_wake(&l->state, 1);     /* after the store: the woken standby finds the lock free */
+            return;
+        }
+    }
+}
+
+/* ---- registry adapter ------------------------------------------------------------------------- */
+
+typedef struct acr_state {
+    ll_acr_lock lock;
+    ll_acr_params params;
+} acr_state;
+
+static const ll_param params[] = {
+    {"spin_ns", "arrival spin budget, and the standby's spin before it sleeps, ns", 0, 10000000000ull,
+     LL_ACR_DEFAULT_SPIN_NS},
+    {"patience_ns", "a sleeping standby bypassed this long is handed the lock, ns (0 = at once)", 0, 10000000000ull,
+     LL_ACR_DEFAULT_PATIENCE_NS},
+    {"spinners", "max concurrent arrival spinners (0 = CPUs available - 1, at least 1); more park", 0, 1u << 20, 0},
+    {NULL, NULL, 0, 0, 0},
+};
+
+static int init(void *s, const uint64_t *p, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    acr_state *st = (acr_state *)s;
+    ll_acr_init(&st->lock);
+    ll_acr_params_init(&st->params, p[0], p[1], (uint32_t)p[2]);
+    return 0;
+}
+static void acquire(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    acr_state *st = (acr_state *)s;
+    ll_acr_acquire(&st->lock, &st->params);
+}
+static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_acr_try_acquire(&((acr_state *)s)->lock); }
+static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_acr_release(&((acr_state *)s)->lock); }
+
+const ll_lock_ops ll_lock_acr = {
+    "acr", "locklab (issue 9); after Dice 2017, Malthusian Locks, App. A.1 (LOITER), queue MCS 1991",
+    "barging TAS, spinners capped by the CPUs available, FIFO queue of parked threads whose head is the standby",
+    "none short-term (barging); bypass bounded by patience_ns per standby (queue FIFO)", LL_SPIN_ONLY, params,
+    sizeof(acr_state), sizeof(ll_acr_lock), sizeof(ll_mcs_node), init, NULL, acquire, try_acquire, release,
+};
