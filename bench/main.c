@@ -155,7 +155,16 @@ static const char *format_extra(double v, char *buf, size_t len)
     return buf;
 }
 
-static void print_json(const bench_config *cfg, const bench_result *r, const fairness *f)
+/* A lock that never parks, run by more threads than the CPUs this process may use:
+ * handovers can wait for a preempted spinner (a time slice each).  Such rows are
+ * marked (JSON key spinning_oversubscribed, a line in the human output, "!" in tables). */
+static bool spinning_oversubscribed(const ll_lock *lock, int threads)
+{
+    return ll_lock_never_parks(lock) && threads > ll_cpus_available();
+}
+#define OVERSUBSCRIBED_NOTE "never parks, more threads than CPUs: handovers may wait a time slice"
+
+static void print_json(const bench_config *cfg, const bench_result *r, const fairness *f, bool oversubscribed)
 {
     char num[64];
     printf("{\"workload\":\"%s\",\"lock\":\"%s\",\"threads\":%d,\"duration_s\":%.6f,\"ops\":%llu,"
@@ -190,11 +199,13 @@ static void print_json(const bench_config *cfg, const bench_result *r, const fai
         printf(",\"%s\":%s", r->extra[i].name, format_extra(r->extra[i].value, num, sizeof num));
     if (cfg->spin_ns)
         printf(",\"spin_ns\":%llu", cfg->spin_ns);
+    if (oversubscribed)
+        printf(",\"spinning_oversubscribed\":true");
     printf("}\n");
     fflush(stdout);
 }
 
-static void print_human(const bench_config *cfg, const bench_result *r, const fairness *f)
+static void print_human(const bench_config *cfg, const bench_result *r, const fairness *f, bool oversubscribed)
 {
     char num[64];
     printf("%s lock=%s threads=%d duration=%.3fs ops=%llu throughput=%.0f ops/s\n", cfg->workload, cfg->lock_spec,
@@ -215,6 +226,8 @@ static void print_human(const bench_config *cfg, const bench_result *r, const fa
         printf("  spin budget: %llu ns\n", cfg->spin_ns);
     printf("  vcsw=%ld ivcsw=%ld cpu_util=%.2fx exclusion=%s\n", r->vcsw, r->ivcsw, r->cpu_s / r->wall_s,
            r->exclusion_ok ? "ok" : "VIOLATED");
+    if (oversubscribed)
+        printf("  ! %s (%d threads, %d CPUs)\n", OVERSUBSCRIBED_NOTE, cfg->threads, ll_cpus_available());
 }
 
 typedef struct summary { double value[256], max_min[256], vcsw_per_op[256]; int n; } summary;
@@ -319,10 +332,11 @@ int main(int argc, char **argv)
             }
             fairness f;
             fairness_compute(res.admissions, res.logged, res.per_thread_ops, threads, res.thread_socket, &f);
+            bool oversubscribed = spinning_oversubscribed(handles[l], threads);
             if (json)
-                print_json(&cfg, &res, &f);
+                print_json(&cfg, &res, &f, oversubscribed);
             else if (runs == 1 && nlocks == 1)
-                print_human(&cfg, &res, &f);
+                print_human(&cfg, &res, &f, oversubscribed);
             violated |= !res.exclusion_ok;
             summary *s = &sums[l];
             s->value[s->n] = res.ns_per_pair > 0 ? res.ns_per_pair : res.ops / res.wall_s;
@@ -339,6 +353,7 @@ int main(int argc, char **argv)
         printf("%-28s %12s %25s %9s %12s %10s\n", "lock", ns ? "ns/pair" : "ops/s", "spread", "ratio", "max/min ops",
                "vcsw/op");
         double base = 0;
+        bool marked = false;
         for (int l = 0; l < nlocks; l++) {
             double med, lo, hi, mm, mlo, mhi, vc, vlo, vhi;
             median_spread(sums[l].value, sums[l].n, &med, &lo, &hi);
@@ -348,10 +363,16 @@ int main(int argc, char **argv)
                 base = med;
             char spread[64];
             snprintf(spread, sizeof spread, ns ? "[%.2f..%.2f]" : "[%.3g..%.3g]", lo, hi);
+            char name[160];
+            bool mark = spinning_oversubscribed(handles[l], threads);
+            marked |= mark;
+            snprintf(name, sizeof name, "%s%s", ll_lock_name(handles[l]), mark ? " !" : "");
             printf(ns ? "%-28s %12.2f %25s %8.2fx %12.3g %10.4f\n" : "%-28s %12.4g %25s %8.2fx %12.3g %10.4f\n",
-                   ll_lock_name(handles[l]), med, spread, base > 0 ? med / base : 0, mm, vc);
+                   name, med, spread, base > 0 ? med / base : 0, mm, vc);
         }
         printf("ratio = median / median of %s\n", ll_lock_name(handles[0]));
+        if (marked)
+            printf("! %s (%d threads, %d CPUs)\n", OVERSUBSCRIBED_NOTE, threads, ll_cpus_available());
     }
     for (int l = 0; l < nlocks; l++)
         ll_lock_destroy(handles[l]);

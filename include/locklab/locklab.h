@@ -43,6 +43,9 @@ void ll_lock_release(ll_lock *lock);
 const char *ll_lock_name(const ll_lock *lock);
 /* Spin budget of its waiting policy in ns (stp: fixed, astp: upper bound), 0 if none. */
 unsigned long long ll_lock_spin_ns(const ll_lock *lock);
+/* True if the lock never blocks in the kernel (it spins or yields): with more
+ * threads than CPUs it may wait a time slice per handover (ll_spec_never_parks). */
+bool ll_lock_never_parks(const ll_lock *lock);
 
 /* Every accepted lock spec (without keys), in registry order: calls fn for each. */
 void ll_lock_list(void (*fn)(const char *spec, void *arg), void *arg);

@@ -45,6 +45,18 @@ typedef struct ll_lock_ops {
     void (*release)(void *state, ll_wait_policy *wp);
 } ll_lock_ops;
 
+/* Does the algorithm block its waiters in the kernel by itself, whatever the
+ * policy (loiter, acr, pthread: registered as "spin", their own waiting)?  The
+ * others park only if their policy does (src/locks/registry.c). */
+bool ll_lock_parks_itself(const ll_lock_ops *ops);
+/* Does a lock of ops under policy never block in the kernel (pure spinning or
+ * yielding)?  Such a lock, run by more threads than there are CPUs, can hand over
+ * to a preempted spinner and wait a whole time slice (100-1000x slower). */
+LL_INLINE bool ll_spec_never_parks(const ll_lock_ops *ops, const ll_wait_ops *policy)
+{
+    return !ll_lock_parks_itself(ops) && !policy->may_park;
+}
+
 /* The i-th registered algorithm (i = 0, 1, ...): locklab's own, then the
  * peers; NULL past the last one. */
 const ll_lock_ops *ll_lock_algorithm(size_t i);

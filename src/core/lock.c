@@ -49,6 +49,7 @@ bool ll_lock_try_acquire(ll_lock *l) { return l->ops->try_acquire(l->state, &l->
 void ll_lock_release(ll_lock *l) { l->ops->release(l->state, &l->wp); }
 const char *ll_lock_name(const ll_lock *l) { return l->name; }
 unsigned long long ll_lock_spin_ns(const ll_lock *l) { return l->wp.ops->has_budget ? l->wp.spin_ns : 0; }
+bool ll_lock_never_parks(const ll_lock *l) { return ll_spec_never_parks(l->ops, l->wp.ops); }
 
 void ll_lock_list(void (*fn)(const char *spec, void *arg), void *arg)
 {

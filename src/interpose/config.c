@@ -1,5 +1,6 @@
 /* Environment parsing and one-time initialisation of the interposer (config.h). */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,17 +62,48 @@ static void parse_lock(const char *value)
         s.ops->destroy(scratch);
 }
 
-static void parse_verbose(const char *value)
+/* LOCKLAB_VERBOSE, LOCKLAB_QUIET: 0, 1 or unset. */
+static bool parse_flag(const char *var)
 {
+    const char *value = getenv(var);
     if (value == NULL || strcmp(value, "0") == 0 || *value == '\0')
-        lp_cfg.verbose = false;
-    else if (strcmp(value, "1") == 0)
-        lp_cfg.verbose = true;
-    else {
-        char line[300];
-        snprintf(line, sizeof line, "LOCKLAB_VERBOSE='%.200s' is not valid (valid: 0, 1, or unset)", value);
-        die(line);
-    }
+        return false;
+    if (strcmp(value, "1") == 0)
+        return true;
+    char line[300];
+    snprintf(line, sizeof line, "%s='%.200s' is not valid (valid: 0, 1, or unset)", var, value);
+    die(line);
+    return false;
+}
+
+/* ---- a lock that never parks, run by more threads than CPUs -------------------------- */
+
+__thread bool lp_spinning_thread_counted __attribute__((tls_model("initial-exec")));
+static ll_atomic_u32 spinning_threads, spinning_warned;
+static pthread_key_t spinning_key;
+static pthread_once_t spinning_key_once = PTHREAD_ONCE_INIT;
+
+static void spinning_thread_exit(void *arg)
+{
+    (void)arg;
+    ll_faa(&spinning_threads, (uint32_t)-1, LL_RELAXED); /* relaxed: a head count */
+}
+static void make_spinning_key(void) { pthread_key_create(&spinning_key, spinning_thread_exit); }
+
+void lp_note_spinning_thread_slow(void)
+{
+    lp_spinning_thread_counted = true;
+    pthread_once(&spinning_key_once, make_spinning_key);
+    pthread_setspecific(spinning_key, (void *)1); /* the destructor runs only for non-NULL values */
+    uint32_t n = ll_faa(&spinning_threads, 1, LL_RELAXED) + 1; /* relaxed: a head count */
+    int cpus = ll_cpus_available();
+    if ((int)n <= cpus || lp_cfg.quiet || ll_xchg(&spinning_warned, 1, LL_RELAXED)) /* relaxed: once is all it orders */
+        return;
+    fprintf(stderr,
+            "liblocklab-preload: lock %s never parks and %u threads now use it on %d CPUs: a handover to a "
+            "preempted spinner waits a time slice (100-1000x slower); use a parking lock (acr, the default; "
+            "mcs-stp, ...) or set LOCKLAB_QUIET=1 to silence this line\n",
+            lp_cfg.spec, n, cpus);
 }
 
 /* LOCKLAB_COND / LOCKLAB_SEM: a queue discipline (ll_sync_config_parse). */
@@ -119,7 +151,9 @@ static void configure(void)
     parse_discipline("LOCKLAB_COND", &lp_cfg.cond, lp_cfg.cond_text, sizeof lp_cfg.cond_text);
     parse_discipline("LOCKLAB_SEM", &lp_cfg.sem, lp_cfg.sem_text, sizeof lp_cfg.sem_text);
     ll_sync_set_defaults(&lp_cfg.cond, &lp_cfg.sem);
-    parse_verbose(getenv("LOCKLAB_VERBOSE"));
+    lp_cfg.verbose = parse_flag("LOCKLAB_VERBOSE");
+    lp_cfg.quiet = parse_flag("LOCKLAB_QUIET");
+    lp_cfg.never_parks = ll_spec_never_parks(lp_cfg.ops, lp_cfg.wp.ops);
     if (lp_profile_init() != 0)
         _exit(2); /* lp_profile_init printed the one-line message */
     if (lp_profiling) {

@@ -40,6 +40,10 @@ typedef struct lp_config {
     bool acr_inline;
     ll_acr_params acr;
     bool verbose;
+    bool quiet; /* LOCKLAB_QUIET=1: no advisory lines on stderr */
+    /* The lock never blocks in the kernel (ll_spec_never_parks): the threads that
+     * use it are counted, and one line warns once they outnumber the CPUs. */
+    bool never_parks;
     char spec[128]; /* canonical spec, as ll_spec_parse prints it */
     /* LOCKLAB_COND / LOCKLAB_SEM ("fifo" | "lifo-cr[:append_one_in=N]", default fifo);
      * sem.append_one_in is always explicit (never 0, never LP_GLIBC_SHARED_SEM: sem.c). */
@@ -84,6 +88,16 @@ LL_INLINE bool lp_ensure_init(void)
         return true;
     return lp_init();
 }
+/* A thread takes a mutex of a lock that never parks: count it (once per thread);
+ * the first time such threads outnumber the CPUs, one line on stderr (unless quiet). */
+void lp_note_spinning_thread_slow(void);
+extern __thread bool lp_spinning_thread_counted __attribute__((tls_model("initial-exec")));
+LL_INLINE void lp_note_spinning_thread(void)
+{
+    if (LL_UNLIKELY(lp_cfg.never_parks) && !lp_spinning_thread_counted)
+        lp_note_spinning_thread_slow();
+}
+
 /* For the entry points that need the configuration: a re-entrant call during
  * configuration is one line on stderr and exit status 2. */
 void lp_init_recursion_fatal(const char *function);

@@ -146,6 +146,7 @@ static LL_COLD void acquire_profiled(lock_ref r)
 
 LL_INLINE void lock_acquire(lp_mutex *m, void *pc)
 {
+    lp_note_spinning_thread();
     lock_ref r = lock_of(m, pc);
     if (LL_UNLIKELY(r.prof != NULL))
         acquire_profiled(r);

@@ -16,6 +16,17 @@ static const ll_lock_ops *const own_locks[] = {
     &ll_lock_pthread, NULL,
 };
 
+/* Locks that block waiters in the kernel by themselves (registered with the spin policy only). */
+static const ll_lock_ops *const parks_itself[] = {&ll_lock_loiter, &ll_lock_acr, &ll_lock_pthread, NULL};
+
+bool ll_lock_parks_itself(const ll_lock_ops *ops)
+{
+    for (size_t i = 0; parks_itself[i]; i++)
+        if (parks_itself[i] == ops)
+            return true;
+    return false;
+}
+
 const ll_lock_ops *ll_lock_algorithm(size_t i)
 {
     size_t own = sizeof own_locks / sizeof own_locks[0] - 1; /* minus the NULL */
