@@ -31,6 +31,13 @@ uint64_t ll_now_ns(void); /* monotonic clock */
 /* The calling thread's number of futex waits (parks) and wakes so far. */
 void ll_futex_counts(uint64_t *waits, uint64_t *wakes);
 
+/* What one park/unpark costs a waiter (median one-way futex wake-to-run
+ * latency between two CPUs), measured once per process at first use by two
+ * short-lived threads (src/core/parkcost.c); the default spin budget of the
+ * stp/astp waiting policies (Karlin et al.: spin as long as blocking costs,
+ * 2-competitive). */
+uint64_t ll_park_cost_ns(void);
+
 /* ---- Parker: a per-thread binary "wake permit" (src/core/parker.c) ------------
  *
  * state   meaning
