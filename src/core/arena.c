@@ -69,52 +69,31 @@ static void *bump(size_t bytes, size_t align)
     return p;
 }
 
-void *ll_arena_alloc(size_t bytes, size_t align)
-{
-    arena_acquire();
-    void *p = bump(bytes, align);
-    arena_release();
-    return p;
-}
-
 #define LINK(pool, block) (*(void **)(void *)((char *)(block) + (pool)->link))
 
-/* Under arena_lock: a recycled block, or a fresh one. */
-static void *pool_get(ll_arena_pool *pool)
+/* Under arena_lock: a recycled block of pool (if any), else a fresh one of
+ * bytes (if bytes > 0), else NULL. */
+static void *pop_or_bump(ll_arena_pool *pool, size_t bytes, size_t align)
 {
-    void *b = pool->free;
-    if (b) {
-        pool->free = LINK(pool, b);
-        return b;
-    }
-    return bump(pool->bytes, pool->align);
-}
-
-void *ll_arena_get(ll_arena_pool *pool)
-{
-    arena_acquire();
-    void *b = pool_get(pool);
-    arena_release();
-    return b;
-}
-
-void *ll_arena_take(ll_arena_pool *pool)
-{
-    arena_acquire();
-    void *b = pool->free;
+    void *b = pool ? pool->free : NULL;
     if (b)
         pool->free = LINK(pool, b);
+    else if (bytes)
+        b = bump(bytes, align);
+    return b;
+}
+
+static void *locked_pop_or_bump(ll_arena_pool *pool, size_t bytes, size_t align)
+{
+    arena_acquire();
+    void *b = pop_or_bump(pool, bytes, align);
     arena_release();
     return b;
 }
 
-void ll_arena_put(ll_arena_pool *pool, void *block)
-{
-    arena_acquire();
-    LINK(pool, block) = pool->free;
-    pool->free = block;
-    arena_release();
-}
+void *ll_arena_alloc(size_t bytes, size_t align) { return locked_pop_or_bump(NULL, bytes, align); }
+void *ll_arena_get(ll_arena_pool *pool) { return locked_pop_or_bump(pool, pool->bytes, pool->align); }
+void *ll_arena_take(ll_arena_pool *pool) { return locked_pop_or_bump(pool, 0, 0); }
 
 void ll_arena_put_list(ll_arena_pool *pool, void *first)
 {
@@ -129,11 +108,17 @@ void ll_arena_put_list(ll_arena_pool *pool, void *first)
     arena_release();
 }
 
+void ll_arena_put(ll_arena_pool *pool, void *block)
+{
+    LINK(pool, block) = NULL; /* a list of one */
+    ll_arena_put_list(pool, block);
+}
+
 void *ll_arena_install(ll_arena_pool *pool, ll_atomic_ptr *slot, void (*init)(void *block, void *ctx), void *ctx)
 {
     arena_acquire();
     void *b = ll_load_relaxed(slot); /* relaxed: under arena_lock, which ordered the installer's store */
-    if (b == NULL && (b = pool_get(pool)) != NULL) {
+    if (b == NULL && (b = pop_or_bump(pool, pool->bytes, pool->align)) != NULL) {
         memset(b, 0, pool->bytes);
         init(b, ctx);
         ll_store_release(slot, b); /* release: the initialised block before its pointer */
