@@ -7,6 +7,8 @@
  *   MTTR  (§1): time to reacquire = admissions since the thread last acquired
  *         (i - previous - 1; 31 for 32 threads in strict round robin, as in
  *         the paper's Figure 4); median over every admission that has a previous one.
+ *   Both are computed by the library's locklab/fairness.h (src/metrics), which
+ *   the interposer's profiler uses too.
  *   Gini  (§6): sum_ij |x_i - x_j| / (2 n^2 mean) of per-thread ops.
  *   RSTDDEV (§6): population standard deviation / mean of per-thread ops.
  *   Fairness factor (compact-numa-aware-locks.txt §7.1.1): sort per-thread
@@ -17,28 +19,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "locklab/fairness.h"
 #include "metrics.h"
 
+/* Replay the history through the shared online computation (locklab/fairness.h). */
 double metric_lwss(const uint16_t *a, size_t n, size_t window, int nthreads)
 {
-    if (n == 0)
-        return 0;
-    unsigned char *seen = calloc((size_t)nthreads, 1);
-    size_t windows = n >= window ? n / window : 1;
-    size_t len = n >= window ? window : n;
-    double total = 0;
-    for (size_t w = 0; w < windows; w++) {
-        memset(seen, 0, (size_t)nthreads);
-        int distinct = 0;
-        for (size_t i = w * len; i < (w + 1) * len; i++)
-            if (!seen[a[i]]) {
-                seen[a[i]] = 1;
-                distinct++;
-            }
-        total += distinct;
-    }
-    free(seen);
-    return total / (double)windows;
+    ll_admit_thread *threads = calloc((size_t)nthreads, sizeof *threads);
+    ll_admit_seq seq = {.window = window};
+    for (size_t i = 0; i < n; i++)
+        ll_admit_record(&seq, &threads[a[i]]);
+    free(threads);
+    return ll_admit_lwss(&seq);
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -58,36 +50,18 @@ double median_of(double *v, size_t n)
 double metric_mttr(const uint16_t *a, size_t n, int nthreads)
 {
     /* Histogram of reacquire distances: exact median without storing n doubles. */
-    size_t *last = malloc((size_t)nthreads * sizeof *last);
-    for (int t = 0; t < nthreads; t++)
-        last[t] = SIZE_MAX;
-    size_t cap = 1u << 20, count = 0; /* distances >= cap are counted as cap */
-    uint32_t *hist = calloc(cap + 1, sizeof *hist);
+    ll_admit_thread *threads = calloc((size_t)nthreads, sizeof *threads);
+    ll_admit_seq seq = {.window = LWSS_WINDOW}; /* the windows are not used here */
+    size_t cap = 1u << 20; /* distances >= cap are counted as cap */
+    uint64_t *hist = calloc(cap + 1, sizeof *hist);
     for (size_t i = 0; i < n; i++) {
-        size_t prev = last[a[i]];
-        last[a[i]] = i;
-        if (prev == SIZE_MAX)
-            continue;
-        size_t ttr = i - prev - 1;
-        hist[ttr < cap ? ttr : cap]++;
-        count++;
+        uint64_t ttr = ll_admit_record(&seq, &threads[a[i]]);
+        if (ttr != LL_NO_REACQUIRE)
+            hist[ttr < cap ? ttr : cap]++;
     }
-    double result = 0;
-    if (count) {
-        /* Median: average of the values at ranks (count-1)/2 and count/2. */
-        size_t lo_rank = (count - 1) / 2, hi_rank = count / 2, seen = 0;
-        double lo = -1, hi = -1;
-        for (size_t v = 0; v <= cap && hi < 0; v++) {
-            seen += hist[v];
-            if (lo < 0 && seen > lo_rank)
-                lo = (double)v;
-            if (seen > hi_rank)
-                hi = (double)v;
-        }
-        result = (lo + hi) / 2;
-    }
+    double result = ll_hist_median(hist, cap + 1, NULL);
     free(hist);
-    free(last);
+    free(threads);
     return result;
 }
 

@@ -4,7 +4,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LWSS_WINDOW 1000
+#include "locklab/fairness.h"
+
+#define LWSS_WINDOW LL_LWSS_WINDOW
 
 typedef struct fairness {
     double lwss;            /* mean distinct threads per disjoint window of LWSS_WINDOW admissions */

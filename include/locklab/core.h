@@ -31,6 +31,13 @@ uint64_t ll_now_ns(void); /* monotonic clock */
 /* The calling thread's number of futex waits (parks) and wakes so far. */
 void ll_futex_counts(uint64_t *waits, uint64_t *wakes);
 
+/* What one park/unpark costs a waiter (median one-way futex wake-to-run
+ * latency between two CPUs), measured once per process at first use by two
+ * short-lived threads (src/core/parkcost.c); the default spin budget of the
+ * stp/astp waiting policies (Karlin et al.: spin as long as blocking costs,
+ * 2-competitive). */
+uint64_t ll_park_cost_ns(void);
+
 /* ---- Parker: a per-thread binary "wake permit" (src/core/parker.c) ------------
  *
  * state   meaning
@@ -85,6 +92,37 @@ LL_INLINE bool ll_parker_sleeping(ll_parker *p)
 {
     return ll_load_relaxed(&p->state) == LL_PARKER_SLEEP; /* relaxed: only a hint */
 }
+
+/* ---- Arena (src/core/arena.c) ------------------------------------------------
+ * The one allocator of memory kept for the life of the process: mmap-backed
+ * (never malloc), never returned to the OS, one lock (recursive per thread;
+ * the forking thread owns the arena across fork()).  Cold paths only. */
+#define LL_ARENA_CHUNK_BYTES (1u << 20) /* mmap granularity (larger requests get their own mapping) */
+/* Zeroed memory of bytes, aligned to align (a power of two <= 4096); NULL if mmap fails. */
+void *ll_arena_alloc(size_t bytes, size_t align);
+
+/* A free list of fixed-size blocks for callers that reuse them.  A free block
+ * is linked through the pointer at byte offset link, so a late reader of a
+ * recycled block's other fields never races with the list. */
+typedef struct ll_arena_pool {
+    size_t bytes, align, link;
+    void *free; /* under the arena's lock */
+} ll_arena_pool;
+#define LL_ARENA_POOL(bytes, align, link) { (bytes), (align), (link), NULL }
+/* A recycled block (contents as its last user left them, but for the link)
+ * or a fresh zeroed one; NULL if mmap fails. */
+void *ll_arena_get(ll_arena_pool *pool);
+/* A recycled block, or NULL if the pool has none. */
+void *ll_arena_take(ll_arena_pool *pool);
+void ll_arena_put(ll_arena_pool *pool, void *block);
+/* Give back a NULL-terminated list already linked through the pool's link word. */
+void ll_arena_put_list(ll_arena_pool *pool, void *first);
+/* The block *slot points to; at the first call for a slot, a zeroed block from
+ * pool, prepared by init(block, ctx) and then published in *slot (release),
+ * all under the arena's lock, so that racing first users agree on one block
+ * without creating a spare (init may allocate from the arena again).  NULL if
+ * mmap fails. */
+void *ll_arena_install(ll_arena_pool *pool, ll_atomic_ptr *slot, void (*init)(void *block, void *ctx), void *ctx);
 
 /* ---- Per-thread context (src/core/thread.c) ---------------------------------- */
 typedef struct ll_thread {

@@ -1,6 +1,6 @@
 /*
  * The lock registry: one ll_lock_ops per algorithm, defined in that
- * algorithm's file (src/locks/NAME.c) and listed once in src/locks/registry.c.
+ * algorithm's file (src/locks/NAME.c) and listed once in src/api/registry.c.
  * The generic API, the validator and the benchmark find every lock here; no
  * code elsewhere names an algorithm.
  */

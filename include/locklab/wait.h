@@ -52,12 +52,8 @@ extern const ll_wait_ops ll_wait_spin, ll_wait_yield, ll_wait_park, ll_wait_stp,
 extern const ll_wait_ops *const ll_wait_policies[]; /* NULL-terminated */
 const ll_wait_ops *ll_wait_find(const char *name);
 
-/* What one park/unpark costs a waiter (median one-way futex wake-to-run
- * latency between two CPUs), measured once per process; the default stp/astp
- * budget (Karlin et al.: spin as long as blocking costs, 2-competitive). */
-uint64_t ll_park_cost_ns(void);
-
-/* Initialise a policy; spin_ns = 0 means the default (the measured park cost). */
+/* Initialise a policy; spin_ns = 0 means the default (the measured park cost,
+ * ll_park_cost_ns in core.h). */
 void ll_wait_policy_init(ll_wait_policy *wp, const ll_wait_ops *ops, uint64_t spin_ns);
 /* Static initialiser for policies without a budget (spin, yield, park). */
 #define LL_WAIT_POLICY_INIT(ops) { &(ops), 0, 0, LL_ATOMIC_INIT(0) }

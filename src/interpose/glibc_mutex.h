@@ -1,9 +1,10 @@
 /*
  * Force-included (gcc -include) into the lock library's own sources when they
  * are compiled into liblocklab-preload.so: the library's internal mutexes
- * (the thread-context slab lock in src/core/thread.c, the `pthread` lock of
- * src/locks/pthread.c) must go straight to glibc, never back into the
- * interposer that is built on top of them.  Each name is redirected to a
+ * (the `pthread` lock of src/locks/pthread.c) must go straight to glibc, never
+ * back into the interposer that is built on top of them.  (The core's arena,
+ * src/core/arena.c, which thread contexts and the interposer's lock objects
+ * come from, uses no pthread mutex at all.)  Each name is redirected to a
  * wrapper in src/interpose/real.c that calls glibc's own function.
  */
 #ifndef LOCKLAB_INTERPOSE_GLIBC_MUTEX_H

@@ -3,9 +3,9 @@
  * pthread_mutex_t (config.h, inline_state), each mutex gets one object from
  * here at first use and keeps a pointer to it in its pthread_mutex_t.
  *
- * Storage is mmap-backed (never malloc: a malloc replacement may itself lock
- * pthread mutexes), in 1 MiB chunks, never returned to the OS; destroyed
- * mutexes give their object back to a free list.
+ * Storage is the core's arena (core.h: mmap-backed, never malloc, since a
+ * malloc replacement may itself lock pthread mutexes; never returned to the
+ * OS; fork-safe); destroyed mutexes give their object back to a free list.
  *
  * Object layout (stride lp_slab_object_bytes(), LL_SECTOR-aligned):
  *   [0, state_bytes)          the lock algorithm's state (ll_lock_ops.state_bytes)
@@ -25,7 +25,7 @@ struct lp_profile;
 typedef struct lp_objhdr {
     struct lp_profile *prof; /* the lock's profile record, NULL when not profiling; set before publication */
     ll_wait_policy wp;       /* per lock, so an adaptive policy adapts per lock */
-    struct lp_objhdr *next_free; /* slab free list */
+    void *free_link;         /* the arena pool's free-list link while the object is free */
 } lp_objhdr;
 
 extern size_t lp_slab_hdr_offset;
@@ -35,8 +35,8 @@ void lp_slab_init(void);            /* after lp_cfg.ops is known */
 size_t lp_slab_object_bytes(void);  /* stride: memory per out-of-line mutex */
 /* The object *slot points to; at the first call for a slot, a new zeroed
  * object, prepared by init(obj, ctx) and then published in *slot (release),
- * all under the allocator's lock so that racing first users agree on one
- * object without creating a spare one. */
+ * all under the arena's lock so that racing first users agree on one object
+ * without creating a spare one (ll_arena_install). */
 void *lp_slab_install(ll_atomic_ptr *slot, void (*init)(void *obj, void *ctx), void *ctx);
 void lp_slab_put(void *obj);
 

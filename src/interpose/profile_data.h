@@ -1,0 +1,75 @@
+/*
+ * The profiler's records (profile.h), shared by its two halves:
+ *   profile.c         recording: the hooks the interposer calls, the hot path
+ *   profile_report.c  configuration (environment, signal) and the reports
+ *                     (JSON, table, files, snapshots, the one at exit)
+ *
+ * Who writes what:
+ *   - counters of a mutual-exclusion object (acquisitions, contended, owner
+ *     changes, wait/hold totals, histograms, per-thread shares) are written by
+ *     the lock holder inside its critical section: plain stores, the lock
+ *     under test orders them;
+ *   - counters any thread may bump (trylock failures, passthrough calls,
+ *     waits on condition variables and semaphores, wakes) are atomic;
+ *   - the report reads everything without locks: a snapshot taken while
+ *     threads run is approximate, the one at exit is exact for joined threads.
+ *
+ * Fairness is measured from the first contended acquisition on (the detail
+ * block is allocated then): per-thread admission counts for up to
+ * LP_TRACKED_THREADS threads (later threads share one overflow slot), LWSS
+ * and MTTR as locklab-bench computes them (locklab/fairness.h: windows of
+ * 1000 admissions; MTTR the median of a log-linear histogram here).
+ *
+ * Histograms are log-linear (4 sub-buckets per power of two): percentiles are
+ * the upper bound of their bucket, at most 25% above the true value.
+ */
+#ifndef LOCKLAB_INTERPOSE_PROFILE_DATA_H
+#define LOCKLAB_INTERPOSE_PROFILE_DATA_H
+
+#include "locklab/core.h"
+#include "locklab/fairness.h"
+#include "profile.h"
+
+#define LP_HIST_BUCKETS 256
+#define LP_TRACKED_THREADS 256 /* thread ids 1..255 tracked, 0 = overflow */
+
+typedef struct lp_thread_share {
+    uint64_t admissions;
+    ll_admit_thread admit; /* LWSS/MTTR state (tracked threads only) */
+} lp_thread_share;
+
+typedef struct lp_detail {
+    uint64_t wait_hist[LP_HIST_BUCKETS];
+    uint64_t hold_hist[LP_HIST_BUCKETS];
+    uint64_t mttr_hist[LP_HIST_BUCKETS];
+    lp_thread_share share[LP_TRACKED_THREADS];
+    ll_admit_seq admit;      /* admissions since the detail exists, LWSS windows */
+    uint64_t reacquisitions; /* samples in mttr_hist */
+} lp_detail;
+
+struct lp_profile {
+    lp_profile *next; /* list of every record (push-only) */
+    const void *addr;
+    const char *kind, *type;
+    void *caller;
+    bool passthrough;
+    /* written by the holder */
+    uint64_t acquisitions, contended, owner_changes;
+    uint64_t wait_total_ns, wait_max_ns;
+    uint64_t hold_total_ns, hold_max_ns, hold_samples;
+    uint64_t hold_started; /* ll_now_ns() when this hold is timed, else 0 */
+    uint64_t parks;
+    uint32_t last_owner;
+    ll_atomic_ptr detail; /* lp_detail *, created by the holder at the first contention */
+    /* written by anyone */
+    ll_atomic_u64 trylock_failed, passthrough_ops, waits, blocked_waits, wait_ns_atomic, wait_max_atomic, wakes,
+        parks_atomic;
+};
+
+extern ll_atomic_ptr lp_all_profiles;           /* lp_profile *: the newest record, linked by next */
+extern ll_atomic_u32 lp_snapshot_requested;     /* set by the snapshot signal's handler */
+
+/* Write a snapshot if one was requested (claims the request; profile_report.c). */
+void lp_profile_snapshot(void);
+
+#endif

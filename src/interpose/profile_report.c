@@ -1,0 +1,385 @@
+/*
+ * The interposer's contention profiler, reporting half: the configuration
+ * from the environment (profile.h) and the reports, in JSON or as a table, to
+ * a file or stderr, at exit, in a fork()ed child and on the snapshot signal.
+ * Records: profile_data.h; recording: profile.c.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gnu/libc-version.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "profile_data.h"
+
+static const char *report_path;
+static int stderr_copy = -1; /* for "-": our own copy of fd 2, in case the program closes stderr before we report */
+static bool report_json;
+static long report_top = 20;
+static int snapshot_signal;
+static ll_atomic_u32 snapshots_written;
+static ll_atomic_u32 exit_report_done;
+static uint64_t start_ns;
+static pid_t start_pid;
+static char config_lock[128] = "(not set)", config_cond[64] = "(not set)", config_sem[64] = "(not set)";
+
+/* ---- configuration ---- */
+
+static int bad_env(const char *var, const char *value, const char *valid)
+{
+    fprintf(stderr, "locklab: bad %s '%s' (valid: %s)\n", var, value, valid);
+    return -1;
+}
+
+static void on_snapshot_signal(int sig)
+{
+    (void)sig;
+    ll_store_relaxed(&lp_snapshot_requested, 1); /* relaxed: polled by the next profiled acquisition */
+}
+
+int lp_profile_init(void)
+{
+    const char *path = getenv("LOCKLAB_PROFILE");
+    const char *format = getenv("LOCKLAB_PROFILE_FORMAT");
+    const char *top = getenv("LOCKLAB_PROFILE_TOP");
+    const char *sig = getenv("LOCKLAB_PROFILE_SIGNAL");
+    if (!path)
+        return 0;
+    if (path[0] == '\0' || strchr(path, '\n'))
+        return bad_env("LOCKLAB_PROFILE", path, "a file path, or - for stderr");
+    report_json = strlen(path) > 5 && strcmp(path + strlen(path) - 5, ".json") == 0;
+    if (format) {
+        if (strcmp(format, "json") == 0)
+            report_json = true;
+        else if (strcmp(format, "table") == 0)
+            report_json = false;
+        else
+            return bad_env("LOCKLAB_PROFILE_FORMAT", format, "json, table");
+    }
+    if (top) {
+        char *end;
+        errno = 0;
+        long n = strtol(top, &end, 10);
+        if (top[0] == '\0' || *end || errno || n < 0 || n > 1000000)
+            return bad_env("LOCKLAB_PROFILE_TOP", top, "0 (all) or a count in 1..1000000");
+        report_top = n;
+    }
+    if (sig) {
+        static const struct { const char *name; int sig; } names[] = {{"USR1", SIGUSR1}, {"USR2", SIGUSR2},
+                                                                       {"HUP", SIGHUP}};
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strcmp(sig, names[i].name) == 0 || (strncmp(sig, "SIG", 3) == 0 && strcmp(sig + 3, names[i].name) == 0))
+                snapshot_signal = names[i].sig;
+        if (!snapshot_signal)
+            return bad_env("LOCKLAB_PROFILE_SIGNAL", sig, "USR1, USR2, HUP");
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_snapshot_signal;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(snapshot_signal, &sa, NULL);
+    }
+    report_path = path;
+    if (strcmp(path, "-") == 0)
+        stderr_copy = fcntl(2, F_DUPFD_CLOEXEC, 10);
+    start_ns = ll_now_ns();
+    start_pid = getpid();
+    lp_profiling = true;
+    atexit(lp_profile_write);
+    return 0;
+}
+
+void lp_profile_set_config(const char *lock_spec, const char *cond, const char *sem)
+{
+    snprintf(config_lock, sizeof config_lock, "%s", lock_spec ? lock_spec : "(default)");
+    snprintf(config_cond, sizeof config_cond, "%s", cond ? cond : "(default)");
+    snprintf(config_sem, sizeof config_sem, "%s", sem ? sem : "(default)");
+}
+
+/* ---- the report ---- */
+
+/* Upper bound of a histogram bucket's values (profile.c: hist_bucket). */
+static uint64_t hist_upper(size_t b)
+{
+    if (b < 8)
+        return b;
+    unsigned e = (unsigned)b / 4, sub = (unsigned)b % 4;
+    return ((uint64_t)(5 + sub) << (e - 2)) - 1;
+}
+
+static uint64_t hist_percentile(const uint64_t *h, double q)
+{
+    uint64_t total = 0;
+    for (unsigned b = 0; b < LP_HIST_BUCKETS; b++)
+        total += h[b];
+    if (total == 0)
+        return 0;
+    uint64_t rank = (uint64_t)(q * (double)(total - 1)) + 1, seen = 0;
+    for (unsigned b = 0; b < LP_HIST_BUCKETS; b++)
+        if ((seen += h[b]) >= rank)
+            return hist_upper(b);
+    return 0;
+}
+
+typedef struct lp_row {
+    lp_profile *p;
+    uint64_t wait_ns; /* total, mutex holder-side or cond/sem atomic */
+    uint64_t acquisitions, contended, parks, threads, max_share, min_share;
+    double lwss, mttr;
+} lp_row;
+
+static void summarize(lp_profile *p, lp_row *r)
+{
+    memset(r, 0, sizeof *r);
+    r->p = p;
+    r->acquisitions = p->acquisitions + ll_load_relaxed(&p->waits);                /* relaxed: statistics */
+    r->contended = p->contended + ll_load_relaxed(&p->blocked_waits);              /* relaxed: statistics */
+    r->wait_ns = p->wait_total_ns + ll_load_relaxed(&p->wait_ns_atomic);           /* relaxed: statistics */
+    r->parks = p->parks + ll_load_relaxed(&p->parks_atomic);                       /* relaxed: statistics */
+    lp_detail *d = (lp_detail *)ll_load_acquire(&p->detail); /* acquire: pairs with the release in detail_of */
+    r->lwss = r->mttr = -1;
+    if (!d)
+        return;
+    r->min_share = UINT64_MAX;
+    for (int t = 1; t < LP_TRACKED_THREADS; t++) {
+        uint64_t a = d->share[t].admissions;
+        if (!a)
+            continue;
+        r->threads++;
+        if (a > r->max_share)
+            r->max_share = a;
+        if (a < r->min_share)
+            r->min_share = a;
+    }
+    if (!r->threads)
+        r->min_share = 0;
+    if (d->admit.windows_done) /* null until one full window */
+        r->lwss = ll_admit_lwss(&d->admit);
+    if (d->reacquisitions)
+        r->mttr = ll_hist_median(d->mttr_hist, LP_HIST_BUCKETS, hist_upper);
+}
+
+static int by_wait_then_acquisitions(const void *a, const void *b)
+{
+    const lp_row *x = (const lp_row *)a, *y = (const lp_row *)b;
+    if (x->wait_ns != y->wait_ns)
+        return x->wait_ns < y->wait_ns ? 1 : -1;
+    if (x->contended != y->contended)
+        return x->contended < y->contended ? 1 : -1;
+    return x->acquisitions < y->acquisitions ? 1 : x->acquisitions > y->acquisitions ? -1 : 0;
+}
+
+static void describe_caller(void *pc, char *out, size_t len)
+{
+    Dl_info info;
+    if (!pc || !dladdr(pc, &info) || !info.dli_fname) {
+        snprintf(out, len, "%p", pc);
+        return;
+    }
+    const char *file = strrchr(info.dli_fname, '/') ? strrchr(info.dli_fname, '/') + 1 : info.dli_fname;
+    if (info.dli_sname)
+        snprintf(out, len, "%s+0x%lx (%s)", info.dli_sname, (unsigned long)((char *)pc - (char *)info.dli_saddr), file);
+    else
+        snprintf(out, len, "%s+0x%lx", file, (unsigned long)((char *)pc - (char *)info.dli_fbase));
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void program_name(char *out, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", out, len - 1);
+    out[n > 0 ? n : 0] = '\0';
+    if (n <= 0)
+        snprintf(out, len, "%s", program_invocation_name);
+}
+
+static void write_json(FILE *f, lp_row *rows, size_t n, size_t listed, const uint64_t *totals)
+{
+    char prog[512], where[512];
+    program_name(prog, sizeof prog);
+    fprintf(f, "{\"format\":\"locklab-profile\",\"version\":1,\"program\":");
+    json_string(f, prog);
+    fprintf(f, ",\"pid\":%d,\"run_time_s\":%.6f,\"cpus\":%ld,\"glibc\":\"%s\",\"lock\":", (int)getpid(),
+            (double)(ll_now_ns() - start_ns) / 1e9, sysconf(_SC_NPROCESSORS_ONLN), gnu_get_libc_version());
+    json_string(f, config_lock);
+    fprintf(f, ",\"cond\":");
+    json_string(f, config_cond);
+    fprintf(f, ",\"sem\":");
+    json_string(f, config_sem);
+    fprintf(f, ",\"objects\":%zu,\"passthrough_objects\":%llu,\"acquisitions\":%llu,\"contended\":%llu,"
+               "\"listed\":%zu,\"locks\":[",
+            n, (unsigned long long)totals[0], (unsigned long long)totals[1], (unsigned long long)totals[2], listed);
+    for (size_t i = 0; i < listed; i++) {
+        lp_row *r = &rows[i];
+        lp_profile *p = r->p;
+        lp_detail *d = (lp_detail *)ll_load_acquire(&p->detail); /* acquire: pairs with the release in detail_of */
+        describe_caller(p->caller, where, sizeof where);
+        fprintf(f, "%s\n{\"address\":\"%p\",\"kind\":\"%s\",\"type\":\"%s\",\"passthrough\":%s,\"first_use\":",
+                i ? "," : "", p->addr, p->kind, p->type, p->passthrough ? "true" : "false");
+        json_string(f, where);
+        fprintf(f,
+                ",\"acquisitions\":%llu,\"contended\":%llu,\"contended_pct\":%.3f,\"owner_changes\":%llu,"
+                "\"trylock_failed\":%llu,\"passthrough_ops\":%llu,\"parks\":%llu,\"wakes\":%llu,"
+                "\"wait_total_ns\":%llu,\"wait_mean_ns\":%.1f,\"wait_max_ns\":%llu,\"wait_p99_ns\":%llu,"
+                "\"hold_samples\":%llu,\"hold_mean_ns\":%.1f,\"hold_max_ns\":%llu,\"hold_p99_ns\":%llu,"
+                "\"threads\":%llu,\"max_thread_share\":%llu,\"min_thread_share\":%llu,",
+                (unsigned long long)r->acquisitions, (unsigned long long)r->contended,
+                r->acquisitions ? 100.0 * (double)r->contended / (double)r->acquisitions : 0.0,
+                (unsigned long long)p->owner_changes, (unsigned long long)ll_load_relaxed(&p->trylock_failed),
+                (unsigned long long)ll_load_relaxed(&p->passthrough_ops), (unsigned long long)r->parks,
+                (unsigned long long)ll_load_relaxed(&p->wakes), /* relaxed (all three): statistics */
+                (unsigned long long)r->wait_ns, r->contended ? (double)r->wait_ns / (double)r->contended : 0.0,
+                (unsigned long long)(p->wait_max_ns > ll_load_relaxed(&p->wait_max_atomic) ? p->wait_max_ns : ll_load_relaxed(&p->wait_max_atomic)), (unsigned long long)(d ? hist_percentile(d->wait_hist, 0.99) : 0),
+                (unsigned long long)p->hold_samples,
+                p->hold_samples ? (double)p->hold_total_ns / (double)p->hold_samples : 0.0,
+                (unsigned long long)p->hold_max_ns, (unsigned long long)(d ? hist_percentile(d->hold_hist, 0.99) : 0),
+                (unsigned long long)r->threads, (unsigned long long)r->max_share, (unsigned long long)r->min_share);
+        if (r->lwss >= 0)
+            fprintf(f, "\"lwss\":%.2f,", r->lwss);
+        else
+            fprintf(f, "\"lwss\":null,");
+        if (r->mttr >= 0)
+            fprintf(f, "\"mttr\":%.0f}", r->mttr);
+        else
+            fprintf(f, "\"mttr\":null}");
+    }
+    fprintf(f, "\n]}\n");
+}
+
+static void fmt_ns(char *out, size_t len, double ns)
+{
+    if (ns < 1e3)
+        snprintf(out, len, "%.0fns", ns);
+    else if (ns < 1e6)
+        snprintf(out, len, "%.1fus", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(out, len, "%.1fms", ns / 1e6);
+    else
+        snprintf(out, len, "%.2fs", ns / 1e9);
+}
+
+static void write_table(FILE *f, lp_row *rows, size_t n, size_t listed, const uint64_t *totals)
+{
+    char prog[512], where[512];
+    program_name(prog, sizeof prog);
+    fprintf(f, "locklab profile v1: %s (pid %d), %.2f s, %ld CPUs, glibc %s\n", prog, (int)getpid(),
+            (double)(ll_now_ns() - start_ns) / 1e9, sysconf(_SC_NPROCESSORS_ONLN), gnu_get_libc_version());
+    fprintf(f, "lock %s, cond %s, sem %s; %zu objects (%llu passed through to glibc), %llu acquisitions, "
+               "%llu contended; top %zu by total wait\n",
+            config_lock, config_cond, config_sem, n, (unsigned long long)totals[0], (unsigned long long)totals[1],
+            (unsigned long long)totals[2], listed);
+    fprintf(f, "%3s %-18s %-6s %-10s %11s %7s %9s %9s %9s %9s %9s %9s %6s %6s %7s  %s\n", "#", "address", "kind",
+            "type", "acquired", "cont%", "changes", "wait", "wait_avg", "wait_p99", "hold_avg", "hold_max", "thr",
+            "lwss", "max/min", "first use");
+    for (size_t i = 0; i < listed; i++) {
+        lp_row *r = &rows[i];
+        lp_profile *p = r->p;
+        lp_detail *d = (lp_detail *)ll_load_acquire(&p->detail); /* acquire: pairs with the release in detail_of */
+        char w[16], wa[16], wp[16], ha[16], hm[16], lw[16], mm[16];
+        fmt_ns(w, sizeof w, (double)r->wait_ns);
+        fmt_ns(wa, sizeof wa, r->contended ? (double)r->wait_ns / (double)r->contended : 0);
+        fmt_ns(wp, sizeof wp, d ? (double)hist_percentile(d->wait_hist, 0.99) : 0);
+        fmt_ns(ha, sizeof ha, p->hold_samples ? (double)p->hold_total_ns / (double)p->hold_samples : 0);
+        fmt_ns(hm, sizeof hm, (double)p->hold_max_ns);
+        snprintf(lw, sizeof lw, r->lwss >= 0 ? "%.1f" : "-", r->lwss);
+        snprintf(mm, sizeof mm, r->min_share ? "%.1f" : "-", r->min_share ? (double)r->max_share / (double)r->min_share : 0);
+        describe_caller(p->caller, where, sizeof where);
+        fprintf(f, "%3zu %-18p %-6s %-10s %11llu %6.2f%% %9llu %9s %9s %9s %9s %9s %6llu %6s %7s  %s\n", i + 1,
+                p->addr, p->kind, p->passthrough ? "passthru" : p->type, (unsigned long long)r->acquisitions,
+                r->acquisitions ? 100.0 * (double)r->contended / (double)r->acquisitions : 0.0,
+                (unsigned long long)p->owner_changes, w, wa, wp, ha, hm, (unsigned long long)r->threads, lw, mm,
+                where);
+    }
+}
+
+static void write_report(const char *path)
+{
+    size_t n = 0;
+    for (lp_profile *p = (lp_profile *)ll_load_acquire(&lp_all_profiles); p; p = p->next) /* acquire: pairs with the CAS in lp_profile_new */
+        n++;
+    lp_row *rows = n ? (lp_row *)mmap(NULL, n * sizeof(lp_row), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                                      -1, 0)
+                     : NULL;
+    if (rows == MAP_FAILED)
+        return;
+    uint64_t totals[3] = {0, 0, 0}; /* passthrough objects, acquisitions, contended */
+    size_t i = 0;
+    for (lp_profile *p = (lp_profile *)ll_load_acquire(&lp_all_profiles); p && i < n; p = p->next, i++) { /* acquire: as above */
+        summarize(p, &rows[i]);
+        totals[0] += p->passthrough;
+        totals[1] += rows[i].acquisitions;
+        totals[2] += rows[i].contended;
+    }
+    if (n)
+        qsort(rows, n, sizeof *rows, by_wait_then_acquisitions);
+    size_t listed = report_top == 0 || (size_t)report_top > n ? n : (size_t)report_top;
+    FILE *f = strcmp(path, "-") != 0 ? fopen(path, "w") : stderr_copy >= 0 ? fdopen(dup(stderr_copy), "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "locklab: cannot write the profile to '%s': %s\n", path, strerror(errno));
+    } else {
+        if (report_json)
+            write_json(f, rows, n, listed, totals);
+        else
+            write_table(f, rows, n, listed, totals);
+        fclose(f);
+    }
+    if (rows)
+        munmap(rows, n * sizeof(lp_row));
+}
+
+/* The report path with every "%p" replaced by the process id. */
+static void expand_path(char *out, size_t len)
+{
+    size_t o = 0;
+    for (const char *c = report_path; *c && o + 1 < len; c++) {
+        if (c[0] == '%' && c[1] == 'p') {
+            o += (size_t)snprintf(out + o, len - o, "%d", (int)getpid());
+            c++;
+        } else {
+            out[o++] = *c;
+        }
+    }
+    out[o < len ? o : len - 1] = '\0';
+}
+
+void lp_profile_snapshot(void)
+{
+    if (ll_xchg(&lp_snapshot_requested, 0, LL_RELAXED) == 0) /* relaxed: one thread claims the request */
+        return;
+    unsigned k = ll_faa(&snapshots_written, 1, LL_RELAXED) + 1; /* relaxed: numbering only */
+    char path[4096];
+    expand_path(path, sizeof path);
+    if (strcmp(path, "-") != 0)
+        snprintf(path + strlen(path), sizeof path - strlen(path), ".snap%u", k);
+    write_report(path);
+}
+
+void lp_profile_write(void)
+{
+    if (!lp_profiling || ll_xchg(&exit_report_done, 1, LL_RELAXED) != 0) /* relaxed: once per process */
+        return;
+    char path[4096];
+    expand_path(path, sizeof path);
+    if (getpid() != start_pid && strcmp(report_path, "-") != 0 && !strstr(report_path, "%p"))
+        snprintf(path + strlen(path), sizeof path - strlen(path), ".%d", (int)getpid()); /* a fork()ed child */
+    write_report(path);
+}
