@@ -10,7 +10,7 @@ JOBS       ?= $(shell nproc)
 GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 SAN_SECONDS ?= 0.04
 
-.PHONY: all build venv test test-unit test-tsan test-asan test-python demo papers apps clean
+.PHONY: all build venv test test-unit test-tsan test-asan test-python demo papers apps performance clean
 
 all: build venv
 
@@ -60,6 +60,13 @@ demo: build venv
 # The papers' experiments on this machine (docs/papers.md; ~7 minutes).
 papers: build venv
 	@bash bench/papers.sh
+
+# glibc against the interposer's default and other locks, on plain and real programs
+# (docs/performance.md; ~15 minutes; RUNS/SECONDS to change).
+RUNS ?= 5
+SECONDS ?= 1
+performance: build
+	python3 bench/performance.py --runs $(RUNS) --seconds $(SECONDS)
 
 # Real programs (kccachetest, db_bench, sysbench) on glibc and locklab locks
 # (docs/apps.md; installs the Debian packages if missing, as root).

@@ -69,8 +69,13 @@
 #include "locklab/acr.h"
 #include "locklab/registry.h"
 
-enum { SLEEPING = LL_ACR_SLEEPING, IMPATIENT = 2u, GRANTED = 4u, SPINNER = 16u };
-#define SPINNERS(s) ((s) >> 4)
+enum { SLEEPING = LL_ACR_SLEEPING, IMPATIENT = 2u, GRANTED = 4u, DAMP_ONE = 8u, DAMP_MASK = 0xf8u, SPINNER = 256u };
+#define SPINNERS(s) ((s) >> 8)
+#define DAMP(s) (((s) & DAMP_MASK) >> 3)
+/* DAMP 0..MAX_DAMP: the lock's spin budget is spin_ns >> DAMP; budgets under MIN_SPIN_NS do not spin. */
+enum { MAX_DAMP = 12, MIN_SPIN_NS = 100, MAX_SPINNERS = 255 };
+/* A damped lock lets 1 in PROBE_ONE_IN arrivals spin the whole spin_ns, to notice that spinning pays again. */
+enum { PROBE_ONE_IN = 16 };
 /* Backoff after a lost CAS on a free-looking lock: uniform in [0, cap) PAUSEs, cap
  * doubling up to MAX.  Few threads spin, so the caps are small. */
 enum { BACKOFF_MIN = 4, BACKOFF_MAX = 64 };
@@ -86,6 +91,8 @@ void ll_acr_params_init(ll_acr_params *p, uint64_t spin_ns, uint64_t patience_ns
     p->spin_ns = spin_ns;
     p->patience_ns = patience_ns;
     p->max_spinners = spinners ? spinners : others > 1 ? (uint32_t)others : 1u;
+    if (p->max_spinners > MAX_SPINNERS)
+        p->max_spinners = MAX_SPINNERS;
 }
 
 void ll_acr_init(ll_acr_lock *l)
@@ -105,14 +112,21 @@ LL_INLINE bool take(ll_acr_lock *l)
 
 /* ---- arrivals --------------------------------------------------------------------------- */
 
-/* Registered as a spinner: spin on `locked` until the deadline.  True if we got the lock.
- * Either way we leave the spinner count. */
-static bool arrival_spin(ll_acr_lock *l, uint64_t spin_ns)
+/* This arrival's spin budget: spin_ns damped by the lock's recent failures, except for a probe. */
+static uint64_t spin_budget(const ll_acr_params *p, uint32_t s)
 {
-    uint64_t deadline = ll_now_ns() + spin_ns;
+    uint64_t ns = DAMP(s) != 0 && ll_rand_below(PROBE_ONE_IN) == 0 ? p->spin_ns : p->spin_ns >> DAMP(s);
+    return ns < MIN_SPIN_NS ? 0 : ns;
+}
+
+/* Registered as a spinner: spin on `locked` for budget_ns.  True if we got the lock.  Either
+ * way we leave the spinner count, and tell the lock whether spinning paid (DAMP). */
+static bool arrival_spin(ll_acr_lock *l, uint64_t budget_ns)
+{
+    uint64_t deadline = ll_now_ns() + budget_ns;
     uint32_t cap = BACKOFF_MIN;
     bool got = false;
-    for (uint32_t i = 1; !got; i++) {
+    for (uint32_t i = 1;; i++) {
         if (ll_load_relaxed(&l->locked) == 0) { /* relaxed: a hint; take()'s CAS orders */
             if ((got = take(l)))
                 break;
@@ -122,11 +136,17 @@ static bool arrival_spin(ll_acr_lock *l, uint64_t spin_ns)
         } else {
             ll_pause();
         }
-        if ((i & 63) == 0 && ll_now_ns() >= deadline)
+        if ((i & 15) == 0 && ll_now_ns() >= deadline)
             break;
     }
-    /* relaxed: a head count; the count's readers tolerate a stale view (header: lost wake-ups) */
-    ll_faa(&l->state, (uint32_t)0 - SPINNER, LL_RELAXED);
+    uint32_t s = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
+    for (;;) {
+        uint32_t damp = DAMP(s);
+        damp = got ? (damp > 0 ? damp - 1 : 0) : (damp < MAX_DAMP ? damp + 1 : MAX_DAMP);
+        /* relaxed: a head count and a hint; their readers tolerate a stale view (header: lost wake-ups) */
+        if (ll_cas(&l->state, &s, ((s - SPINNER) & ~(uint32_t)DAMP_MASK) | damp * DAMP_ONE, LL_RELAXED))
+            break;
+    }
     return got || take(l); /* leaving: a lock freed meanwhile is ours rather than idle */
 }
 
@@ -144,16 +164,18 @@ static void standby_owned(ll_acr_lock *l)
             break;
 }
 
-static bool standby_spin(ll_acr_lock *l, uint64_t spin_ns, bool impatient)
+/* Spin as an arrival would on this lock now (spin_budget), for GRANTED or a free lock we may take. */
+static bool standby_spin(ll_acr_lock *l, const ll_acr_params *p, bool impatient)
 {
-    uint64_t deadline = ll_now_ns() + spin_ns;
+    uint32_t s = ll_load_acquire(&l->state); /* acquire: GRANTED pairs with the handing-over CAS in release_slow */
+    uint64_t deadline = ll_now_ns() + spin_budget(p, s);
     for (uint32_t i = 1;; i++) {
-        uint32_t s = ll_load_acquire(&l->state); /* acquire: GRANTED pairs with the handing-over CAS in release_slow */
         if ((s & GRANTED) || (standby_may_take(s, impatient) && take(l)))
             return true;
-        ll_pause();
-        if ((i & 63) == 0 && ll_now_ns() >= deadline)
+        if ((i & 15) == 0 && ll_now_ns() >= deadline)
             return false;
+        ll_pause();
+        s = ll_load_acquire(&l->state); /* acquire: as above */
     }
 }
 
@@ -164,7 +186,7 @@ static void standby_acquire(ll_acr_lock *l, const ll_acr_params *p)
     uint64_t deadline = ll_now_ns() + p->patience_ns;
     uint64_t nap_ns = p->patience_ns ? p->patience_ns : 1000000u;
     bool impatient = p->patience_ns == 0;
-    while (!standby_spin(l, p->spin_ns, impatient)) {
+    while (!standby_spin(l, p, impatient)) {
         /* acquire: as in standby_spin */
         for (uint32_t s = ll_load_acquire(&l->state);;) {
             if ((s & GRANTED) || (standby_may_take(s, impatient) && take(l)))
@@ -205,10 +227,11 @@ LL_COLD void ll_acr_acquire_slow(ll_acr_lock *l, const ll_acr_params *p)
     for (;;) {
         if (take(l)) /* freed meanwhile: barge */
             return;
-        if (SPINNERS(s) >= p->max_spinners)
+        uint64_t budget = spin_budget(p, s);
+        if (budget == 0 || SPINNERS(s) >= p->max_spinners)
             break;
         if (ll_cas(&l->state, &s, s + SPINNER, LL_RELAXED)) { /* relaxed: a head count, orders no data */
-            if (arrival_spin(l, p->spin_ns))
+            if (arrival_spin(l, budget))
                 return;
             break;
         }

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""glibc against locklab's locks through the interposer, on plain programs and real ones.
+
+    python3 bench/performance.py [--runs 5] [--seconds 1] [--locks default,mcscr-stp,mcs-stp]
+                                 [--rows ROW,...] [--out results/performance]
+
+Every row runs each candidate in turn (glibc = no interposer; default = the
+interposer with LOCKLAB_LOCK unset), runs interleaved so that machine noise
+hits every candidate alike.  Per row it prints the median and min..max of
+the row's figure (higher is better) and, per candidate, the median of the
+per-run ratios to glibc with their min..max, the median per-thread max/min
+and voluntary context switches per operation where the program reports them.
+Writes OUT/performance.csv (one line per run) and OUT/performance.md (the
+table).  Needs `make` (build/) and, for the real programs, sysbench,
+db_bench (rocksdb-tools) and kccachetest (kyotocabinet-utils); rows whose
+program is missing are skipped with a note.  Timing only: never a test.
+"""
+import argparse
+import csv
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PRELOAD = os.path.join(ROOT, "build/lib/liblocklab-preload.so")
+PLAIN = os.path.join(ROOT, "build/bin/locklab-plain")
+UNCONTENDED = os.path.join(ROOT, "build/tests/interpose/bench_uncontended")
+
+
+def plain(workload, threads):
+    return {"argv": lambda s: [PLAIN, workload, str(threads), str(s)], "binary": PLAIN,
+            "value": lambda out: _num(r"ops_per_s=(\S+)", out), "unit": "ops/s",
+            "max_min": lambda out: _num(r"max_min=(\S+)", out),
+            "vcsw": lambda out: _num(r"vcsw_per_op=(\S+)", out)}
+
+
+ROWS = {}
+for _t in (1, 2, 16, 64, 256):
+    ROWS[f"mutexbench-{_t}"] = plain("mutexbench", _t)
+    ROWS[f"randarray-{_t}"] = plain("randarray", _t)
+ROWS["sysbench-threads"] = {
+    "argv": lambda s: ["sysbench", "threads", "--threads=16", "--thread-locks=8", f"--time={max(1, round(s * 2))}",
+                       "run"],
+    "binary": "sysbench", "unit": "events/s",
+    "value": lambda out: _num(r"total number of events:\s+(\d+)", out) / _num(r"total time:\s+([\d.]+)s", out)}
+ROWS["sysbench-mutex"] = {
+    "argv": lambda s: ["sysbench", "mutex", "--threads=16", f"--mutex-locks={int(20000 * s)}", "run"],
+    "binary": "sysbench", "unit": "1/s",
+    "value": lambda out: 1.0 / _num(r"total time:\s+([\d.]+)s", out)}
+ROWS["db_bench-readwhilewriting"] = {
+    "argv": lambda s: ["db_bench", "--benchmarks=readwhilewriting", "--threads=4", f"--duration={max(1, round(s * 2))}",
+                       "--num=100000", "--db={tmp}/rocksdb", "--statistics=0"],
+    "binary": "db_bench", "unit": "ops/s",
+    "value": lambda out: _num(r"^readwhilewriting\s*:\s*[\d.]+ micros/op (\d+) ops/sec", out)}
+ROWS["kccachetest-wicked"] = {
+    "argv": lambda s: ["kccachetest", "wicked", "-th", "4", "-it", "1", str(int(100000 * s))],
+    "binary": "kccachetest", "unit": "1/s", "timed": True, "value": lambda out: 1.0}
+
+
+def _num(pattern, text):
+    m = re.findall(pattern, text, re.M)
+    if not m:
+        return None
+    return float("inf") if m[-1] == "inf" else float(m[-1])
+
+
+def run_once(row, lock, seconds, tmp):
+    spec = ROWS[row]
+    env = dict(os.environ)
+    env.pop("LOCKLAB_LOCK", None)
+    if lock != "glibc":
+        env["LD_PRELOAD"] = PRELOAD
+        env["LOCKLAB_QUIET"] = "1"
+        if lock != "default":
+            env["LOCKLAB_LOCK"] = lock
+    argv = [a.replace("{tmp}", tmp) for a in spec["argv"](seconds)]
+    shutil.rmtree(os.path.join(tmp, "rocksdb"), ignore_errors=True)
+    import time
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=max(120, 60 * seconds))
+    except subprocess.TimeoutExpired:
+        return None
+    wall = time.monotonic() - t0
+    out = p.stdout + p.stderr
+    if p.returncode != 0:
+        return None
+    value = spec["value"](out)
+    if value is None:
+        return None
+    if spec.get("timed"):
+        value = 1.0 / wall
+    res = {"value": value}
+    for key in ("max_min", "vcsw"):
+        if key in spec:
+            res[key] = spec[key](out)
+    return res
+
+
+def uncontended(locks, runs):
+    """The uncontended pair: bench_uncontended times the interposer against glibc in one process."""
+    rows = []
+    for lock in locks:
+        if lock == "glibc":
+            continue
+        env = dict(os.environ, LD_PRELOAD=PRELOAD, LOCKLAB_QUIET="1")
+        env.pop("LOCKLAB_LOCK", None)
+        if lock != "default":
+            env["LOCKLAB_LOCK"] = lock
+        p = subprocess.run([UNCONTENDED, str(max(5, runs)), "5000000"], env=env, capture_output=True, text=True)
+        m = re.search(r"interposed ([\d.]+) ns.*glibc ([\d.]+) ns.*ratio ([\d.]+)x \[([\d.]+)\.\.([\d.]+)\]", p.stdout)
+        if m:
+            rows.append((lock, float(m.group(1)), float(m.group(2)), m.group(3), m.group(4), m.group(5)))
+    return rows
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--locks", default="default,mcscr-stp,loiter,mcs-stp")
+    ap.add_argument("--rows", default=",".join(ROWS))
+    ap.add_argument("--out", default=os.path.join(ROOT, "results/performance"))
+    ap.add_argument("--no-uncontended", action="store_true")
+    a = ap.parse_args()
+    rows = [r for r in a.rows.split(",") if r]
+    bad = [r for r in rows if r not in ROWS]
+    if bad:
+        sys.exit(f"performance.py: unknown row '{bad[0]}' (valid: {', '.join(ROWS)})")
+    if not 1 <= a.runs <= 100 or not 0.05 <= a.seconds <= 600:
+        sys.exit(f"performance.py: --runs {a.runs} / --seconds {a.seconds:g} out of range (valid: 1..100 / 0.05..600)")
+    locks = ["glibc"] + [l for l in a.locks.split(",") if l and l != "glibc"]
+    for path in (PRELOAD, PLAIN, UNCONTENDED):
+        if not os.path.exists(path):
+            sys.exit(f"performance.py: {path} is missing (run make first)")
+    os.makedirs(a.out, exist_ok=True)
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    header = f"{os.cpu_count()} CPUs ({cpu}); {a.runs} interleaved runs of {a.seconds:g} s per row and lock"
+    print(header, flush=True)
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp, open(os.path.join(a.out, "performance.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["row", "lock", "run", "value", "max_min", "vcsw_per_op"])
+        for row in rows:
+            if shutil.which(ROWS[row]["binary"]) is None and not os.path.exists(ROWS[row]["binary"]):
+                print(f"{row}: skipped ({ROWS[row]['binary']} not installed)", flush=True)
+                continue
+            for r in range(a.runs):
+                for lock in locks:
+                    res = run_once(row, lock, a.seconds, tmp)
+                    results.setdefault((row, lock), []).append(res)
+                    w.writerow([row, lock, r + 1] + ([res["value"], res.get("max_min", ""), res.get("vcsw", "")]
+                                                     if res else ["failed", "", ""]))
+                    f.flush()
+            print(f"{row}: done", flush=True)
+    lines = [header, "",
+             "| row | glibc | " + " | ".join(f"{l} (ratio to glibc)" for l in locks[1:]) + " |",
+             "|---|---" + "|---" * (len(locks) - 1) + "|"]
+    for row in rows:
+        base_runs = results.get((row, "glibc"))
+        if not base_runs:
+            continue
+        base_vals = [x["value"] for x in base_runs if x]
+        cells = [f"{med(base_vals):.4g} [{min(base_vals):.3g}..{max(base_vals):.3g}] {ROWS[row]['unit']}"
+                 + _extras(base_runs)]
+        for lock in locks[1:]:
+            runs = results[(row, lock)]
+            ratios = [x["value"] / b["value"] for x, b in zip(runs, base_runs) if x and b]
+            failed = sum(1 for x in runs if not x)
+            cell = f"**{med(ratios):.2f}x** [{min(ratios):.2f}..{max(ratios):.2f}]" if ratios else "failed"
+            cells.append(cell + _extras(runs) + (f" ({failed} failed)" if failed and ratios else ""))
+        lines.append(f"| {row} | " + " | ".join(cells) + " |")
+    if not a.no_uncontended:
+        lines += ["", "Uncontended lock+unlock pair (bench_uncontended, glibc's own functions timed in the same "
+                  "process, medians of interleaved rounds):", "",
+                  "| lock | interposed ns | glibc ns | ratio [min..max] |", "|---|---|---|---|"]
+        for lock, ours, theirs, ratio, lo, hi in uncontended(locks + ["tas", "ticket"], a.runs):
+            lines.append(f"| {lock} | {ours:.2f} | {theirs:.2f} | **{ratio}x** [{lo}..{hi}] |")
+    table = "\n".join(lines) + "\n"
+    open(os.path.join(a.out, "performance.md"), "w").write(table)
+    print(table)
+
+
+def _extras(runs):
+    mm = [x["max_min"] for x in runs if x and x.get("max_min") is not None]
+    vc = [x["vcsw"] for x in runs if x and x.get("vcsw") is not None]
+    parts = []
+    if mm:
+        parts.append(f"max/min {med(mm):.2f}")
+    if vc:
+        parts.append(f"vcsw/op {med(vc):.4f}")
+    return ("<br>" + ", ".join(parts)) if parts else ""
+
+
+if __name__ == "__main__":
+    main()
