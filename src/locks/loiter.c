@@ -86,6 +86,7 @@
  */
 #include "locklab/loiter.h"
 #include "locklab/registry.h"
+#include "mcs_queue.h"
 
 enum { LOCKED = 1u, SLEEPING = 2u, IMPATIENT = 4u, GRANTED = 8u, SPINNER = 16u };
 #define SPINNERS(v) ((v) >> 4)
@@ -289,26 +290,13 @@ LL_COLD static ll_parker *outer_release_contended(ll_loiter_lock *l, uint32_t v)
     }
 }
 
-/* Pass the inner lock (the standby role) on.  Returns the successor's parker, or NULL. */
+/* Pass the inner lock (the standby role) on: the MCS queue's release without the
+ * wake-up, which waits until the outer lock is released.  Returns the successor's
+ * parker (the inner policy is stp: it may have parked), or NULL. */
 static ll_parker *inner_handover(ll_loiter_lock *l, ll_mcs_node *me)
 {
-    ll_mcs_node *succ = (ll_mcs_node *)ll_load_acquire(&me->next); /* acquire: pairs with the link store */
-    if (succ == NULL) {
-        void *expected = me;
-        if (ll_cas(&l->inner.tail, &expected, NULL, LL_RELEASE)) /* release: as in MCS (nothing else to publish) */
-            return NULL;
-        /* A successor swapped itself into the tail but has not linked yet: a short window,
-         * unless it was preempted there, hence the yield. */
-        uint32_t steps = 0;
-        while ((succ = (ll_mcs_node *)ll_load_acquire(&me->next)) == NULL) /* acquire: as above */
-            if ((++steps & 255) == 0)
-                ll_yield();
-            else
-                ll_pause();
-    }
-    ll_parker *p = succ->parker; /* read before the handover: succ's node may be reused after it */
-    ll_store_release(&succ->waiting, 0); /* release: hand over the inner lock */
-    return p;
+    ll_mcs_node *succ = ll_mcsq_leave(&l->inner.tail, me); /* orders: see mcs_queue.h */
+    return succ ? ll_mcsq_publish(succ, 0, &l->inner_wp) : NULL;
 }
 
 LL_COLD static void loiter_release_standby(ll_loiter_lock *l, ll_mcs_node *me)
