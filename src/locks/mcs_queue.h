@@ -53,8 +53,8 @@ LL_INLINE ll_mcs_node *ll_mcsq_enqueue(ll_atomic_ptr *tail, ll_mcs_node *me)
     ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release half of the swap below */
     /* acq_rel.  acquire: if tail was NULL, the previous holder's critical section (its
      * release CAS in ll_mcsq_pass_tail); else pred's cleared next (pred's own swap here),
-     * before we link into it.  release: our cleared next, to the next arrival's swap
-     * here (it links into us) and to a holder's ll_mcsq_pass_tail CAS that fails on us. */
+     * before we link into it (else pred's clearing could overwrite our link).  release:
+     * our cleared next, to the next arrival's swap here, which then links into us. */
     return (ll_mcs_node *)ll_xchg(tail, me, LL_ACQ_REL);
 }
 

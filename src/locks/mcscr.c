@@ -7,8 +7,8 @@
  * Lock words:
  *   tail == NULL        free (then the passive set is empty)
  *   tail == node A      held; A is the last node of the MCS chain (A may be the holder)
- *   ps_newest/ps_eldest the passive set (PS): a doubly-linked list of culled
- *                       waiters' nodes, newest first.  Plain fields, read and
+ *   passive             the passive set (PS): a doubly-linked list of culled
+ *   (.newest, .eldest)  waiters' nodes, newest first.  Plain fields, read and
  *                       written only by the lock holder: the lock protects them
  *                       (the handover's release/acquire orders one holder's
  *                       edits before the next holder's).
@@ -59,7 +59,7 @@
  *      stays at the head of the chain until someone queues behind it.
  *   patience_ns (default 50000000 = 50 ms; 0 = off, the paper's algorithm):
  *      a time bound on passive waiting, like cna's flush_ns.  A culled node
- *      records ll_now_ns() (ps_since; one clock read per release that culls).
+ *      records ll_now_ns() (since; one clock read per release that culls).
  *      At each contended unlock with a non-empty PS the holder compares the
  *      eldest passive node's timestamp with "now": the clock on 1 in 16 such
  *      unlocks (a thread-local coin, so the clock stays off the others), else
@@ -96,6 +96,10 @@
  * Under stp, culled threads spin for the budget and then park, which is
  * where CR pays off.  try_acquire: as MCS (CAS tail NULL -> me; tail is
  * NULL only when nobody waits, passive threads included).
+ * Code: acquire is the shared MCS queue's (src/locks/mcs_queue.h, which
+ * explains the memory orders); the passive set and the release (steps 1-4)
+ * are in src/locks/passive_set.h, shared with mcscrn, whose contended release
+ * is this file's ll_mcscr_release_contended with its NUMA extension.
  */
 #include "locklab/registry.h"
 #include "passive_set.h"

@@ -17,8 +17,10 @@
  * home and the two lists are plain fields, read and written only by the lock
  * holder (protected by the lock itself, as mcscr's passive set).  Invariant:
  * every passive node is of socket home, every remote node is not.
- * Node: as mcscr, plus `socket`, the owner's ll_current_socket() recorded
- * when it enqueues to wait (before it links in, so the holder sees it).
+ * Node: mcscr's; the MCS prefix's `socket` holds the owner's
+ * ll_current_socket(), recorded when it enqueues to wait (before it links
+ * in, so the holder sees it).  Lock: mcscr's lock (`cr`: tail, passive
+ * list, tunables) plus remote, home and rehome.
  *
  * Release (holder's node `me`, chain successor `succ`):
  *   1. nobody waiting (succ NULL, both lists empty): CAS tail me -> NULL.
@@ -92,6 +94,11 @@
  * per-thread cache) per waiting or holding thread.  Policies: all (waiting
  * is local, on one's own node; culled threads spin, then park under stp).
  * try_acquire: as MCS (tail is NULL only when nobody waits).
+ * Code: this design is mcscr's release with a NUMA extension, so there is
+ * one implementation of both: src/locks/passive_set.h (lists, culling,
+ * patience, grants, the release loop; the steps above are its x != NULL
+ * branches), instantiated once in mcscr.c (ll_mcscr_release_contended).
+ * The queue steps and their memory orders: src/locks/mcs_queue.h.
  */
 #include "locklab/registry.h"
 #include "passive_set.h"
