@@ -40,17 +40,6 @@ LL_INLINE void cr_push_newest(ll_mcscr_list *q, ll_mcscr_node *n)
     q->newest = n;
 }
 
-LL_INLINE void cr_push_eldest(ll_mcscr_list *q, ll_mcscr_node *n)
-{
-    n->older = NULL;
-    n->newer = q->eldest;
-    if (q->eldest)
-        q->eldest->older = n;
-    else
-        q->newest = n;
-    q->eldest = n;
-}
-
 LL_INLINE void cr_unlink(ll_mcscr_list *q, ll_mcscr_node *n)
 {
     if (n->newer)
@@ -105,14 +94,14 @@ static inline void cr_rehome(ll_mcscr_lock *l, ll_mcscrn_lock *x, int32_t s)
         }
         l->passive.newest = l->passive.eldest = NULL;
     }
-    ll_mcscr_node *n = x->remote.newest;
+    ll_mcscr_node *n = x->remote.eldest;
     while (n) {
-        ll_mcscr_node *older = n->older;
+        ll_mcscr_node *newer = n->newer;
         if (n->mcs.socket == s) {
             cr_unlink(&x->remote, n);
-            cr_push_eldest(&l->passive, n); /* scanning newest to eldest: order kept */
+            cr_push_newest(&l->passive, n); /* scanning eldest to newest: order kept */
         }
-        n = older;
+        n = newer;
     }
 }
 
