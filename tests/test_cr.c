@@ -79,7 +79,7 @@ static void run_order(order_case *c, const int *slots, pthread_t *tids)
     for (int i = 0; i < QN; i++) {
         int s = slots[i];
         ll_store_release(&c->go[s], 1); /* release: the case set-up before the worker starts */
-        ll_atomic_ptr *link = c->numa ? &c->crn_nodes[prev].next : &c->cr_nodes[prev].next;
+        ll_atomic_ptr *link = c->numa ? &c->crn_nodes[prev].mcs.next : &c->cr_nodes[prev].mcs.next;
         void *want = c->numa ? (void *)&c->crn_nodes[s] : (void *)&c->cr_nodes[s];
         while (ll_load_acquire(link) != want) /* acquire: wait until s is linked behind prev */
             ll_yield();

@@ -63,7 +63,7 @@ static void cna_case(const char *names, const char *expect, const char *what)
     ll_cna_acquire(&cna, &holder, &spin);
     norder = 0;
     int n = (int)strlen(names);
-    ll_atomic_ptr *link = &holder.next;
+    ll_atomic_ptr *link = &holder.mcs.next;
     int sockets_ok = 1;
     for (int i = 0; i < n; i++) {
         cw[i].name = names[i];
@@ -71,7 +71,7 @@ static void cna_case(const char *names, const char *expect, const char *what)
         pthread_create(&cw[i].tid, NULL, cna_waiter_main, &cw[i]);
         while (ll_load_acquire(link) != (void *)&cw[i].node) /* acquire: wait until linked */
             ll_pause();
-        link = &cw[i].node.next;
+        link = &cw[i].node.mcs.next;
     }
     ll_cna_release_tuned(&cna, &holder, &spin, &always_local);
     for (int i = 0; i < n; i++) {
@@ -106,7 +106,7 @@ static void hmcs_case(uint32_t threshold, const char *names, const char *expect)
     ll_hmcs_acquire(&hmcs, &holder, 0, &spin);
     norder = 0;
     int n = (int)strlen(names);
-    ll_atomic_ptr *last[2] = {&holder.next, NULL};
+    ll_atomic_ptr *last[2] = {&holder.mcs.next, NULL};
     for (int i = 0; i < n; i++) {
         hw[i].name = names[i];
         hw[i].socket = (uint32_t)(i + 1) % 2;
@@ -119,7 +119,7 @@ static void hmcs_case(uint32_t threshold, const char *names, const char *expect)
             while (ll_load_acquire(&hmcs.sockets[0].global_node.next) != (void *)&hmcs.sockets[1].global_node)
                 ll_pause(); /* acquire: as above */
         }
-        last[s] = &hw[i].node.next;
+        last[s] = &hw[i].node.mcs.next;
     }
     ll_hmcs_release(&hmcs, &holder, 0, &spin);
     for (int i = 0; i < n; i++)

@@ -1,19 +1,20 @@
 /* cna: Dice & Kogan compact NUMA-aware lock, an MCS variant with a secondary queue (src/locks/cna.c). */
 #ifndef LOCKLAB_CNA_H
 #define LOCKLAB_CNA_H
-#include "wait.h"
+#include "mcs.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
 typedef struct ll_cna_node {
-    /* NULL = keep waiting; LL_CNA_GRANTED = you own the lock, the secondary queue is
-     * empty; any other value = you own the lock, and this is the secondary queue's head. */
-    ll_atomic_ptr spin;
-    ll_atomic_ptr next;            /* next node in the main or the secondary queue */
+    /* The MCS node prefix: next (successor in the main or the secondary queue), waiting
+     * (1 = keep waiting, 0 = you own the lock), socket (the owner's if it had to wait,
+     * else -1), parker (read by whichever holder grants this node). */
+    ll_mcs_node mcs;
+    /* Written by the granting holder before it clears mcs.waiting, read by the owner
+     * after: LL_CNA_GRANTED = the secondary queue is empty; else its head. */
+    void *sec;
     struct ll_cna_node *sec_tail;  /* in a secondary head only: the secondary tail (holders only) */
     uint64_t sec_since;            /* in a secondary head only: when a holder first timed it (0 = not yet) */
-    ll_parker *parker;             /* owner's parker, read by whichever holder grants this node */
-    int32_t socket;                /* owner's socket if it had to wait, else -1 */
 } ll_cna_node;
 #define LL_CNA_GRANTED ((void *)(uintptr_t)1)
 

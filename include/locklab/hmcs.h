@@ -5,11 +5,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* A thread's node in its socket's queue. */
+/* A thread's node in its socket's queue: the MCS node prefix, whose waiting word
+ * (mcs.waiting) holds the status: LL_HMCS_WAIT, a cohort count 1..threshold, or
+ * LL_HMCS_ACQUIRE_PARENT; mcs.next is the socket successor, set by the successor. */
 typedef struct ll_hmcs_node {
-    ll_atomic_ptr next;    /* successor in the socket queue, set by the successor */
-    ll_atomic_u32 status;  /* LL_HMCS_WAIT, a cohort count 1..threshold, or LL_HMCS_ACQUIRE_PARENT */
-    ll_parker *parker;     /* owner's parker, read by the predecessor */
+    ll_mcs_node mcs;
 } ll_hmcs_node;
 #define LL_HMCS_WAIT 0u                   /* keep waiting */
 #define LL_HMCS_ACQUIRE_PARENT 0xffffffffu /* you own the socket lock; now acquire the global lock */

@@ -1,4 +1,9 @@
-/* mcs: Mellor-Crummey & Scott queue lock with explicit queue nodes (src/locks/mcs.c). */
+/* mcs: Mellor-Crummey & Scott queue lock with explicit queue nodes (src/locks/mcs.c).
+ *
+ * ll_mcs_node is also the common prefix of every MCS-family node: mcscr,
+ * mcscrn, cna and hmcs nodes start with an ll_mcs_node named `mcs`, and the
+ * queue steps they share (enqueue, link, wait, hand the tail on, grant,
+ * warm-up) live once, in src/locks/mcs_queue.h. */
 #ifndef LOCKLAB_MCS_H
 #define LOCKLAB_MCS_H
 #include "wait.h"
@@ -7,8 +12,11 @@ extern "C" {
 #endif
 typedef struct ll_mcs_node {
     ll_atomic_ptr next;    /* successor's node, set by the successor */
-    ll_atomic_u32 waiting; /* 1 while the owner of this node must wait */
-    ll_parker *parker;     /* owner's parker, read by the predecessor */
+    ll_atomic_u32 waiting; /* the node word: mcs and the CR/NUMA variants 1 = keep waiting, 0 = you own
+                              the lock; hmcs stores its status here (LL_HMCS_WAIT = keep waiting) */
+    int32_t socket;        /* owner's socket, recorded when it links in to wait, by the NUMA-aware locks
+                              only (cna, mcscrn); fills what would be padding */
+    ll_parker *parker;     /* owner's parker, read by whoever grants the node */
 } ll_mcs_node;
 typedef struct ll_mcs_lock { ll_atomic_ptr tail; } ll_mcs_lock;
 #define LL_MCS_INITIALIZER { LL_ATOMIC_INIT(NULL) }

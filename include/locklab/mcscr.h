@@ -1,21 +1,21 @@
 /* mcscr: MCS with concurrency restriction (Dice, Malthusian Locks §4) (src/locks/mcscr.c). */
 #ifndef LOCKLAB_MCSCR_H
 #define LOCKLAB_MCSCR_H
-#include "wait.h"
+#include "mcs.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
 typedef struct ll_mcscr_node {
-    ll_atomic_ptr next;    /* chain successor's node, set by the successor */
-    ll_atomic_u32 waiting; /* 1 while the owner of this node must wait */
-    ll_parker *parker;     /* owner's parker, read by whoever grants the node */
+    ll_mcs_node mcs; /* the MCS node prefix: chain next, waiting (1 wait, 0 owner), socket (mcscrn), parker */
     /* passive-set links (newer/older neighbour): read and written only by the lock holder */
-    struct ll_mcscr_node *ps_newer, *ps_older;
-    uint64_t ps_since;     /* ll_now_ns() when culled into the passive set (lock holder only; patience_ns) */
+    struct ll_mcscr_node *newer, *older;
+    uint64_t since;  /* ll_now_ns() when culled into the passive set (lock holder only; patience_ns) */
 } ll_mcscr_node;
+/* A list of culled nodes, newest first (lock holder only). */
+typedef struct ll_mcscr_list { ll_mcscr_node *newest, *eldest; } ll_mcscr_list;
 typedef struct ll_mcscr_lock {
     ll_atomic_ptr tail;                      /* the MCS tail */
-    ll_mcscr_node *ps_newest, *ps_eldest;    /* passive set: lock holder only */
+    ll_mcscr_list passive;                   /* passive set: lock holder only */
     uint32_t fairness;                       /* 1/fairness: chance per unlock to grant the eldest passive thread */
     uint32_t defer_ns;                       /* on a deficit, wait this long for an arrival before waking a parked thread */
     uint32_t warm;                           /* 1: anticipatory warm-up of the passive set (see mcscr.c) */
@@ -27,7 +27,7 @@ typedef struct ll_mcscr_lock {
 #define LL_MCSCR_DEFAULT_DEFER_NS 25000
 #define LL_MCSCR_DEFAULT_PATIENCE_NS 50000000
 #define LL_MCSCR_INITIALIZER                                                                     \
-    { LL_ATOMIC_INIT(NULL), NULL, NULL, LL_MCSCR_DEFAULT_FAIRNESS, LL_MCSCR_DEFAULT_DEFER_NS, 1, \
+    { LL_ATOMIC_INIT(NULL), {NULL, NULL}, LL_MCSCR_DEFAULT_FAIRNESS, LL_MCSCR_DEFAULT_DEFER_NS, 1, \
       LL_MCSCR_DEFAULT_PATIENCE_NS }
 /* fairness >= 1 (1 = always prefer the eldest passive thread); defer_ns 0 = never defer;
  * warm 0 or 1; patience_ns 0 = no time bound on passive waiting (see mcscr.c).
@@ -35,8 +35,9 @@ typedef struct ll_mcscr_lock {
 void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint32_t warm, uint32_t patience_ns);
 /* The node must stay valid from acquire until the matching release returns. */
 void ll_mcscr_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);
-bool ll_mcscr_try_acquire(ll_mcscr_lock *l, ll_mcscr_node *me);
 void ll_mcscr_release(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);
+/* As MCS: CAS tail NULL -> me, so it fails while anyone waits, passive threads included. */
+bool ll_mcscr_try_acquire(ll_mcscr_lock *l, ll_mcscr_node *me);
 #ifdef __cplusplus
 }
 #endif

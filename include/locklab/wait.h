@@ -62,6 +62,16 @@ void ll_wait_policy_init(ll_wait_policy *wp, const ll_wait_ops *ops, uint64_t sp
  * Returns true if ready.  Spin and yield policies never give up. */
 bool ll_spin_phase(ll_wait_policy *wp, ll_ready_fn ready, void *ctx);
 
+/* ---- what a lock may ask of a policy (locks never read wp->ops themselves) -------- */
+/* Can a waiter under wp block in the kernel?  Then a waker must unpark it
+ * (ll_wait_wakee), and a shared wait word needs its sleepers bit. */
+LL_INLINE bool ll_wait_may_park(const ll_wait_policy *wp) { return wp->ops->may_park; }
+/* Does a waiter under wp spin for a bounded budget before it parks (stp, astp)?
+ * Only then is an early unpark useful: the woken waiter spins again for its
+ * budget (an anticipatory warm-up, Malthusian paper §5.1 note 19), whereas a
+ * pure park policy would just park again. */
+LL_INLINE bool ll_wait_has_spin_phase(const ll_wait_policy *wp) { return wp->ops->has_budget; }
+
 /* Tell an adaptive policy whether a wait ended in its spin phase. */
 LL_INLINE void ll_wait_feedback(ll_wait_policy *wp, bool spin_succeeded)
 {
@@ -85,7 +95,7 @@ LL_INLINE uint32_t ll_wait_while_eq(ll_wait_policy *wp, ll_atomic_u32 *word, uin
  * ll_wait_wakee returns NULL for policies that never park. */
 LL_INLINE ll_parker *ll_wait_wakee(const ll_wait_policy *wp, ll_parker *waiter)
 {
-    return wp->ops->may_park ? waiter : NULL;
+    return ll_wait_may_park(wp) ? waiter : NULL;
 }
 LL_INLINE void ll_wake(ll_parker *p)
 {
@@ -126,7 +136,7 @@ void ll_waitword_bump(ll_atomic_u32 *w);
 void ll_waitword_wake_all(ll_atomic_u32 *w);
 LL_INLINE void ll_waitword_publish(const ll_wait_policy *wp, ll_atomic_u32 *w, uint32_t value)
 {
-    if (!wp->ops->may_park)
+    if (!ll_wait_may_park(wp))
         ll_store_release(w, value); /* release: publish what the waiter will read after seeing value */
     else if (ll_xchg(w, value, LL_ACQ_REL) & LL_WAITWORD_SLEEPERS) /* acq_rel: as above, and see the flag */
         ll_waitword_wake_all(w);

@@ -35,34 +35,40 @@ LL_STATIC_ASSERT(sizeof(ll_clh_node) <= LL_QNODE_USABLE, "node must fit a queue-
 
 void ll_clh_init(ll_clh_lock *l, ll_clh_node *initial)
 {
+    /* relaxed: like pthread_mutex_init, publish the lock yourself */
     ll_store_relaxed(&initial->state, LL_CLH_FREE);
-    ll_store_relaxed(&l->tail, initial); /* relaxed: like pthread_mutex_init, publish the lock yourself */
+    ll_store_relaxed(&l->tail, initial);
 }
 
 static bool node_free(void *node)
 {
-    return ll_load_acquire(&((ll_clh_node *)node)->state) == LL_CLH_FREE; /* acquire: pairs with release */
+    /* acquire: the previous holder's critical section; pairs with the release store (or
+     * the acq_rel exchange) of FREE in ll_clh_release */
+    return ll_load_acquire(&((ll_clh_node *)node)->state) == LL_CLH_FREE;
 }
 
 LL_COLD static void clh_wait(ll_clh_node *pred, ll_wait_policy *wp)
 {
     bool spun = ll_spin_phase(wp, node_free, pred);
-    if (!wp->ops->may_park)
+    if (!ll_wait_may_park(wp))
         return; /* spin/yield: the spin phase ends only when pred is free */
     ll_wait_feedback(wp, spun);
     if (spun)
         return;
     ll_parker *self = ll_self()->parker;
     void *expected = LL_CLH_BUSY;
-    /* acq_rel: publish our parker to the releaser; on failure (FREE) acquire its critical section */
+    /* acq_rel.  release: our parker, to the releaser's acq_rel exchange in ll_clh_release that
+     * takes it out; acquire (on failure, pred FREE): its critical section, as in node_free */
     if (ll_cas(&pred->state, &expected, (void *)self, LL_ACQ_REL))
         ll_parker_park_until(self, node_free, pred);
 }
 
 ll_clh_node *ll_clh_acquire(ll_clh_lock *l, ll_clh_node *me, ll_wait_policy *wp)
 {
-    ll_store_relaxed(&me->state, LL_CLH_BUSY);
-    /* acq_rel: release our node's init to the successor; acquire pred's init */
+    ll_store_relaxed(&me->state, LL_CLH_BUSY); /* relaxed: published by the release half of the swap below */
+    /* acq_rel.  release: our node's BUSY to the next arrival's swap here (or the load of tail
+     * in ll_clh_try_acquire), after which it reads our state; acquire: pred's state init,
+     * released by pred's own swap here (or by ll_clh_init's publication) */
     ll_clh_node *pred = (ll_clh_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
     if (LL_UNLIKELY(!node_free(pred)))
         clh_wait(pred, wp);
@@ -71,12 +77,12 @@ ll_clh_node *ll_clh_acquire(ll_clh_lock *l, ll_clh_node *me, ll_wait_policy *wp)
 
 ll_clh_node *ll_clh_try_acquire(ll_clh_lock *l, ll_clh_node *me)
 {
-    void *t = ll_load_acquire(&l->tail); /* acquire: see the tail node's init */
+    void *t = ll_load_acquire(&l->tail); /* acquire: the tail node's init; pairs with the swap in ll_clh_acquire */
     ll_clh_node *pred = (ll_clh_node *)t;
     if (!node_free(pred))
         return NULL;
-    ll_store_relaxed(&me->state, LL_CLH_BUSY);
-    if (!ll_cas(&l->tail, &t, me, LL_ACQ_REL)) /* acq_rel: as the swap in acquire */
+    ll_store_relaxed(&me->state, LL_CLH_BUSY); /* relaxed: published by the release half of the CAS below */
+    if (!ll_cas(&l->tail, &t, me, LL_ACQ_REL)) /* acq_rel: as the swap in ll_clh_acquire, with the same pairs */
         return NULL;
     if (LL_UNLIKELY(!node_free(pred))) { /* ABA: pred was recycled and re-enqueued */
         static ll_wait_policy aba_wait = LL_WAIT_POLICY_INIT(ll_wait_yield); /* never parks */
@@ -87,11 +93,12 @@ ll_clh_node *ll_clh_try_acquire(ll_clh_lock *l, ll_clh_node *me)
 
 void ll_clh_release(ll_clh_node *me, ll_wait_policy *wp)
 {
-    if (!wp->ops->may_park) {
-        ll_store_release(&me->state, LL_CLH_FREE); /* release: hand over the critical section */
+    if (!ll_wait_may_park(wp)) {
+        ll_store_release(&me->state, LL_CLH_FREE); /* release: the critical section; pairs with node_free's acquire */
         return;
     }
-    /* acq_rel: hand over the critical section, and take a sleeping successor's parker */
+    /* acq_rel.  release: the critical section, to node_free's acquire in the successor;
+     * acquire: a sleeping successor's parker, from its acq_rel CAS in clh_wait */
     void *old = ll_xchg(&me->state, LL_CLH_FREE, LL_ACQ_REL);
     if (old != LL_CLH_BUSY)
         ll_parker_unpark((ll_parker *)old); /* parkers are never freed */
@@ -108,7 +115,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 }
 static void destroy(void *s)
 {
-    ll_qnode_put(ll_load_relaxed(&((clh_state *)s)->lock.tail)); /* lock is free: the tail node is ours */
+    ll_qnode_put(ll_load_relaxed(&((clh_state *)s)->lock.tail)); /* relaxed: lock is free, the tail node is ours */
 }
 static void acquire(void *s, ll_wait_policy *wp)
 {

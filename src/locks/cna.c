@@ -8,21 +8,26 @@
  *   NULL         free, both queues empty
  *   node A       held; A is the last node of the main queue (A may be the holder).
  *                The secondary queue, if any, hangs off the holder's node.
- * Node word (spin), written once by the thread that grants the node:
- *   NULL              keep waiting
- *   LL_CNA_GRANTED(1) you own the lock; the secondary queue is empty
- *   node S            you own the lock; S heads the secondary queue and
- *                     S->sec_tail is its last node (S->...->sec_tail->NULL)
- * Other node fields: next (main or secondary successor), socket (recorded only
- * when the owner had to wait, else -1), parker (the owner's, for wake-ups).
+ * Node words (a node starts with the MCS prefix, include/locklab/mcs.h):
+ *   mcs.waiting  1 keep waiting; 0 you own the lock (one release store by the
+ *                holder that grants the node)
+ *   sec          written by that holder just before, read by the owner after:
+ *                LL_CNA_GRANTED(1) the secondary queue is empty; node S: S
+ *                heads the secondary queue and S->sec_tail is its last node
+ *                (S->...->sec_tail->NULL).  (The paper passes S in the spin
+ *                word itself; a separate field lets every MCS-family lock wait
+ *                the same way, on a 32-bit word, through ll_wait_while_eq.)
+ * Other node fields: mcs.next (main or secondary successor), mcs.socket
+ * (recorded only when the owner had to wait, else -1), mcs.parker (the
+ * owner's, for wake-ups).
  *
- * Acquire (Fig. 3): as MCS; an uncontended acquirer sets its own spin to
+ * Acquire (Fig. 3): as MCS; an uncontended acquirer sets its own sec to
  * GRANTED.  Release (Fig. 4, 5): if the main queue is empty, CAS tail from
  * self to NULL (secondary empty) or to the secondary tail, then grant the
  * secondary head.  Otherwise, with probability 1 - 2^-keep_local_shift
  * search the main queue for the first waiter on the holder's socket, move the
  * waiters skipped on the way to the end of the secondary queue and grant the
- * found one, passing it the secondary head in its spin word.  If there is no
+ * found one, passing it the secondary head in its sec field.  If there is no
  * such waiter (or the coin says flush), splice the secondary queue in front of
  * the main successor and grant its head.  Shuffle reduction (§6, key
  * shuffle_shift = N > 0): with an empty secondary queue the holder searches
@@ -55,63 +60,43 @@
  * is a 1-in-64 coin).  Same-socket waiters are served in arrival order.
  * Footprint: 8 bytes per lock (one word, any number of sockets); one node
  * (48 B, a 128-B slot from the per-thread cache) per thread waiting or holding.
- * Policies: all (waiters spin on their own spin word through the policy; under
+ * Policies: all (waiters wait on their own node word through the policy; under
  * stp the releaser also wakes the likely next holder early, as mcs does: the
  * first of the next 8 waiters on the new holder's socket, else the secondary
  * head, else the new holder's successor).
  * try_acquire: CAS tail NULL -> self (tail is never NULL while anyone waits,
  * even in the secondary queue, because the holder stays the main tail).
+ * Code: enqueue, wait, tail hand-off and grant are the shared MCS queue's
+ * steps (src/locks/mcs_queue.h, which explains their memory orders); this
+ * file adds the secondary queue and the choice of successor.
  */
 #include "locklab/cna.h"
 #include "locklab/registry.h"
+#include "mcs_queue.h"
 
 LL_STATIC_ASSERT(sizeof(ll_cna_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
+LL_STATIC_ASSERT(offsetof(ll_cna_node, mcs) == 0, "the MCS prefix comes first");
 
-static bool cna_granted(void *node)
-{
-    return ll_load_acquire(&((ll_cna_node *)node)->spin) != NULL; /* acquire: pairs with the granting store */
-}
+#define CNA(n) LL_MCSQ_OWNER(ll_cna_node, n)
 
-LL_COLD static void cna_wait(ll_cna_node *me, ll_cna_node *pred, ll_wait_policy *wp)
-{
-    ll_parker *self = ll_self()->parker;
-    me->parker = self;
-    me->socket = (int32_t)ll_current_socket(); /* recorded only when waiting (paper, Fig. 3 line 14) */
-    ll_store_release(&pred->next, me);         /* release: spin, socket, parker before any holder sees us */
-    if (cna_granted(me))
-        return;
-    /* Local waiting on our own spin word (a pointer, so not ll_wait_while_eq):
-     * the same spin-then-park loop; a holder reads our parker before it grants. */
-    for (;;) {
-        bool spun = ll_spin_phase(wp, cna_granted, me);
-        if (wp->ops->may_park)
-            ll_wait_feedback(wp, spun);
-        if (spun || ll_parker_park(self, cna_granted, me))
-            return;
-    }
-}
+/* n's successor in the main or the secondary queue, as linked so far (acquire: see ll_mcsq_next). */
+LL_INLINE ll_cna_node *cna_next(ll_cna_node *n) { return CNA(ll_mcsq_next(&n->mcs)); }
 
 void ll_cna_acquire(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp)
 {
-    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
-    ll_store_relaxed(&me->spin, NULL); /* only a holder sets it, after it sees our link */
-    /* acq_rel: acquire the previous holder's writes (if tail was NULL); release our node's init */
-    ll_cna_node *pred = (ll_cna_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
-    if (LL_LIKELY(pred == NULL)) {
-        me->socket = -1;
-        ll_store_relaxed(&me->spin, LL_CNA_GRANTED); /* relaxed: read only by ourselves, at release */
-        return;
+    /* The MCS queue's acquire; the socket is recorded only when waiting (paper, Fig. 3
+     * line 14).  A waiter is granted with me->sec written by its granter (cna_grant). */
+    if (LL_LIKELY(!ll_mcsq_acquire(&l->tail, &me->mcs, 1, LL_MCSQ_RECORD_SOCKET, wp))) {
+        me->mcs.socket = -1;
+        me->sec = LL_CNA_GRANTED; /* plain: read only by ourselves, at release */
     }
-    cna_wait(me, pred, wp);
 }
 
 bool ll_cna_try_acquire(ll_cna_lock *l, ll_cna_node *me)
 {
-    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
-    ll_store_relaxed(&me->spin, LL_CNA_GRANTED); /* relaxed: read only by ourselves, at release */
-    me->socket = -1;
-    void *expected = NULL;
-    return ll_cas(&l->tail, &expected, me, LL_ACQ_REL); /* acq_rel: as the swap in acquire */
+    me->mcs.socket = -1;
+    me->sec = LL_CNA_GRANTED; /* plain: read only by ourselves, at release */
+    return ll_mcsq_try_enqueue(&l->tail, &me->mcs);
 }
 
 /* Anticipatory warm-up target (stp): the thread succ will most likely hand the
@@ -120,29 +105,26 @@ bool ll_cna_try_acquire(ll_cna_lock *l, ll_cna_node *me)
  * at is still waiting (only the holder grants), so it is readable now. */
 static ll_parker *cna_warm_target(ll_cna_node *succ, void *v)
 {
-    ll_cna_node *first = (ll_cna_node *)ll_load_acquire(&succ->next); /* acquire: pairs with the link store */
+    ll_cna_node *first = cna_next(succ);
     ll_cna_node *n = first;
     for (int i = 0; n != NULL && i < 8; i++) {
-        if (n->socket == succ->socket)
-            return n->parker;
-        n = (ll_cna_node *)ll_load_acquire(&n->next); /* acquire: pairs with the link store */
+        if (n->mcs.socket == succ->mcs.socket)
+            return n->mcs.parker;
+        n = cna_next(n);
     }
     if (v != LL_CNA_GRANTED)
-        return ((ll_cna_node *)v)->parker;
-    return first ? first->parker : NULL;
+        return ((ll_cna_node *)v)->mcs.parker;
+    return first ? first->mcs.parker : NULL;
 }
 
-/* Hand the lock to succ with spin value v (GRANTED or the secondary head). */
+/* Hand the lock to succ with secondary-queue value v (GRANTED or the secondary head). */
 static void cna_grant(ll_cna_node *succ, void *v, ll_wait_policy *wp)
 {
-    ll_parker *p = ll_wait_wakee(wp, succ->parker); /* read before the handover: succ's node may be reused after it */
-    /* Anticipatory warm-up for spin-then-park (as in mcs): wake the likely next
-     * holder early, so that it is spinning again when the lock reaches it. */
-    ll_parker *warm = wp->ops->has_budget ? cna_warm_target(succ, v) : NULL;
-    ll_store_release(&succ->spin, v); /* release: hand over the critical section and the queue edits */
-    ll_wake(p);
-    if (warm)
-        ll_parker_unpark(warm); /* early: it re-checks, spins, and may park again */
+    /* Anticipatory warm-up for spin-then-park (as in mcs, with CNA's own target):
+     * wake the likely next holder early, so that it is spinning again when the lock reaches it. */
+    ll_parker *warm = ll_wait_has_spin_phase(wp) ? cna_warm_target(succ, v) : NULL;
+    succ->sec = v; /* plain: published to succ by the release store in ll_mcsq_publish */
+    ll_mcsq_grant(&succ->mcs, 0, wp, warm);
 }
 
 /* Figure 5: the first main-queue waiter on the holder's socket, or NULL.  If it
@@ -150,29 +132,29 @@ static void cna_grant(ll_cna_node *succ, void *v, ll_wait_policy *wp)
  * whose head is *sec (GRANTED = empty). */
 static ll_cna_node *cna_find_successor(ll_cna_node *me, ll_cna_node *next, void **sec)
 {
-    int32_t mine = me->socket >= 0 ? me->socket : (int32_t)ll_current_socket();
-    if (next->socket == mine)
+    int32_t mine = me->mcs.socket >= 0 ? me->mcs.socket : (int32_t)ll_current_socket();
+    if (next->mcs.socket == mine)
         return next;
     ll_cna_node *head = next, *tail = next;
-    ll_cna_node *cur = (ll_cna_node *)ll_load_acquire(&next->next); /* acquire: pairs with the link store */
+    ll_cna_node *cur = cna_next(next);
     while (cur) {
-        if (cur->socket == mine) {
+        if (cur->mcs.socket == mine) {
             /* head..tail all have a non-NULL next, so no arriving thread writes them;
-             * relaxed stores below: later holders read them after our granting store. */
+             * the relinks (ll_mcsq_set_next) reach later holders through our grant. */
             if (*sec != LL_CNA_GRANTED) {
                 ll_cna_node *sh = (ll_cna_node *)*sec;
-                ll_store_relaxed(&sh->sec_tail->next, head);
+                ll_mcsq_set_next(&sh->sec_tail->mcs, &head->mcs);
                 sh->sec_tail = tail;
             } else {
                 head->sec_tail = tail;
                 head->sec_since = 0; /* timed lazily, by the flush_ns check */
                 *sec = head;
             }
-            ll_store_relaxed(&tail->next, NULL);
+            ll_mcsq_set_next(&tail->mcs, NULL);
             return cur;
         }
         tail = cur;
-        cur = (ll_cna_node *)ll_load_acquire(&cur->next); /* acquire: pairs with the link store */
+        cur = cna_next(cur);
     }
     return NULL;
 }
@@ -206,22 +188,18 @@ LL_INLINE bool cna_keep_local(void *sec, const ll_cna_params *p)
 
 void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, const ll_cna_params *p)
 {
-    void *sec = ll_load_relaxed(&me->spin); /* relaxed: our own node, granted (acquired) before */
-    ll_cna_node *next = (ll_cna_node *)ll_load_acquire(&me->next); /* acquire: pairs with the link store */
+    void *sec = me->sec; /* plain: our own node (set by us, or by our granter before the release we acquired) */
+    ll_cna_node *next = cna_next(me);
     if (next == NULL) {
-        void *expected = me;
-        if (sec == LL_CNA_GRANTED) {
-            if (ll_cas(&l->tail, &expected, NULL, LL_RELEASE)) /* release: publish the critical section */
-                return;
-        } else {
-            ll_cna_node *sh = (ll_cna_node *)sec;
-            /* release: the critical section, and sec_tail->next == NULL, to whoever links after it */
-            if (ll_cas(&l->tail, &expected, (void *)sh->sec_tail, LL_RELEASE)) {
+        /* Main queue empty: free the lock (secondary empty), or make the secondary tail,
+         * whose next is NULL, the main tail and grant the secondary head. */
+        ll_cna_node *sh = sec == LL_CNA_GRANTED ? NULL : (ll_cna_node *)sec;
+        if (ll_mcsq_pass_tail(&l->tail, &me->mcs, sh ? &sh->sec_tail->mcs : NULL)) {
+            if (sh != NULL)
                 cna_grant(sh, LL_CNA_GRANTED, wp);
-                return;
-            }
+            return;
         }
-        next = (ll_cna_node *)ll_await_link(&me->next);
+        next = CNA(ll_mcsq_await_next(&me->mcs));
     }
     if (sec == LL_CNA_GRANTED && cna_coin(p->shuffle_shift)) { /* shuffle reduction (§6) */
         cna_grant(next, LL_CNA_GRANTED, wp);
@@ -232,7 +210,7 @@ void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, c
         cna_grant(succ, sec, wp);
     } else if (sec != LL_CNA_GRANTED) { /* flush: secondary queue first, then the main queue */
         ll_cna_node *sh = (ll_cna_node *)sec;
-        ll_store_relaxed(&sh->sec_tail->next, next); /* relaxed: the grant below releases it */
+        ll_mcsq_set_next(&sh->sec_tail->mcs, &next->mcs); /* published by the grant below */
         cna_grant(sh, LL_CNA_GRANTED, wp);
     } else {
         cna_grant(next, LL_CNA_GRANTED, wp);

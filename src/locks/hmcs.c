@@ -15,7 +15,8 @@
  *   socket tail   NULL = no thread of this socket holds or awaits the lock;
  *                 node A = A is the last node of the socket queue
  *   global tail   NULL = free; node G = G (a socket's global_node) is last
- * Node word (status), written once by the socket predecessor:
+ * Node word (status: the MCS prefix's waiting word, mcs.waiting), written
+ * once by the socket predecessor:
  *   WAIT (0)            keep waiting
  *   k in 1..threshold   you hold the lock (socket and global); k-th consecutive
  *                       holder from this socket
@@ -50,14 +51,19 @@
  * global node is never reused while still queued.  The socket release is thus
  * a touch of the lock after it became available to another socket: destroy
  * waits until every socket queue is empty before it frees them.
+ * Code: both levels are the shared MCS queue (src/locks/mcs_queue.h; memory
+ * orders explained there): the socket queues with busy = LL_HMCS_WAIT, the
+ * global lock through ll_mcs_*.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "locklab/hmcs.h"
 #include "locklab/registry.h"
+#include "mcs_queue.h"
 
 LL_STATIC_ASSERT(sizeof(ll_hmcs_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
+LL_STATIC_ASSERT(offsetof(ll_hmcs_node, mcs) == 0, "the MCS prefix comes first");
 
 int ll_hmcs_init(ll_hmcs_lock *l, uint32_t nsockets, uint32_t threshold)
 {
@@ -84,7 +90,9 @@ void ll_hmcs_destroy(ll_hmcs_lock *l)
     /* A releaser that handed the global lock to another socket may still be
      * finishing its socket release (see the header comment): wait for it. */
     for (uint32_t i = 0; i < l->nsockets; i++)
-        while (ll_load_acquire(&l->sockets[i].tail) != NULL) /* acquire: pairs with the releaser's CAS */
+        /* acquire: the releaser's last touches of the socket; pairs with the release CAS that
+         * frees the socket tail (ll_mcsq_pass_tail, from hmcs_release_socket) */
+        while (ll_load_acquire(&l->sockets[i].tail) != NULL)
             ll_yield();
     free(l->sockets);
     l->sockets = NULL;
@@ -96,53 +104,32 @@ uint32_t ll_hmcs_socket_of_caller(const ll_hmcs_lock *l)
     return s < l->nsockets ? s : s % l->nsockets; /* topology reconfigured since init: fold */
 }
 
-LL_COLD static uint32_t hmcs_wait(ll_hmcs_node *me, ll_hmcs_node *pred, ll_wait_policy *wp)
-{
-    me->parker = ll_self()->parker;
-    ll_store_relaxed(&me->status, LL_HMCS_WAIT); /* only pred changes it, after it sees the link below */
-    ll_store_release(&pred->next, me);           /* release: our node's fields before the holder may see us */
-    return ll_wait_while_eq(wp, &me->status, LL_HMCS_WAIT, me->parker);
-}
-
 void ll_hmcs_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp)
 {
     ll_hmcs_socket *s = &l->sockets[socket];
-    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
-    /* acq_rel: acquire the previous socket holder's writes (if tail was NULL); release our node's init */
-    ll_hmcs_node *pred = (ll_hmcs_node *)ll_xchg(&s->tail, me, LL_ACQ_REL);
-    if (LL_UNLIKELY(pred != NULL) && hmcs_wait(me, pred, wp) != LL_HMCS_ACQUIRE_PARENT)
+    ll_mcs_node *pred = ll_mcsq_enqueue(&s->tail, &me->mcs); /* orders: see mcs_queue.h */
+    if (LL_UNLIKELY(pred != NULL) &&
+        ll_mcsq_wait(&me->mcs, pred, LL_HMCS_WAIT, LL_MCSQ_PLAIN, wp) != LL_HMCS_ACQUIRE_PARENT)
         return; /* cohort handoff: the global lock came with the socket lock */
-    ll_store_relaxed(&me->status, 1); /* relaxed: our own word from now on; first of a cohort */
+    ll_store_relaxed(&me->mcs.waiting, 1); /* relaxed: our own word from now on; first of a cohort */
     ll_mcs_acquire(&l->global, &s->global_node, wp);
 }
 
-static void hmcs_grant(ll_hmcs_node *succ, uint32_t status, ll_wait_policy *wp)
+/* Grant succ the status (a cohort count, or ACQUIRE_PARENT), with the plain MCS
+ * anticipatory warm-up of the next socket waiter under stp/astp, as in mcs. */
+static void hmcs_grant(ll_mcs_node *succ, uint32_t status, ll_wait_policy *wp)
 {
-    ll_parker *p = ll_wait_wakee(wp, succ->parker); /* read before the handover: succ's node may be reused after it */
-    ll_parker *warm = NULL;
-    if (wp->ops->has_budget) {
-        /* Anticipatory warm-up for spin-then-park, as in mcs: wake the next socket
-         * waiter early.  Both nodes stay put until we hand over. */
-        ll_hmcs_node *n2 = (ll_hmcs_node *)ll_load_acquire(&succ->next); /* acquire: pairs with the link store */
-        warm = n2 ? n2->parker : NULL;
-    }
-    ll_store_release(&succ->status, status); /* release: hand over the critical section */
-    ll_wake(p);
-    if (warm)
-        ll_parker_unpark(warm); /* early: it re-checks, spins, and may park again */
+    ll_mcsq_grant(succ, status, wp, ll_mcsq_warm_next(succ, wp));
 }
 
 /* Release the socket lock alone (the global lock is not ours, or no longer). */
 static void hmcs_release_socket(ll_hmcs_socket *s, ll_hmcs_node *me, ll_wait_policy *wp)
 {
-    ll_hmcs_node *succ = (ll_hmcs_node *)ll_load_acquire(&me->next); /* acquire: pairs with the link store */
-    if (succ == NULL) {
-        void *expected = me;
-        if (ll_cas(&s->tail, &expected, NULL, LL_RELEASE)) /* release: the critical section, the global node's reuse */
-            return;
-        succ = (ll_hmcs_node *)ll_await_link(&me->next);
-    }
-    hmcs_grant(succ, LL_HMCS_ACQUIRE_PARENT, wp);
+    /* Freeing the socket tail (release CAS in ll_mcsq_pass_tail) also orders our last
+     * use of the socket's global node before the next cohort head's reuse of it. */
+    ll_mcs_node *succ = ll_mcsq_leave(&s->tail, &me->mcs);
+    if (succ != NULL)
+        hmcs_grant(succ, LL_HMCS_ACQUIRE_PARENT, wp);
 }
 
 bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp)
@@ -150,11 +137,9 @@ bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_
     ll_hmcs_socket *s = &l->sockets[socket];
     if (ll_load_relaxed(&l->global.tail) != NULL) /* relaxed: a hint that shrinks the undo window */
         return false;
-    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the CAS below */
-    void *expected = NULL;
-    if (!ll_cas(&s->tail, &expected, me, LL_ACQ_REL)) /* acq_rel: as the swap in acquire */
+    if (!ll_mcsq_try_enqueue(&s->tail, &me->mcs)) /* acq_rel CAS: see mcs_queue.h */
         return false;
-    ll_store_relaxed(&me->status, 1); /* relaxed: our own word */
+    ll_store_relaxed(&me->mcs.waiting, 1); /* relaxed: our own word */
     if (ll_mcs_try_acquire(&l->global, &s->global_node))
         return true;
     hmcs_release_socket(s, me, wp); /* undo: a socket waiter that queued meanwhile takes the global lock itself */
@@ -164,9 +149,9 @@ bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_
 void ll_hmcs_release(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp)
 {
     ll_hmcs_socket *s = &l->sockets[socket];
-    uint32_t k = ll_load_relaxed(&me->status); /* relaxed: our own word (granted with acquire, or set by us) */
+    uint32_t k = ll_load_relaxed(&me->mcs.waiting); /* relaxed: our own word (granted with acquire, or set by us) */
     if (k < l->threshold) {
-        ll_hmcs_node *succ = (ll_hmcs_node *)ll_load_acquire(&me->next); /* acquire: pairs with the link store */
+        ll_mcs_node *succ = ll_mcsq_next(&me->mcs); /* acquire: pairs with the link store in ll_mcsq_wait */
         if (succ != NULL) {
             hmcs_grant(succ, k + 1, wp); /* cohort handoff: the global lock stays on this socket */
             return;

@@ -95,7 +95,9 @@ LL_COLD static void lifocr_acquire_slow(ll_lifocr_lock *l, ll_wait_policy *wp)
     void *top = ll_load_relaxed(&l->top); /* relaxed: only a guess for the CASes below */
     for (;;) {
         if (top == NULL) {
-            if (ll_cas(&l->top, &top, LOCKED, LL_ACQUIRE)) { /* acquire: see the previous holder's writes */
+            /* acquire: the previous holder's critical section; pairs with the acq_rel CAS
+             * LOCKED -> NULL in ll_lifocr_release */
+            if (ll_cas(&l->top, &top, LOCKED, LL_ACQUIRE)) {
                 if (me)
                     ll_qnode_put(me);
                 return;
@@ -109,9 +111,12 @@ LL_COLD static void lifocr_acquire_slow(ll_lifocr_lock *l, ll_wait_policy *wp)
             ll_store_relaxed(&me->waiting, 1); /* only the granting holder clears it, after our push */
         }
         ll_store_relaxed(&me->next, top); /* published by the push below */
-        if (ll_cas(&l->top, &top, me, LL_RELEASE)) /* release: our node's fields before a holder pops it */
+        /* release: our node's fields (next, waiting, parker, since) before a holder reads them;
+         * pairs with the acquire on failure of the CAS in ll_lifocr_release (and in lifocr_grant) */
+        if (ll_cas(&l->top, &top, me, LL_RELEASE))
             break;
     }
+    /* acquire (inside ll_wait_while_eq): pairs with the release store of waiting in lifocr_grant */
     ll_wait_while_eq(wp, &me->waiting, 1, me->parker);
     ll_qnode_put(me); /* the granting holder unlinked it and never touches it again */
 }
@@ -119,14 +124,15 @@ LL_COLD static void lifocr_acquire_slow(ll_lifocr_lock *l, ll_wait_policy *wp)
 void ll_lifocr_acquire(ll_lifocr_lock *l, ll_wait_policy *wp)
 {
     void *expected = NULL;
-    if (LL_UNLIKELY(!ll_cas(&l->top, &expected, LOCKED, LL_ACQUIRE))) /* acquire: see the previous holder's writes */
+    /* acquire: the previous holder's critical section; pairs with the acq_rel CAS in ll_lifocr_release */
+    if (LL_UNLIKELY(!ll_cas(&l->top, &expected, LOCKED, LL_ACQUIRE)))
         lifocr_acquire_slow(l, wp);
 }
 
 bool ll_lifocr_try_acquire(ll_lifocr_lock *l)
 {
     void *expected = NULL;
-    return ll_cas(&l->top, &expected, LOCKED, LL_ACQUIRE); /* acquire: as in acquire */
+    return ll_cas(&l->top, &expected, LOCKED, LL_ACQUIRE); /* acquire: as in ll_lifocr_acquire (pairs with the release CAS) */
 }
 
 /* The eldest waiter (bottom of the stack) below top, whose next node is `below` (a node);
@@ -174,25 +180,31 @@ LL_COLD static void lifocr_grant(ll_lifocr_lock *l, ll_lifocr_node *top, ll_wait
         ll_store_relaxed(&pred->next, LOCKED); /* published to later holders by the grant below */
     } else {
         void *expected = top;
-        if (ll_cas(&l->top, &expected, below, LL_ACQUIRE)) { /* acquire (on failure): read the newer node's fields */
+        /* acquire (on failure): the newer node's fields; pairs with the release push CAS in
+         * lifocr_acquire_slow.  (On success the pop publishes nothing: the grant's release does.) */
+        if (ll_cas(&l->top, &expected, below, LL_ACQUIRE)) {
             succ = top;
         } else {
             /* Plausibly LIFO: newer waiters arrived.  Grant the node just below the
              * newest one; it is a node (top is still somewhere below the newest). */
             ll_lifocr_node *newest = (ll_lifocr_node *)expected;
-            succ = (ll_lifocr_node *)ll_load_relaxed(&newest->next);
+            succ = (ll_lifocr_node *)ll_load_relaxed(&newest->next); /* relaxed: see above */
             ll_store_relaxed(&newest->next, ll_load_relaxed(&succ->next)); /* published by the grant below */
         }
     }
     ll_parker *p = ll_wait_wakee(wp, succ->parker); /* read before the handover: succ's node may be reused after it */
-    ll_store_release(&succ->waiting, 0); /* release: hand over the critical section (and our link edits) */
+    /* release: the critical section and our link edits; pairs with the acquire in
+     * ll_wait_while_eq, in the grantee's lifocr_acquire_slow */
+    ll_store_release(&succ->waiting, 0);
     ll_wake(p);
 }
 
 void ll_lifocr_release(ll_lifocr_lock *l, ll_wait_policy *wp)
 {
     void *top = LOCKED;
-    /* release: publish the critical section; acquire (on failure): read the pushed node's fields */
+    /* release: the critical section, to the next acquirer's acquire CAS (ll_lifocr_acquire,
+     * lifocr_acquire_slow, ll_lifocr_try_acquire); acquire (on failure): the pushed node's
+     * fields, pairing with the release push CAS in lifocr_acquire_slow */
     if (LL_LIKELY(ll_cas(&l->top, &top, NULL, LL_ACQ_REL)))
         return;
     lifocr_grant(l, (ll_lifocr_node *)top, wp);

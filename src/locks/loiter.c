@@ -70,6 +70,9 @@
  * concurrency restriction; short against a scheduler time slice (CFS: 3-6 ms
  * at these thread counts), so a starved thread waits no longer than
  * preemption already makes it wait.
+ * Code: the inner lock is the shared MCS queue (src/locks/mcs_queue.h):
+ * ll_mcs_acquire to queue, and at release its steps without the wake-up
+ * (ll_mcsq_leave + ll_mcsq_publish), which waits for the outer release.
  * Footprint: 128 bytes per lock (two cache lines: the outer word with the
  * holder's bookkeeping; the inner tail, the standby's parker and deadline,
  * the stp policy); one MCS node (24 B in a 128-B slot) per thread queued on
@@ -86,6 +89,7 @@
  */
 #include "locklab/loiter.h"
 #include "locklab/registry.h"
+#include "mcs_queue.h"
 
 enum { LOCKED = 1u, SLEEPING = 2u, IMPATIENT = 4u, GRANTED = 8u, SPINNER = 16u };
 #define SPINNERS(v) ((v) >> 4)
@@ -123,7 +127,9 @@ static bool arrival_spin(ll_loiter_lock *l)
     for (uint32_t i = 1;; i++) {
         uint32_t v = ll_load_relaxed(&l->word); /* relaxed: only a hint; the CAS orders */
         if (!(v & LOCKED)) {
-            if (ll_cas(&l->word, &v, (v | LOCKED) - SPINNER, LL_ACQUIRE)) /* acquire: the previous holder's writes */
+            /* acquire: the previous holder's critical section; pairs with the acq_rel CAS that
+             * freed the lock (ll_loiter_release, loiter_release_standby, outer_release_contended) */
+            if (ll_cas(&l->word, &v, (v | LOCKED) - SPINNER, LL_ACQUIRE))
                 return true;
             for (uint64_t d = ll_rand_below(cap); d > 0; d--) /* collision: randomized backoff */
                 ll_pause();
@@ -139,7 +145,7 @@ static bool arrival_spin(ll_loiter_lock *l)
     uint32_t v = ll_load_relaxed(&l->word); /* relaxed: only a guess for the CASes */
     for (;;) {
         if (!(v & LOCKED)) {
-            if (ll_cas(&l->word, &v, (v | LOCKED) - SPINNER, LL_ACQUIRE)) /* acquire: as above */
+            if (ll_cas(&l->word, &v, (v | LOCKED) - SPINNER, LL_ACQUIRE)) /* acquire: as above (the freeing CAS) */
                 return true;
         } else if (ll_cas(&l->word, &v, v - SPINNER, LL_RELAXED)) { /* relaxed: a head count, orders no data */
             return false;
@@ -163,11 +169,14 @@ static bool standby_try(void *arg)
     standby_ctx *c = (standby_ctx *)arg;
     if (c->owner)
         return true;
-    uint32_t v = ll_load_acquire(&c->l->word); /* acquire: pairs with the handoff CAS that set GRANTED */
+    /* acquire: the previous holder's critical section; pairs with the acq_rel handoff CAS that
+     * set GRANTED in outer_release_contended */
+    uint32_t v = ll_load_acquire(&c->l->word);
     if (v & GRANTED)
         return c->owner = c->granted = true;
     while (!(v & LOCKED) && (c->impatient || SPINNERS(v) == 0))
-        /* acquire: the previous holder's writes */
+        /* acquire: the previous holder's critical section; pairs with the acq_rel CAS that freed
+         * the lock (ll_loiter_release, loiter_release_standby, outer_release_contended) */
         if (ll_cas(&c->l->word, &v, (v | LOCKED) & ~(uint32_t)(SLEEPING | IMPATIENT), LL_ACQUIRE))
             return c->owner = true;
     return false;
@@ -180,7 +189,8 @@ static bool standby_try(void *arg)
 static bool standby_woken(void *arg)
 {
     standby_ctx *c = (standby_ctx *)arg;
-    /* acquire: as in standby_try (only this standby sets SLEEPING; releasers clear it) */
+    /* acquire: as in standby_try, pairing with the releasers' acq_rel CAS in
+     * outer_release_contended (only this standby sets SLEEPING; releasers clear it) */
     return standby_try(c) || !(ll_load_acquire(&c->l->word) & SLEEPING);
 }
 
@@ -195,7 +205,9 @@ static bool standby_announce(ll_loiter_lock *l, standby_ctx *c)
             continue; /* looks free for us: try again */
         uint32_t want = v | SLEEPING | (c->impatient ? IMPATIENT : 0u);
         /* Always the CAS, even if the bits are already set: it proves they are set *now*.
-         * release: l->standby and l->deadline before a releaser that sees SLEEPING reads them */
+         * release: l->standby and l->deadline before a releaser that sees SLEEPING reads them;
+         * pairs with the acquire half (on failure) of the freeing CAS in ll_loiter_release /
+         * loiter_release_standby and of the CAS loop in outer_release_contended */
         if (ll_cas(&l->word, &v, want, LL_RELEASE))
             return true;
     }
@@ -205,8 +217,10 @@ LL_COLD static void standby_acquire(ll_loiter_lock *l)
 {
     ll_parker *self = ll_self()->parker;
     uint64_t deadline = ll_now_ns() + l->patience_ns;
-    ll_store_relaxed(&l->standby, self);      /* published by the CAS that sets SLEEPING */
-    ll_store_relaxed(&l->deadline, deadline); /* same */
+    /* relaxed: published by the release CAS that sets SLEEPING (standby_announce); no
+     * releaser reads them before it has seen SLEEPING */
+    ll_store_relaxed(&l->standby, self);
+    ll_store_relaxed(&l->deadline, deadline);
     standby_ctx c = {l, l->patience_ns == 0, false, false};
     for (;;) {
         if (ll_spin_phase(&l->inner_wp, standby_try, &c))
@@ -228,7 +242,7 @@ LL_COLD static void loiter_acquire_slow(ll_loiter_lock *l, uint32_t v)
 {
     for (;;) {
         if (!(v & LOCKED)) { /* free (with a sleeping standby and spinners): barge */
-            if (ll_cas(&l->word, &v, v | LOCKED, LL_ACQUIRE)) /* acquire: the previous holder's writes */
+            if (ll_cas(&l->word, &v, v | LOCKED, LL_ACQUIRE)) /* acquire: pairs with the freeing CAS, as in arrival_spin */
                 return;
         } else if (SPINNERS(v) >= l->max_spinners) {
             break;
@@ -247,7 +261,9 @@ LL_COLD static void loiter_acquire_slow(ll_loiter_lock *l, uint32_t v)
 void ll_loiter_acquire(ll_loiter_lock *l)
 {
     uint32_t v = 0;
-    if (LL_UNLIKELY(!ll_cas(&l->word, &v, LOCKED, LL_ACQUIRE))) /* acquire: the previous holder's writes */
+    /* acquire: the previous holder's critical section; pairs with the acq_rel CAS that freed
+     * the lock (ll_loiter_release, loiter_release_standby, outer_release_contended) */
+    if (LL_UNLIKELY(!ll_cas(&l->word, &v, LOCKED, LL_ACQUIRE)))
         loiter_acquire_slow(l, v);
 }
 
@@ -255,7 +271,7 @@ bool ll_loiter_try_acquire(ll_loiter_lock *l)
 {
     uint32_t v = ll_load_relaxed(&l->word); /* relaxed: the CAS orders */
     while (!(v & LOCKED))
-        if (ll_cas(&l->word, &v, v | LOCKED, LL_ACQUIRE)) /* acquire: the previous holder's writes */
+        if (ll_cas(&l->word, &v, v | LOCKED, LL_ACQUIRE)) /* acquire: pairs with the freeing CAS, as in ll_loiter_acquire */
             return true;
     return false;
 }
@@ -283,32 +299,22 @@ LL_COLD static ll_parker *outer_release_contended(ll_loiter_lock *l, uint32_t v)
             else
                 p = NULL; /* defer-and-avoid: a spinner takes the lock, its release decides again */
         }
-        /* release: publish the critical section; acquire (on failure): as on entry */
+        /* release: the critical section (or, with GRANTED, the handoff), to the acquire CAS of
+         * the next owner (ll_loiter_acquire, arrival_spin, standby_try, ...) or standby_try's
+         * acquire load; acquire (on failure): as on entry, the standby's fields from
+         * standby_announce's release CAS */
         if (ll_cas(&l->word, &v, nv, LL_ACQ_REL))
             return p;
     }
 }
 
-/* Pass the inner lock (the standby role) on.  Returns the successor's parker, or NULL. */
+/* Pass the inner lock (the standby role) on: the MCS queue's release without the
+ * wake-up, which waits until the outer lock is released.  Returns the successor's
+ * parker (the inner policy is stp: it may have parked), or NULL. */
 static ll_parker *inner_handover(ll_loiter_lock *l, ll_mcs_node *me)
 {
-    ll_mcs_node *succ = (ll_mcs_node *)ll_load_acquire(&me->next); /* acquire: pairs with the link store */
-    if (succ == NULL) {
-        void *expected = me;
-        if (ll_cas(&l->inner.tail, &expected, NULL, LL_RELEASE)) /* release: as in MCS (nothing else to publish) */
-            return NULL;
-        /* A successor swapped itself into the tail but has not linked yet: a short window,
-         * unless it was preempted there, hence the yield. */
-        uint32_t steps = 0;
-        while ((succ = (ll_mcs_node *)ll_load_acquire(&me->next)) == NULL) /* acquire: as above */
-            if ((++steps & 255) == 0)
-                ll_yield();
-            else
-                ll_pause();
-    }
-    ll_parker *p = succ->parker; /* read before the handover: succ's node may be reused after it */
-    ll_store_release(&succ->waiting, 0); /* release: hand over the inner lock */
-    return p;
+    ll_mcs_node *succ = ll_mcsq_leave(&l->inner.tail, me); /* orders: see mcs_queue.h */
+    return succ ? ll_mcsq_publish(succ, 0, &l->inner_wp) : NULL;
 }
 
 LL_COLD static void loiter_release_standby(ll_loiter_lock *l, ll_mcs_node *me)
@@ -317,7 +323,9 @@ LL_COLD static void loiter_release_standby(ll_loiter_lock *l, ll_mcs_node *me)
     ll_parker *next_standby = inner_handover(l, me);
     uint32_t v = LOCKED;
     ll_parker *p = NULL;
-    /* release: publish the critical section; acquire (on failure): the standby's fields */
+    /* release: the critical section, to the next owner's acquire CAS (ll_loiter_acquire,
+     * arrival_spin, standby_try, ...); acquire (on failure): l->standby and l->deadline,
+     * pairing with standby_announce's release CAS */
     if (!ll_cas(&l->word, &v, 0, LL_ACQ_REL))
         p = outer_release_contended(l, v);
     /* The lock may be taken, released and destroyed from here on: touch only our node
@@ -337,7 +345,8 @@ void ll_loiter_release(ll_loiter_lock *l)
         return;
     }
     uint32_t v = LOCKED;
-    /* release: publish the critical section; acquire (on failure): the standby's fields */
+    /* release and acquire: as in loiter_release_standby (next owner's acquire CAS; on failure,
+     * standby_announce's release CAS) */
     if (LL_LIKELY(ll_cas(&l->word, &v, 0, LL_ACQ_REL)))
         return;
     ll_parker *p = outer_release_contended(l, v);

@@ -7,8 +7,8 @@
  * Lock words:
  *   tail == NULL        free (then the passive set is empty)
  *   tail == node A      held; A is the last node of the MCS chain (A may be the holder)
- *   ps_newest/ps_eldest the passive set (PS): a doubly-linked list of culled
- *                       waiters' nodes, newest first.  Plain fields, read and
+ *   passive             the passive set (PS): a doubly-linked list of culled
+ *   (.newest, .eldest)  waiters' nodes, newest first.  Plain fields, read and
  *                       written only by the lock holder: the lock protects them
  *                       (the handover's release/acquire orders one holder's
  *                       edits before the next holder's).
@@ -59,7 +59,7 @@
  *      stays at the head of the chain until someone queues behind it.
  *   patience_ns (default 50000000 = 50 ms; 0 = off, the paper's algorithm):
  *      a time bound on passive waiting, like cna's flush_ns.  A culled node
- *      records ll_now_ns() (ps_since; one clock read per release that culls).
+ *      records ll_now_ns() (since; one clock read per release that culls).
  *      At each contended unlock with a non-empty PS the holder compares the
  *      eldest passive node's timestamp with "now": the clock on 1 in 16 such
  *      unlocks (a thread-local coin, so the clock stays off the others), else
@@ -96,219 +96,49 @@
  * Under stp, culled threads spin for the budget and then park, which is
  * where CR pays off.  try_acquire: as MCS (CAS tail NULL -> me; tail is
  * NULL only when nobody waits, passive threads included).
+ * Code: acquire is the shared MCS queue's (src/locks/mcs_queue.h, which
+ * explains the memory orders); the passive set and the release (steps 1-4)
+ * are in src/locks/passive_set.h, shared with mcscrn, whose contended release
+ * is this file's ll_mcscr_release_contended with its NUMA extension.
  */
-#include "locklab/mcscr.h"
 #include "locklab/registry.h"
-
-LL_STATIC_ASSERT(sizeof(ll_mcscr_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
+#include "passive_set.h"
 
 void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint32_t warm, uint32_t patience_ns)
 {
     ll_store_relaxed(&l->tail, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
-    l->ps_newest = l->ps_eldest = NULL;
+    l->passive.newest = l->passive.eldest = NULL;
     l->fairness = fairness ? fairness : 1;
     l->defer_ns = defer_ns;
     l->warm = warm ? 1 : 0;
     l->patience_ns = patience_ns;
 }
 
-LL_COLD static void mcscr_wait(ll_mcscr_node *me, ll_mcscr_node *pred, ll_wait_policy *wp)
-{
-    me->parker = ll_self()->parker;
-    ll_store_relaxed(&me->waiting, 1); /* only a granting holder clears it, after it sees the link below */
-    ll_store_release(&pred->next, me); /* release: our node's fields before the holder may see us */
-    ll_wait_while_eq(wp, &me->waiting, 1, me->parker);
-}
-
+/* Acquire is classic MCS (mcs_queue.h, memory orders explained there): busy = 1, granted = 0. */
 void ll_mcscr_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp)
 {
-    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
-    /* acq_rel: acquire the previous holder's writes (if tail was NULL); release our node's init */
-    ll_mcscr_node *pred = (ll_mcscr_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
-    if (LL_UNLIKELY(pred != NULL))
-        mcscr_wait(me, pred, wp);
+    ll_mcsq_acquire(&l->tail, &me->mcs, 1, LL_MCSQ_PLAIN, wp);
 }
 
-bool ll_mcscr_try_acquire(ll_mcscr_lock *l, ll_mcscr_node *me)
+bool ll_mcscr_try_acquire(ll_mcscr_lock *l, ll_mcscr_node *me) { return ll_mcsq_try_enqueue(&l->tail, &me->mcs); }
+
+/* Steps 2-4 (and mcscrn's 2-5, x != NULL): the passive-set engine of passive_set.h. */
+LL_COLD void ll_mcscr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_mcscr_node *succ,
+                                        ll_wait_policy *wp)
 {
-    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
-    void *expected = NULL;
-    return ll_cas(&l->tail, &expected, me, LL_ACQ_REL); /* acq_rel: as in acquire */
+    cr_release_contended(l, x, me, succ, wp);
 }
 
-/* ---- the passive set (holder only, plain accesses) ------------------------------------ */
-
-static void ps_push_newest(ll_mcscr_lock *l, ll_mcscr_node *n)
-{
-    n->ps_newer = NULL;
-    n->ps_older = l->ps_newest;
-    if (l->ps_newest)
-        l->ps_newest->ps_newer = n;
-    else
-        l->ps_eldest = n;
-    l->ps_newest = n;
-}
-
-static ll_mcscr_node *ps_take_newest(ll_mcscr_lock *l)
-{
-    ll_mcscr_node *n = l->ps_newest;
-    l->ps_newest = n->ps_older;
-    if (l->ps_newest)
-        l->ps_newest->ps_newer = NULL;
-    else
-        l->ps_eldest = NULL;
-    return n;
-}
-
-static ll_mcscr_node *ps_take_eldest(ll_mcscr_lock *l)
-{
-    ll_mcscr_node *n = l->ps_eldest;
-    l->ps_eldest = n->ps_newer;
-    if (l->ps_eldest)
-        l->ps_eldest->ps_older = NULL;
-    else
-        l->ps_newest = NULL;
-    return n;
-}
-
-/* Cull n into the PS; *now is the release's one clock reading for patience_ns (0 = not read yet). */
-static void ps_cull(ll_mcscr_lock *l, ll_mcscr_node *n, uint64_t *now)
-{
-    if (l->patience_ns != 0 && *now == 0)
-        *now = ll_now_ns();
-    n->ps_since = *now;
-    ps_push_newest(l, n);
-}
-
-/* patience_ns: has the eldest passive thread (PS non-empty) waited that long?
- * The clock is read on 1 in 16 calls only (a thread-local coin); the other
- * calls use the newest passive node's timestamp, the last cull's clock
- * reading, which is free and never later than now (so never serves early). */
-static bool ps_overdue(ll_mcscr_lock *l)
-{
-    if (l->patience_ns == 0)
-        return false;
-    uint64_t now = (ll_rand() & 15) == 0 ? ll_now_ns() : l->ps_newest->ps_since;
-    uint64_t since = l->ps_eldest->ps_since;
-    return now > since && now - since >= l->patience_ns;
-}
-
-/* ---- release ------------------------------------------------------------------------- */
-
-/* Make passive node g the last node of the chain in place of me (the chain
- * behind me is empty).  False if an arrival swapped into tail first. */
-static bool become_tail(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node *g)
-{
-    ll_store_relaxed(&g->next, NULL); /* published to the next arrival by the release CAS below */
-    void *expected = me;
-    return ll_cas(&l->tail, &expected, g, LL_RELEASE); /* release: g's cleared next before anyone links into g */
-}
-
-/* Is n's owner parked (or about to)?  Then granting it costs a wake-up inside the critical path. */
-static bool parked(ll_mcscr_node *n) { return ll_parker_sleeping(n->parker); }
-
-static void grant(ll_mcscr_node *n, ll_wait_policy *wp)
-{
-    ll_parker *p = ll_wait_wakee(wp, n->parker);         /* read before the handover: n may be reused right after it */
-    ll_store_release(&n->waiting, 0); /* release: hand over the critical section, PS edits, n->next */
-    ll_wake(p);
-}
-
-/* Grant g.  If g is parked, its wake-up is now inside the critical path, and
- * the next arrival will likely time out and park behind it (a convoy of parked
- * handovers): so also wake the newest passive thread early (anticipatory
- * warm-up, after §5.1 note 19).  It spins on its node for a while, and the next
- * release can serve it instead of another parked thread (see below). */
-static void grant_and_warm(ll_mcscr_lock *l, ll_mcscr_node *g, ll_wait_policy *wp)
-{
-    ll_parker *warm = NULL;
-    if (l->warm && wp->ops->has_budget && parked(g) && l->ps_newest != NULL && parked(l->ps_newest))
-        warm = l->ps_newest->parker; /* read before the grant: the PS belongs to the next holder after it */
-    grant(g, wp);
-    if (warm)
-        ll_parker_unpark(warm); /* early: it re-checks its node, spins, and may park again */
-}
-
-LL_COLD static void mcscr_release_contended(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node *succ,
-                                            ll_wait_policy *wp)
-{
-    if (l->ps_eldest != NULL && (ll_rand_below(l->fairness) == 0 || ps_overdue(l))) {
-        /* Long-term fairness (trial or patience_ns): graft the eldest passive thread in as our successor. */
-        ll_mcscr_node *e = ps_take_eldest(l);
-        if (succ == NULL && !become_tail(l, me, e))
-            succ = (ll_mcscr_node *)ll_await_link(&me->next);
-        if (succ != NULL)
-            ll_store_relaxed(&e->next, succ); /* e is private to us until the grant's release */
-        grant_and_warm(l, e, wp);
-        return;
-    }
-    bool may_defer = wp->ops->may_park && l->defer_ns != 0;
-    bool warm = l->warm && wp->ops->has_budget; /* a warmed thread must have a spin phase to be useful */
-    uint64_t now = 0;                           /* clock reading for culled nodes, taken at most once */
-    for (;;) {
-        if (succ != NULL) {
-            /* Cull: a node with a linked successor is surplus; keep only the last linked one. */
-            ll_mcscr_node *next;
-            while ((next = (ll_mcscr_node *)ll_load_acquire(&succ->next)) != NULL) { /* acquire: pairs with the link store */
-                ps_cull(l, succ, &now);
-                succ = next;
-            }
-            if (warm && l->ps_newest != NULL && parked(succ) && !parked(l->ps_newest)) {
-                /* Serve a spinning passive thread rather than a parked successor; the
-                 * successor stays at the head of the chain (culled once someone queues behind it). */
-                ll_mcscr_node *g = ps_take_newest(l);
-                ll_store_relaxed(&g->next, succ); /* g is private to us until the grant's release */
-                grant(g, wp);
-                return;
-            }
-            grant_and_warm(l, succ, wp);
-            return;
-        }
-        /* Deficit: the chain is empty, so reprovision from the PS (most recently culled first). */
-        if (may_defer && parked(l->ps_newest)) {
-            /* Defer: waking a parked thread costs more than waiting briefly for an arrival
-             * (an active thread coming back from its non-critical section). */
-            may_defer = false;
-            if ((succ = (ll_mcscr_node *)ll_await_link_for(&me->next, l->defer_ns)) != NULL)
-                continue;
-        }
-        ll_mcscr_node *g = ps_take_newest(l);
-        if (become_tail(l, me, g)) {
-            grant_and_warm(l, g, wp);
-            return;
-        }
-        ps_push_newest(l, g); /* an arrival raced in: serve it (it is spinning); g stays passive */
-        succ = (ll_mcscr_node *)ll_await_link(&me->next);
-    }
-}
-
-void ll_mcscr_release(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp)
-{
-    ll_mcscr_node *succ = (ll_mcscr_node *)ll_load_acquire(&me->next); /* acquire: pairs with the link store */
-    if (LL_LIKELY(succ == NULL && l->ps_newest == NULL)) {
-        void *expected = me;
-        if (ll_cas(&l->tail, &expected, NULL, LL_RELEASE)) /* release: publish the critical section */
-            return;
-        succ = (ll_mcscr_node *)ll_await_link(&me->next);
-    }
-    mcscr_release_contended(l, me, succ, wp);
-}
+void ll_mcscr_release(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp) { cr_release(l, NULL, me, wp); }
 
 /* Generic handle: the holder's node is remembered in the lock (written only by the holder). */
 typedef struct { ll_mcscr_lock lock; ll_mcscr_node *holder; } mcscr_state;
 
-static const ll_param params[] = {
-    {"fairness", "1/N chance per contended unlock to hand over to the eldest passive thread", 1, 1u << 30,
-     LL_MCSCR_DEFAULT_FAIRNESS},
-    {"defer_ns", "before handing over to a parked thread, wait up to this long for a spinning arrival (0 = never)",
-     0, 1000000, LL_MCSCR_DEFAULT_DEFER_NS},
-    {"warm", "1: when handing over to a parked thread, wake the newest passive one early; serve spinning ones first",
-     0, 1, 1},
-    {"patience_ns", "locklab extension: also hand over to the eldest passive thread once it has waited this long "
-                    "(0 = off, the paper's algorithm; worst case about passive-set size x this)",
-     0, 4000000000u, LL_MCSCR_DEFAULT_PATIENCE_NS},
-    {NULL, NULL, 0, 0, 0},
-};
+static const ll_param params[] = CR_PARAMS(
+    "1/N chance per contended unlock to hand over to the eldest passive thread",
+    "before handing over to a parked thread, wait up to this long for a spinning arrival (0 = never)",
+    "locklab extension: also hand over to the eldest passive thread once it has waited this long "
+    "(0 = off, the paper's algorithm; worst case about passive-set size x this)");
 static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     (void)err, (void)errlen;

@@ -17,8 +17,10 @@
  * home and the two lists are plain fields, read and written only by the lock
  * holder (protected by the lock itself, as mcscr's passive set).  Invariant:
  * every passive node is of socket home, every remote node is not.
- * Node: as mcscr, plus `socket`, the owner's ll_current_socket() recorded
- * when it enqueues to wait (before it links in, so the holder sees it).
+ * Node: mcscr's; the MCS prefix's `socket` holds the owner's
+ * ll_current_socket(), recorded when it enqueues to wait (before it links
+ * in, so the holder sees it).  Lock: mcscr's lock (`cr`: tail, passive
+ * list, tunables) plus remote, home and rehome.
  *
  * Release (holder's node `me`, chain successor `succ`):
  *   1. nobody waiting (succ NULL, both lists empty): CAS tail me -> NULL.
@@ -92,310 +94,44 @@
  * per-thread cache) per waiting or holding thread.  Policies: all (waiting
  * is local, on one's own node; culled threads spin, then park under stp).
  * try_acquire: as MCS (tail is NULL only when nobody waits).
+ * Code: this design is mcscr's release with a NUMA extension, so there is
+ * one implementation of both: src/locks/passive_set.h (lists, culling,
+ * patience, grants, the release loop; the steps above are its x != NULL
+ * branches), instantiated once in mcscr.c (ll_mcscr_release_contended).
+ * The queue steps and their memory orders: src/locks/mcs_queue.h.
  */
-#include "locklab/mcscrn.h"
 #include "locklab/registry.h"
-
-LL_STATIC_ASSERT(sizeof(ll_mcscrn_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
+#include "passive_set.h"
 
 void ll_mcscrn_init(ll_mcscrn_lock *l, uint32_t fairness, uint32_t rehome, uint32_t defer_ns, uint32_t warm,
                     uint32_t patience_ns)
 {
-    ll_store_relaxed(&l->tail, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
-    l->passive.newest = l->passive.eldest = NULL;
+    ll_mcscr_init(&l->cr, fairness, defer_ns, warm, patience_ns);
     l->remote.newest = l->remote.eldest = NULL;
     l->home = 0;
-    l->fairness = fairness ? fairness : 1;
     l->rehome = rehome ? rehome : 1;
-    l->defer_ns = defer_ns;
-    l->warm = warm ? 1 : 0;
-    l->patience_ns = patience_ns;
 }
 
-LL_COLD static void mcscrn_wait(ll_mcscrn_node *me, ll_mcscrn_node *pred, ll_wait_policy *wp)
-{
-    me->parker = ll_self()->parker;
-    me->socket = (int32_t)ll_current_socket();
-    ll_store_relaxed(&me->waiting, 1); /* only a granting holder clears it, after it sees the link below */
-    ll_store_release(&pred->next, me); /* release: our node's fields before the holder may see us */
-    ll_wait_while_eq(wp, &me->waiting, 1, me->parker);
-}
-
+/* Acquire: MCS (mcs_queue.h, memory orders explained there), recording the socket when waiting. */
 void ll_mcscrn_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp)
 {
-    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
-    /* acq_rel: acquire the previous holder's writes (if tail was NULL); release our node's init */
-    ll_mcscrn_node *pred = (ll_mcscrn_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
-    if (LL_UNLIKELY(pred != NULL))
-        mcscrn_wait(me, pred, wp);
+    ll_mcsq_acquire(&l->cr.tail, &me->mcs, 1, LL_MCSQ_RECORD_SOCKET, wp);
 }
 
-bool ll_mcscrn_try_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me)
-{
-    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release swap/CAS on tail */
-    void *expected = NULL;
-    return ll_cas(&l->tail, &expected, me, LL_ACQ_REL); /* acq_rel: as in acquire */
-}
-
-/* ---- the passive and remote lists (holder only, plain accesses) ---------------------- */
-
-static void list_push_newest(ll_mcscrn_list *q, ll_mcscrn_node *n)
-{
-    n->newer = NULL;
-    n->older = q->newest;
-    if (q->newest)
-        q->newest->newer = n;
-    else
-        q->eldest = n;
-    q->newest = n;
-}
-
-static void list_push_eldest(ll_mcscrn_list *q, ll_mcscrn_node *n)
-{
-    n->older = NULL;
-    n->newer = q->eldest;
-    if (q->eldest)
-        q->eldest->older = n;
-    else
-        q->newest = n;
-    q->eldest = n;
-}
-
-static void list_unlink(ll_mcscrn_list *q, ll_mcscrn_node *n)
-{
-    if (n->newer)
-        n->newer->older = n->older;
-    else
-        q->newest = n->older;
-    if (n->older)
-        n->older->newer = n->newer;
-    else
-        q->eldest = n->newer;
-}
-
-static ll_mcscrn_node *list_take_newest(ll_mcscrn_list *q)
-{
-    ll_mcscrn_node *n = q->newest;
-    list_unlink(q, n);
-    return n;
-}
-
-static ll_mcscrn_node *list_take_eldest(ll_mcscrn_list *q)
-{
-    ll_mcscrn_node *n = q->eldest;
-    list_unlink(q, n);
-    return n;
-}
-
-/* Move home to socket s: the passive list joins the remote list (at its newest
- * end), then the remote nodes of s move, in order, to the passive list. */
-static void rehome(ll_mcscrn_lock *l, int32_t s)
-{
-    l->home = s;
-    if (l->passive.newest) {
-        if (l->remote.newest) {
-            l->passive.eldest->older = l->remote.newest;
-            l->remote.newest->newer = l->passive.eldest;
-            l->remote.newest = l->passive.newest;
-        } else {
-            l->remote = l->passive;
-        }
-        l->passive.newest = l->passive.eldest = NULL;
-    }
-    ll_mcscrn_node *n = l->remote.newest;
-    while (n) {
-        ll_mcscrn_node *older = n->older;
-        if (n->socket == s) {
-            list_unlink(&l->remote, n);
-            list_push_eldest(&l->passive, n); /* scanning newest to eldest: order kept */
-        }
-        n = older;
-    }
-}
-
-/* Cull n into the passive or the remote list; *now is the release's one clock
- * reading for patience_ns (0 = not read yet). */
-static void cull(ll_mcscrn_lock *l, ll_mcscrn_node *n, uint64_t *now)
-{
-    if (l->patience_ns != 0 && *now == 0)
-        *now = ll_now_ns();
-    n->since = *now;
-    list_push_newest(n->socket == l->home ? &l->passive : &l->remote, n);
-}
-
-/* patience_ns: the elder of the passive and the remote eldest nodes if it has
- * waited that long, else NULL.  The clock is read on 1 in 16 calls only (a
- * thread-local coin); the other calls use the newest timestamp of either list,
- * the last cull's clock reading, which is free and never later than now. */
-static ll_mcscrn_node *overdue(ll_mcscrn_lock *l)
-{
-    if (l->patience_ns == 0)
-        return NULL;
-    ll_mcscrn_node *p = l->passive.eldest, *r = l->remote.eldest;
-    ll_mcscrn_node *e = (p == NULL || (r != NULL && r->since < p->since)) ? r : p;
-    if (e == NULL)
-        return NULL;
-    uint64_t now;
-    if ((ll_rand() & 15) == 0) {
-        now = ll_now_ns();
-    } else {
-        uint64_t pn = l->passive.newest ? l->passive.newest->since : 0;
-        uint64_t rn = l->remote.newest ? l->remote.newest->since : 0;
-        now = pn > rn ? pn : rn;
-    }
-    return (now > e->since && now - e->since >= l->patience_ns) ? e : NULL;
-}
-
-/* ---- release ------------------------------------------------------------------------- */
-
-/* Make listed node g the last node of the chain in place of me (the chain
- * behind me is empty).  False if an arrival swapped into tail first. */
-static bool become_tail(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_mcscrn_node *g)
-{
-    ll_store_relaxed(&g->next, NULL); /* published to the next arrival by the release CAS below */
-    void *expected = me;
-    return ll_cas(&l->tail, &expected, g, LL_RELEASE); /* release: g's cleared next before anyone links into g */
-}
-
-/* Is n's owner parked (or about to)?  Then granting it costs a wake-up inside the critical path. */
-static bool parked(ll_mcscrn_node *n) { return ll_parker_sleeping(n->parker); }
-
-static void grant(ll_mcscrn_node *n, ll_wait_policy *wp)
-{
-    ll_parker *p = ll_wait_wakee(wp, n->parker);         /* read before the handover: n may be reused right after it */
-    ll_store_release(&n->waiting, 0); /* release: hand over the critical section, list edits, n->next */
-    ll_wake(p);
-}
-
-/* Grant g.  If g is parked, its wake-up is now inside the critical path, and
- * the next arrival will likely time out and park behind it (a convoy of parked
- * handovers): so also wake the newest passive thread early (as mcscr). */
-static void grant_and_warm(ll_mcscrn_lock *l, ll_mcscrn_node *g, ll_wait_policy *wp)
-{
-    ll_parker *warm = NULL;
-    if (l->warm && wp->ops->has_budget && parked(g) && l->passive.newest != NULL && parked(l->passive.newest))
-        warm = l->passive.newest->parker; /* read before the grant: the lists belong to the next holder after it */
-    grant(g, wp);
-    if (warm)
-        ll_parker_unpark(warm); /* early: it re-checks its node, spins, and may park again */
-}
-
-/* Grant listed node g in front of the chain (succ = our successor, or NULL). */
-static void graft_and_grant(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_mcscrn_node *g, ll_mcscrn_node *succ,
-                            ll_wait_policy *wp)
-{
-    if (succ == NULL && !become_tail(l, me, g))
-        succ = (ll_mcscrn_node *)ll_await_link(&me->next);
-    if (succ != NULL)
-        ll_store_relaxed(&g->next, succ); /* g is private to us until the grant's release */
-    grant_and_warm(l, g, wp);
-}
-
-LL_COLD static void mcscrn_release_contended(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_mcscrn_node *succ,
-                                             ll_wait_policy *wp)
-{
-    ll_mcscrn_node *late = overdue(l); /* patience_ns: NULL, or an eldest node to serve now */
-    if (l->remote.eldest != NULL && (late == l->remote.eldest || ll_rand_below(l->rehome) == 0)) {
-        /* NUMA fairness: home moves to the eldest remote waiter, which goes next
-         * (it is the new passive list's eldest: rehome keeps the remote order). */
-        rehome(l, l->remote.eldest->socket);
-        graft_and_grant(l, me, list_take_eldest(&l->passive), succ, wp);
-        return;
-    }
-    if (l->passive.eldest != NULL && (late == l->passive.eldest || ll_rand_below(l->fairness) == 0)) {
-        /* Long-term fairness within the home socket. */
-        graft_and_grant(l, me, list_take_eldest(&l->passive), succ, wp);
-        return;
-    }
-    bool may_defer = wp->ops->may_park && l->defer_ns != 0;
-    bool warm = l->warm && wp->ops->has_budget; /* a warmed thread must have a spin phase to be useful */
-    uint64_t now = 0;                           /* clock reading for culled nodes, taken at most once */
-    for (;;) {
-        if (succ != NULL) {
-            /* Cull every node with a linked successor: surplus if home, remote otherwise. */
-            ll_mcscrn_node *next;
-            while ((next = (ll_mcscrn_node *)ll_load_acquire(&succ->next)) != NULL) { /* acquire: pairs with the link store */
-                cull(l, succ, &now);
-                succ = next;
-            }
-            if (succ->socket == l->home) {
-                if (warm && l->passive.newest != NULL && parked(succ) && !parked(l->passive.newest)) {
-                    /* Serve a spinning passive thread rather than a parked successor, which
-                     * stays at the head of the chain (culled once someone queues behind it). */
-                    ll_mcscrn_node *g = list_take_newest(&l->passive);
-                    ll_store_relaxed(&g->next, succ); /* g is private to us until the grant's release */
-                    grant(g, wp);
-                    return;
-                }
-                grant_and_warm(l, succ, wp);
-                return;
-            }
-            if (l->passive.newest == NULL) {
-                rehome(l, succ->socket); /* the home socket ran dry */
-                grant_and_warm(l, succ, wp);
-                return;
-            }
-            if (may_defer && parked(l->passive.newest)) {
-                /* Rather than wake a parked home thread, wait briefly for an arrival behind succ. */
-                may_defer = false;
-                if ((next = (ll_mcscrn_node *)ll_await_link_for(&succ->next, l->defer_ns)) != NULL)
-                    continue; /* succ has a successor now: it will be culled */
-            }
-            /* A home waiter goes before the remote one, which stays at the chain's head. */
-            ll_mcscrn_node *g = list_take_newest(&l->passive);
-            ll_store_relaxed(&g->next, succ); /* g is private to us until the grant's release */
-            grant_and_warm(l, g, wp);
-            return;
-        }
-        /* Deficit: the chain is empty; reprovision, from the home socket if possible. */
-        if (may_defer && parked(l->passive.newest ? l->passive.newest : l->remote.eldest)) {
-            /* Waking a parked thread costs more than waiting briefly for an arrival
-             * (an active thread coming back from its non-critical section). */
-            may_defer = false;
-            if ((succ = (ll_mcscrn_node *)ll_await_link_for(&me->next, l->defer_ns)) != NULL)
-                continue;
-        }
-        if (l->passive.newest == NULL)
-            rehome(l, l->remote.eldest->socket); /* the home socket ran dry (remote is non-empty here) */
-        ll_mcscrn_node *g = list_take_newest(&l->passive);
-        if (become_tail(l, me, g)) {
-            grant_and_warm(l, g, wp);
-            return;
-        }
-        list_push_newest(&l->passive, g); /* an arrival raced in: consider it first; g stays passive */
-        succ = (ll_mcscrn_node *)ll_await_link(&me->next);
-    }
-}
-
-void ll_mcscrn_release(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp)
-{
-    ll_mcscrn_node *succ = (ll_mcscrn_node *)ll_load_acquire(&me->next); /* acquire: pairs with the link store */
-    if (LL_LIKELY(succ == NULL && l->passive.newest == NULL && l->remote.newest == NULL)) {
-        void *expected = me;
-        if (ll_cas(&l->tail, &expected, NULL, LL_RELEASE)) /* release: publish the critical section */
-            return;
-        succ = (ll_mcscrn_node *)ll_await_link(&me->next);
-    }
-    mcscrn_release_contended(l, me, succ, wp);
-}
+/* Release: mcscr's, with the NUMA extension (passive_set.h; steps 2-5 in mcscr.c's
+ * ll_mcscr_release_contended). */
+void ll_mcscrn_release(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp) { cr_release(&l->cr, l, me, wp); }
 
 /* Generic handle: the holder's node is remembered in the lock (written only by the holder). */
 typedef struct { ll_mcscrn_lock lock; ll_mcscrn_node *holder; } mcscrn_state;
 
-static const ll_param params[] = {
-    {"fairness", "1/N chance per contended unlock to hand over to the eldest passive (home) thread", 1, 1u << 30,
-     LL_MCSCRN_DEFAULT_FAIRNESS},
-    {"rehome", "1/N chance per contended unlock to move home to the eldest remote thread's socket", 1, 1u << 30,
-     LL_MCSCRN_DEFAULT_REHOME},
-    {"defer_ns", "before waking a parked thread to serve it, wait up to this long for a spinning arrival (0 = never)",
-     0, 1000000, LL_MCSCRN_DEFAULT_DEFER_NS},
-    {"warm", "1: when handing over to a parked thread, wake the newest passive one early; serve spinning ones first",
-     0, 1, 1},
-    {"patience_ns", "locklab extension: also serve the eldest passive or remote thread once it has waited this long "
-                    "(0 = off; worst case about (passive + remote) x this)",
-     0, 4000000000u, LL_MCSCRN_DEFAULT_PATIENCE_NS},
-    {NULL, NULL, 0, 0, 0},
-};
+static const ll_param params[] = CR_PARAMS(
+    "1/N chance per contended unlock to hand over to the eldest passive (home) thread",
+    "before waking a parked thread to serve it, wait up to this long for a spinning arrival (0 = never)",
+    "locklab extension: also serve the eldest passive or remote thread once it has waited this long "
+    "(0 = off; worst case about (passive + remote) x this)",
+    /* after fairness: */ {"rehome", "1/N chance per contended unlock to move home to the eldest remote thread's "
+                                     "socket", 1, 1u << 30, LL_MCSCRN_DEFAULT_REHOME}, );
 static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     (void)err, (void)errlen;

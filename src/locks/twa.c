@@ -39,7 +39,8 @@ typedef struct { ll_twa_lock *l; uint32_t ticket, threshold; } twa_wait_ctx;
 
 static int32_t distance(const twa_wait_ctx *c)
 {
-    return (int32_t)(c->ticket - ll_load_acquire(&c->l->grant)); /* acquire: pairs with grant's release store */
+    /* acquire: the previous holder's critical section; pairs with the release store of grant in ll_twa_release */
+    return (int32_t)(c->ticket - ll_load_acquire(&c->l->grant));
 }
 static bool still_long_term(void *p) { return distance((twa_wait_ctx *)p) > (int32_t)((twa_wait_ctx *)p)->threshold; }
 static bool still_waiting(void *p) { return distance((twa_wait_ctx *)p) != 0; }
@@ -55,7 +56,9 @@ LL_COLD static void twa_wait(ll_twa_lock *l, uint32_t tx, uint32_t threshold, ll
         if (dx > (int32_t)threshold) {
             /* Long-term: sample the slot, re-check grant, then wait for the slot to move. */
             ll_atomic_u32 *slot = slot_of(l, tx);
-            uint32_t v = ll_load_acquire(slot); /* acquire: pairs with the bump's release */
+            /* acquire: pairs with the acq_rel faa in ll_waitword_bump (from ll_twa_release), so a
+             * slot change we saw comes with the grant store before it */
+            uint32_t v = ll_load_acquire(slot);
             if (still_long_term(&c))
                 ll_waitword_wait(wp, slot, v, still_long_term, &c);
             continue;
@@ -66,14 +69,15 @@ LL_COLD static void twa_wait(ll_twa_lock *l, uint32_t tx, uint32_t threshold, ll
         if (spun)
             return;
         ll_atomic_u32 *slot = slot_of(l, tx);
-        ll_waitword_sleep(slot, ll_load_acquire(slot), still_waiting, &c); /* acquire: as above */
+        ll_waitword_sleep(slot, ll_load_acquire(slot), still_waiting, &c); /* acquire: as above (ll_waitword_bump) */
     }
 }
 
 void ll_twa_acquire(ll_twa_lock *l, uint32_t threshold, ll_wait_policy *wp)
 {
     uint32_t tx = ll_faa(&l->next, 1, LL_RELAXED); /* relaxed: ordering comes from reading grant */
-    if (LL_UNLIKELY(ll_load_acquire(&l->grant) != tx)) /* acquire: pairs with grant's release store */
+    /* acquire: pairs with the release store of grant in ll_twa_release (the previous holder's) */
+    if (LL_UNLIKELY(ll_load_acquire(&l->grant) != tx))
         twa_wait(l, tx, threshold, wp);
 }
 
@@ -84,8 +88,10 @@ void ll_twa_release(ll_twa_lock *l, uint32_t threshold, ll_wait_policy *wp)
     /* Read everything we need from the lock first: after the handover it may be destroyed. */
     uint32_t k = ll_load_relaxed(&l->grant) + 1; /* relaxed: only the holder writes grant */
     ll_atomic_u32 *promote = slot_of(l, k + threshold), *owner = slot_of(l, k); /* the array is global */
-    bool parks = wp->ops->may_park;
-    ll_store_release(&l->grant, k); /* release: the handover, before anything else */
+    bool parks = ll_wait_may_park(wp);
+    /* release: the handover, before anything else; pairs with the acquire loads of grant in
+     * ll_twa_acquire and distance() (twa_wait) */
+    ll_store_release(&l->grant, k);
     ll_waitword_bump(promote);      /* promote the next long-term waiter */
     if (parks)
         ll_waitword_kick(owner); /* the new owner, if it slept as a short-term waiter */

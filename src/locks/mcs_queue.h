@@ -1,0 +1,194 @@
+/*
+ * mcs_queue.h — the MCS queue, once: the steps that mcs, mcscr, mcscrn, cna
+ * and hmcs (and loiter's inner lock) share, over the common node prefix
+ * ll_mcs_node (include/locklab/mcs.h: next, waiting, socket, parker).
+ * Source: Mellor-Crummey & Scott 1991; the warm-up after Dice, Malthusian
+ * Locks §5.1 note 19.
+ *
+ * Private to src/locks on purpose: these steps are not a lock, only pieces
+ * of one, each correct only inside its caller's protocol (ll_mcsq_grant may
+ * be called by the holder alone, ll_mcsq_pass_tail only by the tail, ...).
+ * Expert users get whole locks (locklab/mcs.h, mcscr.h, ...); the one public
+ * piece is the node prefix, which the public node types must embed.  Being
+ * one header, it is also the one thing a model checker has to cover for the
+ * whole MCS family (it compiles as C11 and as C++, like every lock source).
+ *
+ * Words (the caller's lock owns `tail`; the node words are the prefix's):
+ *   tail          NULL = free; node A = A is the last node of the queue
+ *   node.next     NULL until a successor links itself in; afterwards only a
+ *                 holder rewrites it (ll_mcsq_set_next: grafts, relinks)
+ *   node.waiting  `busy` (the caller's "keep waiting" value) until a holder
+ *                 grants the node with another value (ll_mcsq_publish)
+ *
+ * A lock's life in steps:
+ *   acquire   ll_mcsq_acquire(tail, me, busy, flags, wp), or ll_mcsq_enqueue
+ *             + ll_mcsq_wait when the caller needs the granted value (hmcs);
+ *             try-acquire: ll_mcsq_try_enqueue.
+ *   release   ll_mcsq_next(me) (the linked successor, or NULL), then either
+ *             ll_mcsq_pass_tail(tail, me, NULL or a node) + on failure
+ *             ll_mcsq_await_next(me), or ll_mcsq_leave (those three, the plain
+ *             MCS way); then ll_mcsq_grant(succ, value, wp, warm) with a
+ *             warm-up target (ll_mcsq_warm_next, or the lock's own choice).
+ * Every node is a 128-B slot from the per-thread cache (or the caller's
+ * memory, which must stay valid until the release returns); a holder never
+ * touches a node after the store that grants it (ll_mcsq_publish reads the
+ * parker first), since the grantee may recycle it at once for any lock type.
+ */
+#ifndef LOCKLAB_SRC_LOCKS_MCS_QUEUE_H
+#define LOCKLAB_SRC_LOCKS_MCS_QUEUE_H
+
+#include <stddef.h>
+
+#include "locklab/mcs.h"
+
+/* The node of type T whose first member is the prefix n (NULL stays NULL).
+ * Every MCS-family node type asserts offsetof(T, mcs) == 0. */
+#define LL_MCSQ_OWNER(T, n) ((T *)(void *)(n))
+
+/* ---- acquire ------------------------------------------------------------------------ */
+
+/* Swap me into the tail.  Returns the predecessor, or NULL: the lock is ours. */
+LL_INLINE ll_mcs_node *ll_mcsq_enqueue(ll_atomic_ptr *tail, ll_mcs_node *me)
+{
+    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release half of the swap below */
+    /* acq_rel.  acquire: if tail was NULL, the previous holder's critical section (its
+     * release CAS in ll_mcsq_pass_tail); else pred's cleared next (pred's own swap here),
+     * before we link into it (else pred's clearing could overwrite our link).  release:
+     * our cleared next, to the next arrival's swap here, which then links into us. */
+    return (ll_mcs_node *)ll_xchg(tail, me, LL_ACQ_REL);
+}
+
+/* Try-acquire: CAS tail NULL -> me. */
+LL_INLINE bool ll_mcsq_try_enqueue(ll_atomic_ptr *tail, ll_mcs_node *me)
+{
+    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release half of the CAS below */
+    void *expected = NULL;
+    /* acq_rel, as the swap in ll_mcsq_enqueue: acquire pairs with the previous holder's
+     * release CAS in ll_mcsq_pass_tail; release pairs with the next arrival's swap */
+    return ll_cas(tail, &expected, me, LL_ACQ_REL);
+}
+
+/* Flags for ll_mcsq_wait / ll_mcsq_acquire. */
+enum { LL_MCSQ_PLAIN = 0, LL_MCSQ_RECORD_SOCKET = 1 };
+
+/* Link me behind pred and wait until a holder grants the node (its waiting word
+ * leaves busy); returns the granted value.  LL_MCSQ_RECORD_SOCKET: also record
+ * the caller's socket in me->socket, for NUMA-aware holders.  Out of line and
+ * cold, one copy per lock file (unused in files that only release). */
+LL_COLD __attribute__((unused)) static uint32_t ll_mcsq_wait(ll_mcs_node *me, ll_mcs_node *pred, uint32_t busy,
+                                                            unsigned flags, ll_wait_policy *wp)
+{
+    me->parker = ll_self()->parker;
+    if (flags & LL_MCSQ_RECORD_SOCKET)
+        me->socket = (int32_t)ll_current_socket();
+    ll_store_relaxed(&me->waiting, busy); /* relaxed: published by the link store below; only a holder
+                                             that has read that link (acquire) changes it */
+    /* release: waiting, socket and parker before any holder sees us; pairs with the
+     * acquire load of pred->next in ll_mcsq_next / ll_mcsq_await_next / ll_mcsq_warm_next */
+    ll_store_release(&pred->next, me);
+    /* acquire (inside ll_wait_while_eq): pairs with the release store in ll_mcsq_publish */
+    return ll_wait_while_eq(wp, &me->waiting, busy, me->parker);
+}
+
+/* Acquire: enqueue, and if there is a predecessor, link in and wait.
+ * Returns true if the caller had to wait (it was granted), false if the queue was empty. */
+LL_INLINE bool ll_mcsq_acquire(ll_atomic_ptr *tail, ll_mcs_node *me, uint32_t busy, unsigned flags,
+                               ll_wait_policy *wp)
+{
+    ll_mcs_node *pred = ll_mcsq_enqueue(tail, me);
+    if (LL_LIKELY(pred == NULL))
+        return false;
+    ll_mcsq_wait(me, pred, busy, flags, wp);
+    return true;
+}
+
+/* ---- the holder's view of the queue -------------------------------------------------- */
+
+/* n's successor as linked so far, or NULL. */
+LL_INLINE ll_mcs_node *ll_mcsq_next(ll_mcs_node *n)
+{
+    /* acquire: the successor's waiting/socket/parker; pairs with the link store in ll_mcsq_wait */
+    return (ll_mcs_node *)ll_load_acquire(&n->next);
+}
+
+/* A successor swapped itself into the tail after me but has not linked yet:
+ * wait for its link (ll_await_link acquires it, pairing with the link store in
+ * ll_mcsq_wait). */
+LL_INLINE ll_mcs_node *ll_mcsq_await_next(ll_mcs_node *me) { return (ll_mcs_node *)ll_await_link(&me->next); }
+/* The same, but give up after ns (NULL: nobody linked in by then). */
+LL_INLINE ll_mcs_node *ll_mcsq_await_next_for(ll_mcs_node *me, uint64_t ns)
+{
+    return (ll_mcs_node *)ll_await_link_for(&me->next, ns);
+}
+
+/* Holder relinks a node it owns (a waiting node it has unlinked, or one it
+ * grafts into the queue): n->next = succ. */
+LL_INLINE void ll_mcsq_set_next(ll_mcs_node *n, ll_mcs_node *succ)
+{
+    /* relaxed: n is private to the holder until the release store that grants n (or a
+     * node before it) in ll_mcsq_publish, or the release CAS in ll_mcsq_pass_tail */
+    ll_store_relaxed(&n->next, succ);
+}
+
+/* The tail is me (my next read NULL): make t the tail instead, t == NULL freeing
+ * the lock, or t a node of the caller whose next is already NULL (a passive node,
+ * a secondary queue's tail) that the next arrival will link into.  False if an
+ * arrival swapped itself in first: then await its link (ll_mcsq_await_next). */
+LL_INLINE bool ll_mcsq_pass_tail(ll_atomic_ptr *tail, ll_mcs_node *me, ll_mcs_node *t)
+{
+    void *expected = me;
+    /* release: the critical section, and t's cleared next and the holder's queue edits,
+     * to the next thread that reads tail: pairs with the acquire half of the swap in
+     * ll_mcsq_enqueue / the CAS in ll_mcsq_try_enqueue.  (On failure nothing is ordered:
+     * the caller then acquires the arrival's link in ll_mcsq_await_next.) */
+    return ll_cas(tail, &expected, t, LL_RELEASE);
+}
+
+/* Plain MCS release head: the successor, or NULL if the lock is now free. */
+LL_INLINE ll_mcs_node *ll_mcsq_leave(ll_atomic_ptr *tail, ll_mcs_node *me)
+{
+    ll_mcs_node *succ = ll_mcsq_next(me);
+    if (succ == NULL) {
+        if (ll_mcsq_pass_tail(tail, me, NULL))
+            return NULL;
+        succ = ll_mcsq_await_next(me);
+    }
+    return succ;
+}
+
+/* ---- handover ------------------------------------------------------------------------ */
+
+/* Grant n (store value into its waiting word) and return the parker to wake, or
+ * NULL; the caller wakes it (ll_wake) when it sees fit, e.g. after releasing an
+ * outer lock.  The parker is read first: after the store n may be reused. */
+LL_INLINE ll_parker *ll_mcsq_publish(ll_mcs_node *n, uint32_t value, ll_wait_policy *wp)
+{
+    ll_parker *p = ll_wait_wakee(wp, n->parker); /* plain: published by n's link store, which we acquired */
+    /* release: the critical section and every queue edit the holder made (relinks, grafts,
+     * lock-specific node fields) to the grantee; pairs with the acquire load in
+     * ll_wait_while_eq, called from ll_mcsq_wait */
+    ll_store_release(&n->waiting, value);
+    return p;
+}
+
+/* Grant n with value, wake it if the policy parks, then unpark warm (NULL: none),
+ * a waiter the caller expects to be served soon: an anticipatory warm-up. */
+LL_INLINE void ll_mcsq_grant(ll_mcs_node *n, uint32_t value, ll_wait_policy *wp, ll_parker *warm)
+{
+    ll_wake(ll_mcsq_publish(n, value, wp));
+    if (warm)
+        ll_parker_unpark(warm); /* early: it re-checks its node, spins, and may park again */
+}
+
+/* The plain warm-up target when granting succ (mcs, hmcs): succ's own successor,
+ * for policies with a spin phase (stp, astp), so that it is spinning, not asleep,
+ * when the lock reaches it.  Read before the grant: both nodes stay put until then. */
+LL_INLINE ll_parker *ll_mcsq_warm_next(ll_mcs_node *succ, const ll_wait_policy *wp)
+{
+    if (!ll_wait_has_spin_phase(wp))
+        return NULL;
+    ll_mcs_node *next2 = ll_mcsq_next(succ); /* acquire: as in ll_mcsq_next (its parker) */
+    return next2 ? next2->parker : NULL;
+}
+
+#endif /* LOCKLAB_SRC_LOCKS_MCS_QUEUE_H */
