@@ -12,6 +12,7 @@
 #include "locklab/ticket.h"
 #include "locklab/ttas.h"
 #include "locklab/twa.h"
+#include "test_util.h"
 
 enum { THREADS = 4, ROUNDS = 20000 };
 
@@ -58,11 +59,7 @@ int main(void)
 {
     ll_clh_init(&clh, (ll_clh_node *)ll_qnode_get());
     ll_anderson_init(&anderson, anderson_slots, 8);
-    pthread_t t[THREADS];
-    for (int i = 0; i < THREADS; i++)
-        pthread_create(&t[i], NULL, worker, NULL);
-    for (int i = 0; i < THREADS; i++)
-        pthread_join(t[i], NULL);
+    test_run_threads(THREADS, worker, NULL, 0);
     const char *names[] = {"tas", "ttas", "backoff", "ticket", "twa", "mcs", "k42", "clh", "anderson"};
     int failed = 0;
     for (int i = 0; i < 9; i++) {
