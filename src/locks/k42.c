@@ -68,6 +68,12 @@ LL_COLD static void k42_acquire_slow(ll_k42_lock *l, ll_wait_policy *wp)
     }
 }
 
+void ll_k42_init(ll_k42_lock *l)
+{
+    ll_store_relaxed(&l->tail, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
+    ll_store_relaxed(&l->next, NULL); /* relaxed: as above */
+}
+
 void ll_k42_acquire(ll_k42_lock *l, ll_wait_policy *wp)
 {
     void *expected = NULL;
@@ -94,6 +100,8 @@ void ll_k42_release(ll_k42_lock *l, ll_wait_policy *wp)
     ll_store_release(&succ->waiting, 0); /* release: hand over the critical section */
     ll_wake(p);
 }
+
+bool ll_k42_is_locked(ll_k42_lock *l) { return ll_load_acquire(&l->tail) != NULL; /* acquire: as a successful try_acquire */ }
 
 static void acquire(void *s, ll_wait_policy *wp) { ll_k42_acquire((ll_k42_lock *)s, wp); }
 static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_k42_try_acquire((ll_k42_lock *)s); }
