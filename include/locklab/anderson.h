@@ -18,10 +18,7 @@ typedef struct ll_anderson_lock {
 /* nslots: power of two (spec key slots); slots: nslots of them, zeroed or not,
  * aligned to LL_CACHELINE, owned by the caller and valid while the lock is. */
 void ll_anderson_init(ll_anderson_lock *l, ll_anderson_slot *slots, uint32_t nslots);
-void ll_anderson_acquire(ll_anderson_lock *l, ll_wait_policy *wp);
-bool ll_anderson_try_acquire(ll_anderson_lock *l);
-void ll_anderson_release(ll_anderson_lock *l, ll_wait_policy *wp);
-bool ll_anderson_is_locked(ll_anderson_lock *l); /* a snapshot */
+LL_LOCK_VERBS(ll_anderson, ll_anderson_lock);
 #ifdef __cplusplus
 }
 #endif

@@ -15,10 +15,7 @@ typedef struct ll_backoff_lock {
 #define LL_BACKOFF_INITIALIZER { LL_ATOMIC_INIT(0), LL_BACKOFF_DEFAULT_MIN, LL_BACKOFF_DEFAULT_MAX }
 /* min_delay <= max_delay (spec keys min, max). */
 void ll_backoff_init(ll_backoff_lock *l, uint32_t min_delay, uint32_t max_delay);
-void ll_backoff_acquire(ll_backoff_lock *l, ll_wait_policy *wp); /* wp unused: the backoff is the waiting */
-bool ll_backoff_try_acquire(ll_backoff_lock *l);
-void ll_backoff_release(ll_backoff_lock *l, ll_wait_policy *wp);
-bool ll_backoff_is_locked(ll_backoff_lock *l); /* a snapshot */
+LL_LOCK_VERBS(ll_backoff, ll_backoff_lock); /* wp unused: the backoff is the waiting */
 #ifdef __cplusplus
 }
 #endif

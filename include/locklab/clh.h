@@ -21,10 +21,7 @@ typedef struct ll_clh_lock {
 /* No static initialiser: the lock needs one free node to start (taken from the cache). */
 void ll_clh_init(ll_clh_lock *l);
 void ll_clh_destroy(ll_clh_lock *l); /* the lock must be free: returns its node to the cache */
-void ll_clh_acquire(ll_clh_lock *l, ll_wait_policy *wp);
-bool ll_clh_try_acquire(ll_clh_lock *l);
-void ll_clh_release(ll_clh_lock *l, ll_wait_policy *wp);
-bool ll_clh_is_locked(ll_clh_lock *l); /* a snapshot */
+LL_LOCK_VERBS(ll_clh, ll_clh_lock);
 #ifdef __cplusplus
 }
 #endif

@@ -12,10 +12,7 @@ typedef struct ll_k42_lock {
 } ll_k42_lock;
 #define LL_K42_INITIALIZER { LL_ATOMIC_INIT(NULL), LL_ATOMIC_INIT(NULL) }
 void ll_k42_init(ll_k42_lock *l);
-void ll_k42_acquire(ll_k42_lock *l, ll_wait_policy *wp);
-bool ll_k42_try_acquire(ll_k42_lock *l);
-void ll_k42_release(ll_k42_lock *l, ll_wait_policy *wp);
-bool ll_k42_is_locked(ll_k42_lock *l); /* a snapshot */
+LL_LOCK_VERBS(ll_k42, ll_k42_lock);
 #ifdef __cplusplus
 }
 #endif

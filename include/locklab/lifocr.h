@@ -31,10 +31,7 @@ typedef struct ll_lifocr_lock {
 void ll_lifocr_init(ll_lifocr_lock *l, uint32_t fairness, uint32_t patience_ns);
 /* No node in the API: a contended acquire takes one from the per-thread cache
  * and returns it as soon as it owns the lock (the granting holder unlinked it). */
-void ll_lifocr_acquire(ll_lifocr_lock *l, ll_wait_policy *wp);
-bool ll_lifocr_try_acquire(ll_lifocr_lock *l);
-void ll_lifocr_release(ll_lifocr_lock *l, ll_wait_policy *wp);
-bool ll_lifocr_is_locked(ll_lifocr_lock *l); /* a snapshot */
+LL_LOCK_VERBS(ll_lifocr, ll_lifocr_lock);
 #ifdef __cplusplus
 }
 #endif

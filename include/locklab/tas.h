@@ -10,10 +10,7 @@ extern "C" {
 typedef struct ll_tas_lock { ll_atomic_u32 held; } ll_tas_lock;
 #define LL_TAS_INITIALIZER { LL_ATOMIC_INIT(0) }
 void ll_tas_init(ll_tas_lock *l);
-void ll_tas_acquire(ll_tas_lock *l, ll_wait_policy *wp); /* wp: spin or yield */
-bool ll_tas_try_acquire(ll_tas_lock *l);
-void ll_tas_release(ll_tas_lock *l, ll_wait_policy *wp);
-bool ll_tas_is_locked(ll_tas_lock *l); /* a snapshot: may be out of date when it returns */
+LL_LOCK_VERBS(ll_tas, ll_tas_lock); /* wp: spin or yield */
 #ifdef __cplusplus
 }
 #endif

@@ -13,10 +13,7 @@ typedef struct ll_ticket_lock {
 } ll_ticket_lock;
 #define LL_TICKET_INITIALIZER { LL_ATOMIC_INIT(0), LL_ATOMIC_INIT(0) }
 void ll_ticket_init(ll_ticket_lock *l);
-void ll_ticket_acquire(ll_ticket_lock *l, ll_wait_policy *wp); /* wp: spin or yield */
-bool ll_ticket_try_acquire(ll_ticket_lock *l);
-void ll_ticket_release(ll_ticket_lock *l, ll_wait_policy *wp);
-bool ll_ticket_is_locked(ll_ticket_lock *l); /* a snapshot */
+LL_LOCK_VERBS(ll_ticket, ll_ticket_lock); /* wp: spin or yield */
 #ifdef __cplusplus
 }
 #endif

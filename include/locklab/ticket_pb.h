@@ -16,10 +16,7 @@ typedef struct ll_ticket_pb_lock {
 } ll_ticket_pb_lock;
 #define LL_TICKET_PB_INITIALIZER { LL_TICKET_INITIALIZER, LL_TICKET_PB_DEFAULT_UNIT }
 void ll_ticket_pb_init(ll_ticket_pb_lock *l, uint32_t unit);
-void ll_ticket_pb_acquire(ll_ticket_pb_lock *l, ll_wait_policy *wp); /* wp unused: the backoff is the waiting */
-bool ll_ticket_pb_try_acquire(ll_ticket_pb_lock *l);
-void ll_ticket_pb_release(ll_ticket_pb_lock *l, ll_wait_policy *wp);
-bool ll_ticket_pb_is_locked(ll_ticket_pb_lock *l); /* a snapshot */
+LL_LOCK_VERBS(ll_ticket_pb, ll_ticket_pb_lock); /* wp unused: the backoff is the waiting */
 #ifdef __cplusplus
 }
 #endif

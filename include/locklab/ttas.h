@@ -9,10 +9,7 @@ extern "C" {
 typedef struct ll_ttas_lock { ll_atomic_u32 held; } ll_ttas_lock;
 #define LL_TTAS_INITIALIZER { LL_ATOMIC_INIT(0) }
 void ll_ttas_init(ll_ttas_lock *l);
-void ll_ttas_acquire(ll_ttas_lock *l, ll_wait_policy *wp); /* wp: spin or yield */
-bool ll_ttas_try_acquire(ll_ttas_lock *l);
-void ll_ttas_release(ll_ttas_lock *l, ll_wait_policy *wp);
-bool ll_ttas_is_locked(ll_ttas_lock *l); /* a snapshot */
+LL_LOCK_VERBS(ll_ttas, ll_ttas_lock); /* wp: spin or yield */
 #ifdef __cplusplus
 }
 #endif

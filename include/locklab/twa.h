@@ -14,10 +14,7 @@ typedef struct ll_twa_lock {
 } ll_twa_lock;
 #define LL_TWA_INITIALIZER { LL_TICKET_INITIALIZER, LL_TWA_DEFAULT_THRESHOLD }
 void ll_twa_init(ll_twa_lock *l, uint32_t threshold);
-void ll_twa_acquire(ll_twa_lock *l, ll_wait_policy *wp);
-bool ll_twa_try_acquire(ll_twa_lock *l);
-void ll_twa_release(ll_twa_lock *l, ll_wait_policy *wp);
-bool ll_twa_is_locked(ll_twa_lock *l); /* a snapshot */
+LL_LOCK_VERBS(ll_twa, ll_twa_lock);
 #ifdef __cplusplus
 }
 #endif

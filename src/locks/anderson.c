@@ -102,9 +102,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     return 0;
 }
 static void destroy(void *s) { free(((ll_anderson_lock *)s)->slots); }
-static void acquire(void *s, ll_wait_policy *wp) { ll_anderson_acquire((ll_anderson_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_anderson_try_acquire((ll_anderson_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { ll_anderson_release((ll_anderson_lock *)s, wp); }
+LL_LOCK_ADAPTER(ll_anderson_lock, ll_anderson)
 
 const ll_lock_ops ll_lock_anderson = {
     "anderson", "Anderson 1990; Anderson, Lazowska, Levy 1989 Table 4.1", "array-based queue lock, one slot per waiter",

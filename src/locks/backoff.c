@@ -76,9 +76,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     ll_backoff_init((ll_backoff_lock *)s, (uint32_t)p[0], (uint32_t)p[1]);
     return 0;
 }
-static void acquire(void *s, ll_wait_policy *wp) { ll_backoff_acquire((ll_backoff_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_backoff_try_acquire((ll_backoff_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { ll_backoff_release((ll_backoff_lock *)s, wp); }
+LL_LOCK_ADAPTER(ll_backoff_lock, ll_backoff)
 
 const ll_lock_ops ll_lock_backoff = {
     "backoff", "Anderson, Lazowska, Levy 1989 §4 (Ethernet-style backoff)",

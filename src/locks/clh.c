@@ -128,9 +128,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     return 0;
 }
 static void destroy(void *s) { ll_clh_destroy((ll_clh_lock *)s); }
-static void acquire(void *s, ll_wait_policy *wp) { ll_clh_acquire((ll_clh_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_clh_try_acquire((ll_clh_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { ll_clh_release((ll_clh_lock *)s, wp); }
+LL_LOCK_ADAPTER(ll_clh_lock, ll_clh)
 
 const ll_lock_ops ll_lock_clh = {
     "clh", "Craig 1993; Magnusson, Landin, Hagersten 1994", "queue lock, each waiter spins on its predecessor's node",

@@ -103,9 +103,7 @@ void ll_k42_release(ll_k42_lock *l, ll_wait_policy *wp)
 
 bool ll_k42_is_locked(ll_k42_lock *l) { return ll_load_acquire(&l->tail) != NULL; /* acquire: as a successful try_acquire */ }
 
-static void acquire(void *s, ll_wait_policy *wp) { ll_k42_acquire((ll_k42_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_k42_try_acquire((ll_k42_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { ll_k42_release((ll_k42_lock *)s, wp); }
+LL_LOCK_ADAPTER(ll_k42_lock, ll_k42)
 
 const ll_lock_ops ll_lock_k42 = {
     "k42", "Auslander et al. (IBM K42); Scott 2013 §4.3.2", "MCS variant, queue node on the waiter's stack",

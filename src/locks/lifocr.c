@@ -225,9 +225,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     ll_lifocr_init((ll_lifocr_lock *)s, (uint32_t)p[0], (uint32_t)p[1]);
     return 0;
 }
-static void acquire(void *s, ll_wait_policy *wp) { ll_lifocr_acquire((ll_lifocr_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_lifocr_try_acquire((ll_lifocr_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { ll_lifocr_release((ll_lifocr_lock *)s, wp); }
+LL_LOCK_ADAPTER(ll_lifocr_lock, ll_lifocr)
 
 const ll_lock_ops ll_lock_lifocr = {
     "lifocr", "Dice 2017, Malthusian Locks, App. A.2 (LIFO-CR)",

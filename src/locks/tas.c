@@ -42,9 +42,7 @@ void ll_tas_release(ll_tas_lock *l, ll_wait_policy *wp)
 
 bool ll_tas_is_locked(ll_tas_lock *l) { return ll_load_acquire(&l->held) != 0; /* acquire: as a successful try_acquire */ }
 
-static void acquire(void *s, ll_wait_policy *wp) { ll_tas_acquire((ll_tas_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_tas_try_acquire((ll_tas_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { ll_tas_release((ll_tas_lock *)s, wp); }
+LL_LOCK_ADAPTER(ll_tas_lock, ll_tas)
 
 const ll_lock_ops ll_lock_tas = {
     "tas", "Anderson, Lazowska, Levy 1989 §4 (spin on xchg)", "test-and-set, spinning on the atomic exchange",

@@ -59,9 +59,7 @@ bool ll_ticket_is_locked(ll_ticket_lock *l)
     return ll_load_relaxed(&l->next) != g;   /* relaxed: a snapshot; next == grant means free */
 }
 
-static void acquire(void *s, ll_wait_policy *wp) { ll_ticket_acquire((ll_ticket_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_ticket_try_acquire((ll_ticket_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { ll_ticket_release((ll_ticket_lock *)s, wp); }
+LL_LOCK_ADAPTER(ll_ticket_lock, ll_ticket)
 
 const ll_lock_ops ll_lock_ticket = {
     "ticket", "Mellor-Crummey & Scott 1991; scalable-locking-slides", "ticket lock, all waiters spin on grant",

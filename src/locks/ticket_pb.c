@@ -51,9 +51,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     ll_ticket_pb_init((ll_ticket_pb_lock *)s, (uint32_t)p[0]);
     return 0;
 }
-static void acquire(void *s, ll_wait_policy *wp) { ll_ticket_pb_acquire((ll_ticket_pb_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_ticket_pb_try_acquire((ll_ticket_pb_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { ll_ticket_pb_release((ll_ticket_pb_lock *)s, wp); }
+LL_LOCK_ADAPTER(ll_ticket_pb_lock, ll_ticket_pb)
 
 const ll_lock_ops ll_lock_ticket_pb = {
     "ticket-pb", "Mellor-Crummey & Scott 1991 (proportional backoff)", "ticket lock, delay proportional to queue position",

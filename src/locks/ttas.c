@@ -44,9 +44,7 @@ void ll_ttas_release(ll_ttas_lock *l, ll_wait_policy *wp)
 
 bool ll_ttas_is_locked(ll_ttas_lock *l) { return ll_load_acquire(&l->held) != 0; /* acquire: as a successful try_acquire */ }
 
-static void acquire(void *s, ll_wait_policy *wp) { ll_ttas_acquire((ll_ttas_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_ttas_try_acquire((ll_ttas_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { ll_ttas_release((ll_ttas_lock *)s, wp); }
+LL_LOCK_ADAPTER(ll_ttas_lock, ll_ttas)
 
 const ll_lock_ops ll_lock_ttas = {
     "ttas", "Anderson, Lazowska, Levy 1989 §4 (spin on read)", "test-and-test-and-set, spinning on a plain read",

@@ -109,9 +109,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     ll_twa_init((ll_twa_lock *)s, (uint32_t)p[0]);
     return 0;
 }
-static void acquire(void *s, ll_wait_policy *wp) { ll_twa_acquire((ll_twa_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_twa_try_acquire((ll_twa_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { ll_twa_release((ll_twa_lock *)s, wp); }
+LL_LOCK_ADAPTER(ll_twa_lock, ll_twa)
 
 const ll_lock_ops ll_lock_twa = {
     "twa", "Dice & Kogan 2019, TWA (ticket lock + waiting array)", "ticket lock; long-term waiters wait on a shared array",
