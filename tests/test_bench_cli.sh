@@ -2,21 +2,7 @@
 # locklab-bench: the JSON contract, and one-line errors with exit 2 for bad input.
 set -u
 bench=$1
-pass=0 fail=0
-ok()   { echo "ok   $1"; pass=$((pass + 1)); }
-bad()  { echo "FAIL $1"; fail=$((fail + 1)); }
-
-# expect_error NAME NEEDLE -- command...: exit 2, exactly one line on stderr, containing NEEDLE
-expect_error() {
-  local name=$1 needle=$2; shift 3
-  local err rc
-  err=$("$@" 2>&1 >/dev/null); rc=$?
-  if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ $err == *"$needle"* ]]; then
-    ok "$name"
-  else
-    bad "$name (rc=$rc): $err"
-  fi
-}
+. "$(dirname "$0")/lib.sh" # ok, bad, expect_error, finish
 
 expect_error "unknown lock"        "unknown lock 'nosuch'"      -- "$bench" mutexbench --lock nosuch --duration 0.01
 expect_error "unknown policy"      "unknown waiting policy 'zz'" -- "$bench" mutexbench --lock mcs-zz --duration 0.01
@@ -69,5 +55,4 @@ elapsed=$(( $(date +%s%N) - t0 ))
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); e=int(sys.argv[2])/1e9; assert d["duration_s"] < e/2, (d["duration_s"], e); assert abs(d["throughput_ops_s"]*d["duration_s"]-d["ops"]) < 0.01*d["ops"]+0.1' "$json" "$elapsed" \
   && ok "duration_s is the interval, not the wait for the threads to finish" || bad "duration_s includes the drain: $json (process took $elapsed ns)"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -21,17 +21,7 @@
 #include "locklab/locklab.h"
 #include "locklab/mcscr.h"
 #include "locklab/mcscrn.h"
-
-static int failures;
-#define CHECK(c, ...)                                                                                  \
-    do {                                                                                               \
-        if (!(c)) {                                                                                    \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                       \
-            fprintf(stderr, __VA_ARGS__);                                                              \
-            fprintf(stderr, "\n");                                                                     \
-            failures++;                                                                                \
-        }                                                                                              \
-    } while (0)
+#include "test_util.h"
 
 static ll_wait_policy yield_wp = LL_WAIT_POLICY_INIT(ll_wait_yield); /* never parks: no deferral */
 
@@ -89,8 +79,7 @@ static void run_order(order_case *c, const int *slots, pthread_t *tids)
         ll_mcscrn_release(&c->crn, &c->crn_nodes[0], &yield_wp);
     else
         ll_mcscr_release(&c->cr, &c->cr_nodes[0], &yield_wp);
-    for (int i = 1; i <= QN; i++)
-        pthread_join(tids[i], NULL);
+    test_join_n(&tids[1], QN);
 }
 
 static void order_test(const char *name, uint32_t fairness, const int *expect)
@@ -103,8 +92,8 @@ static void order_test(const char *name, uint32_t fairness, const int *expect)
     for (int i = 1; i <= QN; i++) {
         args[i].c = &c;
         args[i].slot = i;
-        pthread_create(&tids[i], NULL, order_worker, &args[i]);
     }
+    test_start_n(&tids[1], QN, order_worker, &args[1], sizeof args[0]);
     int slots[QN] = {1, 2, 3, 4};
     run_order(&c, slots, tids);
     CHECK(c.n_admitted == QN, "%s: %d admitted", name, c.n_admitted);
@@ -143,7 +132,7 @@ static void numa_order_test(void)
         args[i].c = &c;
         args[i].slot = i;
         ll_store_relaxed(&args[i].registered, 0);
-        pthread_create(&tids[i], NULL, numa_worker, &args[i]);
+        test_start(&tids[i], numa_worker, &args[i]);
         while (ll_load_acquire(&args[i].registered) == 0) /* acquire: pairs with the worker's release */
             ll_yield();
         if (args[i].socket == 0)
@@ -158,8 +147,7 @@ static void numa_order_test(void)
         for (int i = 1; i <= QN; i++)
             ll_store_release(&c.go[i], 1); /* release: let them finish */
         ll_mcscrn_release(&c.crn, &c.crn_nodes[0], &yield_wp);
-        for (int i = 1; i <= QN; i++)
-            pthread_join(tids[i], NULL);
+        test_join_n(&tids[1], QN);
         return;
     }
     int r1 = s1[0], h1 = s0[0], r2 = s1[1], h2 = s0[1];
@@ -217,8 +205,8 @@ static void starvation_test(const char *spec)
     for (int i = 0; i < SN; i++) {
         args[i].c = &c;
         args[i].i = i;
-        pthread_create(&tids[i], NULL, starve_worker, &args[i]);
     }
+    test_start_n(tids, SN, starve_worker, args, sizeof args[0]);
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     double waited = 0, all_in = -1;
@@ -236,9 +224,9 @@ static void starvation_test(const char *spec)
         nanosleep(&ms, NULL);
     }
     ll_store_relaxed(&c.stop, 1); /* relaxed: a stop hint */
+    test_join_n(tids, SN);
     unsigned long total = 0, min = (unsigned long)-1;
     for (int i = 0; i < SN; i++) {
-        pthread_join(tids[i], NULL);
         unsigned long n = (unsigned long)ll_load_relaxed(&c.ops[i]);
         total += n;
         min = n < min ? n : min;
@@ -279,11 +267,7 @@ static void *expert_worker(void *p)
 
 static void expert_test(void)
 {
-    pthread_t tids[EXPERT_THREADS];
-    for (int i = 0; i < EXPERT_THREADS; i++)
-        pthread_create(&tids[i], NULL, expert_worker, NULL);
-    for (int i = 0; i < EXPERT_THREADS; i++)
-        pthread_join(tids[i], NULL);
+    test_run_threads(EXPERT_THREADS, expert_worker, NULL, 0);
     CHECK(expert_counters[1] == (unsigned long)EXPERT_THREADS * EXPERT_ROUNDS, "expert mcscrn: counter %lu",
           expert_counters[1]);
     CHECK(expert_counters[0] >= (unsigned long)EXPERT_THREADS * EXPERT_ROUNDS, "expert mcscr: counter %lu",

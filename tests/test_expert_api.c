@@ -1,5 +1,9 @@
-/* The per-algorithm (expert) API: static initialisers, explicit queue nodes,
- * explicit waiting policies.  Four threads increment plain counters. */
+/* The per-algorithm (expert) API: static initialisers and init, explicit queue
+ * nodes (mcs), explicit waiting policies, and the same verbs everywhere
+ * (init, acquire, try_acquire, release, is_locked: docs/design.md, "Expert headers").
+ *  1. one thread: each lock's verbs agree (is_locked, try_acquire on a free and
+ *     on a held lock, release, acquire), from its initialiser and from init;
+ *  2. four threads increment plain counters under each lock. */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -7,13 +11,16 @@
 #include "locklab/backoff.h"
 #include "locklab/clh.h"
 #include "locklab/k42.h"
+#include "locklab/lifocr.h"
 #include "locklab/mcs.h"
 #include "locklab/tas.h"
 #include "locklab/ticket.h"
+#include "locklab/ticket_pb.h"
 #include "locklab/ttas.h"
 #include "locklab/twa.h"
+#include "test_util.h"
 
-enum { THREADS = 4, ROUNDS = 20000 };
+enum { THREADS = 4, ROUNDS = 20000, NLOCKS = 11 };
 
 static ll_tas_lock tas = LL_TAS_INITIALIZER;
 static ll_ttas_lock ttas = LL_TTAS_INITIALIZER;
@@ -25,51 +32,128 @@ static ll_k42_lock k42 = LL_K42_INITIALIZER;
 static ll_clh_lock clh;
 static ll_anderson_lock anderson;
 static ll_anderson_slot anderson_slots[8];
+static ll_ticket_pb_lock ticket_pb = LL_TICKET_PB_INITIALIZER;
+static ll_lifocr_lock lifocr = LL_LIFOCR_INITIALIZER;
 static ll_wait_policy spin = LL_WAIT_POLICY_INIT(ll_wait_spin);
 static ll_wait_policy yield = LL_WAIT_POLICY_INIT(ll_wait_yield);
 static ll_wait_policy park = LL_WAIT_POLICY_INIT(ll_wait_park);
-static unsigned long counters[9];
+static unsigned long counters[NLOCKS];
+static const char *const names[NLOCKS] = {"tas", "ttas",     "backoff",   "ticket", "twa",   "mcs",
+                                          "k42", "clh",      "anderson", "ticket-pb", "lifocr"};
+
+/* ---- 1. the verbs, one thread ------------------------------------------------------- */
+
+static int passed, failed;
+static void report(const char *what, bool ok)
+{
+    printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+    ok ? passed++ : failed++;
+}
+
+/* free -> try_acquire succeeds -> held, a second try fails -> release -> free -> acquire -> held -> release -> free */
+#define VERBS(NAME, L, WP, WHAT)                                                                       \
+    do {                                                                                               \
+        bool ok_ = !ll_##NAME##_is_locked(L);                                                          \
+        if (ll_##NAME##_try_acquire(L)) {                                                              \
+            ok_ = ok_ && ll_##NAME##_is_locked(L) && !ll_##NAME##_try_acquire(L);                      \
+            ll_##NAME##_release(L, WP);                                                                \
+        } else {                                                                                       \
+            ok_ = false;                                                                               \
+        }                                                                                              \
+        ok_ = ok_ && !ll_##NAME##_is_locked(L);                                                        \
+        ll_##NAME##_acquire(L, WP);                                                                    \
+        ok_ = ok_ && ll_##NAME##_is_locked(L);                                                         \
+        ll_##NAME##_release(L, WP);                                                                    \
+        ok_ = ok_ && !ll_##NAME##_is_locked(L);                                                        \
+        report(WHAT, ok_);                                                                             \
+    } while (0)
+
+static void test_verbs(void)
+{
+    /* From the static initialisers. */
+    VERBS(tas, &tas, &yield, "tas: verbs agree (initialiser)");
+    VERBS(ttas, &ttas, &yield, "ttas: verbs agree (initialiser)");
+    VERBS(backoff, &backoff, &spin, "backoff: verbs agree (initialiser)");
+    VERBS(ticket, &ticket, &yield, "ticket: verbs agree (initialiser)");
+    VERBS(ticket_pb, &ticket_pb, &spin, "ticket-pb: verbs agree (initialiser)");
+    VERBS(twa, &twa, &park, "twa: verbs agree (initialiser)");
+    VERBS(k42, &k42, &park, "k42: verbs agree (initialiser)");
+    VERBS(lifocr, &lifocr, &park, "lifocr: verbs agree (initialiser)");
+
+    /* From init, with non-default parameters where the algorithm has them. */
+    ll_tas_lock t1;
+    ll_tas_init(&t1);
+    VERBS(tas, &t1, &spin, "tas: verbs agree (init)");
+    ll_ttas_lock t2;
+    ll_ttas_init(&t2);
+    VERBS(ttas, &t2, &spin, "ttas: verbs agree (init)");
+    ll_backoff_lock b;
+    ll_backoff_init(&b, 4, 64);
+    VERBS(backoff, &b, &spin, "backoff: verbs agree (init min=4 max=64)");
+    report("backoff: init stores min and max", b.min_delay == 4 && b.max_delay == 64);
+    ll_ticket_lock tk;
+    ll_ticket_init(&tk);
+    VERBS(ticket, &tk, &spin, "ticket: verbs agree (init)");
+    ll_ticket_pb_lock pb;
+    ll_ticket_pb_init(&pb, 16);
+    VERBS(ticket_pb, &pb, &spin, "ticket-pb: verbs agree (init unit=16)");
+    report("ticket-pb: init stores unit", pb.unit == 16);
+    ll_twa_lock tw;
+    ll_twa_init(&tw, 3);
+    VERBS(twa, &tw, &park, "twa: verbs agree (init threshold=3)");
+    report("twa: init stores threshold", tw.threshold == 3);
+    ll_k42_lock k;
+    ll_k42_init(&k);
+    VERBS(k42, &k, &spin, "k42: verbs agree (init)");
+    ll_lifocr_lock lc;
+    ll_lifocr_init(&lc, 1, 0);
+    VERBS(lifocr, &lc, &spin, "lifocr: verbs agree (init fairness=1 patience_ns=0)");
+    report("lifocr: init stores fairness and patience_ns", lc.fairness == 1 && lc.patience_ns == 0);
+    ll_clh_lock c;
+    ll_clh_init(&c);
+    VERBS(clh, &c, &park, "clh: verbs agree (init)");
+    ll_clh_destroy(&c);
+    static ll_anderson_slot slots[4];
+    ll_anderson_lock a;
+    ll_anderson_init(&a, slots, 4);
+    for (int round = 0; round < 6; round++) /* past the 4 slots: tickets wrap around the array */
+        VERBS(anderson, &a, &park, round == 5 ? "anderson: verbs agree (init slots=4, 6 rounds)" : "anderson: round");
+}
+
+/* ---- 2. four threads ---------------------------------------------------------------- */
 
 static void *worker(void *arg)
 {
     (void)arg;
     ll_mcs_node mcs_node;
-    ll_clh_node *clh_node = (ll_clh_node *)ll_qnode_get();
     for (int i = 0; i < ROUNDS; i++) {
-        ll_tas_acquire(&tas, &yield); counters[0]++; ll_tas_release(&tas);
-        ll_ttas_acquire(&ttas, &yield); counters[1]++; ll_ttas_release(&ttas);
-        ll_backoff_acquire(&backoff); counters[2]++; ll_backoff_release(&backoff);
-        ll_ticket_acquire(&ticket, &yield); counters[3]++; ll_ticket_release(&ticket);
-        ll_twa_acquire(&twa, LL_TWA_DEFAULT_THRESHOLD, &park); counters[4]++;
-        ll_twa_release(&twa, LL_TWA_DEFAULT_THRESHOLD, &park);
+        ll_tas_acquire(&tas, &yield); counters[0]++; ll_tas_release(&tas, &yield);
+        ll_ttas_acquire(&ttas, &yield); counters[1]++; ll_ttas_release(&ttas, &yield);
+        ll_backoff_acquire(&backoff, &spin); counters[2]++; ll_backoff_release(&backoff, &spin);
+        ll_ticket_acquire(&ticket, &yield); counters[3]++; ll_ticket_release(&ticket, &yield);
+        ll_twa_acquire(&twa, &park); counters[4]++; ll_twa_release(&twa, &park);
         ll_mcs_acquire(&mcs, &mcs_node, &park); counters[5]++; ll_mcs_release(&mcs, &mcs_node, &park);
         ll_k42_acquire(&k42, &park); counters[6]++; ll_k42_release(&k42, &park);
-        ll_clh_node *pred = ll_clh_acquire(&clh, clh_node, &park); counters[7]++;
-        ll_clh_release(clh_node, &park);
-        clh_node = pred; /* CLH nodes migrate: the predecessor's node is ours now */
-        uint32_t t = ll_anderson_acquire(&anderson, &park); counters[8]++; ll_anderson_release(&anderson, t, &park);
+        ll_clh_acquire(&clh, &park); counters[7]++; ll_clh_release(&clh, &park);
+        ll_anderson_acquire(&anderson, &park); counters[8]++; ll_anderson_release(&anderson, &park);
+        ll_ticket_pb_acquire(&ticket_pb, &spin); counters[9]++; ll_ticket_pb_release(&ticket_pb, &spin);
+        ll_lifocr_acquire(&lifocr, &park); counters[10]++; ll_lifocr_release(&lifocr, &park);
     }
-    ll_qnode_put(clh_node);
-    (void)spin;
     return NULL;
 }
 
 int main(void)
 {
-    ll_clh_init(&clh, (ll_clh_node *)ll_qnode_get());
+    test_verbs();
+    ll_clh_init(&clh);
     ll_anderson_init(&anderson, anderson_slots, 8);
-    pthread_t t[THREADS];
-    for (int i = 0; i < THREADS; i++)
-        pthread_create(&t[i], NULL, worker, NULL);
-    for (int i = 0; i < THREADS; i++)
-        pthread_join(t[i], NULL);
-    const char *names[] = {"tas", "ttas", "backoff", "ticket", "twa", "mcs", "k42", "clh", "anderson"};
-    int failed = 0;
-    for (int i = 0; i < 9; i++) {
+    test_run_threads(THREADS, worker, NULL, 0);
+    for (int i = 0; i < NLOCKS; i++) {
         int ok = counters[i] == (unsigned long)THREADS * ROUNDS;
         printf("%s %s counter=%lu\n", ok ? "ok  " : "FAIL", names[i], counters[i]);
-        failed += !ok;
+        ok ? passed++ : failed++;
     }
-    printf("%d passed, %d failed\n", 9 - failed, failed);
+    ll_clh_destroy(&clh);
+    printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

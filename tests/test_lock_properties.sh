@@ -11,7 +11,7 @@ set -u
 bench=$1 mode=$2; shift 2
 max=""
 [ "$mode" = lwss ] && { max=$1; shift; }
-pass=0 fail=0
+. "$(dirname "$0")/lib.sh" # ok, bad, finish
 # run_until CHECK-EXPR -- bench args: prints the JSON of the first of up to 3 runs whose CHECK-EXPR holds (or the last)
 run_until() {
   local expr=$1; shift 2
@@ -23,7 +23,7 @@ run_until() {
   printf '%s' "$j"
 }
 field() { python3 -c 'import json,sys; d=json.loads(sys.argv[1]); v=eval(sys.argv[2]); print(v)' "$1" "$2"; }
-check() { if [ "$1" = True ]; then echo "ok   $2"; pass=$((pass + 1)); else echo "FAIL $2"; fail=$((fail + 1)); fi; }
+check() { if [ "$1" = True ]; then ok "$2"; else bad "$2"; fi; } # check True|False NAME
 
 for spec in "$@"; do
   case $mode in
@@ -45,5 +45,4 @@ for spec in "$@"; do
     *) echo "test_lock_properties.sh: unknown mode '$mode' (valid: starve, lwss)" >&2; exit 2 ;;
   esac
 done
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

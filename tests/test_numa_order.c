@@ -14,8 +14,8 @@
 
 #include "locklab/cna.h"
 #include "locklab/hmcs.h"
+#include "test_util.h"
 
-static int failures;
 static void check(int ok, const char *what)
 {
     printf("%s %s\n", ok ? "ok  " : "FAIL", what);
@@ -51,9 +51,7 @@ static void *register_thread(void *arg)
 }
 static void burn_thread_index(void) /* the next thread gets the next virtual socket */
 {
-    pthread_t t;
-    pthread_create(&t, NULL, register_thread, NULL);
-    pthread_join(t, NULL);
+    test_run_threads(1, register_thread, NULL, 0);
 }
 
 /* Holder on socket 0, waiters named by names[] on sockets 1,0,1,0,... */
@@ -68,7 +66,7 @@ static void cna_case(const char *names, const char *expect, const char *what)
     for (int i = 0; i < n; i++) {
         cw[i].name = names[i];
         cw[i].want_socket = (i + 1) % 2;
-        pthread_create(&cw[i].tid, NULL, cna_waiter_main, &cw[i]);
+        test_start(&cw[i].tid, cna_waiter_main, &cw[i]);
         while (ll_load_acquire(link) != (void *)&cw[i].node) /* acquire: wait until linked */
             ll_pause();
         link = &cw[i].node.mcs.next;
@@ -110,7 +108,7 @@ static void hmcs_case(uint32_t threshold, const char *names, const char *expect)
     for (int i = 0; i < n; i++) {
         hw[i].name = names[i];
         hw[i].socket = (uint32_t)(i + 1) % 2;
-        pthread_create(&hw[i].tid, NULL, hmcs_waiter_main, &hw[i]);
+        test_start(&hw[i].tid, hmcs_waiter_main, &hw[i]);
         uint32_t s = hw[i].socket;
         if (last[s]) { /* queued behind a socket-mate */
             while (ll_load_acquire(last[s]) != (void *)&hw[i].node) /* acquire: wait until linked */

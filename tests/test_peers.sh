@@ -6,9 +6,7 @@
 set -u
 bench=$1 have_ck=$2
 names="ck-fas ck-fas-eb ck-cas ck-cas-eb ck-dec ck-dec-eb ck-ticket ck-ticket-pb ck-anderson ck-mcs ck-clh"
-pass=0 fail=0
-ok()  { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$(dirname "$0")/lib.sh" # ok, bad, expect_error, finish
 
 list=$("$bench" --list) || { echo "FAIL --list exited non-zero"; exit 1; }
 if [ "$have_ck" != 1 ]; then
@@ -32,21 +30,9 @@ for n in $names; do
   if grep -q "\"lock\":\"$n\",\"threads\":2,[^}]*\"ops\":[1-9]" <<<"$out"; then ok "$n runs"; else bad "$n: no acquisitions"; fi
 done
 
-# expect_error NAME NEEDLE -- command...: exit 2, one line on stderr containing NEEDLE
-expect_error() {
-  local name=$1 needle=$2; shift 3
-  local err rc
-  err=$("$@" 2>&1 >/dev/null); rc=$?
-  if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ $err == *"$needle"* ]]; then
-    ok "$name"
-  else
-    bad "$name (rc=$rc): $err"
-  fi
-}
 expect_error "peers spin only"         "does not support waiting policy 'park'" -- "$bench" mutexbench --lock ck-mcs-park --duration 0.01
 expect_error "anderson slots not 2^k"  "slots=3 is not a power of two"        -- "$bench" mutexbench --lock ck-anderson:slots=3 --duration 0.01
 expect_error "anderson slots too many" "bad value '131072'"                  -- "$bench" mutexbench --lock ck-anderson:slots=131072 --duration 0.01
 expect_error "ticket-pb shift range"   "bad value '21'"                      -- "$bench" mutexbench --lock ck-ticket-pb:shift=21 --duration 0.01
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -13,6 +13,7 @@
 
 #include "../src/interpose/profile.h"
 #include "locklab/core.h"
+#include "test_util.h"
 
 enum { THREADS = 4, ROUNDS = 20000 };
 static pthread_mutex_t hot_mutex = PTHREAD_MUTEX_INITIALIZER, cold_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -64,12 +65,10 @@ int main(void)
     pthread_t t[THREADS];
     pthread_barrier_init(&start, NULL, THREADS);
     pthread_mutex_lock(&hot_mutex); /* every worker's first try fails: at least THREADS contended acquisitions */
-    for (int i = 0; i < THREADS; i++)
-        pthread_create(&t[i], NULL, worker, NULL);
+    test_start_n(t, THREADS, worker, NULL, 0);
     usleep(20000);
     pthread_mutex_unlock(&hot_mutex);
-    for (int i = 0; i < THREADS; i++)
-        pthread_join(t[i], NULL);
+    test_join_n(t, THREADS);
     use_cold(100);
     for (int i = 0; i < 7; i++)
         lp_profile_trylock_failed(cold);

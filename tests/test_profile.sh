@@ -4,9 +4,7 @@ set -u
 prog=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok()  { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$(dirname "$0")/lib.sh" # ok, bad, expect_error, finish
 
 out=$(LOCKLAB_PROFILE=$dir/p.json LOCKLAB_PROFILE_SIGNAL=USR1 LOCKLAB_PROFILE_TOP=0 "$prog") || bad "run failed: $out"
 child=${out#* }
@@ -47,17 +45,10 @@ table=$(LOCKLAB_PROFILE=- "$prog" 2>&1 >/dev/null)
 [[ $table == "locklab profile v1:"* && $table == *"first use"* && $table == *"test-lock"* ]] \
   && ok "table on stderr" || bad "table: $table"
 
-expect_error() { # NAME NEEDLE VAR=VALUE...
-  local name=$1 needle=$2; shift 2
-  local err rc
-  err=$(env "$@" "$prog" 2>&1 >/dev/null); rc=$?
-  if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ $err == *"$needle"* ]]; then ok "$name"
-  else bad "$name (rc=$rc): $err"; fi
-}
-expect_error "bad format" "bad LOCKLAB_PROFILE_FORMAT 'xml' (valid: json, table)" LOCKLAB_PROFILE=- LOCKLAB_PROFILE_FORMAT=xml
-expect_error "bad top" "bad LOCKLAB_PROFILE_TOP 'many'" LOCKLAB_PROFILE=- LOCKLAB_PROFILE_TOP=many
-expect_error "bad signal" "bad LOCKLAB_PROFILE_SIGNAL 'KILL' (valid: USR1, USR2, HUP)" LOCKLAB_PROFILE=- LOCKLAB_PROFILE_SIGNAL=KILL
-expect_error "empty path" "bad LOCKLAB_PROFILE ''" LOCKLAB_PROFILE=
+# bad environment values: exit 2, one line on stderr
+expect_error "bad format" "bad LOCKLAB_PROFILE_FORMAT 'xml' (valid: json, table)" -- env LOCKLAB_PROFILE=- LOCKLAB_PROFILE_FORMAT=xml "$prog"
+expect_error "bad top" "bad LOCKLAB_PROFILE_TOP 'many'" -- env LOCKLAB_PROFILE=- LOCKLAB_PROFILE_TOP=many "$prog"
+expect_error "bad signal" "bad LOCKLAB_PROFILE_SIGNAL 'KILL' (valid: USR1, USR2, HUP)" -- env LOCKLAB_PROFILE=- LOCKLAB_PROFILE_SIGNAL=KILL "$prog"
+expect_error "empty path" "bad LOCKLAB_PROFILE ''" -- env LOCKLAB_PROFILE= "$prog"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -30,18 +30,8 @@
 #include "locklab/core.h"
 #include "locklab/locklab.h"
 #include "locklab/sync.h"
+#include "test_util.h"
 #include "waitlist.h" /* white box: count a semaphore's listed waiters */
-
-static int failures;
-#define CHECK(c, ...)                                                                                  \
-    do {                                                                                               \
-        if (!(c)) {                                                                                    \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                       \
-            fprintf(stderr, __VA_ARGS__);                                                              \
-            fprintf(stderr, "\n");                                                                     \
-            failures++;                                                                                \
-        }                                                                                              \
-    } while (0)
 
 /* ---- a mutex over any locklab lock whose unlock flushes its deferred wakes ---- */
 
@@ -78,27 +68,6 @@ static ll_sync_config cfg_of(ll_discipline d, uint32_t append_one_in)
     c.discipline = d;
     c.append_one_in = append_one_in;
     return c;
-}
-
-static struct timespec deadline_in(clockid_t clock, long ns)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    ts.tv_sec += ns / 1000000000L;
-    ts.tv_nsec += ns % 1000000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
-
-static void start(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-    if (pthread_create(t, NULL, fn, arg) != 0) {
-        perror("pthread_create");
-        exit(1);
-    }
 }
 
 /* ---- 1. config strings -------------------------------------------------------------- */
@@ -191,7 +160,7 @@ static void run_order(ll_cond *c, ll_sem *s, int deferred, int expect_lifo, cons
     for (int i = 0; i < ORDER_N; i++) {
         a[i].oc = &oc;
         a[i].id = i;
-        start(&t[i], order_waiter, &a[i]);
+        test_start(&t[i], order_waiter, &a[i]);
         if (c) {
             while (read_locked(&oc.m, &oc.waiting) != i + 1) /* listed: enqueued before it released m */
                 ll_yield();
@@ -215,8 +184,7 @@ static void run_order(ll_cond *c, ll_sem *s, int deferred, int expect_lifo, cons
         while (read_locked(&oc.m, &oc.done) != k + 1)
             ll_yield();
     }
-    for (int i = 0; i < ORDER_N; i++)
-        pthread_join(t[i], NULL);
+    test_join_n(t, ORDER_N);
     int ok = 1;
     for (int k = 0; k < ORDER_N; k++)
         ok &= oc.order[k] == (expect_lifo ? ORDER_N - 1 - k : k);
@@ -326,9 +294,8 @@ static void test_prodcons(void)
             pc.seen = (unsigned char *)calloc((size_t)pc.total, 1);
             pthread_t t[PC_PRODUCERS + PC_CONSUMERS];
             for (int i = 0; i < PC_PRODUCERS + PC_CONSUMERS; i++)
-                start(&t[i], i < PC_PRODUCERS ? pc_producer : pc_consumer, &pc);
-            for (int i = 0; i < PC_PRODUCERS + PC_CONSUMERS; i++)
-                pthread_join(t[i], NULL);
+                test_start(&t[i], i < PC_PRODUCERS ? pc_producer : pc_consumer, &pc);
+            test_join_n(t, PC_PRODUCERS + PC_CONSUMERS);
             int once = 0;
             for (int i = 0; i < pc.total; i++)
                 once += pc.seen[i] == 1;
@@ -389,8 +356,7 @@ static void test_broadcast_storm(void)
         ll_sync_config cfg = cfg_of(disc[di], 0);
         ll_cond_init(&sc.c, &cfg);
         pthread_t t[STORM_WAITERS];
-        for (int i = 0; i < STORM_WAITERS; i++)
-            start(&t[i], storm_waiter, &sc);
+        test_start_n(t, STORM_WAITERS, storm_waiter, &sc, 0);
         for (int round = 0; round < STORM_ROUNDS; round++) {
             for (;;) { /* every waiter is listed for this round (it releases m only inside the wait) */
                 tm_lock(&sc.m);
@@ -410,8 +376,7 @@ static void test_broadcast_storm(void)
                   "storm: broadcast deferred %d waiters and left %u listed", deferred, sc.c.waiters);
             tm_unlock(&sc.m);
         }
-        for (int i = 0; i < STORM_WAITERS; i++)
-            pthread_join(t[i], NULL);
+        test_join_n(t, STORM_WAITERS);
         /* No spurious returns: exactly one per waiter per round (a lost wake-up hangs instead). */
         CHECK(sc.returns == STORM_WAITERS * STORM_ROUNDS, "storm %s: %d wait returns, expected %d",
               di ? "lifo-cr" : "fifo", sc.returns, STORM_WAITERS * STORM_ROUNDS);
@@ -435,7 +400,7 @@ typedef struct timed_case {
 static void *timed_waiter(void *p)
 {
     timed_case *tc = (timed_case *)p;
-    struct timespec dl = deadline_in(CLOCK_REALTIME, 30L * 1000000000L); /* far: the signal comes first */
+    struct timespec dl = test_deadline(CLOCK_REALTIME, 30L * 1000000000L); /* far: the signal comes first */
     tm_lock(&tc->m);
     tc->waiting = 1;
     while (!tc->signalled) {
@@ -455,7 +420,7 @@ static void test_timed(void)
     ll_cond_init(&c, NULL);
     clockid_t clocks[] = {CLOCK_MONOTONIC, CLOCK_REALTIME};
     for (int i = 0; i < 2; i++) {
-        struct timespec dl = deadline_in(clocks[i], 20 * 1000000L);
+        struct timespec dl = test_deadline(clocks[i], 20 * 1000000L);
         tm_lock(&m);
         int rc = ll_cond_wait(&c, &tm_iface, &m, clocks[i], &dl);
         CHECK(rc == ETIMEDOUT, "timed wait (clock %d) returned %d, expected ETIMEDOUT", (int)clocks[i], rc);
@@ -485,7 +450,7 @@ static void test_timed(void)
     tc.m = m;
     ll_cond_init(&tc.c, NULL);
     pthread_t t;
-    start(&t, timed_waiter, &tc);
+    test_start(&t, timed_waiter, &tc);
     while (read_locked(&tc.m, &tc.waiting) == 0)
         ll_yield();
     tm_lock(&tc.m);
@@ -513,7 +478,7 @@ static void *race_cond_waiter(void *p)
 {
     race_case *rc = (race_case *)p;
     tm_lock(&rc->m);
-    struct timespec dl = deadline_in(CLOCK_MONOTONIC, rc->delay_ns);
+    struct timespec dl = test_deadline(CLOCK_MONOTONIC, rc->delay_ns);
     ll_store_release(&rc->about_to_wait, 1); /* release: pairs with main's acquire; m still held */
     rc->rc = ll_cond_wait(&rc->c, &tm_iface, &rc->m, CLOCK_MONOTONIC, &dl);
     tm_unlock(&rc->m);
@@ -523,7 +488,7 @@ static void *race_cond_waiter(void *p)
 static void *race_sem_waiter(void *p)
 {
     race_case *rc = (race_case *)p;
-    struct timespec dl = deadline_in(CLOCK_MONOTONIC, rc->delay_ns);
+    struct timespec dl = test_deadline(CLOCK_MONOTONIC, rc->delay_ns);
     ll_store_release(&rc->about_to_wait, 1); /* release: pairs with main's acquire */
     rc->rc = ll_sem_wait(&rc->s, CLOCK_MONOTONIC, &dl);
     return NULL;
@@ -549,7 +514,7 @@ static void test_timeout_race(void)
         rc.delay_ns = (long)(rng % 60000);
         ll_store_relaxed(&rc.about_to_wait, 0); /* relaxed: the thread is created after this */
         pthread_t t;
-        start(&t, race_cond_waiter, &rc);
+        test_start(&t, race_cond_waiter, &rc);
         while (ll_load_acquire(&rc.about_to_wait) == 0) /* acquire: pairs with the waiter's release */
             ll_yield();
         spin_ns((long)((rng >> 20) % 60000));
@@ -578,7 +543,7 @@ static void test_timeout_race(void)
         rc.delay_ns = (long)(rng % 60000);
         ll_store_relaxed(&rc.about_to_wait, 0); /* relaxed: the thread is created after this */
         pthread_t t;
-        start(&t, race_sem_waiter, &rc);
+        test_start(&t, race_sem_waiter, &rc);
         while (ll_load_acquire(&rc.about_to_wait) == 0) /* acquire: pairs with the waiter's release */
             ll_yield();
         spin_ns((long)((rng >> 20) % 60000));
@@ -620,7 +585,7 @@ static void *sem_worker(void *p)
                 continue;
             }
         } else {
-            struct timespec dl = deadline_in(CLOCK_MONOTONIC, 20000);
+            struct timespec dl = test_deadline(CLOCK_MONOTONIC, 20000);
             if (ll_sem_wait(&sc->s, CLOCK_MONOTONIC, &dl) != 0) {
                 ll_faa(&sc->timeouts, 1, LL_RELAXED); /* relaxed: a statistic */
                 continue;
@@ -650,7 +615,7 @@ static void test_semaphore(void)
         ll_sem h;
         ll_sem_init(&h, 0, NULL);
         pthread_t w;
-        start(&w, handoff_waiter, &h);
+        test_start(&w, handoff_waiter, &h);
         while (sem_listed(&h) != 1)
             ll_yield();
         CHECK(ll_sem_post(&h) == 0, "post");
@@ -666,11 +631,7 @@ static void test_semaphore(void)
         memset(&sc, 0, sizeof sc);
         ll_sync_config cfg = cfg_of(disc[di], 0);
         CHECK(ll_sem_init(&sc.s, SEM_UNITS, &cfg) == 0, "sem init");
-        pthread_t t[SEM_THREADS];
-        for (int i = 0; i < SEM_THREADS; i++)
-            start(&t[i], sem_worker, &sc);
-        for (int i = 0; i < SEM_THREADS; i++)
-            pthread_join(t[i], NULL);
+        test_run_threads(SEM_THREADS, sem_worker, &sc, 0);
         CHECK(ll_sem_getvalue(&sc.s) == SEM_UNITS, "sem %s: %d units at the end, expected %d",
               di ? "lifo-cr" : "fifo", ll_sem_getvalue(&sc.s), SEM_UNITS);
         CHECK(ll_load_relaxed(&sc.max_inside) <= SEM_UNITS, "sem: %u threads inside at once",
@@ -682,7 +643,7 @@ static void test_semaphore(void)
     ll_sem s;
     CHECK(ll_sem_init(&s, 0, NULL) == 0, "init 0");
     CHECK(ll_sem_trywait(&s) == EAGAIN, "trywait on 0 is not EAGAIN");
-    struct timespec dl = deadline_in(CLOCK_REALTIME, 10 * 1000000L);
+    struct timespec dl = test_deadline(CLOCK_REALTIME, 10 * 1000000L);
     CHECK(ll_sem_wait(&s, CLOCK_REALTIME, &dl) == ETIMEDOUT, "timed wait on 0 is not ETIMEDOUT");
     struct timespec bad = {0, 2000000000L};
     CHECK(ll_sem_wait(&s, CLOCK_MONOTONIC, &bad) == EINVAL, "bad abstime accepted");

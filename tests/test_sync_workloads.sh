@@ -4,9 +4,7 @@
 # its messages / buffers.  Counts only, never timings.  Bad params: exit 2, one line.
 set -u
 bench=$1
-pass=0 fail=0
-ok()  { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$(dirname "$0")/lib.sh" # ok, bad, expect_error, finish
 
 # check NAME KEY -- bench args...: every JSON line has exclusion_ok, KEY == 0 and progress
 check() {
@@ -48,16 +46,6 @@ for lock in mcs-stp pthread lifocr-stp; do
   done
 done
 
-expect_error() {
-  local name=$1 needle=$2; shift 3
-  local err rc
-  err=$("$@" 2>&1 >/dev/null); rc=$?
-  if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ $err == *"$needle"* ]]; then
-    ok "$name"
-  else
-    bad "$name (rc=$rc): $err"
-  fi
-}
 expect_error "prodcons threads <= consumers" "bad value '3' for --threads" -- "$bench" prodcons --lock mcs --threads 3
 expect_error "prodcons bad cond" "bad value '2' for --param cond" -- "$bench" prodcons --lock mcs --threads 4 --param cond=2
 expect_error "bufpool bad variant" "bad value '3' for --param variant" -- "$bench" bufpool --lock mcs --param variant=3
@@ -66,5 +54,4 @@ expect_error "bufpool footprint over memory" "bufpool needs" -- timeout 30 "$ben
   --param buffer_kb=65536 --threads 4096 --duration 0.01
 expect_error "bufpool zero buffers" "bad value '0' for --param buffers" -- "$bench" bufpool --lock mcs --param buffers=0
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -5,9 +5,7 @@
 set -u
 bench=$1
 DURATION=0.2 # long enough for both threads to be scheduled on a loaded 2-CPU machine
-pass=0 fail=0
-ok()  { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$(dirname "$0")/lib.sh" # ok, bad, expect_error, finish
 
 # json_num LINE KEY: the numeric value of "KEY": in LINE (empty if absent)
 json_num() { [[ $1 =~ \"$2\":(-?[0-9.]+(e[-+][0-9]+)?) ]] && echo "${BASH_REMATCH[1]}"; }
@@ -33,18 +31,6 @@ check_run() {
   else
     bad "$name (rc=$rc lines=$lines:$problems): $out"
     LAST_OUTPUT=""
-  fi
-}
-
-# expect_error NAME NEEDLE -- command...: exit 2, exactly one line on stderr, containing NEEDLE
-expect_error() {
-  local name=$1 needle=$2; shift 3
-  local err rc
-  err=$("$@" 2>&1 >/dev/null); rc=$?
-  if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ $err == *"$needle"* ]]; then
-    ok "$name"
-  else
-    bad "$name (rc=$rc): $err"
   fi
 }
 
@@ -132,5 +118,4 @@ handover --param max_samples=16777216 --threads 4096
 TABLE
 expect_error "handover needs 2 threads" "handover needs at least 2" -- "$bench" handover --lock mcs --threads 1 --duration 0.01
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

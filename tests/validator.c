@@ -31,6 +31,7 @@
 
 #include "locklab/locklab.h"
 #include "locklab/registry.h"
+#include "test_util.h"
 
 /* ---- the deliberately broken lock --------------------------------------------------- */
 /* "Test, then set": two threads can both see 0 before either stores 1. */
@@ -171,7 +172,7 @@ static int run_case(lut *a, lut *b, enum client c, int threads, double seconds, 
     for (int t = 0; t < threads; t++) {
         ws[t].sh = sh;
         ws[t].index = t;
-        pthread_create(&ws[t].tid, NULL, worker_main, &ws[t]);
+        test_start(&ws[t].tid, worker_main, &ws[t]);
     }
     struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
     nanosleep(&ts, NULL);

@@ -1,4 +1,5 @@
-/* anderson: array-based queue lock (src/locks/anderson.c). */
+/* anderson: array-based queue lock (src/locks/anderson.c).
+ * Expert verbs: init, acquire, try_acquire, release, is_locked (docs/design.md, "Expert headers"). */
 #ifndef LOCKLAB_ANDERSON_H
 #define LOCKLAB_ANDERSON_H
 #include "wait.h"
@@ -10,14 +11,14 @@ typedef struct ll_anderson_lock {
     LL_ALIGNED(LL_SECTOR) ll_atomic_u32 next; /* next ticket (the paper's queueLast) */
     LL_ALIGNED(LL_SECTOR) uint32_t mask;      /* nslots - 1 */
     ll_anderson_slot *slots;                  /* nslots (power of two) lines */
+    LL_ALIGNED(LL_SECTOR) uint32_t holder;    /* the holder's ticket: written by the holder only,
+                                                 in its own sector (arrivals read mask and slots) */
 } ll_anderson_lock;
 #define LL_ANDERSON_DEFAULT_SLOTS 64
-/* nslots: power of two; slots: nslots zeroed or not, aligned to LL_CACHELINE. */
+/* nslots: power of two (spec key slots); slots: nslots of them, zeroed or not,
+ * aligned to LL_CACHELINE, owned by the caller and valid while the lock is. */
 void ll_anderson_init(ll_anderson_lock *l, ll_anderson_slot *slots, uint32_t nslots);
-/* Returns the caller's ticket, to pass to release. */
-uint32_t ll_anderson_acquire(ll_anderson_lock *l, ll_wait_policy *wp);
-bool ll_anderson_try_acquire(ll_anderson_lock *l, uint32_t *ticket);
-void ll_anderson_release(ll_anderson_lock *l, uint32_t ticket, ll_wait_policy *wp);
+LL_LOCK_VERBS(ll_anderson, ll_anderson_lock);
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,5 @@
-/* backoff: TTAS with Ethernet-style randomized exponential backoff (src/locks/backoff.c). */
+/* backoff: TTAS with Ethernet-style randomized exponential backoff (src/locks/backoff.c).
+ * Expert verbs: init, acquire, try_acquire, release, is_locked (docs/design.md, "Expert headers"). */
 #ifndef LOCKLAB_BACKOFF_H
 #define LOCKLAB_BACKOFF_H
 #include "wait.h"
@@ -12,9 +13,9 @@ typedef struct ll_backoff_lock {
 #define LL_BACKOFF_DEFAULT_MIN 16
 #define LL_BACKOFF_DEFAULT_MAX 4096
 #define LL_BACKOFF_INITIALIZER { LL_ATOMIC_INIT(0), LL_BACKOFF_DEFAULT_MIN, LL_BACKOFF_DEFAULT_MAX }
-void ll_backoff_acquire(ll_backoff_lock *l);
-bool ll_backoff_try_acquire(ll_backoff_lock *l);
-void ll_backoff_release(ll_backoff_lock *l);
+/* min_delay <= max_delay (spec keys min, max). */
+void ll_backoff_init(ll_backoff_lock *l, uint32_t min_delay, uint32_t max_delay);
+LL_LOCK_VERBS(ll_backoff, ll_backoff_lock); /* wp unused: the backoff is the waiting */
 #ifdef __cplusplus
 }
 #endif

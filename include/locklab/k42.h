@@ -1,4 +1,5 @@
-/* k42: MCS variant with the queue node on the waiter's stack (src/locks/k42.c). */
+/* k42: MCS variant with the queue node on the waiter's stack (src/locks/k42.c).
+ * Expert verbs: init, acquire, try_acquire, release, is_locked (docs/design.md, "Expert headers"). */
 #ifndef LOCKLAB_K42_H
 #define LOCKLAB_K42_H
 #include "wait.h"
@@ -10,9 +11,8 @@ typedef struct ll_k42_lock {
     ll_atomic_ptr next; /* node of the first waiter, maintained by the holder */
 } ll_k42_lock;
 #define LL_K42_INITIALIZER { LL_ATOMIC_INIT(NULL), LL_ATOMIC_INIT(NULL) }
-void ll_k42_acquire(ll_k42_lock *l, ll_wait_policy *wp);
-bool ll_k42_try_acquire(ll_k42_lock *l);
-void ll_k42_release(ll_k42_lock *l, ll_wait_policy *wp);
+void ll_k42_init(ll_k42_lock *l);
+LL_LOCK_VERBS(ll_k42, ll_k42_lock);
 #ifdef __cplusplus
 }
 #endif

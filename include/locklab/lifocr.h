@@ -1,4 +1,5 @@
-/* lifocr: LIFO lock with concurrency restriction, Dice's LIFO-CR (src/locks/lifocr.c). */
+/* lifocr: LIFO lock with concurrency restriction, Dice's LIFO-CR (src/locks/lifocr.c).
+ * Expert verbs: init, acquire, try_acquire, release, is_locked (docs/design.md, "Expert headers"). */
 #ifndef LOCKLAB_LIFOCR_H
 #define LOCKLAB_LIFOCR_H
 #include "wait.h"
@@ -26,11 +27,11 @@ typedef struct ll_lifocr_lock {
 #define LL_LIFOCR_DEFAULT_FAIRNESS 1000
 #define LL_LIFOCR_DEFAULT_PATIENCE_NS 50000000u /* 50 ms */
 #define LL_LIFOCR_INITIALIZER { LL_ATOMIC_INIT(NULL), LL_LIFOCR_DEFAULT_FAIRNESS, LL_LIFOCR_DEFAULT_PATIENCE_NS, 0 }
+/* fairness, patience_ns: the spec keys (0 = off for either). */
+void ll_lifocr_init(ll_lifocr_lock *l, uint32_t fairness, uint32_t patience_ns);
 /* No node in the API: a contended acquire takes one from the per-thread cache
  * and returns it as soon as it owns the lock (the granting holder unlinked it). */
-void ll_lifocr_acquire(ll_lifocr_lock *l, ll_wait_policy *wp);
-bool ll_lifocr_try_acquire(ll_lifocr_lock *l);
-void ll_lifocr_release(ll_lifocr_lock *l, ll_wait_policy *wp);
+LL_LOCK_VERBS(ll_lifocr, ll_lifocr_lock);
 #ifdef __cplusplus
 }
 #endif

@@ -64,6 +64,17 @@ const ll_lock_ops *ll_lock_algorithm(size_t i);
  * library is absent): defined by src/peers/ck.c or src/peers/none.c. */
 extern const ll_lock_ops *const ll_peer_locks[];
 
+/* The generic-handle adapter of a lock with the common expert verbs
+ * (LL_LOCK_VERBS in wait.h): the handle's state is the lock itself. */
+#define LL_LOCK_ADAPTER(LOCK, PREFIX)                                                    \
+    static void acquire(void *s, ll_wait_policy *wp) { PREFIX##_acquire((LOCK *)s, wp); } \
+    static bool try_acquire(void *s, ll_wait_policy *wp)                                 \
+    {                                                                                    \
+        (void)wp;                                                                        \
+        return PREFIX##_try_acquire((LOCK *)s);                                          \
+    }                                                                                    \
+    static void release(void *s, ll_wait_policy *wp) { PREFIX##_release((LOCK *)s, wp); }
+
 /* The generic-handle adapter of a queue lock whose expert API is
  *   PREFIX_acquire(lock *, node *, wp), PREFIX_try_acquire(lock *, node *),
  *   PREFIX_release(lock *, node *, wp):

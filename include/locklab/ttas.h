@@ -1,4 +1,5 @@
-/* ttas: test-and-test-and-set lock, spinning on a read (src/locks/ttas.c). */
+/* ttas: test-and-test-and-set lock, spinning on a read (src/locks/ttas.c).
+ * Expert verbs: init, acquire, try_acquire, release, is_locked (docs/design.md, "Expert headers"). */
 #ifndef LOCKLAB_TTAS_H
 #define LOCKLAB_TTAS_H
 #include "wait.h"
@@ -7,9 +8,8 @@ extern "C" {
 #endif
 typedef struct ll_ttas_lock { ll_atomic_u32 held; } ll_ttas_lock;
 #define LL_TTAS_INITIALIZER { LL_ATOMIC_INIT(0) }
-void ll_ttas_acquire(ll_ttas_lock *l, ll_wait_policy *wp);
-bool ll_ttas_try_acquire(ll_ttas_lock *l);
-void ll_ttas_release(ll_ttas_lock *l);
+void ll_ttas_init(ll_ttas_lock *l);
+LL_LOCK_VERBS(ll_ttas, ll_ttas_lock); /* wp: spin or yield */
 #ifdef __cplusplus
 }
 #endif

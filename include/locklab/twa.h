@@ -1,17 +1,20 @@
-/* twa: ticket lock with a global waiting array for long-term waiters (src/locks/twa.c). */
+/* twa: ticket lock with a global waiting array for long-term waiters (src/locks/twa.c).
+ * Expert verbs: init, acquire, try_acquire, release, is_locked (docs/design.md, "Expert headers"). */
 #ifndef LOCKLAB_TWA_H
 #define LOCKLAB_TWA_H
 #include "ticket.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
-typedef ll_ticket_lock ll_twa_lock; /* same words and states as the ticket lock */
-#define LL_TWA_INITIALIZER LL_TICKET_INITIALIZER
 #define LL_TWA_ARRAY_SLOTS 4096
 #define LL_TWA_DEFAULT_THRESHOLD 1
-void ll_twa_acquire(ll_twa_lock *l, uint32_t threshold, ll_wait_policy *wp);
-bool ll_twa_try_acquire(ll_twa_lock *l);
-void ll_twa_release(ll_twa_lock *l, uint32_t threshold, ll_wait_policy *wp);
+typedef struct ll_twa_lock {
+    ll_ticket_lock ticket; /* the ticket lock's words and states (its address keys the waiting array) */
+    uint32_t threshold;    /* LongTermThreshold (spec key threshold, >= 1); read-only after init */
+} ll_twa_lock;
+#define LL_TWA_INITIALIZER { LL_TICKET_INITIALIZER, LL_TWA_DEFAULT_THRESHOLD }
+void ll_twa_init(ll_twa_lock *l, uint32_t threshold);
+LL_LOCK_VERBS(ll_twa, ll_twa_lock);
 #ifdef __cplusplus
 }
 #endif

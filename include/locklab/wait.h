@@ -110,6 +110,19 @@ void *ll_await_link(ll_atomic_ptr *link);
 /* The same, but give up after ns: NULL if no successor linked itself by then. */
 void *ll_await_link_for(ll_atomic_ptr *link, uint64_t ns);
 
+/* ---- the expert verbs ---------------------------------------------------------------- */
+/* Declares the common verbs of a lock-only algorithm P with lock type L
+ * (docs/design.md, "Expert headers"):
+ *   void P_acquire(L *l, ll_wait_policy *wp);   bool P_try_acquire(L *l);
+ *   void P_release(L *l, ll_wait_policy *wp);   bool P_is_locked(L *l);  (a snapshot)
+ * Each header declares P_init itself (its arguments after the lock are the
+ * algorithm's memory, if any, then its spec keys). */
+#define LL_LOCK_VERBS(P, L)                                                              \
+    void P##_acquire(L *l, ll_wait_policy *wp);                                          \
+    bool P##_try_acquire(L *l);                                                          \
+    void P##_release(L *l, ll_wait_policy *wp);                                          \
+    bool P##_is_locked(L *l)
+
 /* ---- global spinning --------------------------------------------------------------- */
 /* One polite delay step inside a global spin loop (PAUSE, or yield every 64th step). */
 LL_INLINE void ll_wait_relax(const ll_wait_policy *wp, uint32_t *steps)

@@ -39,7 +39,7 @@ BENCH_COLUMNS = ["workload", "lock", "threads", "duration_s", "ops", "throughput
                  "thread_sockets", "lwss", "mttr", "gini", "rstddev", "fairness_factor", "max_min_ratio",
                  "socket_switches", "topology", "vcsw", "ivcsw", "cpu_util", "admissions_logged", "exclusion_ok",
                  "ns_per_pair", "spin_ns"]
-# Keys every bench JSON object must carry (design.md's contract); the others may be absent.
+# Keys every bench JSON object must carry (docs/design.md, "JSON contract"); the others may be absent.
 REQUIRED_BENCH_KEYS = ["workload", "lock", "threads", "duration_s", "ops", "throughput_ops_s", "per_thread_ops",
                        "lwss", "mttr", "gini", "rstddev", "fairness_factor", "vcsw", "ivcsw", "cpu_util"]
 COLUMNS = SWEEP_COLUMNS + BENCH_COLUMNS + ["extras"]

@@ -22,7 +22,7 @@
  * spin_ns, or an algorithm key spin_ns = 0): fixed instead of measured, because
  * measuring (ll_park_cost_ns) starts two threads, which must not happen inside
  * a program's first pthread_mutex_lock.  ~ one futex wake-up on the
- * development machine (design.md: 35 us round trip). */
+ * development machine (docs/design.md, "Waiting": 20-35 us wake-to-run). */
 #define LP_DEFAULT_SPIN_NS 20000u
 
 typedef struct lp_config {

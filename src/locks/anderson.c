@@ -19,6 +19,7 @@
  * Footprint: P * 64 bytes of slots + 256 bytes per lock (P = 64 by default,
  * spec key slots); nothing per waiting thread.  Policies: all.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -45,35 +46,41 @@ LL_COLD static void anderson_wait(ll_atomic_u32 *slot, uint32_t want, uint32_t v
     } while ((v & ~LL_WAITWORD_SLEEPERS) != want);
 }
 
-uint32_t ll_anderson_acquire(ll_anderson_lock *l, ll_wait_policy *wp)
+void ll_anderson_acquire(ll_anderson_lock *l, ll_wait_policy *wp)
 {
     uint32_t t = ll_faa(&l->next, 1, LL_RELAXED); /* relaxed: ordering comes from the slot */
     ll_atomic_u32 *slot = &l->slots[t & l->mask].word;
     uint32_t v = ll_load_acquire(slot); /* acquire: pairs with the releaser's publish */
     if (LL_UNLIKELY((v & ~LL_WAITWORD_SLEEPERS) != t << 1))
         anderson_wait(slot, t << 1, v, wp);
-    return t;
+    l->holder = t; /* holder-only word, read by our release */
 }
 
-bool ll_anderson_try_acquire(ll_anderson_lock *l, uint32_t *ticket)
+bool ll_anderson_try_acquire(ll_anderson_lock *l)
 {
     uint32_t t = ll_load_relaxed(&l->next); /* relaxed: re-validated by the CAS */
     uint32_t v = ll_load_acquire(&l->slots[t & l->mask].word); /* acquire: the previous holder's writes */
     /* Ticket t admitted and not yet taken: the slot cannot move while next == t. */
     if ((v & ~LL_WAITWORD_SLEEPERS) != t << 1 || !ll_cas(&l->next, &t, t + 1, LL_RELAXED))
         return false;
-    *ticket = t;
+    l->holder = t;
     return true;
 }
 
-void ll_anderson_release(ll_anderson_lock *l, uint32_t ticket, ll_wait_policy *wp)
+void ll_anderson_release(ll_anderson_lock *l, ll_wait_policy *wp)
 {
-    uint32_t t = ticket + 1;
+    uint32_t t = l->holder + 1;
     ll_waitword_publish(wp, &l->slots[t & l->mask].word, t << 1);
 }
 
-/* Generic handle: slots allocated with the lock; the holder's ticket remembered. */
-typedef struct { ll_anderson_lock lock; uint32_t holder; } anderson_state;
+bool ll_anderson_is_locked(ll_anderson_lock *l)
+{
+    uint32_t t = ll_load_relaxed(&l->next); /* relaxed: a snapshot, as in try_acquire */
+    uint32_t v = ll_load_acquire(&l->slots[t & l->mask].word); /* acquire: as in try_acquire */
+    return (v & ~LL_WAITWORD_SLEEPERS) != t << 1; /* free iff the next ticket is already admitted */
+}
+
+/* Generic handle: the lock itself, its slots allocated by init. */
 
 static const ll_param params[] = {
     {"slots", "array slots, a power of two (waiters beyond it share slots)", 2, 1u << 16, LL_ANDERSON_DEFAULT_SLOTS},
@@ -91,30 +98,16 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
         snprintf(err, errlen, "anderson: out of memory for %u slots", n);
         return -1;
     }
-    ll_anderson_init(&((anderson_state *)s)->lock, (ll_anderson_slot *)mem, n);
+    ll_anderson_init((ll_anderson_lock *)s, (ll_anderson_slot *)mem, n);
     return 0;
 }
-static void destroy(void *s) { free(((anderson_state *)s)->lock.slots); }
-static void acquire(void *s, ll_wait_policy *wp)
-{
-    anderson_state *st = (anderson_state *)s;
-    st->holder = ll_anderson_acquire(&st->lock, wp);
-}
-static bool try_acquire(void *s, ll_wait_policy *wp)
-{
-    (void)wp;
-    anderson_state *st = (anderson_state *)s;
-    return ll_anderson_try_acquire(&st->lock, &st->holder);
-}
-static void release(void *s, ll_wait_policy *wp)
-{
-    anderson_state *st = (anderson_state *)s;
-    ll_anderson_release(&st->lock, st->holder, wp);
-}
+static void destroy(void *s) { free(((ll_anderson_lock *)s)->slots); }
+LL_LOCK_ADAPTER(ll_anderson_lock, ll_anderson)
 
 const ll_lock_ops ll_lock_anderson = {
     "anderson", "Anderson 1990; Anderson, Lazowska, Levy 1989 Table 4.1", "array-based queue lock, one slot per waiter",
-    "FIFO", LL_ALL_POLICIES, params, sizeof(anderson_state),
-    sizeof(ll_anderson_lock) + LL_ANDERSON_DEFAULT_SLOTS * sizeof(ll_anderson_slot), 0,
+    "FIFO", LL_ALL_POLICIES, params, sizeof(ll_anderson_lock),
+    offsetof(ll_anderson_lock, holder) /* the holder's ticket: bookkeeping, as in other handles */ +
+        LL_ANDERSON_DEFAULT_SLOTS * sizeof(ll_anderson_slot), 0,
     init, destroy, acquire, try_acquire, release,
 };

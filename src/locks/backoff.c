@@ -36,15 +36,29 @@ LL_COLD static void backoff_acquire_slow(ll_backoff_lock *l)
     } while (!try_once(l));
 }
 
-void ll_backoff_acquire(ll_backoff_lock *l)
+void ll_backoff_init(ll_backoff_lock *l, uint32_t min_delay, uint32_t max_delay)
 {
+    ll_store_relaxed(&l->held, 0); /* relaxed: like pthread_mutex_init, publish the lock yourself */
+    l->min_delay = min_delay;
+    l->max_delay = max_delay;
+}
+
+void ll_backoff_acquire(ll_backoff_lock *l, ll_wait_policy *wp)
+{
+    (void)wp; /* the backoff is the waiting policy */
     if (LL_UNLIKELY(ll_xchg(&l->held, 1, LL_ACQUIRE) != 0)) /* acquire: see the previous holder's writes */
         backoff_acquire_slow(l);
 }
 
 bool ll_backoff_try_acquire(ll_backoff_lock *l) { return try_once(l); }
 
-void ll_backoff_release(ll_backoff_lock *l) { ll_store_release(&l->held, 0); /* release: publish the critical section */ }
+void ll_backoff_release(ll_backoff_lock *l, ll_wait_policy *wp)
+{
+    (void)wp;
+    ll_store_release(&l->held, 0); /* release: publish the critical section */
+}
+
+bool ll_backoff_is_locked(ll_backoff_lock *l) { return ll_load_acquire(&l->held) != 0; /* acquire: as a successful try_acquire */ }
 
 static const ll_param params[] = {
     {"min", "initial backoff cap, PAUSE steps", 1, 1u << 20, LL_BACKOFF_DEFAULT_MIN},
@@ -59,14 +73,10 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
                  (unsigned long long)p[1]);
         return -1;
     }
-    ll_backoff_lock *l = (ll_backoff_lock *)s;
-    l->min_delay = (uint32_t)p[0];
-    l->max_delay = (uint32_t)p[1];
+    ll_backoff_init((ll_backoff_lock *)s, (uint32_t)p[0], (uint32_t)p[1]);
     return 0;
 }
-static void acquire(void *s, ll_wait_policy *wp) { (void)wp; ll_backoff_acquire((ll_backoff_lock *)s); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_backoff_try_acquire((ll_backoff_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_backoff_release((ll_backoff_lock *)s); }
+LL_LOCK_ADAPTER(ll_backoff_lock, ll_backoff)
 
 const ll_lock_ops ll_lock_backoff = {
     "backoff", "Anderson, Lazowska, Levy 1989 §4 (Ethernet-style backoff)",

@@ -33,11 +33,18 @@
 
 LL_STATIC_ASSERT(sizeof(ll_clh_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
 
-void ll_clh_init(ll_clh_lock *l, ll_clh_node *initial)
+void ll_clh_init(ll_clh_lock *l)
 {
+    ll_clh_node *initial = (ll_clh_node *)ll_qnode_get();
     /* relaxed: like pthread_mutex_init, publish the lock yourself */
     ll_store_relaxed(&initial->state, LL_CLH_FREE);
     ll_store_relaxed(&l->tail, initial);
+    l->holder = l->holder_pred = NULL;
+}
+
+void ll_clh_destroy(ll_clh_lock *l)
+{
+    ll_qnode_put(ll_load_relaxed(&l->tail)); /* relaxed: the lock is free and unused: the tail node is ours */
 }
 
 static bool node_free(void *node)
@@ -63,8 +70,10 @@ LL_COLD static void clh_wait(ll_clh_node *pred, ll_wait_policy *wp)
         ll_parker_park_until(self, node_free, pred);
 }
 
-ll_clh_node *ll_clh_acquire(ll_clh_lock *l, ll_clh_node *me, ll_wait_policy *wp)
+/* The holder remembers its node and its predecessor's in the lock (holder-only words). */
+void ll_clh_acquire(ll_clh_lock *l, ll_wait_policy *wp)
 {
+    ll_clh_node *me = (ll_clh_node *)ll_qnode_get();
     ll_store_relaxed(&me->state, LL_CLH_BUSY); /* relaxed: published by the release half of the swap below */
     /* acq_rel.  release: our node's BUSY to the next arrival's swap here (or the load of tail
      * in ll_clh_try_acquire), after which it reads our state; acquire: pred's state init,
@@ -72,82 +81,64 @@ ll_clh_node *ll_clh_acquire(ll_clh_lock *l, ll_clh_node *me, ll_wait_policy *wp)
     ll_clh_node *pred = (ll_clh_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
     if (LL_UNLIKELY(!node_free(pred)))
         clh_wait(pred, wp);
-    return pred;
+    l->holder_pred = pred;
+    l->holder = me;
 }
 
-ll_clh_node *ll_clh_try_acquire(ll_clh_lock *l, ll_clh_node *me)
+bool ll_clh_try_acquire(ll_clh_lock *l)
 {
     void *t = ll_load_acquire(&l->tail); /* acquire: the tail node's init; pairs with the swap in ll_clh_acquire */
     ll_clh_node *pred = (ll_clh_node *)t;
     if (!node_free(pred))
-        return NULL;
+        return false;
+    ll_clh_node *me = (ll_clh_node *)ll_qnode_get();
     ll_store_relaxed(&me->state, LL_CLH_BUSY); /* relaxed: published by the release half of the CAS below */
-    if (!ll_cas(&l->tail, &t, me, LL_ACQ_REL)) /* acq_rel: as the swap in ll_clh_acquire, with the same pairs */
-        return NULL;
+    if (!ll_cas(&l->tail, &t, me, LL_ACQ_REL)) { /* acq_rel: as the swap in ll_clh_acquire, with the same pairs */
+        ll_qnode_put(me);
+        return false;
+    }
     if (LL_UNLIKELY(!node_free(pred))) { /* ABA: pred was recycled and re-enqueued */
         static ll_wait_policy aba_wait = LL_WAIT_POLICY_INIT(ll_wait_yield); /* never parks */
         clh_wait(pred, &aba_wait);
     }
-    return pred;
-}
-
-void ll_clh_release(ll_clh_node *me, ll_wait_policy *wp)
-{
-    if (!ll_wait_may_park(wp)) {
-        ll_store_release(&me->state, LL_CLH_FREE); /* release: the critical section; pairs with node_free's acquire */
-        return;
-    }
-    /* acq_rel.  release: the critical section, to node_free's acquire in the successor;
-     * acquire: a sleeping successor's parker, from its acq_rel CAS in clh_wait */
-    void *old = ll_xchg(&me->state, LL_CLH_FREE, LL_ACQ_REL);
-    if (old != LL_CLH_BUSY)
-        ll_parker_unpark((ll_parker *)old); /* parkers are never freed */
-}
-
-/* Generic handle: the holder's node and its predecessor are remembered in the lock. */
-typedef struct { ll_clh_lock lock; ll_clh_node *holder, *holder_pred; } clh_state;
-
-static int init(void *s, const uint64_t *p, char *err, size_t errlen)
-{
-    (void)p, (void)err, (void)errlen;
-    ll_clh_init(&((clh_state *)s)->lock, (ll_clh_node *)ll_qnode_get());
-    return 0;
-}
-static void destroy(void *s)
-{
-    ll_qnode_put(ll_load_relaxed(&((clh_state *)s)->lock.tail)); /* relaxed: lock is free, the tail node is ours */
-}
-static void acquire(void *s, ll_wait_policy *wp)
-{
-    clh_state *st = (clh_state *)s;
-    ll_clh_node *me = (ll_clh_node *)ll_qnode_get();
-    st->holder_pred = ll_clh_acquire(&st->lock, me, wp);
-    st->holder = me;
-}
-static bool try_acquire(void *s, ll_wait_policy *wp)
-{
-    (void)wp;
-    clh_state *st = (clh_state *)s;
-    ll_clh_node *me = (ll_clh_node *)ll_qnode_get();
-    ll_clh_node *pred = ll_clh_try_acquire(&st->lock, me);
-    if (!pred) {
-        ll_qnode_put(me);
-        return false;
-    }
-    st->holder_pred = pred;
-    st->holder = me;
+    l->holder_pred = pred;
+    l->holder = me;
     return true;
 }
-static void release(void *s, ll_wait_policy *wp)
+
+void ll_clh_release(ll_clh_lock *l, ll_wait_policy *wp)
 {
-    clh_state *st = (clh_state *)s;
-    ll_clh_node *pred = st->holder_pred;
-    ll_clh_release(st->holder, wp);
+    ll_clh_node *me = l->holder, *pred = l->holder_pred; /* read before the handover */
+    if (!ll_wait_may_park(wp)) {
+        ll_store_release(&me->state, LL_CLH_FREE); /* release: the critical section; pairs with node_free's acquire */
+    } else {
+        /* acq_rel.  release: the critical section, to node_free's acquire in the successor;
+         * acquire: a sleeping successor's parker, from its acq_rel CAS in clh_wait */
+        void *old = ll_xchg(&me->state, LL_CLH_FREE, LL_ACQ_REL);
+        if (old != LL_CLH_BUSY)
+            ll_parker_unpark((ll_parker *)old); /* parkers are never freed */
+    }
     ll_qnode_put(pred); /* pred's node is ours now; our node belongs to the successor */
 }
 
+bool ll_clh_is_locked(ll_clh_lock *l)
+{
+    ll_clh_node *t = (ll_clh_node *)ll_load_acquire(&l->tail); /* acquire: see the tail node's init */
+    return !node_free(t);
+}
+
+/* Generic handle: the lock itself. */
+static int init(void *s, const uint64_t *p, char *err, size_t errlen)
+{
+    (void)p, (void)err, (void)errlen;
+    ll_clh_init((ll_clh_lock *)s);
+    return 0;
+}
+static void destroy(void *s) { ll_clh_destroy((ll_clh_lock *)s); }
+LL_LOCK_ADAPTER(ll_clh_lock, ll_clh)
+
 const ll_lock_ops ll_lock_clh = {
     "clh", "Craig 1993; Magnusson, Landin, Hagersten 1994", "queue lock, each waiter spins on its predecessor's node",
-    "FIFO", LL_ALL_POLICIES, NULL, sizeof(clh_state), sizeof(ll_clh_lock) + sizeof(ll_clh_node), sizeof(ll_clh_node),
+    "FIFO", LL_ALL_POLICIES, NULL, sizeof(ll_clh_lock), sizeof(ll_atomic_ptr) + sizeof(ll_clh_node), sizeof(ll_clh_node),
     init, destroy, acquire, try_acquire, release,
 };

@@ -68,6 +68,12 @@ LL_COLD static void k42_acquire_slow(ll_k42_lock *l, ll_wait_policy *wp)
     }
 }
 
+void ll_k42_init(ll_k42_lock *l)
+{
+    ll_store_relaxed(&l->tail, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
+    ll_store_relaxed(&l->next, NULL); /* relaxed: as above */
+}
+
 void ll_k42_acquire(ll_k42_lock *l, ll_wait_policy *wp)
 {
     void *expected = NULL;
@@ -95,9 +101,9 @@ void ll_k42_release(ll_k42_lock *l, ll_wait_policy *wp)
     ll_wake(p);
 }
 
-static void acquire(void *s, ll_wait_policy *wp) { ll_k42_acquire((ll_k42_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_k42_try_acquire((ll_k42_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { ll_k42_release((ll_k42_lock *)s, wp); }
+bool ll_k42_is_locked(ll_k42_lock *l) { return ll_load_acquire(&l->tail) != NULL; /* acquire: as a successful try_acquire */ }
+
+LL_LOCK_ADAPTER(ll_k42_lock, ll_k42)
 
 const ll_lock_ops ll_lock_k42 = {
     "k42", "Auslander et al. (IBM K42); Scott 2013 §4.3.2", "MCS variant, queue node on the waiter's stack",

@@ -121,6 +121,14 @@ LL_COLD static void lifocr_acquire_slow(ll_lifocr_lock *l, ll_wait_policy *wp)
     ll_qnode_put(me); /* the granting holder unlinked it and never touches it again */
 }
 
+void ll_lifocr_init(ll_lifocr_lock *l, uint32_t fairness, uint32_t patience_ns)
+{
+    ll_store_relaxed(&l->top, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
+    l->fairness = fairness;
+    l->patience_ns = patience_ns;
+    l->check_at = 0;
+}
+
 void ll_lifocr_acquire(ll_lifocr_lock *l, ll_wait_policy *wp)
 {
     void *expected = NULL;
@@ -210,6 +218,8 @@ void ll_lifocr_release(ll_lifocr_lock *l, ll_wait_policy *wp)
     lifocr_grant(l, (ll_lifocr_node *)top, wp);
 }
 
+bool ll_lifocr_is_locked(ll_lifocr_lock *l) { return ll_load_acquire(&l->top) != NULL; /* acquire: as a successful try_acquire */ }
+
 /* ---- registry adapter: the lock needs no holder bookkeeping ------------------------- */
 
 static const ll_param params[] = {
@@ -224,16 +234,10 @@ static const ll_param params[] = {
 static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    ll_lifocr_lock *l = (ll_lifocr_lock *)s;
-    ll_store_relaxed(&l->top, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
-    l->fairness = (uint32_t)p[0];
-    l->patience_ns = (uint32_t)p[1];
-    l->check_at = 0;
+    ll_lifocr_init((ll_lifocr_lock *)s, (uint32_t)p[0], (uint32_t)p[1]);
     return 0;
 }
-static void acquire(void *s, ll_wait_policy *wp) { ll_lifocr_acquire((ll_lifocr_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_lifocr_try_acquire((ll_lifocr_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { ll_lifocr_release((ll_lifocr_lock *)s, wp); }
+LL_LOCK_ADAPTER(ll_lifocr_lock, ll_lifocr)
 
 const ll_lock_ops ll_lock_lifocr = {
     "lifocr", "Dice 2017, Malthusian Locks, App. A.2 (LIFO-CR)",

@@ -21,6 +21,8 @@ LL_COLD static void tas_acquire_slow(ll_tas_lock *l, ll_wait_policy *wp)
     while (ll_xchg(&l->held, 1, LL_ACQUIRE) != 0); /* acquire: see the previous holder's writes */
 }
 
+void ll_tas_init(ll_tas_lock *l) { ll_store_relaxed(&l->held, 0); /* relaxed: like pthread_mutex_init, publish the lock yourself */ }
+
 void ll_tas_acquire(ll_tas_lock *l, ll_wait_policy *wp)
 {
     if (LL_UNLIKELY(ll_xchg(&l->held, 1, LL_ACQUIRE) != 0)) /* acquire: see the previous holder's writes */
@@ -32,11 +34,15 @@ bool ll_tas_try_acquire(ll_tas_lock *l)
     return ll_load_relaxed(&l->held) == 0 && ll_xchg(&l->held, 1, LL_ACQUIRE) == 0; /* acquire: as above */
 }
 
-void ll_tas_release(ll_tas_lock *l) { ll_store_release(&l->held, 0); /* release: publish the critical section */ }
+void ll_tas_release(ll_tas_lock *l, ll_wait_policy *wp)
+{
+    (void)wp;
+    ll_store_release(&l->held, 0); /* release: publish the critical section */
+}
 
-static void acquire(void *s, ll_wait_policy *wp) { ll_tas_acquire((ll_tas_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_tas_try_acquire((ll_tas_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_tas_release((ll_tas_lock *)s); }
+bool ll_tas_is_locked(ll_tas_lock *l) { return ll_load_acquire(&l->held) != 0; /* acquire: as a successful try_acquire */ }
+
+LL_LOCK_ADAPTER(ll_tas_lock, ll_tas)
 
 const ll_lock_ops ll_lock_tas = {
     "tas", "Anderson, Lazowska, Levy 1989 §4 (spin on xchg)", "test-and-set, spinning on the atomic exchange",

@@ -26,6 +26,12 @@ LL_COLD static void ticket_wait(ll_ticket_lock *l, uint32_t t, ll_wait_policy *w
         ll_wait_relax(wp, &steps);
 }
 
+void ll_ticket_init(ll_ticket_lock *l)
+{
+    ll_store_relaxed(&l->next, 0);  /* relaxed: like pthread_mutex_init, publish the lock yourself */
+    ll_store_relaxed(&l->grant, 0); /* relaxed: as above */
+}
+
 void ll_ticket_acquire(ll_ticket_lock *l, ll_wait_policy *wp)
 {
     uint32_t t = ll_faa(&l->next, 1, LL_RELAXED); /* relaxed: ordering comes from reading grant */
@@ -40,15 +46,20 @@ bool ll_ticket_try_acquire(ll_ticket_lock *l)
     return ll_cas(&l->next, &g, g + 1, LL_RELAXED); /* relaxed: ordering came from the grant load */
 }
 
-void ll_ticket_release(ll_ticket_lock *l)
+void ll_ticket_release(ll_ticket_lock *l, ll_wait_policy *wp)
 {
+    (void)wp;
     uint32_t g = ll_load_relaxed(&l->grant); /* relaxed: only the holder writes grant */
     ll_store_release(&l->grant, g + 1);        /* release: publish the critical section */
 }
 
-static void acquire(void *s, ll_wait_policy *wp) { ll_ticket_acquire((ll_ticket_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_ticket_try_acquire((ll_ticket_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_ticket_release((ll_ticket_lock *)s); }
+bool ll_ticket_is_locked(ll_ticket_lock *l)
+{
+    uint32_t g = ll_load_acquire(&l->grant); /* acquire: as in try_acquire */
+    return ll_load_relaxed(&l->next) != g;   /* relaxed: a snapshot; next == grant means free */
+}
+
+LL_LOCK_ADAPTER(ll_ticket_lock, ll_ticket)
 
 const ll_lock_ops ll_lock_ticket = {
     "ticket", "Mellor-Crummey & Scott 1991; scalable-locking-slides", "ticket lock, all waiters spin on grant",

@@ -12,7 +12,7 @@
  * Policies: spin only (the backoff is the waiting policy).
  */
 #include "locklab/registry.h"
-#include "locklab/ticket.h"
+#include "locklab/ticket_pb.h"
 
 LL_COLD static void ticket_pb_wait(ll_ticket_lock *l, uint32_t t, uint32_t g, uint32_t unit)
 {
@@ -22,15 +22,24 @@ LL_COLD static void ticket_pb_wait(ll_ticket_lock *l, uint32_t t, uint32_t g, ui
     } while ((g = ll_load_acquire(&l->grant)) != t); /* acquire: pairs with the release store of grant */
 }
 
-void ll_ticket_pb_acquire(ll_ticket_lock *l, uint32_t unit)
+void ll_ticket_pb_init(ll_ticket_pb_lock *l, uint32_t unit)
 {
-    uint32_t t = ll_faa(&l->next, 1, LL_RELAXED); /* relaxed: ordering comes from reading grant */
-    uint32_t g = ll_load_acquire(&l->grant);      /* acquire: pairs with the release store of grant */
-    if (LL_UNLIKELY(g != t))
-        ticket_pb_wait(l, t, g, unit);
+    ll_ticket_init(&l->ticket);
+    l->unit = unit;
 }
 
-typedef struct { ll_ticket_lock lock; uint32_t unit; } ticket_pb_state;
+void ll_ticket_pb_acquire(ll_ticket_pb_lock *l, ll_wait_policy *wp)
+{
+    (void)wp; /* the backoff is the waiting policy */
+    uint32_t t = ll_faa(&l->ticket.next, 1, LL_RELAXED); /* relaxed: ordering comes from reading grant */
+    uint32_t g = ll_load_acquire(&l->ticket.grant);      /* acquire: pairs with the release store of grant */
+    if (LL_UNLIKELY(g != t))
+        ticket_pb_wait(&l->ticket, t, g, l->unit);
+}
+
+bool ll_ticket_pb_try_acquire(ll_ticket_pb_lock *l) { return ll_ticket_try_acquire(&l->ticket); }
+void ll_ticket_pb_release(ll_ticket_pb_lock *l, ll_wait_policy *wp) { ll_ticket_release(&l->ticket, wp); }
+bool ll_ticket_pb_is_locked(ll_ticket_pb_lock *l) { return ll_ticket_is_locked(&l->ticket); }
 
 static const ll_param params[] = {
     {"unit", "PAUSE steps of delay per waiter ahead", 1, 1u << 16, LL_TICKET_PB_DEFAULT_UNIT},
@@ -39,20 +48,13 @@ static const ll_param params[] = {
 static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    ((ticket_pb_state *)s)->unit = (uint32_t)p[0];
+    ll_ticket_pb_init((ll_ticket_pb_lock *)s, (uint32_t)p[0]);
     return 0;
 }
-static void acquire(void *s, ll_wait_policy *wp)
-{
-    (void)wp;
-    ticket_pb_state *st = (ticket_pb_state *)s;
-    ll_ticket_pb_acquire(&st->lock, st->unit);
-}
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_ticket_try_acquire((ll_ticket_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_ticket_release((ll_ticket_lock *)s); }
+LL_LOCK_ADAPTER(ll_ticket_pb_lock, ll_ticket_pb)
 
 const ll_lock_ops ll_lock_ticket_pb = {
     "ticket-pb", "Mellor-Crummey & Scott 1991 (proportional backoff)", "ticket lock, delay proportional to queue position",
-    "FIFO", LL_SPIN_ONLY, params, sizeof(ticket_pb_state), sizeof(ll_ticket_lock), 0,
+    "FIFO", LL_SPIN_ONLY, params, sizeof(ll_ticket_pb_lock), sizeof(ll_ticket_lock), 0,
     init, NULL, acquire, try_acquire, release,
 };

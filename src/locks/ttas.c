@@ -23,6 +23,8 @@ LL_COLD static void ttas_acquire_slow(ll_ttas_lock *l, ll_wait_policy *wp)
     } while (ll_xchg(&l->held, 1, LL_ACQUIRE) != 0); /* acquire: see the previous holder's writes */
 }
 
+void ll_ttas_init(ll_ttas_lock *l) { ll_store_relaxed(&l->held, 0); /* relaxed: like pthread_mutex_init, publish the lock yourself */ }
+
 void ll_ttas_acquire(ll_ttas_lock *l, ll_wait_policy *wp)
 {
     if (LL_UNLIKELY(ll_xchg(&l->held, 1, LL_ACQUIRE) != 0)) /* acquire: see the previous holder's writes */
@@ -34,11 +36,15 @@ bool ll_ttas_try_acquire(ll_ttas_lock *l)
     return ll_load_relaxed(&l->held) == 0 && ll_xchg(&l->held, 1, LL_ACQUIRE) == 0; /* acquire: as above */
 }
 
-void ll_ttas_release(ll_ttas_lock *l) { ll_store_release(&l->held, 0); /* release: publish the critical section */ }
+void ll_ttas_release(ll_ttas_lock *l, ll_wait_policy *wp)
+{
+    (void)wp;
+    ll_store_release(&l->held, 0); /* release: publish the critical section */
+}
 
-static void acquire(void *s, ll_wait_policy *wp) { ll_ttas_acquire((ll_ttas_lock *)s, wp); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_ttas_try_acquire((ll_ttas_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_ttas_release((ll_ttas_lock *)s); }
+bool ll_ttas_is_locked(ll_ttas_lock *l) { return ll_load_acquire(&l->held) != 0; /* acquire: as a successful try_acquire */ }
+
+LL_LOCK_ADAPTER(ll_ttas_lock, ll_ttas)
 
 const ll_lock_ops ll_lock_ttas = {
     "ttas", "Anderson, Lazowska, Levy 1989 §4 (spin on read)", "test-and-test-and-set, spinning on a plain read",

@@ -40,7 +40,7 @@ typedef struct { ll_twa_lock *l; uint32_t ticket, threshold; } twa_wait_ctx;
 static int32_t distance(const twa_wait_ctx *c)
 {
     /* acquire: the previous holder's critical section; pairs with the release store of grant in ll_twa_release */
-    return (int32_t)(c->ticket - ll_load_acquire(&c->l->grant));
+    return (int32_t)(c->ticket - ll_load_acquire(&c->l->ticket.grant));
 }
 static bool still_long_term(void *p) { return distance((twa_wait_ctx *)p) > (int32_t)((twa_wait_ctx *)p)->threshold; }
 static bool still_waiting(void *p) { return distance((twa_wait_ctx *)p) != 0; }
@@ -73,31 +73,37 @@ LL_COLD static void twa_wait(ll_twa_lock *l, uint32_t tx, uint32_t threshold, ll
     }
 }
 
-void ll_twa_acquire(ll_twa_lock *l, uint32_t threshold, ll_wait_policy *wp)
+void ll_twa_init(ll_twa_lock *l, uint32_t threshold)
 {
-    uint32_t tx = ll_faa(&l->next, 1, LL_RELAXED); /* relaxed: ordering comes from reading grant */
-    /* acquire: pairs with the release store of grant in ll_twa_release (the previous holder's) */
-    if (LL_UNLIKELY(ll_load_acquire(&l->grant) != tx))
-        twa_wait(l, tx, threshold, wp);
+    ll_ticket_init(&l->ticket);
+    l->threshold = threshold;
 }
 
-bool ll_twa_try_acquire(ll_twa_lock *l) { return ll_ticket_try_acquire(l); }
+void ll_twa_acquire(ll_twa_lock *l, ll_wait_policy *wp)
+{
+    uint32_t tx = ll_faa(&l->ticket.next, 1, LL_RELAXED); /* relaxed: ordering comes from reading grant */
+    /* acquire: pairs with the release store of grant in ll_twa_release (the previous holder's) */
+    if (LL_UNLIKELY(ll_load_acquire(&l->ticket.grant) != tx))
+        twa_wait(l, tx, l->threshold, wp);
+}
 
-void ll_twa_release(ll_twa_lock *l, uint32_t threshold, ll_wait_policy *wp)
+bool ll_twa_try_acquire(ll_twa_lock *l) { return ll_ticket_try_acquire(&l->ticket); }
+
+void ll_twa_release(ll_twa_lock *l, ll_wait_policy *wp)
 {
     /* Read everything we need from the lock first: after the handover it may be destroyed. */
-    uint32_t k = ll_load_relaxed(&l->grant) + 1; /* relaxed: only the holder writes grant */
-    ll_atomic_u32 *promote = slot_of(l, k + threshold), *owner = slot_of(l, k); /* the array is global */
+    uint32_t k = ll_load_relaxed(&l->ticket.grant) + 1; /* relaxed: only the holder writes grant */
+    ll_atomic_u32 *promote = slot_of(l, k + l->threshold), *owner = slot_of(l, k); /* the array is global */
     bool parks = ll_wait_may_park(wp);
     /* release: the handover, before anything else; pairs with the acquire loads of grant in
      * ll_twa_acquire and distance() (twa_wait) */
-    ll_store_release(&l->grant, k);
+    ll_store_release(&l->ticket.grant, k);
     ll_waitword_bump(promote);      /* promote the next long-term waiter */
     if (parks)
         ll_waitword_kick(owner); /* the new owner, if it slept as a short-term waiter */
 }
 
-typedef struct { ll_twa_lock lock; uint32_t threshold; } twa_state;
+bool ll_twa_is_locked(ll_twa_lock *l) { return ll_ticket_is_locked(&l->ticket); }
 
 static const ll_param params[] = {
     {"threshold", "LongTermThreshold: waiters farther than this wait on the array", 1, 1024, LL_TWA_DEFAULT_THRESHOLD},
@@ -106,23 +112,13 @@ static const ll_param params[] = {
 static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    ((twa_state *)s)->threshold = (uint32_t)p[0];
+    ll_twa_init((ll_twa_lock *)s, (uint32_t)p[0]);
     return 0;
 }
-static void acquire(void *s, ll_wait_policy *wp)
-{
-    twa_state *st = (twa_state *)s;
-    ll_twa_acquire(&st->lock, st->threshold, wp);
-}
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_twa_try_acquire((ll_twa_lock *)s); }
-static void release(void *s, ll_wait_policy *wp)
-{
-    twa_state *st = (twa_state *)s;
-    ll_twa_release(&st->lock, st->threshold, wp);
-}
+LL_LOCK_ADAPTER(ll_twa_lock, ll_twa)
 
 const ll_lock_ops ll_lock_twa = {
     "twa", "Dice & Kogan 2019, TWA (ticket lock + waiting array)", "ticket lock; long-term waiters wait on a shared array",
-    "FIFO", LL_ALL_POLICIES, params, sizeof(twa_state), sizeof(ll_twa_lock), 0,
+    "FIFO", LL_ALL_POLICIES, params, sizeof(ll_twa_lock), sizeof(ll_ticket_lock), 0,
     init, NULL, acquire, try_acquire, release,
 };

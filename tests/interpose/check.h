@@ -44,4 +44,10 @@ static int check_done(const char *name)
     printf("%s: ok\n", name);
     return 0;
 }
+
+/* Thread start-up and deadlines shared with the other C tests (its CHECK is skipped: ours above). */
+#include "../test_util.h"
+
+/* An absolute deadline ms milliseconds from now on clock. */
+static inline struct timespec in_ms(clockid_t clock, long ms) { return test_deadline(clock, ms * 1000000L); }
 #endif

@@ -6,12 +6,15 @@
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
-fail=0
-bad() { echo "FAIL: $*" >&2; fail=1; }
+. "$(dirname "$0")/../lib.sh" # ok, bad, finish
 run() { # run LOCK PROGRAM...: the program (not timeout) under the interposer with LOCKLAB_LOCK=LOCK
     local lock=$1
     shift
-    timeout 120 env LOCKLAB_LOCK="$lock" LD_PRELOAD="$preload" "$@" || bad "LOCKLAB_LOCK=$lock $* (exit $?)"
+    if timeout 120 env LOCKLAB_LOCK="$lock" LD_PRELOAD="$preload" "$@"; then
+        ok "LOCKLAB_LOCK=$lock $*"
+    else
+        bad "LOCKLAB_LOCK=$lock $* (exit $?)"
+    fi
 }
 
 case $case in
@@ -189,4 +192,4 @@ PY
     exit 2
     ;;
 esac
-exit $fail
+finish

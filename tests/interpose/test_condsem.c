@@ -22,19 +22,6 @@
 #include "check.h"
 #include "locklab/atomics.h"
 
-static struct timespec in_ms(clockid_t clock, long ms)
-{
-    struct timespec t;
-    clock_gettime(clock, &t);
-    t.tv_sec += ms / 1000;
-    t.tv_nsec += (ms % 1000) * 1000000L;
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    return t;
-}
-
 /* ---- bounded queue: producers and consumers ------------------------------------- */
 enum { QCAP = 16, PRODUCERS = 4, CONSUMERS = 3, ITEMS = 5000 };
 static pthread_mutex_t qm = PTHREAD_MUTEX_INITIALIZER;
@@ -92,14 +79,10 @@ static void test_prodcons(int outside)
     producers_left = PRODUCERS;
     consumed_sum = consumed_count = 0;
     pthread_t p[PRODUCERS], c[CONSUMERS];
-    for (int i = 0; i < CONSUMERS; i++)
-        pthread_create(&c[i], NULL, consumer, NULL);
-    for (intptr_t i = 0; i < PRODUCERS; i++)
-        pthread_create(&p[i], NULL, producer, (void *)i);
-    for (int i = 0; i < PRODUCERS; i++)
-        pthread_join(p[i], NULL);
-    for (int i = 0; i < CONSUMERS; i++)
-        pthread_join(c[i], NULL);
+    test_start_n(c, CONSUMERS, consumer, NULL, 0);
+    test_start_n(p, PRODUCERS, producer, NULL, 1); /* producer i gets (void *)i */
+    test_join_n(p, PRODUCERS);
+    test_join_n(c, CONSUMERS);
     long n = (long)PRODUCERS * ITEMS;
     CHECK_EQ(consumed_count, n);
     CHECK_EQ(consumed_sum, n * (n + 1) / 2);
@@ -132,11 +115,7 @@ static void *storm(void *arg)
 
 static void test_broadcast_storm(void)
 {
-    pthread_t t[STORM_THREADS];
-    for (int i = 0; i < STORM_THREADS; i++)
-        pthread_create(&t[i], NULL, storm, NULL);
-    for (int i = 0; i < STORM_THREADS; i++)
-        pthread_join(t[i], NULL);
+    test_run_threads(STORM_THREADS, storm, NULL, 0);
     CHECK_EQ(generation, GENERATIONS);
 }
 
@@ -169,7 +148,7 @@ static void test_timed(void)
     CHECK_EQ(pthread_cond_timedwait(&tc, &tm, &t), EINVAL);
     pthread_t th;
     flag = 0;
-    pthread_create(&th, NULL, set_flag_later, NULL);
+    test_start(&th, set_flag_later, NULL);
     t = in_ms(CLOCK_REALTIME, 10000);
     int rc = 0;
     while (!flag && rc == 0)
@@ -228,7 +207,7 @@ static void test_wait_morphing(void)
     for (int attempt = 0; attempt < 3; attempt++) {
         wm_ready = wm_go = 0;
         pthread_t th;
-        pthread_create(&th, NULL, morph_waiter, NULL);
+        test_start(&th, morph_waiter, NULL);
         pthread_mutex_lock(&wm);
         while (!wm_ready)
             pthread_cond_wait(&wc, &wm);
@@ -266,7 +245,7 @@ static void test_recursive_and_errors(void)
     pthread_mutex_lock(&rm);
     pthread_mutex_lock(&rm);
     pthread_t th;
-    pthread_create(&th, NULL, lock_recursive_then_signal, NULL);
+    test_start(&th, lock_recursive_then_signal, NULL);
     while (!flag)
         CHECK_EQ(pthread_cond_wait(&rc_cond, &rm), 0);
     CHECK_EQ(pthread_mutex_unlock(&rm), 0);
@@ -309,7 +288,7 @@ static void test_passthrough_mutex(void)
         flag = 0;
         pthread_mutex_lock(&robust);
         pthread_t th;
-        pthread_create(&th, NULL, dies ? robust_die_holding : robust_signaller, NULL);
+        test_start(&th, dies ? robust_die_holding : robust_signaller, NULL);
         int rc = 0;
         while (!flag && rc == 0)
             rc = pthread_cond_wait(&robust_cond, &robust);
@@ -443,13 +422,11 @@ static void test_sem(void)
     CHECK_EQ(sem_init(&slots, 0, 8), 0);
     pthread_t p[3], c[3];
     for (int i = 0; i < 3; i++) {
-        pthread_create(&p[i], NULL, sem_producer, NULL);
-        pthread_create(&c[i], NULL, sem_consumer, NULL);
+        test_start(&p[i], sem_producer, NULL);
+        test_start(&c[i], sem_consumer, NULL);
     }
-    for (int i = 0; i < 3; i++) {
-        pthread_join(p[i], NULL);
-        pthread_join(c[i], NULL);
-    }
+    test_join_n(p, 3);
+    test_join_n(c, 3);
     CHECK_EQ(ll_load_relaxed(&sem_produced), 3L * SEM_ITEMS); /* relaxed: after join */
     CHECK_EQ(ll_load_relaxed(&sem_consumed), 3L * SEM_ITEMS); /* relaxed: after join */
     CHECK_EQ(sem_getvalue(&slots, &v), 0);

@@ -42,11 +42,7 @@ static int child(void)
     bad |= pthread_mutex_lock(&contended) != 0;
     bad |= pthread_mutex_unlock(&contended) != 0;
     /* The child can start threads that use the mutexes, too. */
-    pthread_t t[2];
-    for (int i = 0; i < 2; i++)
-        pthread_create(&t[i], NULL, worker, NULL);
-    for (int i = 0; i < 2; i++)
-        pthread_join(t[i], NULL);
+    test_run_threads(2, worker, NULL, 0);
     return bad ? 3 : 0;
 }
 
@@ -55,11 +51,7 @@ int main(void)
     require_interposed((void *)pthread_mutex_lock);
     CHECK_EQ(pthread_mutex_lock(&used), 0);
     CHECK_EQ(pthread_mutex_unlock(&used), 0);
-    pthread_t t[2];
-    for (int i = 0; i < 2; i++)
-        pthread_create(&t[i], NULL, worker, NULL);
-    for (int i = 0; i < 2; i++)
-        pthread_join(t[i], NULL);
+    test_run_threads(2, worker, NULL, 0);
     for (int round = 0; round < 3; round++) {
         pid_t pid = fork();
         if (pid == 0)

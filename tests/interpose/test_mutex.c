@@ -13,19 +13,6 @@
 #include "check.h"
 #include "locklab/atomics.h"
 
-static struct timespec in_ms(clockid_t clock, long ms)
-{
-    struct timespec t;
-    clock_gettime(clock, &t);
-    t.tv_sec += ms / 1000;
-    t.tv_nsec += (ms % 1000) * 1000000L;
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    return t;
-}
-
 /* ---- one operation from another thread -------------------------------------------- */
 enum op { OP_TRY, OP_UNLOCK, OP_TIMED, OP_CLOCK_MONO, OP_BAD_NSEC };
 typedef struct probe {
@@ -66,9 +53,7 @@ static void *probe_main(void *arg)
 static int other_thread(pthread_mutex_t *m, enum op op, long ms)
 {
     probe p = {m, op, ms, -1};
-    pthread_t t;
-    pthread_create(&t, NULL, probe_main, &p);
-    pthread_join(t, NULL);
+    test_run_threads(1, probe_main, &p, 0);
     return p.rc;
 }
 
@@ -148,7 +133,7 @@ static void test_timed_success_after_wait(pthread_mutex_t *m)
     timed_waiter w = {m, LL_ATOMIC_INIT(0), -1};
     pthread_t t;
     CHECK_EQ(pthread_mutex_lock(m), 0);
-    pthread_create(&t, NULL, timed_waiter_main, &w);
+    test_start(&t, timed_waiter_main, &w);
     while (!ll_load_acquire(&w.started)) /* acquire: pairs with the waiter's release */
         ll_pause();
     struct timespec d = {0, 20 * 1000000L};
@@ -201,9 +186,7 @@ static void test_passthrough(void)
     pthread_mutexattr_init(&a);
     pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
     CHECK_EQ(pthread_mutex_init(&m, &a), 0);
-    pthread_t t;
-    pthread_create(&t, NULL, die_holding, &m);
-    pthread_join(t, NULL);
+    test_run_threads(1, die_holding, &m, 0);
     CHECK_EQ(pthread_mutex_lock(&m), EOWNERDEAD); /* only glibc's robust list can say this */
     CHECK_EQ(pthread_mutex_consistent(&m), 0);
     CHECK_EQ(pthread_mutex_unlock(&m), 0);
@@ -259,11 +242,7 @@ static void test_many(void)
 {
     for (int i = 0; i < MANY; i++)
         CHECK_EQ(pthread_mutex_init(&many[i], NULL), 0);
-    pthread_t t[THREADS];
-    for (long i = 0; i < THREADS; i++)
-        pthread_create(&t[i], NULL, hammer, (void *)i);
-    for (int i = 0; i < THREADS; i++)
-        pthread_join(t[i], NULL);
+    test_run_threads(THREADS, hammer, NULL, 1); /* thread i gets (void *)i: its seed */
     CHECK_EQ(shared_counter, (long)THREADS * ROUNDS);
     long sum = 0;
     for (int i = 0; i < MANY; i++) {

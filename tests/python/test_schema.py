@@ -39,7 +39,7 @@ def test_file_layout(tmp_path):
     assert fields["per_thread_ops"] == "41000 0 82457"
     assert fields["max_min_ratio"] == ""
     assert fields["extras"] == "evictions=12 hit_rate=0.875"
-    # design.md's JSON contract: every promised key has its own column
+    # docs/design.md's JSON contract: every promised key has its own column
     for key in ["workload", "lock", "threads", "duration_s", "ops", "throughput_ops_s", "per_thread_ops", "lwss",
                 "mttr", "gini", "rstddev", "fairness_factor", "vcsw", "ivcsw", "cpu_util"]:
         assert key in header
