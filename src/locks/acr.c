@@ -66,6 +66,8 @@
  * timeout, and only when the lock goes idle in that window; the gain is a
  * release without an atomic (glibc's pays one).
  */
+#include <errno.h>
+
 #include "locklab/acr.h"
 #include "locklab/registry.h"
 
@@ -205,11 +207,16 @@ static void standby_acquire(ll_acr_lock *l, const ll_acr_params *p)
                     goto owned;
             }
             uint64_t until = impatient ? now + nap_ns : deadline;
-            if (impatient && nap_ns < (uint64_t)MAX_SLEEP_PATIENCES * (p->patience_ns ? p->patience_ns : 1000000u))
-                nap_ns *= 2;
             struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
             /* Sleeps only while state is still s: a release, a spinner, a grant return at once. */
-            ll_futex_wait_until(&l->state, s, CLOCK_MONOTONIC, &ts);
+            int rc = ll_futex_wait_until(&l->state, s, CLOCK_MONOTONIC, &ts);
+            /* The nap doubles only after a nap that ran its full course: a sleep cut short
+             * (a spinner came or went, EAGAIN) says nothing about how long the lock stays
+             * busy, and doubling on it would let churn stretch the next nap -- the cost of
+             * a lost wake-up -- to 64 x patience_ns within a few spinner arrivals. */
+            if (impatient && rc == ETIMEDOUT &&
+                nap_ns < (uint64_t)MAX_SLEEP_PATIENCES * (p->patience_ns ? p->patience_ns : 1000000u))
+                nap_ns *= 2;
             s = ll_load_acquire(&l->state); /* acquire: as in standby_spin */
             if (!(s & (SLEEPING | GRANTED)))
                 break; /* a release consumed our announcement and woke us: spin again */

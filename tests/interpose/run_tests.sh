@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | fork | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc
+# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | fork | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -31,11 +31,14 @@ sync)
 threads)
     for spec in "$@"; do run "$spec" "$bindir/test_threads"; done
     ;;
+mix)
+    for spec in "$@"; do run "$spec" "$bindir/test_mix"; done
+    ;;
 fork)
-    for spec in loiter mcs-stp mcscr-stp; do run "$spec" "$bindir/test_fork"; done
+    for spec in acr loiter mcs-stp mcscr-stp; do run "$spec" "$bindir/test_fork"; done
     # Another library's fork handler, run after the interposer's, locks a mutex
     # that has no lock object yet (loiter and hmcs-stp are out-of-line).
-    for spec in loiter hmcs-stp; do
+    for spec in acr loiter hmcs-stp; do
         timeout 60 env LOCKLAB_LOCK=$spec LD_PRELOAD="$preload $bindir/libatfork_lib.so" "$bindir/test_fork" >/dev/null ||
             bad "$spec with atfork_lib (exit $?)"
     done
@@ -48,13 +51,13 @@ preconstructor)
     order=$(LD_DEBUG=files LD_PRELOAD="$preload $ctor" "$bindir/test_preconstructor" 2>&1 >/dev/null |
             grep -o 'calling init: .*\(libctor_lib\|liblocklab-preload\)\.so' | sed 's/.*\///' | tr '\n' ' ')
     [ "$order" = "libctor_lib.so liblocklab-preload.so " ] || bad "expected ctor_lib's constructor first, got: $order"
-    for spec in loiter mcs-stp; do
+    for spec in acr loiter mcs-stp; do
         LOCKLAB_LOCK=$spec LD_PRELOAD="$preload $ctor" "$bindir/test_preconstructor" || bad "$spec, interposer first"
         LOCKLAB_LOCK=$spec LD_PRELOAD="$ctor $preload" "$bindir/test_preconstructor" || bad "$spec, interposer second"
     done
     ;;
 cxx)
-    for spec in loiter mcs-stp mcscr-stp; do run "$spec" "$bindir/test_cxx"; done
+    for spec in acr loiter mcs-stp mcscr-stp; do run "$spec" "$bindir/test_cxx"; done
     ;;
 bindings)
     # The calls bind to the interposer, whatever glibc symbol version they were
@@ -130,7 +133,7 @@ malloc)
     # (docs/interposer.md, limitations).
     lib=$bindir/libmalloc_lib.so
     for pre in "$preload $lib" "$lib $preload"; do
-        for env in LOCKLAB_LOCK=loiter LOCKLAB_LOCK=mcs-stp LOCKLAB_LOCK=mcscr-stp LOCKLAB_LOCK=twa-stp \
+        for env in LOCKLAB_LOCK=acr LOCKLAB_LOCK=loiter LOCKLAB_LOCK=mcs-stp LOCKLAB_LOCK=mcscr-stp LOCKLAB_LOCK=twa-stp \
                    LOCKLAB_VERBOSE=1 LOCKLAB_PROFILE=-; do
             timeout 120 env "$env" LD_PRELOAD="$pre" "$bindir/test_fork" >/dev/null 2>&1 ||
                 bad "$env LD_PRELOAD='$pre' test_fork (exit $?)"
@@ -143,7 +146,7 @@ nomeasure)
     # instead, so a single-threaded program that locks mutexes (ctor_lib) must
     # start no thread at all.
     command -v strace >/dev/null || { echo "strace is needed (apt-get install strace)" >&2; exit 1; }
-    for spec in loiter mcs-stp mcscr-astp lifocr-stp; do
+    for spec in acr loiter mcs-stp mcscr-astp lifocr-stp; do
         clones=$(LOCKLAB_LOCK=$spec strace -f -qq -e trace=clone,clone3 -E LD_PRELOAD="$preload $bindir/libctor_lib.so" \
                  "$bindir/test_preconstructor" 2>&1 >/dev/null | grep -c '^clone')
         [ "$clones" = 0 ] || bad "$spec: $clones thread(s) started by a single-threaded program"
