@@ -87,6 +87,11 @@ LL_INLINE uint32_t ll_wait_while_eq(ll_wait_policy *wp, ll_atomic_u32 *word, uin
     uint32_t v = ll_load_acquire(word); /* pairs with the releaser's publishing store */
     return LL_LIKELY(v != busy) ? v : ll_wait_while_eq_slow(wp, word, busy, self);
 }
+/* The same, but give up at deadline_ns (ll_now_ns clock): returns the word's value, which
+ * is still busy if the deadline passed first.  Spins per policy (spin and yield policies
+ * too stop at the deadline), then parks until woken or the deadline. */
+uint32_t ll_wait_while_eq_until(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_t busy, ll_parker *self,
+                                uint64_t deadline_ns);
 /* Handover in two steps, because after the handover store the lock (and the
  * policy, which lives in it) may already be released and destroyed:
  *   ll_parker *p = ll_wait_wakee(wp, succ->parker);   // before the store

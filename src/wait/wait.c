@@ -31,12 +31,9 @@ void ll_wait_policy_init(ll_wait_policy *wp, const ll_wait_ops *ops, uint64_t sp
 /* PAUSEs between clock reads / yields: ~64 x 40-140 cycles, well under a microsecond. */
 #define STEPS_PER_ROUND 64
 
-bool ll_spin_phase(ll_wait_policy *wp, ll_ready_fn ready, void *ctx)
+/* Spin (and yield, per policy) until ready(ctx) or the clock reaches deadline (UINT64_MAX: never). */
+static bool spin_until(const ll_wait_policy *wp, ll_ready_fn ready, void *ctx, uint64_t deadline)
 {
-    uint64_t budget = wp->ops->budget_ns ? wp->ops->budget_ns(wp) : LL_SPIN_FOREVER;
-    if (budget == 0)
-        return ready(ctx);
-    uint64_t deadline = budget == LL_SPIN_FOREVER ? UINT64_MAX : ll_now_ns() + budget;
     for (;;) {
         for (int i = 0; i < STEPS_PER_ROUND; i++) {
             if (ready(ctx))
@@ -48,6 +45,20 @@ bool ll_spin_phase(ll_wait_policy *wp, ll_ready_fn ready, void *ctx)
         if (deadline != UINT64_MAX && ll_now_ns() >= deadline)
             return ready(ctx);
     }
+}
+
+/* The policy's spin budget for one wait, ns (LL_SPIN_FOREVER: never gives up). */
+static uint64_t budget_of(const ll_wait_policy *wp)
+{
+    return wp->ops->budget_ns ? wp->ops->budget_ns(wp) : LL_SPIN_FOREVER;
+}
+
+bool ll_spin_phase(ll_wait_policy *wp, ll_ready_fn ready, void *ctx)
+{
+    uint64_t budget = budget_of(wp);
+    if (budget == 0)
+        return ready(ctx);
+    return spin_until(wp, ready, ctx, budget == LL_SPIN_FOREVER ? UINT64_MAX : ll_now_ns() + budget);
 }
 
 typedef struct { ll_atomic_u32 *word; uint32_t busy; } word_ne_ctx;
@@ -68,6 +79,28 @@ uint32_t ll_wait_while_eq_slow(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_t
             ll_wait_feedback(wp, spun);
         if (spun || ll_parker_park(self, word_ne, &c))
             return ll_load_acquire(word); /* pairs with the releaser's publishing store */
+    }
+}
+
+uint32_t ll_wait_while_eq_until(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_t busy, ll_parker *self,
+                                uint64_t deadline_ns)
+{
+    word_ne_ctx c = {word, busy};
+    for (;;) {
+        uint32_t v = ll_load_acquire(word); /* pairs with the releaser's publishing store */
+        uint64_t now = ll_now_ns();
+        if (v != busy || now >= deadline_ns)
+            return v;
+        uint64_t budget = budget_of(wp);
+        uint64_t spin_end = budget == LL_SPIN_FOREVER || budget >= deadline_ns - now ? deadline_ns : now + budget;
+        bool spun = budget != 0 && spin_until(wp, word_ne, &c, spin_end);
+        if (!spun && ll_wait_may_park(wp) && ll_now_ns() < deadline_ns) {
+            ll_wait_feedback(wp, false);
+            struct timespec until = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
+            ll_parker_park_deadline(self, word_ne, &c, CLOCK_MONOTONIC, &until);
+        } else if (spun && ll_wait_may_park(wp)) {
+            ll_wait_feedback(wp, true);
+        }
     }
 }
 
