@@ -14,6 +14,9 @@ typedef struct ll_acr_lock {
 } ll_acr_lock;
 #define LL_ACR_INITIALIZER { LL_ATOMIC_INIT(0), LL_ATOMIC_INIT(0), LL_ATOMIC_INIT(NULL) }
 enum { LL_ACR_SLEEPING = 1u };
+/* The bits of state that say a thread waits (SLEEPING, IMPATIENT, GRANTED, the spinner count);
+ * the others are the lock's memory (its spin damping, the fork generation).  acr.c has the table. */
+#define LL_ACR_WAITER_BITS 0x0000ff07u
 
 /* Tunables, shared by every lock of one configuration (they are not in the 16 bytes). */
 typedef struct ll_acr_params {
@@ -21,7 +24,9 @@ typedef struct ll_acr_params {
     uint64_t patience_ns;  /* a sleeping standby bypassed this long is handed the lock */
     uint32_t max_spinners; /* arrivals that may spin at once; more join the passive queue */
 } ll_acr_params;
-#define LL_ACR_DEFAULT_SPIN_NS 4000u
+/* About one futex wake-up here (Karlin et al.: spinning as long as blocking costs is
+ * 2-competitive); the lock damps it where spinning fails (acr.c, DAMP). */
+#define LL_ACR_DEFAULT_SPIN_NS 20000u
 #define LL_ACR_DEFAULT_PATIENCE_NS 1000000u
 /* spinners = 0: the CPUs this process may use minus one (the holder's), at least 1. */
 void ll_acr_params_init(ll_acr_params *p, uint64_t spin_ns, uint64_t patience_ns, uint32_t spinners);

@@ -20,7 +20,11 @@ typedef struct ll_mcscr_lock {
     uint32_t defer_ns;                       /* on a deficit, wait this long for an arrival before waking a parked thread */
     uint32_t warm;                           /* 1: anticipatory warm-up of the passive set (see mcscr.c) */
     uint32_t patience_ns;                    /* serve the eldest passive thread once it has waited this long (0 = off) */
+    uint32_t cpu_aware;                      /* 1: no wake-up on the critical path (see mcscr.c); mcscrn: always 0 */
 } ll_mcscr_lock;
+/* A passive node's waiting word: 1 wait, 0 you own the lock, LL_MCSCR_REACTIVATED (cpu_aware):
+ * you left the passive set, arrive again. */
+enum { LL_MCSCR_REACTIVATED = 2 };
 #define LL_MCSCR_DEFAULT_FAIRNESS 1000
 /* About one futex wake-up (20-35 us measured here): deferring for less never delays an
  * admission by more than waking the parked thread would (docs/papers.md, RandArray). */
@@ -28,11 +32,12 @@ typedef struct ll_mcscr_lock {
 #define LL_MCSCR_DEFAULT_PATIENCE_NS 50000000
 #define LL_MCSCR_INITIALIZER                                                                     \
     { LL_ATOMIC_INIT(NULL), {NULL, NULL}, LL_MCSCR_DEFAULT_FAIRNESS, LL_MCSCR_DEFAULT_DEFER_NS, 1, \
-      LL_MCSCR_DEFAULT_PATIENCE_NS }
+      LL_MCSCR_DEFAULT_PATIENCE_NS, 1 }
 /* fairness >= 1 (1 = always prefer the eldest passive thread); defer_ns 0 = never defer;
- * warm 0 or 1; patience_ns 0 = no time bound on passive waiting (see mcscr.c).
- * fairness=1000, defer_ns=0, warm=0, patience_ns=0 is the paper's MCSCR (culling all surplus). */
-void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint32_t warm, uint32_t patience_ns);
+ * warm 0 or 1; patience_ns 0 = no time bound on passive waiting; cpu_aware 0 or 1 (see mcscr.c).
+ * fairness=1000, defer_ns=0, warm=0, patience_ns=0, cpu_aware=0 is the paper's MCSCR (culling all surplus). */
+void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint32_t warm, uint32_t patience_ns,
+                   uint32_t cpu_aware);
 /* The node must stay valid from acquire until the matching release returns. */
 void ll_mcscr_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);
 void ll_mcscr_release(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);

@@ -33,7 +33,14 @@
  *                              the next release hands the lock to it directly
  *            bit 2  GRANTED    handed to the standby (locked stays 1); the
  *                              standby clears it
- *            4..31  spinners   arrivals spinning on `locked` now (<= max_spinners)
+ *            3..7   DAMP       the lock's spin budget is spin_ns >> DAMP:
+ *                              failed spins raise it, successful ones lower
+ *                              it; 1 arrival in 16 probes the whole spin_ns
+ *            8..15  spinners   arrivals spinning on `locked` now (<= max_spinners <= 255)
+ *            16..31 GEN        ll_fork_generation when the waiter fields were
+ *                              last valid: in a fork child, slow paths find an
+ *                              older GEN and forget the parent's waiters (the
+ *                              queue, the standby, spinners), keeping `locked`
  *   tail     the passive queue: MCS nodes of parked threads, FIFO.  Its head is
  *            the standby, the only queued thread that contends for `locked`,
  *            less aggressively than arrivals: only when no spinner is present
@@ -71,13 +78,18 @@
 #include "locklab/acr.h"
 #include "locklab/registry.h"
 
-enum { SLEEPING = LL_ACR_SLEEPING, IMPATIENT = 2u, GRANTED = 4u, DAMP_ONE = 8u, DAMP_MASK = 0xf8u, SPINNER = 256u };
-#define SPINNERS(s) ((s) >> 8)
+enum { SLEEPING = LL_ACR_SLEEPING, IMPATIENT = 2u, GRANTED = 4u, DAMP_ONE = 8u, DAMP_MASK = 0xf8u, SPINNER = 256u,
+       GEN_SHIFT = 16 };
+LL_STATIC_ASSERT((SLEEPING | IMPATIENT | GRANTED | 0xffu * SPINNER) == LL_ACR_WAITER_BITS, "acr.h's waiter bits");
+#define SPINNERS(s) (((s) >> 8) & 0xffu)
 #define DAMP(s) (((s) & DAMP_MASK) >> 3)
+#define GEN(s) ((s) >> GEN_SHIFT)
 /* DAMP 0..MAX_DAMP: the lock's spin budget is spin_ns >> DAMP; budgets under MIN_SPIN_NS do not spin. */
 enum { MAX_DAMP = 12, MIN_SPIN_NS = 100, MAX_SPINNERS = 255 };
-/* A damped lock lets 1 in PROBE_ONE_IN arrivals spin the whole spin_ns, to notice that spinning pays again. */
-enum { PROBE_ONE_IN = 16 };
+/* A damped lock lets 1 in PROBE_ONE_IN arrivals spin the whole spin_ns, to notice that spinning pays again.
+ * A failed spin raises DAMP by DAMP_UP, a successful one lowers it by 1: spinning stays on only while at
+ * least DAMP_UP in DAMP_UP + 1 spins succeed. */
+enum { PROBE_ONE_IN = 32, DAMP_UP = 1 };
 /* Backoff after a lost CAS on a free-looking lock: uniform in [0, cap) PAUSEs, cap
  * doubling up to MAX.  Few threads spin, so the caps are small. */
 enum { BACKOFF_MIN = 4, BACKOFF_MAX = 64 };
@@ -105,6 +117,40 @@ void ll_acr_init(ll_acr_lock *l)
     ll_store_relaxed(&l->tail, NULL);
 }
 
+/* ---- fork ------------------------------------------------------------------------------ */
+
+/* The state was written before a fork() (its GEN is an older ll_fork_generation): its
+ * waiters (queue, standby, spinners) are threads this child does not have.  Forget them,
+ * keep `locked` (a holder that forked may unlock in the child, as with glibc) and DAMP,
+ * and tag the current generation.  Returns the state to use. */
+LL_COLD static uint32_t forget_parent_waiters(ll_acr_lock *l, uint32_t s, uint32_t gen)
+{
+    for (;;) {
+        if (GEN(s) == gen)
+            return s;
+        void *t = ll_load_relaxed(&l->tail); /* relaxed: only compared, never followed */
+        uint32_t again = ll_load_relaxed(&l->state); /* relaxed: as above */
+        if (again != s) {
+            s = again;
+            continue;
+        }
+        /* Read while the state was stale, so before any child thread queued (they queue only
+         * after seeing the current generation): if the tail moved since, someone else reset it.
+         * relaxed: the parent's nodes are never followed again, nothing to order */
+        ll_cas(&l->tail, &t, NULL, LL_RELAXED);
+        uint32_t fresh = (s & DAMP_MASK) | gen << GEN_SHIFT;
+        if (ll_cas(&l->state, &s, fresh, LL_RELAXED)) /* relaxed: no data goes with the reset */
+            return fresh;
+    }
+}
+
+/* The lock's state, stale parts forgotten if a fork() happened since it was written. */
+LL_INLINE uint32_t current_state(ll_acr_lock *l, uint32_t s)
+{
+    uint32_t gen = ll_load_relaxed(&ll_fork_generation) & 0xffffu; /* relaxed: changes only in a fork child */
+    return LL_LIKELY(GEN(s) == gen) ? s : forget_parent_waiters(l, s, gen);
+}
+
 LL_INLINE bool take(ll_acr_lock *l)
 {
     uint32_t free_ = 0;
@@ -119,6 +165,19 @@ static uint64_t spin_budget(const ll_acr_params *p, uint32_t s)
 {
     uint64_t ns = DAMP(s) != 0 && ll_rand_below(PROBE_ONE_IN) == 0 ? p->spin_ns : p->spin_ns >> DAMP(s);
     return ns < MIN_SPIN_NS ? 0 : ns;
+}
+
+/* Tell the lock whether a spin paid (DAMP), and subtract `leaving` (SPINNER or 0) from the spinner count. */
+static void update_damp(ll_acr_lock *l, bool spin_paid, uint32_t leaving)
+{
+    uint32_t s = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
+    for (;;) {
+        uint32_t damp = DAMP(s);
+        damp = spin_paid ? (damp > 0 ? damp - 1 : 0) : (damp + DAMP_UP < MAX_DAMP ? damp + DAMP_UP : MAX_DAMP);
+        /* relaxed: a head count and a hint; their readers tolerate a stale view (header: lost wake-ups) */
+        if (ll_cas(&l->state, &s, ((s - leaving) & ~(uint32_t)DAMP_MASK) | damp * DAMP_ONE, LL_RELAXED))
+            return;
+    }
 }
 
 /* Registered as a spinner: spin on `locked` for budget_ns.  True if we got the lock.  Either
@@ -141,14 +200,7 @@ static bool arrival_spin(ll_acr_lock *l, uint64_t budget_ns)
         if ((i & 15) == 0 && ll_now_ns() >= deadline)
             break;
     }
-    uint32_t s = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
-    for (;;) {
-        uint32_t damp = DAMP(s);
-        damp = got ? (damp > 0 ? damp - 1 : 0) : (damp < MAX_DAMP ? damp + 1 : MAX_DAMP);
-        /* relaxed: a head count and a hint; their readers tolerate a stale view (header: lost wake-ups) */
-        if (ll_cas(&l->state, &s, ((s - SPINNER) & ~(uint32_t)DAMP_MASK) | damp * DAMP_ONE, LL_RELAXED))
-            break;
-    }
+    update_damp(l, got, SPINNER);
     return got || take(l); /* leaving: a lock freed meanwhile is ours rather than idle */
 }
 
@@ -166,16 +218,24 @@ static void standby_owned(ll_acr_lock *l)
             break;
 }
 
-/* Spin as an arrival would on this lock now (spin_budget), for GRANTED or a free lock we may take. */
+/* Spin as an arrival would on this lock now (spin_budget), for GRANTED or a free lock we may take;
+ * a spin (budget > 0) tells the lock whether it paid, as an arrival's does. */
 static bool standby_spin(ll_acr_lock *l, const ll_acr_params *p, bool impatient)
 {
     uint32_t s = ll_load_acquire(&l->state); /* acquire: GRANTED pairs with the handing-over CAS in release_slow */
-    uint64_t deadline = ll_now_ns() + spin_budget(p, s);
+    uint64_t budget = spin_budget(p, s), deadline = ll_now_ns() + budget;
     for (uint32_t i = 1;; i++) {
-        if ((s & GRANTED) || (standby_may_take(s, impatient) && take(l)))
+        if ((s & GRANTED) || (standby_may_take(s, impatient) && take(l))) {
+            if (budget != 0 && i > 1)
+                update_damp(l, true, 0);
             return true;
-        if ((i & 15) == 0 && ll_now_ns() >= deadline)
+        }
+        if (budget == 0)
             return false;
+        if ((i & 15) == 0 && ll_now_ns() >= deadline) {
+            update_damp(l, false, 0);
+            return false;
+        }
         ll_pause();
         s = ll_load_acquire(&l->state); /* acquire: as above */
     }
@@ -230,7 +290,7 @@ static ll_wait_policy park_at_once = LL_WAIT_POLICY_INIT(ll_wait_park);
 
 LL_COLD void ll_acr_acquire_slow(ll_acr_lock *l, const ll_acr_params *p)
 {
-    uint32_t s = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
+    uint32_t s = current_state(l, ll_load_relaxed(&l->state)); /* relaxed: the CAS validates it */
     for (;;) {
         if (take(l)) /* freed meanwhile: barge */
             return;
@@ -276,6 +336,7 @@ LL_COLD void ll_acr_acquire_slow(ll_acr_lock *l, const ll_acr_params *p)
 /* The holder saw SLEEPING (in s) before freeing the lock. */
 LL_COLD void ll_acr_release_slow(ll_acr_lock *l, uint32_t s)
 {
+    s = current_state(l, s);
     for (;;) {
         if (s & IMPATIENT) {
             /* Direct handoff: locked stays 1.  release: publishes the critical section to the

@@ -106,7 +106,7 @@
 void ll_mcscrn_init(ll_mcscrn_lock *l, uint32_t fairness, uint32_t rehome, uint32_t defer_ns, uint32_t warm,
                     uint32_t patience_ns)
 {
-    ll_mcscr_init(&l->cr, fairness, defer_ns, warm, patience_ns);
+    ll_mcscr_init(&l->cr, fairness, defer_ns, warm, patience_ns, 0); /* cpu_aware: mcscr only (mcscr.c) */
     l->remote.newest = l->remote.eldest = NULL;
     l->home = 0;
     l->rehome = rehome ? rehome : 1;
@@ -130,6 +130,7 @@ static const ll_param params[] = CR_PARAMS(
     "before waking a parked thread to serve it, wait up to this long for a spinning arrival (0 = never)",
     "locklab extension: also serve the eldest passive or remote thread once it has waited this long "
     "(0 = off; worst case about (passive + remote) x this)",
+    /* no cpu_aware key (mcscr only) */,
     /* after fairness: */ {"rehome", "1/N chance per contended unlock to move home to the eldest remote thread's "
                                      "socket", 1, 1u << 30, LL_MCSCRN_DEFAULT_REHOME}, );
 static int init(void *s, const uint64_t *p, char *err, size_t errlen)

@@ -106,13 +106,23 @@ static inline void cr_rehome(ll_mcscr_lock *l, ll_mcscrn_lock *x, int32_t s)
 }
 
 /* Cull n into the passive list (home) or the remote list; *now is the release's
- * one clock reading for patience_ns (0 = not read yet). */
-LL_INLINE void cr_cull(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *n, uint64_t *now)
+ * one clock reading for patience_ns (0 = not read yet).  A listed node's chain
+ * link is NULL, so that a cpu_aware passive thread may make its node the tail
+ * itself (mcscr.c): n had a linked successor (so no arrival writes its link any
+ * more, and we clear it), or n is the tail and the caller leaves the link alone
+ * (it is NULL) until it knows whether an arrival links into it
+ * (cr_release_cpu_aware).  Whoever takes n out of a list sets the link anew. */
+LL_INLINE void cr_cull_tail(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *n, uint64_t *now)
 {
     if (l->patience_ns != 0 && *now == 0)
         *now = ll_now_ns();
     n->since = *now;
     cr_push_newest(cr_is_home(x, n) ? &l->passive : &x->remote, n);
+}
+LL_INLINE void cr_cull(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *n, uint64_t *now)
+{
+    ll_mcsq_set_next(&n->mcs, NULL); /* n has a linked successor: no arrival writes this link */
+    cr_cull_tail(l, x, n, now);
 }
 
 /* patience_ns: the elder of the passive and the remote eldest nodes if it has
@@ -180,11 +190,63 @@ LL_INLINE void cr_graft_and_grant(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_
 
 /* ---- release ----------------------------------------------------------------------------- */
 
+/* The contended release of cpu_aware mcscr (mcscr.c, "CPU-aware"): never a wake-up
+ * on the critical path.  A parked eldest due for service is reactivated (it leaves
+ * the passive set and arrives again) instead of granted; a parked successor is
+ * culled like a surplus one; a deficit frees the lock and keeps the passive set. */
+static inline void cr_release_cpu_aware(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node *succ,
+                                        ll_wait_policy *wp)
+{
+    ll_mcscr_node *late = cr_overdue(l, NULL);
+    ll_parker *reactivated = NULL; /* the reactivated thread's parker, woken after the release */
+    if (l->passive.eldest != NULL && (late == l->passive.eldest || ll_rand_below(l->fairness) == 0)) {
+        if (!cr_parked(l->passive.eldest)) {
+            cr_graft_and_grant(l, me, cr_take_eldest(&l->passive), succ, wp); /* running: serve it now */
+            return;
+        }
+        /* Published before our release: a reactivated node must never look passive to its
+         * owner's self-service (mcscr.c); the wake-up comes after the release. */
+        reactivated = ll_mcsq_publish(&cr_take_eldest(&l->passive)->mcs, LL_MCSCR_REACTIVATED, wp);
+    }
+    uint64_t now = 0;
+    for (;;) {
+        if (succ == NULL) {
+            /* Deficit: free the lock; the passive set stays (the next holder owns it). */
+            if (ll_mcsq_pass_tail(&l->tail, &me->mcs, NULL))
+                break;
+            succ = CR_NODE(ll_mcsq_await_next(&me->mcs));
+        }
+        ll_mcscr_node *next;
+        while ((next = CR_NODE(ll_mcsq_next(&succ->mcs))) != NULL) { /* cull the surplus */
+            cr_cull(l, NULL, succ, &now);
+            succ = next;
+        }
+        if (!cr_parked(succ)) {
+            cr_grant_and_warm(l, succ, wp); /* (warm never applies: succ is not parked) */
+            break;
+        }
+        /* succ is parked: granting it would put its wake-up inside the critical path.  It is
+         * surplus; take it out of the chain (it is the tail) and free the lock, or serve the
+         * arrival that beat us to the tail. */
+        cr_cull_tail(l, NULL, succ, &now); /* succ's link is NULL: we saw no successor */
+        if (ll_mcsq_pass_tail(&l->tail, &succ->mcs, NULL))
+            break;
+        next = CR_NODE(ll_mcsq_await_next(&succ->mcs));
+        ll_mcsq_set_next(&succ->mcs, NULL); /* a listed node's link stays NULL (cr_cull) */
+        succ = next;
+    }
+    ll_wake(reactivated); /* parkers are never freed: a late wake is only spurious */
+}
+
 /* The contended release (steps 2-4 of mcscr.c, 2-5 of mcscrn.c): succ is our
  * linked successor or NULL, and succ != NULL or a list is non-empty. */
 LL_INLINE void cr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_mcscr_node *succ,
                                     ll_wait_policy *wp)
 {
+    if (x == NULL && l->cpu_aware) {
+        cr_release_cpu_aware(l, me, succ, wp);
+        return;
+    }
     ll_mcscr_node *late = cr_overdue(l, x); /* patience_ns: NULL, or an eldest node to serve now */
     if (x != NULL && x->remote.eldest != NULL && (late == x->remote.eldest || ll_rand_below(x->rehome) == 0)) {
         /* NUMA fairness: home moves to the eldest remote waiter, which goes next
@@ -285,14 +347,14 @@ LL_INLINE void cr_release(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me
  * and defaults; mcscrn passes its rehome entry, which goes after fairness, as the
  * trailing arguments (with a trailing comma), and words the summaries for its two
  * lists.  mcscrn's defaults are mcscr's (include/locklab/mcscrn.h). */
-#define CR_PARAMS(FAIRNESS_SUMMARY, DEFER_SUMMARY, PATIENCE_SUMMARY, ...)                                  \
+#define CR_PARAMS(FAIRNESS_SUMMARY, DEFER_SUMMARY, PATIENCE_SUMMARY, CPU_AWARE_ENTRY, ...)                                  \
     {                                                                                                     \
         {"fairness", FAIRNESS_SUMMARY, 1, 1u << 30, LL_MCSCR_DEFAULT_FAIRNESS}, __VA_ARGS__               \
         {"defer_ns", DEFER_SUMMARY, 0, 1000000, LL_MCSCR_DEFAULT_DEFER_NS},                               \
         {"warm", "1: when handing over to a parked thread, wake the newest passive one early; serve spinning " \
                  "ones first", 0, 1, 1},                                                                  \
         {"patience_ns", PATIENCE_SUMMARY, 0, 4000000000u, LL_MCSCR_DEFAULT_PATIENCE_NS},                  \
-        {NULL, NULL, 0, 0, 0},                                                                            \
+        CPU_AWARE_ENTRY {NULL, NULL, 0, 0, 0},                                                            \
     }
 
 #endif /* LOCKLAB_SRC_LOCKS_PASSIVE_SET_H */
