@@ -35,7 +35,7 @@ mix)
     for spec in "$@"; do run "$spec" "$bindir/test_mix"; done
     ;;
 fork)
-    for spec in acr loiter mcs-stp mcscr-stp; do run "$spec" "$bindir/test_fork"; done
+    for spec in acr acr:patience_ns=0 loiter mcs-stp mcscr-stp; do run "$spec" "$bindir/test_fork"; done
     # Another library's fork handler, run after the interposer's, locks a mutex
     # that has no lock object yet (loiter and hmcs-stp are out-of-line).
     for spec in acr loiter hmcs-stp; do
