@@ -118,6 +118,18 @@ def uncontended(locks, runs):
     return rows
 
 
+def split_specs(text):
+    """'default,acr:spin_ns=0,spinners=2,mcs-stp' -> ['default', 'acr:spin_ns=0,spinners=2', 'mcs-stp']:
+    a KEY=VALUE item without ':' continues the previous spec (spec keys have their own commas)."""
+    specs = []
+    for item in (i for i in text.split(",") if i):
+        if specs and "=" in item and ":" not in item:
+            specs[-1] += "," + item
+        else:
+            specs.append(item)
+    return specs
+
+
 def med(xs):
     return statistics.median(xs) if xs else float("nan")
 
@@ -137,7 +149,7 @@ def main():
         sys.exit(f"performance.py: unknown row '{bad[0]}' (valid: {', '.join(ROWS)})")
     if not 1 <= a.runs <= 100 or not 0.05 <= a.seconds <= 600:
         sys.exit(f"performance.py: --runs {a.runs} / --seconds {a.seconds:g} out of range (valid: 1..100 / 0.05..600)")
-    locks = ["glibc"] + [l for l in a.locks.split(",") if l and l != "glibc"]
+    locks = ["glibc"] + [l for l in split_specs(a.locks) if l != "glibc"]
     for path in (PRELOAD, PLAIN, UNCONTENDED):
         if not os.path.exists(path):
             sys.exit(f"performance.py: {path} is missing (run make first)")

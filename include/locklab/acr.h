@@ -27,7 +27,10 @@ typedef struct ll_acr_params {
 /* About one futex wake-up here (Karlin et al.: spinning as long as blocking costs is
  * 2-competitive); the lock damps it where spinning fails (acr.c, DAMP). */
 #define LL_ACR_DEFAULT_SPIN_NS 20000u
-#define LL_ACR_DEFAULT_PATIENCE_NS 1000000u
+/* Long against a wake-up (tens of us), so direct handoffs to a sleeping standby (a wake-up
+ * inside the critical path, which under oversubscription can wait for a CPU) stay rare;
+ * 1 ms cost 0.66x glibc on sysbench threads, 10 ms 0.9x (docs/performance.md). */
+#define LL_ACR_DEFAULT_PATIENCE_NS 10000000u
 /* spinners = 0: the CPUs this process may use minus one (the holder's), at least 1. */
 void ll_acr_params_init(ll_acr_params *p, uint64_t spin_ns, uint64_t patience_ns, uint32_t spinners);
 

@@ -10,7 +10,7 @@
  * follows the CPUs (ll_cpus_available: affinity and cgroup quota), the whole
  * state fits in 16 bytes (so it lives inside a pthread_mutex_t), the standby
  * sleeps on the lock word itself and bounds its own bypass with a timed
- * sleep, and the queue's waiters park at once.
+ * sleep, and the spin budget adapts per lock (DAMP).
  *
  * Why (issue 9, docs/performance.md): under oversubscription a lock that
  * hands over to a queued successor waits for the scheduler whenever that
@@ -50,7 +50,7 @@
  * Acquire: CAS locked 0 -> 1.  Else: spin for spin_ns if fewer than
  * max_spinners spin (TTAS on `locked`, randomized backoff after a lost CAS;
  * barging); else, or when the budget runs out, join the queue and park until
- * made its head; as the head (standby) spin for spin_ns, then announce
+ * made its head (spin for spin_ns, then park); as the head (standby) spin, then announce
  * SLEEPING, re-check `locked`, and sleep on `state` until a release wakes it
  * or patience_ns passes (then it announces IMPATIENT too).  A standby that
  * gets the lock makes its successor the standby (unparking it) before its
@@ -286,8 +286,6 @@ owned:
     standby_owned(l);
 }
 
-static ll_wait_policy park_at_once = LL_WAIT_POLICY_INIT(ll_wait_park);
-
 LL_COLD void ll_acr_acquire_slow(ll_acr_lock *l, const ll_acr_params *p)
 {
     uint32_t s = current_state(l, ll_load_relaxed(&l->state)); /* relaxed: the CAS validates it */
@@ -313,7 +311,11 @@ LL_COLD void ll_acr_acquire_slow(ll_acr_lock *l, const ll_acr_params *p)
     ll_mcs_node *pred = (ll_mcs_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
     if (pred != NULL) {
         ll_store_release(&pred->next, me); /* release: pairs with the acquire load of next below (in pred's owner) */
-        ll_wait_while_eq(&park_at_once, &me->waiting, 1, me->parker);
+        /* Spin-then-park with the lock's budget: a waiter near the head is often still
+         * spinning when it is made the standby (no wake-up between two standbys). */
+        ll_wait_policy queue_wp;
+        ll_wait_policy_init(&queue_wp, &ll_wait_stp, p->spin_ns ? p->spin_ns : 1);
+        ll_wait_while_eq(&queue_wp, &me->waiting, 1, me->parker);
     }
     standby_acquire(l, p);
     /* We own the lock: hand the standby role to our successor (it is parked: wake it). */
