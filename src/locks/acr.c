@@ -35,7 +35,7 @@
  *                              standby clears it
  *            3..7   DAMP       the lock's spin budget is spin_ns >> DAMP:
  *                              failed spins raise it, successful ones lower
- *                              it; 1 arrival in 16 probes the whole spin_ns
+ *                              it; 1 arrival in 32 probes the whole spin_ns
  *            8..15  spinners   arrivals spinning on `locked` now (<= max_spinners <= 255)
  *            16..31 GEN        ll_fork_generation when the waiter fields were
  *                              last valid: in a fork child, slow paths find an
@@ -45,7 +45,7 @@
  *            the standby, the only queued thread that contends for `locked`,
  *            less aggressively than arrivals: only when no spinner is present
  *            (or when impatient).
- * All zeros: free, nobody waiting.
+ * All zeros: free, nobody waiting (DAMP and GEN are the lock's memory: any value).
  *
  * Acquire: CAS locked 0 -> 1.  Else: spin for spin_ns if fewer than
  * max_spinners spin (TTAS on `locked`, randomized backoff after a lost CAS;
@@ -68,7 +68,7 @@
  * (likewise the last spinner leaving while a release decided "a spinner
  * will take it").  The next acquisition's release wakes it; if none comes,
  * its own timed sleep does: the standby never sleeps longer than patience_ns
- * at a time (then as impatient, with a timeout doubling to 64 x patience_ns),
+ * at a time (then as impatient, with a timeout doubling to 4 x patience_ns),
  * and on waking takes a free lock.  So a lost wake-up costs at most one
  * timeout, and only when the lock goes idle in that window; the gain is a
  * release without an atomic (glibc's pays one).
@@ -94,7 +94,7 @@ enum { PROBE_ONE_IN = 32, DAMP_UP = 1 };
  * doubling up to MAX.  Few threads spin, so the caps are small. */
 enum { BACKOFF_MIN = 4, BACKOFF_MAX = 64 };
 /* An impatient standby's sleeps: patience_ns doubling up to this many times it. */
-enum { MAX_SLEEP_PATIENCES = 64 };
+enum { MAX_SLEEP_PATIENCES = 4 };
 
 LL_STATIC_ASSERT(sizeof(ll_acr_lock) == 16, "acr must fit the interposer's 16 inline bytes");
 LL_STATIC_ASSERT(sizeof(ll_mcs_node) <= LL_QNODE_USABLE, "node must fit a queue-node slot");
@@ -273,7 +273,7 @@ static void standby_acquire(ll_acr_lock *l, const ll_acr_params *p)
             /* The nap doubles only after a nap that ran its full course: a sleep cut short
              * (a spinner came or went, EAGAIN) says nothing about how long the lock stays
              * busy, and doubling on it would let churn stretch the next nap -- the cost of
-             * a lost wake-up -- to 64 x patience_ns within a few spinner arrivals. */
+             * a lost wake-up -- to MAX_SLEEP_PATIENCES x patience_ns within a few spinner arrivals. */
             if (impatient && rc == ETIMEDOUT &&
                 nap_ns < (uint64_t)MAX_SLEEP_PATIENCES * (p->patience_ns ? p->patience_ns : 1000000u))
                 nap_ns *= 2;
