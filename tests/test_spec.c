@@ -78,6 +78,44 @@ int main(void)
     check(ll_lock_create("backoff:min=64,max=8", err, sizeof err) == NULL && strstr(err, "min=64"),
           "backoff rejects min > max", err);
 
+    /* ll_lock_place: defaults settled in one place, sizes, inline-ability, placement. */
+    {
+        ll_spec s;
+        ll_placement pl;
+        ll_wait_policy wp;
+        static LL_ALIGNED(LL_SECTOR) unsigned char mem[4096];
+        ll_spec_parse("mcs-stp", &s, err, sizeof err);
+        check(ll_lock_place(&s, LL_DEFAULTS_FIXED, mem, &wp, &pl, err, sizeof err) == 0 &&
+                  pl.spec.spin_ns == LL_FIXED_SPIN_NS && wp.spin_ns == LL_FIXED_SPIN_NS && s.spin_ns == 0 &&
+                  strcmp(pl.spec.name, "mcs-stp") == 0 && pl.state_bytes == s.ops->state_bytes &&
+                  pl.state_align == LL_SECTOR && pl.inline_prefix_bytes == 0,
+              "place mcs-stp, fixed defaults: spin_ns 20000", NULL);
+        ll_spec_parse("mcs-stp:spin_ns=1234", &s, err, sizeof err);
+        check(ll_lock_place(&s, LL_DEFAULTS_MEASURED, mem, &wp, &pl, err, sizeof err) == 0 && pl.spec.spin_ns == 1234 &&
+                  wp.spin_ns == 1234,
+              "place mcs-stp:spin_ns=1234 keeps the given budget", NULL);
+        ll_spec_parse("loiter", &s, err, sizeof err);
+        check(ll_lock_place(&s, LL_DEFAULTS_FIXED, NULL, NULL, &pl, err, sizeof err) == 0 &&
+                  pl.spec.params[0] == LL_FIXED_SPIN_NS && pl.spec.spin_ns == 0,
+              "place loiter, fixed defaults: key spin_ns 0 -> 20000", NULL);
+        check(ll_lock_place(&s, LL_DEFAULTS_MEASURED, NULL, NULL, &pl, err, sizeof err) == 0 &&
+                  pl.spec.params[0] == ll_park_cost_ns(),
+              "place loiter, measured defaults: key spin_ns 0 -> the park cost", NULL);
+        ll_spec_parse("acr:spin_ns=0", &s, err, sizeof err);
+        check(ll_lock_place(&s, LL_DEFAULTS_FIXED, mem, NULL, &pl, err, sizeof err) == 0 && pl.spec.params[0] == 0 &&
+                  !pl.inlinable && pl.inline_prefix_bytes == 16,
+              "place acr: spin_ns=0 (default 20000) is no spin; not inlinable, inline prefix 16 bytes", NULL);
+        ll_spec_parse("ttas", &s, err, sizeof err);
+        check(ll_lock_place(&s, LL_DEFAULTS_FIXED, mem, NULL, &pl, err, sizeof err) == 0 && pl.inlinable &&
+                  pl.inline_prefix_bytes == 0,
+              "place ttas: inlinable", NULL);
+        ll_spec_parse("anderson:slots=12", &s, err, sizeof err);
+        check(ll_lock_place(&s, LL_DEFAULTS_FIXED, NULL, NULL, &pl, err, sizeof err) == 0 &&
+                  ll_lock_place(&s, LL_DEFAULTS_FIXED, mem, NULL, &pl, err, sizeof err) != 0 &&
+                  strstr(err, "slots=12 is not a power of two"),
+              "place anderson:slots=12: sizing succeeds, initialising rejects", err);
+    }
+
     /* Topology: good and bad values. */
     check(ll_topology_configure("sockets=2", err, sizeof err) == 0 && ll_topology_sockets() == 2, "sockets=2", NULL);
     check(ll_topology_configure("cpus=0/1", err, sizeof err) == 0 || ll_ncpus() < 2, "cpus=0/1", err);

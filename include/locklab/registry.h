@@ -120,6 +120,51 @@ typedef struct ll_spec {
 } ll_spec;
 int ll_spec_parse(const char *spec, ll_spec *out, char *err, size_t errlen);
 
+/* ---- placing a lock in caller memory (src/api/lock.c) ------------------------------- */
+/* The one place that settles the defaults a spec leaves open, sizes a lock's state and
+ * initialises it wherever the caller wants it: the generic handle (ll_lock_create), the
+ * interposer's mutexes (src/interpose/config.c, mutex.c) and, through ll_lock_create,
+ * the bench.  docs/design.md, "The generic handle". */
+
+/* How the open defaults are settled: the policy's spin_ns (0 = default, policies
+ * with a budget) and every algorithm key spin_ns whose default is 0 ("the measured
+ * park/unpark cost": loiter). */
+typedef enum ll_defaults {
+    LL_DEFAULTS_MEASURED, /* ll_park_cost_ns(): measured once per process (starts two threads) */
+    LL_DEFAULTS_FIXED,    /* LL_FIXED_SPIN_NS: never starts a thread (the interposer, which may be
+                           * configuring inside a program's first pthread_mutex_lock) */
+} ll_defaults;
+/* The fixed budget: ~ one futex wake-up on the development machine (docs/design.md,
+ * "Waiting": 20-35 us wake-to-run). */
+#define LL_FIXED_SPIN_NS 20000u
+
+typedef struct ll_placement {
+    ll_spec spec;       /* the spec with every default resolved (name: as parsed, canonical) */
+    size_t state_bytes; /* memory the state needs (ops->state_bytes) */
+    size_t state_align; /* and its alignment (LL_SECTOR: no false sharing with neighbours) */
+    /* Set only when a state was initialised: the initialised state is all zeros and
+     * needs no destroy, so zeroed memory (a static initialiser) is a valid free lock. */
+    bool inlinable;
+    /* Leading bytes of the state that are all zeros once initialised and hold
+     * everything that differs between two locks of this spec; the bytes after them
+     * (tunables) are the same in every such lock, so a caller with the algorithm's
+     * own verbs may keep only the prefix per lock and the rest once (the
+     * interposer's acr).  0: no such split. */
+    size_t inline_prefix_bytes;
+} ll_placement;
+
+/* From a parsed spec: resolve every default per `defaults` and fill *out (may be
+ * NULL); then, if state != NULL, initialise a lock there: state_bytes of zeros,
+ * then the algorithm's init with the resolved keys, and *wp (if not NULL) as the
+ * lock's waiting policy.  state must hold out->state_bytes at out->state_align
+ * (call once with state = NULL to learn them).  Resolution is idempotent: placing
+ * again from out->spec gives the same lock.  Returns 0, or -1 with err set (one
+ * line naming the bad value and the valid choices; only init can fail). */
+int ll_lock_place(const ll_spec *spec, ll_defaults defaults, void *state, ll_wait_policy *wp, ll_placement *out,
+                  char *err, size_t errlen);
+/* The algorithm's inline prefix (ll_placement.inline_prefix_bytes; src/api/registry.c). */
+size_t ll_lock_inline_prefix_bytes(const ll_lock_ops *ops);
+
 #ifdef __cplusplus
 }
 #endif

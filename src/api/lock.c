@@ -13,22 +13,67 @@ struct ll_lock {
     LL_ALIGNED(LL_SECTOR) unsigned char state[];
 };
 
+/* The default an open spin budget takes. */
+static uint64_t default_spin_ns(ll_defaults defaults)
+{
+    return defaults == LL_DEFAULTS_FIXED ? LL_FIXED_SPIN_NS : ll_park_cost_ns();
+}
+
+int ll_lock_place(const ll_spec *spec, ll_defaults defaults, void *state, ll_wait_policy *wp, ll_placement *out,
+                  char *err, size_t errlen)
+{
+    ll_placement pl;
+    memset(&pl, 0, sizeof pl);
+    pl.spec = *spec;
+    const ll_lock_ops *ops = spec->ops;
+    /* 1. Defaults.  An algorithm key spin_ns whose default is 0 means "the measured
+     * park cost" (loiter); the policy's spin_ns = 0 means its default. */
+    for (const ll_param *p = ops->params; p && p->key; p++)
+        if (strcmp(p->key, "spin_ns") == 0 && p->def == 0 && pl.spec.params[p - ops->params] == 0)
+            pl.spec.params[p - ops->params] = default_spin_ns(defaults);
+    if (spec->policy->has_budget && pl.spec.spin_ns == 0)
+        pl.spec.spin_ns = default_spin_ns(defaults);
+    /* 2. Size. */
+    pl.state_bytes = ops->state_bytes;
+    pl.state_align = LL_SECTOR;
+    /* 3. The lock itself: zeros, the waiting policy, the algorithm's init. */
+    if (state) {
+        memset(state, 0, ops->state_bytes);
+        if (wp)
+            ll_wait_policy_init(wp, pl.spec.policy, pl.spec.spin_ns); /* resolved: never measures here */
+        if (ops->init && ops->init(state, pl.spec.params, err, errlen) != 0)
+            return -1;
+        const unsigned char *b = (const unsigned char *)state;
+        size_t zeros = 0; /* leading zero bytes of the initialised state */
+        while (zeros < ops->state_bytes && b[zeros] == 0)
+            zeros++;
+        pl.inlinable = zeros == ops->state_bytes && ops->destroy == NULL;
+        size_t prefix = ll_lock_inline_prefix_bytes(ops);
+        pl.inline_prefix_bytes = prefix <= zeros && ops->destroy == NULL ? prefix : 0;
+    }
+    if (out)
+        *out = pl;
+    return 0;
+}
+
 ll_lock *ll_lock_create(const char *spec, char *err, size_t errlen)
 {
     ll_spec s;
     if (ll_spec_parse(spec, &s, err, errlen) != 0)
         return NULL;
+    ll_placement pl;
+    ll_lock_place(&s, LL_DEFAULTS_MEASURED, NULL, NULL, &pl, err, errlen); /* sizes only: cannot fail */
     void *mem = NULL;
-    if (posix_memalign(&mem, LL_SECTOR, sizeof(ll_lock) + s.ops->state_bytes) != 0) {
+    size_t align = pl.state_align > _Alignof(ll_lock) ? pl.state_align : _Alignof(ll_lock);
+    if (posix_memalign(&mem, align, sizeof(ll_lock) + pl.state_bytes) != 0) {
         snprintf(err, errlen, "out of memory creating lock '%s'", spec);
         return NULL;
     }
     ll_lock *l = (ll_lock *)mem;
-    memset(l, 0, sizeof(ll_lock) + s.ops->state_bytes);
+    memset(l, 0, sizeof(ll_lock));
     l->ops = s.ops;
     memcpy(l->name, s.name, sizeof l->name);
-    ll_wait_policy_init(&l->wp, s.policy, s.spin_ns);
-    if (s.ops->init && s.ops->init(l->state, s.params, err, errlen) != 0) {
+    if (ll_lock_place(&pl.spec, LL_DEFAULTS_MEASURED, l->state, &l->wp, NULL, err, errlen) != 0) {
         free(l);
         return NULL;
     }

@@ -1,6 +1,7 @@
 /* The one list of lock algorithms.  Adding a lock = one file + one line here.
  * ll_lock_algorithm() walks this table, then ll_peer_locks[] (other libraries'
  * locks behind the same ops: src/peers/ck.c, or src/peers/none.c when absent). */
+#include "locklab/acr.h"
 #include "locklab/registry.h"
 
 extern const ll_lock_ops ll_lock_tas, ll_lock_ttas, ll_lock_backoff, ll_lock_ticket, ll_lock_ticket_pb,
@@ -25,6 +26,24 @@ bool ll_lock_parks_itself(const ll_lock_ops *ops)
         if (parks_itself[i] == ops)
             return true;
     return false;
+}
+
+/* Locks whose state is {per-lock prefix, all zeros when free; tunables the same for
+ * every lock of one spec} (ll_placement.inline_prefix_bytes). */
+static const struct {
+    const ll_lock_ops *ops;
+    size_t bytes;
+} inline_prefix[] = {
+    {&ll_lock_acr, sizeof(ll_acr_lock)}, /* acr.c: acr_state = {ll_acr_lock, ll_acr_params} */
+    {NULL, 0},
+};
+
+size_t ll_lock_inline_prefix_bytes(const ll_lock_ops *ops)
+{
+    for (size_t i = 0; inline_prefix[i].ops; i++)
+        if (inline_prefix[i].ops == ops)
+            return inline_prefix[i].bytes;
+    return 0;
 }
 
 const ll_lock_ops *ll_lock_algorithm(size_t i)

@@ -25,6 +25,14 @@ static void die(const char *line)
     _exit(2);
 }
 
+/* The scratch lock parse_lock placed: a lock with an inline prefix keeps its
+ * tunables (the bytes after the prefix, as init set them: no destroy) from here. */
+static LL_ALIGNED(LL_SECTOR) unsigned char scratch[4096];
+static size_t scratch_bytes;
+
+/* Settles the lock through the API's one placement call (ll_lock_place) with the
+ * fixed spin budget (config.h), and initialises one scratch state: that checks the
+ * parameters and tells where a mutex keeps its lock (inline_state, inline_prefix). */
 static void parse_lock(const char *value)
 {
     char err[512], line[700];
@@ -33,33 +41,25 @@ static void parse_lock(const char *value)
         snprintf(line, sizeof line, "LOCKLAB_LOCK='%s': %s", value, err);
         die(line);
     }
-    lp_cfg.ops = s.ops;
-    memcpy(lp_cfg.params, s.params, sizeof lp_cfg.params);
-    for (const ll_param *p = s.ops->params; p && p->key; p++)
-        if (strcmp(p->key, "spin_ns") == 0 && p->def == 0 && lp_cfg.params[p - s.ops->params] == 0)
-            lp_cfg.params[p - s.ops->params] = LP_DEFAULT_SPIN_NS; /* fixed, never measured (config.h) */
-    ll_wait_policy_init(&lp_cfg.wp, s.policy, s.policy->has_budget && s.spin_ns == 0 ? LP_DEFAULT_SPIN_NS : s.spin_ns);
-    snprintf(lp_cfg.spec, sizeof lp_cfg.spec, "%s", s.name);
-
-    /* Initialise one scratch state: checks the parameters and tells whether
-     * the zero state is the initialised state (inline mode, config.h). */
-    static LL_ALIGNED(LL_SECTOR) unsigned char scratch[4096];
-    if (s.ops->state_bytes > sizeof scratch) {
+    ll_placement pl;
+    ll_lock_place(&s, LL_DEFAULTS_FIXED, NULL, NULL, &pl, err, sizeof err); /* sizes only: cannot fail */
+    if (pl.state_bytes > sizeof scratch) { /* scratch is LL_SECTOR-aligned, as pl.state_align asks */
         snprintf(line, sizeof line, "LOCKLAB_LOCK='%s': state of %zu bytes is larger than this interposer supports (%zu)",
-                 value, s.ops->state_bytes, sizeof scratch);
+                 value, pl.state_bytes, sizeof scratch);
         die(line);
     }
-    memset(scratch, 0, s.ops->state_bytes);
-    if (s.ops->init && s.ops->init(scratch, lp_cfg.params, err, sizeof err) != 0) {
+    if (ll_lock_place(&pl.spec, LL_DEFAULTS_FIXED, scratch, &lp_cfg.wp, &pl, err, sizeof err) != 0) {
         snprintf(line, sizeof line, "LOCKLAB_LOCK='%s': %s", value, err);
         die(line);
     }
-    bool zero = true;
-    for (size_t i = 0; i < s.ops->state_bytes; i++)
-        zero = zero && scratch[i] == 0;
-    lp_cfg.inline_state = s.ops->state_bytes <= LP_INLINE_STATE_BYTES && zero && s.ops->destroy == NULL;
-    if (s.ops->destroy)
-        s.ops->destroy(scratch);
+    lp_cfg.ops = pl.spec.ops;
+    lp_cfg.lock = pl.spec;
+    snprintf(lp_cfg.spec, sizeof lp_cfg.spec, "%s", pl.spec.name);
+    lp_cfg.inline_state = pl.inlinable && pl.state_bytes <= LP_INLINE_STATE_BYTES;
+    lp_cfg.inline_prefix = pl.inline_prefix_bytes <= LP_INLINE_STATE_BYTES ? pl.inline_prefix_bytes : 0;
+    scratch_bytes = pl.state_bytes;
+    if (lp_cfg.ops->destroy)
+        lp_cfg.ops->destroy(scratch);
 }
 
 /* LOCKLAB_VERBOSE, LOCKLAB_QUIET: 0, 1 or unset. */
@@ -160,10 +160,12 @@ static void configure(void)
         lp_cfg.inline_state = false; /* a mutex's profile record hangs off its lock object */
         lp_profile_set_config(lp_cfg.spec, lp_cfg.cond_text, lp_cfg.sem_text);
     }
-    if (lp_cfg.ops == &ll_lock_acr && !lp_profiling) {
-        /* acr's 16-byte lock is all zeros when free; its tunables stay here (acr.h). */
+    if (lp_cfg.inline_prefix && scratch_bytes - lp_cfg.inline_prefix == sizeof lp_cfg.acr && lp_cfg.ops == &ll_lock_acr &&
+        !lp_profiling) {
+        /* The lock's per-mutex prefix (acr's 16-byte lock, zeros when free) lives in the
+         * mutex, its tunables once here; mutex.c calls acr's own verbs on them (acr.h). */
         lp_cfg.acr_inline = lp_cfg.inline_state = true;
-        ll_acr_params_init(&lp_cfg.acr, lp_cfg.params[0], lp_cfg.params[1], (uint32_t)lp_cfg.params[2]);
+        memcpy(&lp_cfg.acr, scratch + lp_cfg.inline_prefix, sizeof lp_cfg.acr);
     }
     lp_slab_init();
     if (lp_cfg.verbose) {

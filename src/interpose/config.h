@@ -19,22 +19,26 @@
 /* Default lock: acr (src/locks/acr.c; docs/performance.md says why). */
 #define LP_DEFAULT_LOCK "acr"
 /* Spin budget used whenever the spec leaves it to the default (policy
- * spin_ns, or an algorithm key spin_ns = 0): fixed instead of measured, because
- * measuring (ll_park_cost_ns) starts two threads, which must not happen inside
- * a program's first pthread_mutex_lock.  ~ one futex wake-up on the
- * development machine (docs/design.md, "Waiting": 20-35 us wake-to-run). */
-#define LP_DEFAULT_SPIN_NS 20000u
+ * spin_ns, or an algorithm key spin_ns = 0): fixed instead of measured
+ * (LL_DEFAULTS_FIXED in ll_lock_place, which settles it), because measuring
+ * (ll_park_cost_ns) starts two threads, which must not happen inside a
+ * program's first pthread_mutex_lock.  Also the timed locks' spin (mutex.c). */
+#define LP_DEFAULT_SPIN_NS LL_FIXED_SPIN_NS
 
 typedef struct lp_config {
-    const ll_lock_ops *ops;
-    uint64_t params[LL_MAX_PARAMS]; /* the algorithm's keys, in ops->params order */
-    ll_wait_policy wp;              /* inline mode: shared by every mutex; else copied into each lock object */
+    const ll_lock_ops *ops;         /* lock.ops, where the entry points read it */
+    ll_wait_policy wp;              /* inline mode: shared by every mutex; else each lock object has its own */
     /* The lock state lives in the pthread_mutex_t itself (16 bytes at offset
      * 24) when it fits there, its initialised state is all zeros (so static
      * initialisers are valid states) and it needs no destroy; else it lives in
      * an out-of-line object (slab.h) whose pointer is installed there once.
-     * Always out-of-line when profiling (the record hangs off the object). */
+     * Always out-of-line when profiling (the record hangs off the object).
+     * ll_lock_place says whether the state is so (ll_placement.inlinable). */
     bool inline_state;
+    /* ll_placement.inline_prefix_bytes when it fits in the mutex, else 0: the
+     * per-lock prefix of a lock whose other bytes are tunables shared by all its
+     * locks (acr); the tunables are kept once, in acr below. */
+    size_t inline_prefix;
     /* The configured lock is acr and lives inline: mutex.c calls its expert API
      * (inline fast paths, no indirect call) with these tunables (acr.h). */
     bool acr_inline;
@@ -49,6 +53,9 @@ typedef struct lp_config {
      * sem.append_one_in is always explicit (never 0, never LP_GLIBC_SHARED_SEM: sem.c). */
     ll_sync_config cond, sem;
     char cond_text[64], sem_text[64];
+    /* The lock's spec with every default settled (ll_lock_place, LL_DEFAULTS_FIXED):
+     * each out-of-line object is placed from it (mutex.c). */
+    ll_spec lock;
 } lp_config;
 
 /* "fifo" or "lifo-cr", for reports. */

@@ -76,10 +76,9 @@ static void init_object(void *obj, void *arg)
 {
     install_ctx *c = (install_ctx *)arg;
     lp_objhdr *h = lp_hdr(obj);
-    ll_wait_policy_init(&h->wp, lp_cfg.wp.ops, lp_cfg.wp.spin_ns); /* spin_ns already fixed: never measures */
     char err[256];
-    if (lp_cfg.ops->init)
-        lp_cfg.ops->init(obj, lp_cfg.params, err, sizeof err); /* cannot fail: the same params passed at lp_init */
+    /* Cannot fail: the same settled spec placed the scratch lock at lp_init; settled, so it never measures. */
+    ll_lock_place(&lp_cfg.lock, LL_DEFAULTS_FIXED, obj, &h->wp, NULL, err, sizeof err);
     if (lp_profiling)
         h->prof = lp_profile_new(c->m, "mutex", type_name(c->m->kind), false, c->pc);
 }
