@@ -68,6 +68,12 @@ static void report(const char *what, bool ok)
         report(WHAT, ok_);                                                                             \
     } while (0)
 
+/* Declares ll_NAME_lock V, initialises it by ll_NAME_init(&V, ...) and checks the verbs on it. */
+#define INIT_VERBS(NAME, V, WP, WHAT, ...)                                                             \
+    ll_##NAME##_lock V;                                                                                \
+    ll_##NAME##_init(&V, ##__VA_ARGS__);                                                               \
+    VERBS(NAME, &V, WP, WHAT)
+
 static void test_verbs(void)
 {
     /* From the static initialisers. */
@@ -81,37 +87,19 @@ static void test_verbs(void)
     VERBS(lifocr, &lifocr, &park, "lifocr: verbs agree (initialiser)");
 
     /* From init, with non-default parameters where the algorithm has them. */
-    ll_tas_lock t1;
-    ll_tas_init(&t1);
-    VERBS(tas, &t1, &spin, "tas: verbs agree (init)");
-    ll_ttas_lock t2;
-    ll_ttas_init(&t2);
-    VERBS(ttas, &t2, &spin, "ttas: verbs agree (init)");
-    ll_backoff_lock b;
-    ll_backoff_init(&b, 4, 64);
-    VERBS(backoff, &b, &spin, "backoff: verbs agree (init min=4 max=64)");
+    INIT_VERBS(tas, t1, &spin, "tas: verbs agree (init)");
+    INIT_VERBS(ttas, t2, &spin, "ttas: verbs agree (init)");
+    INIT_VERBS(backoff, b, &spin, "backoff: verbs agree (init min=4 max=64)", 4, 64);
     report("backoff: init stores min and max", b.min_delay == 4 && b.max_delay == 64);
-    ll_ticket_lock tk;
-    ll_ticket_init(&tk);
-    VERBS(ticket, &tk, &spin, "ticket: verbs agree (init)");
-    ll_ticket_pb_lock pb;
-    ll_ticket_pb_init(&pb, 16);
-    VERBS(ticket_pb, &pb, &spin, "ticket-pb: verbs agree (init unit=16)");
+    INIT_VERBS(ticket, tk, &spin, "ticket: verbs agree (init)");
+    INIT_VERBS(ticket_pb, pb, &spin, "ticket-pb: verbs agree (init unit=16)", 16);
     report("ticket-pb: init stores unit", pb.unit == 16);
-    ll_twa_lock tw;
-    ll_twa_init(&tw, 3);
-    VERBS(twa, &tw, &park, "twa: verbs agree (init threshold=3)");
+    INIT_VERBS(twa, tw, &park, "twa: verbs agree (init threshold=3)", 3);
     report("twa: init stores threshold", tw.threshold == 3);
-    ll_k42_lock k;
-    ll_k42_init(&k);
-    VERBS(k42, &k, &spin, "k42: verbs agree (init)");
-    ll_lifocr_lock lc;
-    ll_lifocr_init(&lc, 1, 0);
-    VERBS(lifocr, &lc, &spin, "lifocr: verbs agree (init fairness=1 patience_ns=0)");
+    INIT_VERBS(k42, k, &spin, "k42: verbs agree (init)");
+    INIT_VERBS(lifocr, lc, &spin, "lifocr: verbs agree (init fairness=1 patience_ns=0)", 1, 0);
     report("lifocr: init stores fairness and patience_ns", lc.fairness == 1 && lc.patience_ns == 0);
-    ll_clh_lock c;
-    ll_clh_init(&c);
-    VERBS(clh, &c, &park, "clh: verbs agree (init)");
+    INIT_VERBS(clh, c, &park, "clh: verbs agree (init)");
     ll_clh_destroy(&c);
     static ll_anderson_slot slots[4];
     ll_anderson_lock a;
