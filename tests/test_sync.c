@@ -501,6 +501,21 @@ static void spin_ns(long ns)
         ll_pause();
 }
 
+/* Start fn, the timed waiter of rc, with a fresh delay from *rng; returns once it
+ * is about to wait and a random while longer. */
+static pthread_t race_start(race_case *rc, uint64_t *rng, test_thread_fn fn)
+{
+    *rng = ll_rand_next(rng);
+    rc->delay_ns = (long)(*rng % 60000);
+    ll_store_relaxed(&rc->about_to_wait, 0); /* relaxed: the thread is created after this */
+    pthread_t t;
+    test_start(&t, fn, rc);
+    while (ll_load_acquire(&rc->about_to_wait) == 0) /* acquire: pairs with the waiter's release */
+        ll_yield();
+    spin_ns((long)((*rng >> 20) % 60000));
+    return t;
+}
+
 static void test_timeout_race(void)
 {
     race_case rc;
@@ -510,14 +525,7 @@ static void test_timeout_race(void)
     uint64_t rng = 88172645463325252ull;
     int took_total = 0, timed_out_total = 0, mismatches = 0;
     for (int i = 0; i < RACE_LOOPS; i++) {
-        rng = ll_rand_next(&rng);
-        rc.delay_ns = (long)(rng % 60000);
-        ll_store_relaxed(&rc.about_to_wait, 0); /* relaxed: the thread is created after this */
-        pthread_t t;
-        test_start(&t, race_cond_waiter, &rc);
-        while (ll_load_acquire(&rc.about_to_wait) == 0) /* acquire: pairs with the waiter's release */
-            ll_yield();
-        spin_ns((long)((rng >> 20) % 60000));
+        pthread_t t = race_start(&rc, &rng, race_cond_waiter);
         tm_lock(&rc.m); /* the waiter is listed, or has already timed out and unlinked itself */
         ll_cond_signal(&rc.c, &rc.m.deferred);
         int took = rc.m.deferred.head != NULL;
@@ -539,14 +547,7 @@ static void test_timeout_race(void)
     int acquired = 0;
     mismatches = 0;
     for (int i = 0; i < RACE_LOOPS; i++) {
-        rng = ll_rand_next(&rng);
-        rc.delay_ns = (long)(rng % 60000);
-        ll_store_relaxed(&rc.about_to_wait, 0); /* relaxed: the thread is created after this */
-        pthread_t t;
-        test_start(&t, race_sem_waiter, &rc);
-        while (ll_load_acquire(&rc.about_to_wait) == 0) /* acquire: pairs with the waiter's release */
-            ll_yield();
-        spin_ns((long)((rng >> 20) % 60000));
+        pthread_t t = race_start(&rc, &rng, race_sem_waiter);
         CHECK(ll_sem_post(&rc.s) == 0, "post");
         pthread_join(t, NULL);
         acquired += rc.rc == 0;
