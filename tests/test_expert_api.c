@@ -2,7 +2,8 @@
  * nodes (mcs), explicit waiting policies, and the same verbs everywhere
  * (init, acquire, try_acquire, release, is_locked: docs/design.md, "Expert headers").
  *  1. one thread: each lock's verbs agree (is_locked, try_acquire on a free and
- *     on a held lock, release, acquire), from its initialiser and from init;
+ *     on a held lock, release, acquire), from its initialiser and from init
+ *     (the MCS family, with the caller's nodes: mcs, cna, mcscr, mcscrn, hmcs; loiter);
  *  2. four threads increment plain counters under each lock. */
 #include <pthread.h>
 #include <stdio.h>
@@ -10,9 +11,14 @@
 #include "locklab/anderson.h"
 #include "locklab/backoff.h"
 #include "locklab/clh.h"
+#include "locklab/cna.h"
+#include "locklab/hmcs.h"
 #include "locklab/k42.h"
 #include "locklab/lifocr.h"
+#include "locklab/loiter.h"
 #include "locklab/mcs.h"
+#include "locklab/mcscr.h"
+#include "locklab/mcscrn.h"
 #include "locklab/tas.h"
 #include "locklab/ticket.h"
 #include "locklab/ticket_pb.h"
@@ -50,23 +56,32 @@ static void report(const char *what, bool ok)
     ok ? passed++ : failed++;
 }
 
-/* free -> try_acquire succeeds -> held, a second try fails -> release -> free -> acquire -> held -> release -> free */
-#define VERBS(NAME, L, WP, WHAT)                                                                       \
+/* free -> try_acquire succeeds -> held, a second try fails -> release -> free -> acquire -> held -> release -> free;
+ * IS_LOCKED, TRY, TRY2 (the second try: another node for the queue locks), ACQUIRE, RELEASE: the lock's calls. */
+#define CHECK_VERBS(IS_LOCKED, TRY, TRY2, ACQUIRE, RELEASE, WHAT)                                     \
     do {                                                                                               \
-        bool ok_ = !ll_##NAME##_is_locked(L);                                                          \
-        if (ll_##NAME##_try_acquire(L)) {                                                              \
-            ok_ = ok_ && ll_##NAME##_is_locked(L) && !ll_##NAME##_try_acquire(L);                      \
-            ll_##NAME##_release(L, WP);                                                                \
+        bool ok_ = !(IS_LOCKED);                                                                       \
+        if (TRY) {                                                                                     \
+            ok_ = ok_ && (IS_LOCKED) && !(TRY2);                                                       \
+            RELEASE;                                                                                   \
         } else {                                                                                       \
             ok_ = false;                                                                               \
         }                                                                                              \
-        ok_ = ok_ && !ll_##NAME##_is_locked(L);                                                        \
-        ll_##NAME##_acquire(L, WP);                                                                    \
-        ok_ = ok_ && ll_##NAME##_is_locked(L);                                                         \
-        ll_##NAME##_release(L, WP);                                                                    \
-        ok_ = ok_ && !ll_##NAME##_is_locked(L);                                                        \
+        ok_ = ok_ && !(IS_LOCKED);                                                                     \
+        ACQUIRE;                                                                                       \
+        ok_ = ok_ && (IS_LOCKED);                                                                      \
+        RELEASE;                                                                                       \
+        ok_ = ok_ && !(IS_LOCKED);                                                                     \
         report(WHAT, ok_);                                                                             \
     } while (0)
+/* The common verbs (LL_LOCK_VERBS). */
+#define VERBS(NAME, L, WP, WHAT)                                                                       \
+    CHECK_VERBS(ll_##NAME##_is_locked(L), ll_##NAME##_try_acquire(L), ll_##NAME##_try_acquire(L),      \
+                ll_##NAME##_acquire(L, WP), ll_##NAME##_release(L, WP), WHAT)
+/* The MCS family: the caller's node N (N2 for the second try). */
+#define QVERBS(NAME, L, N, N2, WP, WHAT)                                                               \
+    CHECK_VERBS(ll_##NAME##_is_locked(L), ll_##NAME##_try_acquire(L, N), ll_##NAME##_try_acquire(L, N2), \
+                ll_##NAME##_acquire(L, N, WP), ll_##NAME##_release(L, N, WP), WHAT)
 
 /* Declares ll_NAME_lock V, initialises it by ll_NAME_init(&V, ...) and checks the verbs on it. */
 #define INIT_VERBS(NAME, V, WP, WHAT, ...)                                                             \
@@ -106,6 +121,44 @@ static void test_verbs(void)
     ll_anderson_init(&a, slots, 4);
     for (int round = 0; round < 6; round++) /* past the 4 slots: tickets wrap around the array */
         VERBS(anderson, &a, &park, round == 5 ? "anderson: verbs agree (init slots=4, 6 rounds)" : "anderson: round");
+
+    /* The MCS family: init (mcs, cna) and is_locked, with the caller's nodes. */
+    static ll_mcs_lock mcs0 = LL_MCS_INITIALIZER;
+    ll_mcs_node mn[2];
+    QVERBS(mcs, &mcs0, &mn[0], &mn[1], &park, "mcs: verbs agree (initialiser)");
+    ll_mcs_lock mcs1;
+    ll_mcs_init(&mcs1);
+    QVERBS(mcs, &mcs1, &mn[0], &mn[1], &spin, "mcs: verbs agree (init)");
+    static ll_cna_lock cna0 = LL_CNA_INITIALIZER;
+    ll_cna_node cn[2];
+    QVERBS(cna, &cna0, &cn[0], &cn[1], &park, "cna: verbs agree (initialiser)");
+    ll_cna_lock cna1;
+    ll_cna_init(&cna1);
+    QVERBS(cna, &cna1, &cn[0], &cn[1], &spin, "cna: verbs agree (init)");
+    static ll_mcscr_lock mcscr0 = LL_MCSCR_INITIALIZER;
+    ll_mcscr_node rn[2];
+    QVERBS(mcscr, &mcscr0, &rn[0], &rn[1], &park, "mcscr: verbs agree (initialiser)");
+    ll_mcscr_lock mcscr1;
+    ll_mcscr_init(&mcscr1, 1, 0, 0, 0, 0);
+    QVERBS(mcscr, &mcscr1, &rn[0], &rn[1], &spin, "mcscr: verbs agree (init fairness=1, the paper's)");
+    static ll_mcscrn_lock mcscrn0 = LL_MCSCRN_INITIALIZER;
+    QVERBS(mcscrn, &mcscrn0, &rn[0], &rn[1], &park, "mcscrn: verbs agree (initialiser)");
+    ll_mcscrn_lock mcscrn1;
+    ll_mcscrn_init(&mcscrn1, 1, 1, 0, 0, 0);
+    QVERBS(mcscrn, &mcscrn1, &rn[0], &rn[1], &spin, "mcscrn: verbs agree (init fairness=1 rehome=1)");
+    ll_hmcs_lock h;
+    report("hmcs: init", ll_hmcs_init(&h, 2, 4) == 0);
+    ll_hmcs_node hn[2];
+    for (uint32_t so = 0; so < 2; so++) /* the caller's socket: each socket lock, and the global one */
+        CHECK_VERBS(ll_hmcs_is_locked(&h), ll_hmcs_try_acquire(&h, &hn[0], so, &park),
+                    ll_hmcs_try_acquire(&h, &hn[1], so, &park), ll_hmcs_acquire(&h, &hn[0], so, &park),
+                    ll_hmcs_release(&h, &hn[0], so, &park),
+                    so ? "hmcs: verbs agree (init sockets=2, socket 1)" : "hmcs: verbs agree (init sockets=2, socket 0)");
+    ll_hmcs_destroy(&h);
+    ll_loiter_lock lo;
+    ll_loiter_init(&lo, 20000, LL_LOITER_DEFAULT_PATIENCE_NS, LL_LOITER_DEFAULT_SPINNERS);
+    CHECK_VERBS(ll_loiter_is_locked(&lo), ll_loiter_try_acquire(&lo), ll_loiter_try_acquire(&lo), ll_loiter_acquire(&lo),
+                ll_loiter_release(&lo), "loiter: verbs agree (init spin_ns=20000)");
 }
 
 /* ---- 2. four threads ---------------------------------------------------------------- */

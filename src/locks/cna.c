@@ -246,7 +246,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     cna_state *st = (cna_state *)s;
-    ll_store_relaxed(&st->lock.tail, NULL); /* relaxed: the creator publishes the handle */
+    ll_cna_init(&st->lock); /* relaxed: the creator publishes the handle */
     st->params.keep_local_shift = (unsigned)p[0];
     st->params.shuffle_shift = (unsigned)p[1];
     st->params.flush_ns = p[2];

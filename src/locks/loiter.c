@@ -276,6 +276,11 @@ bool ll_loiter_try_acquire(ll_loiter_lock *l)
     return false;
 }
 
+bool ll_loiter_is_locked(ll_loiter_lock *l)
+{
+    return (ll_load_acquire(&l->word) & LOCKED) != 0; /* acquire: as a successful try_acquire (pairs with the freeing CAS) */
+}
+
 /* ---- release -------------------------------------------------------------------------------- */
 
 /* Free the outer lock (or hand it to an impatient standby) given the word v our failed
