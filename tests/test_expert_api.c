@@ -89,6 +89,17 @@ static void report(const char *what, bool ok)
     ll_##NAME##_init(&V, ##__VA_ARGS__);                                                               \
     VERBS(NAME, &V, WP, WHAT)
 
+/* A queue lock from its initialiser (LL_UP_INITIALIZER, parking) and from ll_NAME_init(&l, ...) (spinning),
+ * with the nodes N[0] and N[1]. */
+#define QVERBS_BOTH(NAME, UP, N, WHAT_INIT, ...)                                                       \
+    do {                                                                                               \
+        static ll_##NAME##_lock l0_ = LL_##UP##_INITIALIZER;                                           \
+        QVERBS(NAME, &l0_, &N[0], &N[1], &park, #NAME ": verbs agree (initialiser)");                  \
+        ll_##NAME##_lock l1_;                                                                          \
+        ll_##NAME##_init(&l1_, ##__VA_ARGS__);                                                         \
+        QVERBS(NAME, &l1_, &N[0], &N[1], &spin, WHAT_INIT);                                            \
+    } while (0)
+
 static void test_verbs(void)
 {
     /* From the static initialisers. */
@@ -123,29 +134,13 @@ static void test_verbs(void)
         VERBS(anderson, &a, &park, round == 5 ? "anderson: verbs agree (init slots=4, 6 rounds)" : "anderson: round");
 
     /* The MCS family: init (mcs, cna) and is_locked, with the caller's nodes. */
-    static ll_mcs_lock mcs0 = LL_MCS_INITIALIZER;
     ll_mcs_node mn[2];
-    QVERBS(mcs, &mcs0, &mn[0], &mn[1], &park, "mcs: verbs agree (initialiser)");
-    ll_mcs_lock mcs1;
-    ll_mcs_init(&mcs1);
-    QVERBS(mcs, &mcs1, &mn[0], &mn[1], &spin, "mcs: verbs agree (init)");
-    static ll_cna_lock cna0 = LL_CNA_INITIALIZER;
+    QVERBS_BOTH(mcs, MCS, mn, "mcs: verbs agree (init)");
     ll_cna_node cn[2];
-    QVERBS(cna, &cna0, &cn[0], &cn[1], &park, "cna: verbs agree (initialiser)");
-    ll_cna_lock cna1;
-    ll_cna_init(&cna1);
-    QVERBS(cna, &cna1, &cn[0], &cn[1], &spin, "cna: verbs agree (init)");
-    static ll_mcscr_lock mcscr0 = LL_MCSCR_INITIALIZER;
+    QVERBS_BOTH(cna, CNA, cn, "cna: verbs agree (init)");
     ll_mcscr_node rn[2];
-    QVERBS(mcscr, &mcscr0, &rn[0], &rn[1], &park, "mcscr: verbs agree (initialiser)");
-    ll_mcscr_lock mcscr1;
-    ll_mcscr_init(&mcscr1, 1, 0, 0, 0, 0);
-    QVERBS(mcscr, &mcscr1, &rn[0], &rn[1], &spin, "mcscr: verbs agree (init fairness=1, the paper's)");
-    static ll_mcscrn_lock mcscrn0 = LL_MCSCRN_INITIALIZER;
-    QVERBS(mcscrn, &mcscrn0, &rn[0], &rn[1], &park, "mcscrn: verbs agree (initialiser)");
-    ll_mcscrn_lock mcscrn1;
-    ll_mcscrn_init(&mcscrn1, 1, 1, 0, 0, 0);
-    QVERBS(mcscrn, &mcscrn1, &rn[0], &rn[1], &spin, "mcscrn: verbs agree (init fairness=1 rehome=1)");
+    QVERBS_BOTH(mcscr, MCSCR, rn, "mcscr: verbs agree (init fairness=1, the paper's)", 1, 0, 0, 0, 0);
+    QVERBS_BOTH(mcscrn, MCSCRN, rn, "mcscrn: verbs agree (init fairness=1 rehome=1)", 1, 1, 0, 0, 0);
     ll_hmcs_lock h;
     report("hmcs: init", ll_hmcs_init(&h, 2, 4) == 0);
     ll_hmcs_node hn[2];
