@@ -315,10 +315,5 @@ int main(int argc, char **argv)
         for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++)
             run_stress(&cases[c], threads[t], quick ? 300 : 2000);
     run_free_after_unlock();
-    if (failures) {
-        fprintf(stderr, "%d failure(s)\n", failures);
-        return 1;
-    }
-    printf("all passed\n");
-    return 0;
+    return test_finish("%d failure(s)\n", "all passed");
 }

@@ -664,10 +664,5 @@ int main(void)
     test_broadcast_storm();
     test_prodcons();
     test_timeout_race();
-    if (failures) {
-        fprintf(stderr, "test_sync: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_sync: ok\n");
-    return 0;
+    return test_finish("test_sync: %d failures\n", "test_sync: ok");
 }
