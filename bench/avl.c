@@ -8,25 +8,21 @@ static int height(const avl_node *n) { return n ? n->height : 0; }
 static int max_int(int a, int b) { return a > b ? a : b; }
 static void update(avl_node *n) { n->height = 1 + max_int(height(n->left), height(n->right)); }
 
-static avl_node *rotate_right(avl_node *n)
+/* One rotation at n: its child on side `right` (0: the left child, a right
+ * rotation; 1: the right child, a left rotation) takes n's place. */
+static avl_node *rotate(avl_node *n, int right)
 {
-    avl_node *l = n->left;
-    n->left = l->right;
-    l->right = n;
+    avl_node **up = right ? &n->right : &n->left;
+    avl_node *c = *up;
+    avl_node **inner = right ? &c->left : &c->right;
+    *up = *inner;
+    *inner = n;
     update(n);
-    update(l);
-    return l;
+    update(c);
+    return c;
 }
-
-static avl_node *rotate_left(avl_node *n)
-{
-    avl_node *r = n->right;
-    n->right = r->left;
-    r->left = n;
-    update(n);
-    update(r);
-    return r;
-}
+static avl_node *rotate_right(avl_node *n) { return rotate(n, 0); }
+static avl_node *rotate_left(avl_node *n) { return rotate(n, 1); }
 
 /* Restores |balance| <= 1 at n after one insert or remove below it. */
 static avl_node *rebalance(avl_node *n)

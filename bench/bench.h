@@ -8,8 +8,8 @@
  * exclusion with a non-atomic counter):
  *
  *     while (!bench_stopping(t)) {
- *         ll_lock_acquire(lock);
- *         if (!bench_admit(t)) { ll_lock_release(lock); break; }   // admitted after the interval
+ *         if (!bench_enter(t, lock))   // acquire and admit; released again after the interval
+ *             break;
  *         ... critical section ...
  *         ll_lock_release(lock);
  *         t->ops++;
@@ -130,6 +130,21 @@ static inline int bench_admit(bench_thread *t)
     sh->admitted = n + 1;
     return 1;
 }
+
+/* ll_lock_acquire then bench_admit: 1 admitted, holding lock; 0 the interval
+ * is over (lock released again: leave). */
+static inline int bench_enter(bench_thread *t, ll_lock *lock)
+{
+    ll_lock_acquire(lock);
+    if (!bench_admit(t)) {
+        ll_lock_release(lock);
+        return 0;
+    }
+    return 1;
+}
+
+/* The non-critical section's parameter of the key-set workloads (keymap, lrucache, randarray). */
+#define BENCH_NCS_STEPS_PARAM {"ncs_steps", "PRNG steps in the non-critical section", 1000, 0, 1e8, 1}
 
 static inline uint64_t bench_xorshift(uint64_t x)
 {

@@ -18,6 +18,12 @@ typedef struct bench_keysets {
 } bench_keysets;
 
 /* 0, or -1 out of memory (whatever was allocated is freed). */
+/* The key-set parameters of a workload's table (keymap, lrucache): each thread's
+ * key-set size and how often an operation first replaces an entry (default REPLACE_PCT). */
+#define BENCH_KEYSET_PARAMS(REPLACE_PCT)                                                                 \
+    {"keyset", "keys in each thread's key set", 1000, 1, 1 << 24, 1},                                  \
+    {"replace_pct", "percent of operations that first replace the key-set entry", REPLACE_PCT, 0, 100, 0}
+
 int bench_keysets_init(bench_keysets *k, int threads, uint32_t size, uint32_t key_range, double replace_pct);
 void bench_keysets_free(bench_keysets *k);
 

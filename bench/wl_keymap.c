@@ -24,9 +24,8 @@
 enum { P_KEY_RANGE, P_KEYSET, P_REPLACE_PCT, P_NCS_STEPS };
 static const bench_param params[] = {
     {"key_range", "keys are drawn from [0, key_range); all are in the map", 1000000, 1, 1 << 28, 1},
-    {"keyset", "keys in each thread's key set", 1000, 1, 1 << 24, 1},
-    {"replace_pct", "percent of operations that first replace the key-set entry", 10, 0, 100, 0},
-    {"ncs_steps", "PRNG steps in the non-critical section", 1000, 0, 1e8, 1},
+    BENCH_KEYSET_PARAMS(10),
+    BENCH_NCS_STEPS_PARAM,
     {0},
 };
 
@@ -66,11 +65,8 @@ static void body(bench_thread *t)
     const uint64_t ncs_steps = c->ncs_steps;
     uint64_t rng = t->rng, sum = 0;
     while (!bench_stopping(t)) {
-        ll_lock_acquire(lock);
-        if (!bench_admit(t)) {
-            ll_lock_release(lock);
+        if (!bench_enter(t, lock))
             break;
-        }
         uint32_t key = bench_keysets_next(&c->keys, keys, &rng);
         sum += ++slot_for(c, key)->value;
         ll_lock_release(lock);

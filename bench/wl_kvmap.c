@@ -45,11 +45,8 @@ static void body(bench_thread *t)
         uint64_t op = rng;
         rng = bench_xorshift(rng);
         uint32_t key = (uint32_t)(((unsigned __int128)rng * key_range) >> 64);
-        ll_lock_acquire(lock);
-        if (!bench_admit(t)) {
-            ll_lock_release(lock);
+        if (!bench_enter(t, lock))
             break;
-        }
         uint32_t value = 0;
         if (op < lookup_below)
             sum += (uint64_t)avl_find(&c->tree, key, &value) + value;

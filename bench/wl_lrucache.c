@@ -25,9 +25,8 @@ enum { P_CAPACITY, P_KEY_RANGE, P_KEYSET, P_REPLACE_PCT, P_NCS_STEPS };
 static const bench_param params[] = {
     {"capacity", "entries the shared LRU cache holds", 10000, 1, 1 << 26, 1},
     {"key_range", "keys are drawn from [0, key_range)", 1000000, 1, 1 << 30, 1},
-    {"keyset", "keys in each thread's key set", 1000, 1, 1 << 24, 1},
-    {"replace_pct", "percent of operations that first replace the key-set entry", 1, 0, 100, 0},
-    {"ncs_steps", "PRNG steps in the non-critical section", 1000, 0, 1e8, 1},
+    BENCH_KEYSET_PARAMS(1),
+    BENCH_NCS_STEPS_PARAM,
     {0},
 };
 
@@ -46,11 +45,8 @@ static void body(bench_thread *t)
     const uint64_t ncs_steps = c->ncs_steps;
     uint64_t rng = t->rng, hits = 0, sum = 0;
     while (!bench_stopping(t)) {
-        ll_lock_acquire(lock);
-        if (!bench_admit(t)) {
-            ll_lock_release(lock);
+        if (!bench_enter(t, lock))
             break;
-        }
         uint32_t key = bench_keysets_next(&c->keys, keys, &rng);
         uint32_t value;
         if (lru_get(&c->cache, key, &value)) {

@@ -20,11 +20,8 @@ static void body(bench_thread *t)
     uint64_t ncs_max = (uint64_t)t->sh->cfg->param[P_NCS_MAX];
     uint64_t rng = t->rng;
     while (!bench_stopping(t)) {
-        ll_lock_acquire(lock);
-        if (!bench_admit(t)) {
-            ll_lock_release(lock);
+        if (!bench_enter(t, lock))
             break;
-        }
         for (uint64_t i = 0; i < cs_steps; i++)
             rng = bench_xorshift(rng);
         ll_lock_release(lock);

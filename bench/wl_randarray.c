@@ -109,11 +109,8 @@ static void body(bench_thread *t)
     const int cs_stores = c->cs_stores;
     uint64_t rng = t->rng, sum = 0;
     while (!bench_stopping(t)) {
-        ll_lock_acquire(lock);
-        if (!bench_admit(t)) {
-            ll_lock_release(lock);
+        if (!bench_enter(t, lock))
             break;
-        }
         for (uint64_t i = 0; i < cs_loads; i++) {
             rng = bench_xorshift(rng);
             uint32_t *slot = &shared[index_below(rng, shared_ints)];

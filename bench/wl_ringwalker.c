@@ -86,11 +86,8 @@ static void body(bench_thread *t)
     const size_t ncs_steps = c->ncs_steps, cs_steps = c->cs_steps;
     ring_elem *mine = c->ring[t->index];
     while (!bench_stopping(t)) {
-        ll_lock_acquire(lock);
-        if (!bench_admit(t)) {
-            ll_lock_release(lock);
+        if (!bench_enter(t, lock))
             break;
-        }
         ring_elem *p = c->cs_position;
         for (size_t i = 0; i < cs_steps; i++)
             p = p->next;

@@ -31,11 +31,8 @@ static void body(bench_thread *t)
     const uint64_t cs_iters = (uint64_t)t->sh->cfg->param[P_CS_ITERS];
     const uint64_t ncs_iters = (uint64_t)t->sh->cfg->param[P_NCS_ITERS];
     while (!bench_stopping(t)) {
-        ll_lock_acquire(lock);
-        if (!bench_admit(t)) {
-            ll_lock_release(lock);
+        if (!bench_enter(t, lock))
             break;
-        }
         delay_loop(cs_iters);
         ll_lock_release(lock);
         t->ops++;

@@ -31,17 +31,7 @@
 #include <unistd.h>
 
 #include "locklab/acr.h"
-
-static int failures;
-#define CHECK(c, ...)                                                                                  \
-    do {                                                                                               \
-        if (!(c)) {                                                                                    \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                       \
-            fprintf(stderr, __VA_ARGS__);                                                              \
-            fprintf(stderr, "\n");                                                                     \
-            failures++;                                                                                \
-        }                                                                                              \
-    } while (0)
+#include "test_util.h"
 
 static void sleep_ns(uint64_t ns)
 {
@@ -88,15 +78,6 @@ typedef struct stress_thread {
     LL_ALIGNED(LL_CACHELINE) ll_atomic_u32 phase; /* 0 outside, 1 acquiring, 2 inside, 3 done */
 } stress_thread;
 
-static uint64_t xorshift(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
-
 static void critical_section(stress_thread *t, uint64_t r)
 {
     stress_shared *sh = t->sh;
@@ -126,7 +107,7 @@ static void *stress_worker(void *p)
     while (ll_load_acquire(&sh->go) == 0) /* acquire: pairs with the release of go */
         ll_pause();
     for (int i = 0; i < sh->ops; i++) {
-        uint64_t r = xorshift(&t->seed);
+        uint64_t r = ll_rand_next(&t->seed);
         unsigned how = (unsigned)(r % 10);
         bool got = false;
         ll_store_relaxed(&t->phase, 1);
@@ -150,7 +131,7 @@ static void *stress_worker(void *p)
             t->max_wait_ns = waited;
         if (got) {
             ll_store_relaxed(&t->phase, 2);
-            critical_section(t, xorshift(&t->seed));
+            critical_section(t, ll_rand_next(&t->seed));
             ll_acr_release(&sh->lock);
         }
         ll_store_relaxed(&t->phase, 0);
@@ -334,10 +315,5 @@ int main(int argc, char **argv)
         for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++)
             run_stress(&cases[c], threads[t], quick ? 300 : 2000);
     run_free_after_unlock();
-    if (failures) {
-        fprintf(stderr, "%d failure(s)\n", failures);
-        return 1;
-    }
-    printf("all passed\n");
-    return 0;
+    return test_finish("%d failure(s)\n", "all passed");
 }

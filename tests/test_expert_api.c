@@ -2,7 +2,8 @@
  * nodes (mcs), explicit waiting policies, and the same verbs everywhere
  * (init, acquire, try_acquire, release, is_locked: docs/design.md, "Expert headers").
  *  1. one thread: each lock's verbs agree (is_locked, try_acquire on a free and
- *     on a held lock, release, acquire), from its initialiser and from init;
+ *     on a held lock, release, acquire), from its initialiser and from init
+ *     (the MCS family, with the caller's nodes: mcs, cna, mcscr, mcscrn, hmcs; loiter);
  *  2. four threads increment plain counters under each lock. */
 #include <pthread.h>
 #include <stdio.h>
@@ -10,9 +11,14 @@
 #include "locklab/anderson.h"
 #include "locklab/backoff.h"
 #include "locklab/clh.h"
+#include "locklab/cna.h"
+#include "locklab/hmcs.h"
 #include "locklab/k42.h"
 #include "locklab/lifocr.h"
+#include "locklab/loiter.h"
 #include "locklab/mcs.h"
+#include "locklab/mcscr.h"
+#include "locklab/mcscrn.h"
 #include "locklab/tas.h"
 #include "locklab/ticket.h"
 #include "locklab/ticket_pb.h"
@@ -50,22 +56,48 @@ static void report(const char *what, bool ok)
     ok ? passed++ : failed++;
 }
 
-/* free -> try_acquire succeeds -> held, a second try fails -> release -> free -> acquire -> held -> release -> free */
-#define VERBS(NAME, L, WP, WHAT)                                                                       \
+/* free -> try_acquire succeeds -> held, a second try fails -> release -> free -> acquire -> held -> release -> free;
+ * IS_LOCKED, TRY, TRY2 (the second try: another node for the queue locks), ACQUIRE, RELEASE: the lock's calls. */
+#define CHECK_VERBS(IS_LOCKED, TRY, TRY2, ACQUIRE, RELEASE, WHAT)                                     \
     do {                                                                                               \
-        bool ok_ = !ll_##NAME##_is_locked(L);                                                          \
-        if (ll_##NAME##_try_acquire(L)) {                                                              \
-            ok_ = ok_ && ll_##NAME##_is_locked(L) && !ll_##NAME##_try_acquire(L);                      \
-            ll_##NAME##_release(L, WP);                                                                \
+        bool ok_ = !(IS_LOCKED);                                                                       \
+        if (TRY) {                                                                                     \
+            ok_ = ok_ && (IS_LOCKED) && !(TRY2);                                                       \
+            RELEASE;                                                                                   \
         } else {                                                                                       \
             ok_ = false;                                                                               \
         }                                                                                              \
-        ok_ = ok_ && !ll_##NAME##_is_locked(L);                                                        \
-        ll_##NAME##_acquire(L, WP);                                                                    \
-        ok_ = ok_ && ll_##NAME##_is_locked(L);                                                         \
-        ll_##NAME##_release(L, WP);                                                                    \
-        ok_ = ok_ && !ll_##NAME##_is_locked(L);                                                        \
+        ok_ = ok_ && !(IS_LOCKED);                                                                     \
+        ACQUIRE;                                                                                       \
+        ok_ = ok_ && (IS_LOCKED);                                                                      \
+        RELEASE;                                                                                       \
+        ok_ = ok_ && !(IS_LOCKED);                                                                     \
         report(WHAT, ok_);                                                                             \
+    } while (0)
+/* The common verbs (LL_LOCK_VERBS). */
+#define VERBS(NAME, L, WP, WHAT)                                                                       \
+    CHECK_VERBS(ll_##NAME##_is_locked(L), ll_##NAME##_try_acquire(L), ll_##NAME##_try_acquire(L),      \
+                ll_##NAME##_acquire(L, WP), ll_##NAME##_release(L, WP), WHAT)
+/* The MCS family: the caller's node N (N2 for the second try). */
+#define QVERBS(NAME, L, N, N2, WP, WHAT)                                                               \
+    CHECK_VERBS(ll_##NAME##_is_locked(L), ll_##NAME##_try_acquire(L, N), ll_##NAME##_try_acquire(L, N2), \
+                ll_##NAME##_acquire(L, N, WP), ll_##NAME##_release(L, N, WP), WHAT)
+
+/* Declares ll_NAME_lock V, initialises it by ll_NAME_init(&V, ...) and checks the verbs on it. */
+#define INIT_VERBS(NAME, V, WP, WHAT, ...)                                                             \
+    ll_##NAME##_lock V;                                                                                \
+    ll_##NAME##_init(&V, ##__VA_ARGS__);                                                               \
+    VERBS(NAME, &V, WP, WHAT)
+
+/* A queue lock from its initialiser (LL_UP_INITIALIZER, parking) and from ll_NAME_init(&l, ...) (spinning),
+ * with the nodes N[0] and N[1]. */
+#define QVERBS_BOTH(NAME, UP, N, WHAT_INIT, ...)                                                       \
+    do {                                                                                               \
+        static ll_##NAME##_lock l0_ = LL_##UP##_INITIALIZER;                                           \
+        QVERBS(NAME, &l0_, &N[0], &N[1], &park, #NAME ": verbs agree (initialiser)");                  \
+        ll_##NAME##_lock l1_;                                                                          \
+        ll_##NAME##_init(&l1_, ##__VA_ARGS__);                                                         \
+        QVERBS(NAME, &l1_, &N[0], &N[1], &spin, WHAT_INIT);                                            \
     } while (0)
 
 static void test_verbs(void)
@@ -81,43 +113,47 @@ static void test_verbs(void)
     VERBS(lifocr, &lifocr, &park, "lifocr: verbs agree (initialiser)");
 
     /* From init, with non-default parameters where the algorithm has them. */
-    ll_tas_lock t1;
-    ll_tas_init(&t1);
-    VERBS(tas, &t1, &spin, "tas: verbs agree (init)");
-    ll_ttas_lock t2;
-    ll_ttas_init(&t2);
-    VERBS(ttas, &t2, &spin, "ttas: verbs agree (init)");
-    ll_backoff_lock b;
-    ll_backoff_init(&b, 4, 64);
-    VERBS(backoff, &b, &spin, "backoff: verbs agree (init min=4 max=64)");
+    INIT_VERBS(tas, t1, &spin, "tas: verbs agree (init)");
+    INIT_VERBS(ttas, t2, &spin, "ttas: verbs agree (init)");
+    INIT_VERBS(backoff, b, &spin, "backoff: verbs agree (init min=4 max=64)", 4, 64);
     report("backoff: init stores min and max", b.min_delay == 4 && b.max_delay == 64);
-    ll_ticket_lock tk;
-    ll_ticket_init(&tk);
-    VERBS(ticket, &tk, &spin, "ticket: verbs agree (init)");
-    ll_ticket_pb_lock pb;
-    ll_ticket_pb_init(&pb, 16);
-    VERBS(ticket_pb, &pb, &spin, "ticket-pb: verbs agree (init unit=16)");
+    INIT_VERBS(ticket, tk, &spin, "ticket: verbs agree (init)");
+    INIT_VERBS(ticket_pb, pb, &spin, "ticket-pb: verbs agree (init unit=16)", 16);
     report("ticket-pb: init stores unit", pb.unit == 16);
-    ll_twa_lock tw;
-    ll_twa_init(&tw, 3);
-    VERBS(twa, &tw, &park, "twa: verbs agree (init threshold=3)");
+    INIT_VERBS(twa, tw, &park, "twa: verbs agree (init threshold=3)", 3);
     report("twa: init stores threshold", tw.threshold == 3);
-    ll_k42_lock k;
-    ll_k42_init(&k);
-    VERBS(k42, &k, &spin, "k42: verbs agree (init)");
-    ll_lifocr_lock lc;
-    ll_lifocr_init(&lc, 1, 0);
-    VERBS(lifocr, &lc, &spin, "lifocr: verbs agree (init fairness=1 patience_ns=0)");
+    INIT_VERBS(k42, k, &spin, "k42: verbs agree (init)");
+    INIT_VERBS(lifocr, lc, &spin, "lifocr: verbs agree (init fairness=1 patience_ns=0)", 1, 0);
     report("lifocr: init stores fairness and patience_ns", lc.fairness == 1 && lc.patience_ns == 0);
-    ll_clh_lock c;
-    ll_clh_init(&c);
-    VERBS(clh, &c, &park, "clh: verbs agree (init)");
+    INIT_VERBS(clh, c, &park, "clh: verbs agree (init)");
     ll_clh_destroy(&c);
     static ll_anderson_slot slots[4];
     ll_anderson_lock a;
     ll_anderson_init(&a, slots, 4);
     for (int round = 0; round < 6; round++) /* past the 4 slots: tickets wrap around the array */
         VERBS(anderson, &a, &park, round == 5 ? "anderson: verbs agree (init slots=4, 6 rounds)" : "anderson: round");
+
+    /* The MCS family: init (mcs, cna) and is_locked, with the caller's nodes. */
+    ll_mcs_node mn[2];
+    QVERBS_BOTH(mcs, MCS, mn, "mcs: verbs agree (init)");
+    ll_cna_node cn[2];
+    QVERBS_BOTH(cna, CNA, cn, "cna: verbs agree (init)");
+    ll_mcscr_node rn[2];
+    QVERBS_BOTH(mcscr, MCSCR, rn, "mcscr: verbs agree (init fairness=1, the paper's)", 1, 0, 0, 0, 0);
+    QVERBS_BOTH(mcscrn, MCSCRN, rn, "mcscrn: verbs agree (init fairness=1 rehome=1)", 1, 1, 0, 0, 0);
+    ll_hmcs_lock h;
+    report("hmcs: init", ll_hmcs_init(&h, 2, 4) == 0);
+    ll_hmcs_node hn[2];
+    for (uint32_t so = 0; so < 2; so++) /* the caller's socket: each socket lock, and the global one */
+        CHECK_VERBS(ll_hmcs_is_locked(&h), ll_hmcs_try_acquire(&h, &hn[0], so, &park),
+                    ll_hmcs_try_acquire(&h, &hn[1], so, &park), ll_hmcs_acquire(&h, &hn[0], so, &park),
+                    ll_hmcs_release(&h, &hn[0], so, &park),
+                    so ? "hmcs: verbs agree (init sockets=2, socket 1)" : "hmcs: verbs agree (init sockets=2, socket 0)");
+    ll_hmcs_destroy(&h);
+    ll_loiter_lock lo;
+    ll_loiter_init(&lo, 20000, LL_LOITER_DEFAULT_PATIENCE_NS, LL_LOITER_DEFAULT_SPINNERS);
+    CHECK_VERBS(ll_loiter_is_locked(&lo), ll_loiter_try_acquire(&lo), ll_loiter_try_acquire(&lo), ll_loiter_acquire(&lo),
+                ll_loiter_release(&lo), "loiter: verbs agree (init spin_ns=20000)");
 }
 
 /* ---- 2. four threads ---------------------------------------------------------------- */

@@ -53,24 +53,31 @@ int main(void)
         check(s.spin_ns == 1234 && s.policy == &ll_wait_stp, "spin_ns reaches the policy", NULL);
     }
 
-    rejects("", "empty lock spec", "mcs");
-    rejects("foo", "unknown lock 'foo'", "mcs");
-    rejects("foo-stp", "unknown lock 'foo-stp'", "twa");
-    rejects("mcs-sleepy", "unknown waiting policy 'sleepy'", "stp");
-    rejects("tas-park", "does not support waiting policy 'park'", "spin, yield");
-    rejects("ticket-pb-stp", "does not support waiting policy 'stp'", "spin");
-    rejects("mcs:", "nothing after ':'", NULL);
-    rejects("mcs-stp:spin_ns", "malformed parameter 'spin_ns'", "spin_ns");
-    rejects("mcs-stp:=5", "malformed parameter '=5'", NULL);
-    rejects("mcs-stp:spin_ns=", "malformed parameter", NULL);
-    rejects("mcs:spin_ns=100", "unknown parameter 'spin_ns'", "valid keys: none");
-    rejects("backoff:mn=3", "unknown parameter 'mn'", "min, max");
-    rejects("backoff:min=abc", "bad value 'abc' for parameter min", "1..");
-    rejects("backoff:min=-1", "bad value '-1'", NULL);
-    rejects("backoff:min=0", "bad value '0'", "1..1048576");
-    rejects("ticket-pb:unit=99999999999999999999999", "bad value", NULL);
-    rejects("twa:threshold=0", "bad value '0' for parameter threshold", "1..1024");
-    rejects("mcs-stp:spin_ns=0", "bad value '0' for parameter spin_ns", NULL);
+    /* spec, then what the one-line error must say (needle2 NULL: nothing more) */
+    static const struct {
+        const char *spec, *needle1, *needle2;
+    } bad[] = {
+        {"", "empty lock spec", "mcs"},
+        {"foo", "unknown lock 'foo'", "mcs"},
+        {"foo-stp", "unknown lock 'foo-stp'", "twa"},
+        {"mcs-sleepy", "unknown waiting policy 'sleepy'", "stp"},
+        {"tas-park", "does not support waiting policy 'park'", "spin, yield"},
+        {"ticket-pb-stp", "does not support waiting policy 'stp'", "spin"},
+        {"mcs:", "nothing after ':'", NULL},
+        {"mcs-stp:spin_ns", "malformed parameter 'spin_ns'", "spin_ns"},
+        {"mcs-stp:=5", "malformed parameter '=5'", NULL},
+        {"mcs-stp:spin_ns=", "malformed parameter", NULL},
+        {"mcs:spin_ns=100", "unknown parameter 'spin_ns'", "valid keys: none"},
+        {"backoff:mn=3", "unknown parameter 'mn'", "min, max"},
+        {"backoff:min=abc", "bad value 'abc' for parameter min", "1.."},
+        {"backoff:min=-1", "bad value '-1'", NULL},
+        {"backoff:min=0", "bad value '0'", "1..1048576"},
+        {"ticket-pb:unit=99999999999999999999999", "bad value", NULL},
+        {"twa:threshold=0", "bad value '0' for parameter threshold", "1..1024"},
+        {"mcs-stp:spin_ns=0", "bad value '0' for parameter spin_ns", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        rejects(bad[i].spec, bad[i].needle1, bad[i].needle2);
 
     char err[512];
     check(ll_lock_create("anderson:slots=12", err, sizeof err) == NULL && strstr(err, "slots=12 is not a power of two"),

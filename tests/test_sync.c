@@ -30,28 +30,13 @@
 #include "locklab/core.h"
 #include "locklab/locklab.h"
 #include "locklab/sync.h"
+#include "bench_mutex.h" /* the lock under test plus its deferred wakes */
 #include "test_util.h"
 #include "waitlist.h" /* white box: count a semaphore's listed waiters */
 
-/* ---- a mutex over any locklab lock whose unlock flushes its deferred wakes ---- */
+/* ---- a mutex over any locklab lock whose unlock flushes its deferred wakes (bench_mutex.h) ---- */
 
-typedef struct test_mutex {
-    ll_lock *lock;
-    ll_wake_list deferred; /* touched only by the holder */
-} test_mutex;
-
-static void tm_lock(void *m) { ll_lock_acquire(((test_mutex *)m)->lock); }
-static void tm_unlock(void *m)
-{
-    test_mutex *tm = (test_mutex *)m;
-    ll_wake_list wakes = tm->deferred;
-    tm->deferred.head = NULL;
-    ll_lock_release(tm->lock);
-    ll_wake_list_flush(&wakes);
-}
-static const ll_mutex_iface tm_iface = {tm_lock, tm_unlock};
-
-static void tm_init(test_mutex *m, const char *spec)
+static void tm_init(bench_mutex *m, const char *spec)
 {
     char err[256];
     m->lock = ll_lock_create(spec, err, sizeof err);
@@ -102,7 +87,7 @@ static void test_config(void)
 
 enum { ORDER_N = 6 };
 typedef struct order_case {
-    test_mutex m;
+    bench_mutex m;
     ll_cond *c;      /* condition-variable case */
     ll_sem *s;       /* semaphore case */
     int waiting;     /* threads that reached the wait (under m) */
@@ -114,17 +99,17 @@ static void *order_waiter(void *p)
 {
     order_arg *a = (order_arg *)p;
     order_case *oc = a->oc;
-    tm_lock(&oc->m);
+    bench_mutex_lock(&oc->m);
     oc->waiting++;
     if (oc->c) {
-        CHECK(ll_cond_wait(oc->c, &tm_iface, &oc->m, CLOCK_MONOTONIC, NULL) == 0, "cond wait");
+        CHECK(ll_cond_wait(oc->c, &bench_mutex_iface, &oc->m, CLOCK_MONOTONIC, NULL) == 0, "cond wait");
     } else {
-        tm_unlock(&oc->m); /* the semaphore waiter is listed once the main thread sees the count and value 0 */
+        bench_mutex_unlock(&oc->m); /* the semaphore waiter is listed once the main thread sees the count and value 0 */
         CHECK(ll_sem_wait(oc->s, CLOCK_MONOTONIC, NULL) == 0, "sem wait");
-        tm_lock(&oc->m);
+        bench_mutex_lock(&oc->m);
     }
     oc->order[oc->done++] = a->id;
-    tm_unlock(&oc->m);
+    bench_mutex_unlock(&oc->m);
     return NULL;
 }
 
@@ -138,11 +123,11 @@ static int sem_listed(ll_sem *s)
     return n;
 }
 
-static int read_locked(test_mutex *m, int *field)
+static int read_locked(bench_mutex *m, int *field)
 {
-    tm_lock(m);
+    bench_mutex_lock(m);
     int v = *field;
-    tm_unlock(m);
+    bench_mutex_unlock(m);
     return v;
 }
 
@@ -172,9 +157,9 @@ static void run_order(ll_cond *c, ll_sem *s, int deferred, int expect_lifo, cons
     for (int k = 0; k < ORDER_N; k++) {
         if (c) {
             if (deferred) {
-                tm_lock(&oc.m);
+                bench_mutex_lock(&oc.m);
                 ll_cond_signal(c, &oc.m.deferred);
-                tm_unlock(&oc.m);
+                bench_mutex_unlock(&oc.m);
             } else {
                 ll_cond_signal(c, NULL);
             }
@@ -232,7 +217,7 @@ static void test_order(void)
 
 enum { PC_PRODUCERS = 3, PC_CONSUMERS = 3, PC_PER_PRODUCER = 4000, PC_CAPACITY = 4 };
 typedef struct pc_case {
-    test_mutex m;
+    bench_mutex m;
     ll_cond not_full, not_empty;
     int queue[PC_CAPACITY], head, count;
     int consumed, total;
@@ -245,12 +230,12 @@ static void *pc_producer(void *p)
     pc_case *pc = (pc_case *)p;
     int id = (int)ll_faa(&pc->next_producer, 1, LL_RELAXED); /* relaxed: only a distinct id */
     for (int i = 0; i < PC_PER_PRODUCER; i++) {
-        tm_lock(&pc->m);
+        bench_mutex_lock(&pc->m);
         while (pc->count == PC_CAPACITY)
-            ll_cond_wait(&pc->not_full, &tm_iface, &pc->m, CLOCK_MONOTONIC, NULL);
+            ll_cond_wait(&pc->not_full, &bench_mutex_iface, &pc->m, CLOCK_MONOTONIC, NULL);
         pc->queue[(pc->head + pc->count++) % PC_CAPACITY] = id * PC_PER_PRODUCER + i;
         ll_cond_signal(&pc->not_empty, (i & 1) ? &pc->m.deferred : NULL); /* both paths */
-        tm_unlock(&pc->m);
+        bench_mutex_unlock(&pc->m);
     }
     return NULL;
 }
@@ -258,10 +243,10 @@ static void *pc_producer(void *p)
 static void *pc_consumer(void *p)
 {
     pc_case *pc = (pc_case *)p;
-    tm_lock(&pc->m);
+    bench_mutex_lock(&pc->m);
     for (;;) {
         while (pc->count == 0 && pc->consumed < pc->total)
-            ll_cond_wait(&pc->not_empty, &tm_iface, &pc->m, CLOCK_MONOTONIC, NULL);
+            ll_cond_wait(&pc->not_empty, &bench_mutex_iface, &pc->m, CLOCK_MONOTONIC, NULL);
         if (pc->count == 0)
             break; /* all consumed */
         int msg = pc->queue[pc->head];
@@ -271,10 +256,10 @@ static void *pc_consumer(void *p)
         if (++pc->consumed == pc->total)
             ll_cond_broadcast(&pc->not_empty, &pc->m.deferred); /* release the other consumers */
         ll_cond_signal(&pc->not_full, &pc->m.deferred);
-        tm_unlock(&pc->m);
-        tm_lock(&pc->m);
+        bench_mutex_unlock(&pc->m);
+        bench_mutex_lock(&pc->m);
     }
-    tm_unlock(&pc->m);
+    bench_mutex_unlock(&pc->m);
     return NULL;
 }
 
@@ -315,7 +300,7 @@ static void test_prodcons(void)
 
 enum { STORM_WAITERS = 12, STORM_ROUNDS = 150 };
 typedef struct storm_case {
-    test_mutex m;
+    bench_mutex m;
     ll_cond c;
     int generation, arrived, returns;
 } storm_case;
@@ -332,17 +317,17 @@ static __attribute__((noinline)) void scribble_stack(void)
 static void *storm_waiter(void *p)
 {
     storm_case *sc = (storm_case *)p;
-    tm_lock(&sc->m);
+    bench_mutex_lock(&sc->m);
     for (int round = 0; round < STORM_ROUNDS; round++) {
         int gen = sc->generation;
         sc->arrived++;
         while (sc->generation == gen) {
-            ll_cond_wait(&sc->c, &tm_iface, &sc->m, CLOCK_MONOTONIC, NULL);
+            ll_cond_wait(&sc->c, &bench_mutex_iface, &sc->m, CLOCK_MONOTONIC, NULL);
             sc->returns++;
             scribble_stack();
         }
     }
-    tm_unlock(&sc->m);
+    bench_mutex_unlock(&sc->m);
     return NULL;
 }
 
@@ -359,10 +344,10 @@ static void test_broadcast_storm(void)
         test_start_n(t, STORM_WAITERS, storm_waiter, &sc, 0);
         for (int round = 0; round < STORM_ROUNDS; round++) {
             for (;;) { /* every waiter is listed for this round (it releases m only inside the wait) */
-                tm_lock(&sc.m);
+                bench_mutex_lock(&sc.m);
                 if (sc.arrived == STORM_WAITERS * (round + 1))
                     break;
-                tm_unlock(&sc.m);
+                bench_mutex_unlock(&sc.m);
                 ll_yield();
             }
             CHECK(sc.c.waiters == STORM_WAITERS, "storm: %u listed, expected %d", sc.c.waiters, STORM_WAITERS);
@@ -374,7 +359,7 @@ static void test_broadcast_storm(void)
                 deferred++;
             CHECK(deferred == ((round & 1) ? STORM_WAITERS - 1 : 0) && sc.c.waiters == 0,
                   "storm: broadcast deferred %d waiters and left %u listed", deferred, sc.c.waiters);
-            tm_unlock(&sc.m);
+            bench_mutex_unlock(&sc.m);
         }
         test_join_n(t, STORM_WAITERS);
         /* No spurious returns: exactly one per waiter per round (a lost wake-up hangs instead). */
@@ -391,7 +376,7 @@ static void test_broadcast_storm(void)
 /* ---- 5. timed waits ------------------------------------------------------------------ */
 
 typedef struct timed_case {
-    test_mutex m;
+    bench_mutex m;
     ll_cond c;
     int waiting, signalled;
     int rc;
@@ -401,28 +386,28 @@ static void *timed_waiter(void *p)
 {
     timed_case *tc = (timed_case *)p;
     struct timespec dl = test_deadline(CLOCK_REALTIME, 30L * 1000000000L); /* far: the signal comes first */
-    tm_lock(&tc->m);
+    bench_mutex_lock(&tc->m);
     tc->waiting = 1;
     while (!tc->signalled) {
-        tc->rc = ll_cond_wait(&tc->c, &tm_iface, &tc->m, CLOCK_REALTIME, &dl);
+        tc->rc = ll_cond_wait(&tc->c, &bench_mutex_iface, &tc->m, CLOCK_REALTIME, &dl);
         if (tc->rc != 0)
             break;
     }
-    tm_unlock(&tc->m);
+    bench_mutex_unlock(&tc->m);
     return NULL;
 }
 
 static void test_timed(void)
 {
-    test_mutex m;
+    bench_mutex m;
     tm_init(&m, "ttas");
     ll_cond c;
     ll_cond_init(&c, NULL);
     clockid_t clocks[] = {CLOCK_MONOTONIC, CLOCK_REALTIME};
     for (int i = 0; i < 2; i++) {
         struct timespec dl = test_deadline(clocks[i], 20 * 1000000L);
-        tm_lock(&m);
-        int rc = ll_cond_wait(&c, &tm_iface, &m, clocks[i], &dl);
+        bench_mutex_lock(&m);
+        int rc = ll_cond_wait(&c, &bench_mutex_iface, &m, clocks[i], &dl);
         CHECK(rc == ETIMEDOUT, "timed wait (clock %d) returned %d, expected ETIMEDOUT", (int)clocks[i], rc);
         struct timespec now;
         clock_gettime(clocks[i], &now);
@@ -430,18 +415,18 @@ static void test_timed(void)
               "timed out before the deadline");
         CHECK(!ll_lock_try_acquire(m.lock), "mutex not held after ETIMEDOUT");
         CHECK(c.waiters == 0 && c.head == NULL, "timed-out waiter still listed");
-        tm_unlock(&m);
+        bench_mutex_unlock(&m);
     }
     struct timespec past = {1, 0};
-    tm_lock(&m);
-    CHECK(ll_cond_wait(&c, &tm_iface, &m, CLOCK_MONOTONIC, &past) == ETIMEDOUT, "past deadline");
+    bench_mutex_lock(&m);
+    CHECK(ll_cond_wait(&c, &bench_mutex_iface, &m, CLOCK_MONOTONIC, &past) == ETIMEDOUT, "past deadline");
     struct timespec bad = {0, 1000000000L};
-    CHECK(ll_cond_wait(&c, &tm_iface, &m, CLOCK_MONOTONIC, &bad) == EINVAL, "tv_nsec = 1e9 accepted");
+    CHECK(ll_cond_wait(&c, &bench_mutex_iface, &m, CLOCK_MONOTONIC, &bad) == EINVAL, "tv_nsec = 1e9 accepted");
     bad.tv_nsec = -1;
-    CHECK(ll_cond_wait(&c, &tm_iface, &m, CLOCK_MONOTONIC, &bad) == EINVAL, "tv_nsec = -1 accepted");
-    CHECK(ll_cond_wait(&c, &tm_iface, &m, CLOCK_PROCESS_CPUTIME_ID, &past) == EINVAL, "bad clock accepted");
+    CHECK(ll_cond_wait(&c, &bench_mutex_iface, &m, CLOCK_MONOTONIC, &bad) == EINVAL, "tv_nsec = -1 accepted");
+    CHECK(ll_cond_wait(&c, &bench_mutex_iface, &m, CLOCK_PROCESS_CPUTIME_ID, &past) == EINVAL, "bad clock accepted");
     CHECK(!ll_lock_try_acquire(m.lock), "mutex not held after EINVAL");
-    tm_unlock(&m);
+    bench_mutex_unlock(&m);
     ll_cond_destroy(&c);
 
     /* A timed wait that is signalled well before its deadline returns 0. */
@@ -453,10 +438,10 @@ static void test_timed(void)
     test_start(&t, timed_waiter, &tc);
     while (read_locked(&tc.m, &tc.waiting) == 0)
         ll_yield();
-    tm_lock(&tc.m);
+    bench_mutex_lock(&tc.m);
     tc.signalled = 1;
     ll_cond_signal(&tc.c, &tc.m.deferred);
-    tm_unlock(&tc.m);
+    bench_mutex_unlock(&tc.m);
     pthread_join(t, NULL);
     CHECK(tc.rc == 0, "signalled timed wait returned %d", tc.rc);
     ll_lock_destroy(m.lock);
@@ -466,7 +451,7 @@ static void test_timed(void)
 
 enum { RACE_LOOPS = 3000 };
 typedef struct race_case {
-    test_mutex m;
+    bench_mutex m;
     ll_cond c;
     ll_sem s;
     ll_atomic_u32 about_to_wait;
@@ -477,11 +462,11 @@ typedef struct race_case {
 static void *race_cond_waiter(void *p)
 {
     race_case *rc = (race_case *)p;
-    tm_lock(&rc->m);
+    bench_mutex_lock(&rc->m);
     struct timespec dl = test_deadline(CLOCK_MONOTONIC, rc->delay_ns);
     ll_store_release(&rc->about_to_wait, 1); /* release: pairs with main's acquire; m still held */
-    rc->rc = ll_cond_wait(&rc->c, &tm_iface, &rc->m, CLOCK_MONOTONIC, &dl);
-    tm_unlock(&rc->m);
+    rc->rc = ll_cond_wait(&rc->c, &bench_mutex_iface, &rc->m, CLOCK_MONOTONIC, &dl);
+    bench_mutex_unlock(&rc->m);
     return NULL;
 }
 
@@ -501,6 +486,21 @@ static void spin_ns(long ns)
         ll_pause();
 }
 
+/* Start fn, the timed waiter of rc, with a fresh delay from *rng; returns once it
+ * is about to wait and a random while longer. */
+static pthread_t race_start(race_case *rc, uint64_t *rng, test_thread_fn fn)
+{
+    *rng = ll_rand_next(rng);
+    rc->delay_ns = (long)(*rng % 60000);
+    ll_store_relaxed(&rc->about_to_wait, 0); /* relaxed: the thread is created after this */
+    pthread_t t;
+    test_start(&t, fn, rc);
+    while (ll_load_acquire(&rc->about_to_wait) == 0) /* acquire: pairs with the waiter's release */
+        ll_yield();
+    spin_ns((long)((*rng >> 20) % 60000));
+    return t;
+}
+
 static void test_timeout_race(void)
 {
     race_case rc;
@@ -510,20 +510,13 @@ static void test_timeout_race(void)
     uint64_t rng = 88172645463325252ull;
     int took_total = 0, timed_out_total = 0, mismatches = 0;
     for (int i = 0; i < RACE_LOOPS; i++) {
-        rng = ll_rand_next(&rng);
-        rc.delay_ns = (long)(rng % 60000);
-        ll_store_relaxed(&rc.about_to_wait, 0); /* relaxed: the thread is created after this */
-        pthread_t t;
-        test_start(&t, race_cond_waiter, &rc);
-        while (ll_load_acquire(&rc.about_to_wait) == 0) /* acquire: pairs with the waiter's release */
-            ll_yield();
-        spin_ns((long)((rng >> 20) % 60000));
-        tm_lock(&rc.m); /* the waiter is listed, or has already timed out and unlinked itself */
+        pthread_t t = race_start(&rc, &rng, race_cond_waiter);
+        bench_mutex_lock(&rc.m); /* the waiter is listed, or has already timed out and unlinked itself */
         ll_cond_signal(&rc.c, &rc.m.deferred);
         int took = rc.m.deferred.head != NULL;
         if (took && (rng & 1))
             spin_ns(80000); /* let its deadline pass while its wake-up sits on the deferred list */
-        tm_unlock(&rc.m);
+        bench_mutex_unlock(&rc.m);
         pthread_join(t, NULL);
         took_total += took;
         timed_out_total += rc.rc == ETIMEDOUT;
@@ -539,14 +532,7 @@ static void test_timeout_race(void)
     int acquired = 0;
     mismatches = 0;
     for (int i = 0; i < RACE_LOOPS; i++) {
-        rng = ll_rand_next(&rng);
-        rc.delay_ns = (long)(rng % 60000);
-        ll_store_relaxed(&rc.about_to_wait, 0); /* relaxed: the thread is created after this */
-        pthread_t t;
-        test_start(&t, race_sem_waiter, &rc);
-        while (ll_load_acquire(&rc.about_to_wait) == 0) /* acquire: pairs with the waiter's release */
-            ll_yield();
-        spin_ns((long)((rng >> 20) % 60000));
+        pthread_t t = race_start(&rc, &rng, race_sem_waiter);
         CHECK(ll_sem_post(&rc.s) == 0, "post");
         pthread_join(t, NULL);
         acquired += rc.rc == 0;
@@ -678,10 +664,5 @@ int main(void)
     test_broadcast_storm();
     test_prodcons();
     test_timeout_race();
-    if (failures) {
-        fprintf(stderr, "test_sync: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_sync: ok\n");
-    return 0;
+    return test_finish("test_sync: %d failures\n", "test_sync: ok");
 }

@@ -14,6 +14,7 @@
  *   CHECK(cond, fmt, ...)                counts a failure in `failures` and prints the
  *                                        message (unless the test brought its own CHECK,
  *                                        as tests/interpose/check.h does)
+ *   test_finish(fail_fmt, ok_line)       main's exit status from `failures`, with a line
  */
 #ifndef LOCKLAB_TEST_UTIL_H
 #define LOCKLAB_TEST_UTIL_H
@@ -85,5 +86,17 @@ static int failures __attribute__((unused)); /* counted by CHECK */
             failures++;                                                                                \
         }                                                                                              \
     } while (0)
+
+/* The end of main: with failures, fail_fmt (one %d: their count) on stderr and 1;
+ * else ok_line on stdout and 0. */
+static inline __attribute__((format(printf, 1, 0))) int test_finish(const char *fail_fmt, const char *ok_line)
+{
+    if (failures) {
+        fprintf(stderr, fail_fmt, failures);
+        return 1;
+    }
+    puts(ok_line);
+    return 0;
+}
 #endif
 #endif

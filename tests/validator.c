@@ -109,12 +109,6 @@ static void *worker_main(void *arg)
     uint64_t n = 0;
     while (ll_load_relaxed(&sh->stop) == 0) { /* relaxed: a stop hint; join orders results */
         switch (sh->client) {
-        case COUNTER:
-            lut_acquire(sh->a);
-            critical_section(sh, &sh->counter_a);
-            lut_release(sh->a);
-            n++;
-            break;
         case NESTED:
             lut_acquire(sh->a);
             lut_acquire(sh->b);
@@ -138,8 +132,9 @@ static void *worker_main(void *arg)
             lut_release(sh->b);
             n++;
             break;
-        case TRYLOCK:
-            if ((n + (uint64_t)w->index) & 1) {
+        case COUNTER:
+        case TRYLOCK: /* trylock: every other acquisition, by this thread's parity */
+            if (sh->client == TRYLOCK && ((n + (uint64_t)w->index) & 1)) {
                 if (!lut_try(sh->a)) {
                     ll_pause();
                     continue;

@@ -45,6 +45,12 @@ void ll_cna_acquire(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp);
 bool ll_cna_try_acquire(ll_cna_lock *l, ll_cna_node *me);
 /* Release with the default tunables. */
 void ll_cna_release(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp);
+/* init: as LL_CNA_INITIALIZER; is_locked: a snapshot (tail is NULL only when free). As mcs. */
+LL_INLINE void ll_cna_init(ll_cna_lock *l) { ll_store_relaxed(&l->tail, NULL); /* relaxed: as ll_mcs_init */ }
+LL_INLINE bool ll_cna_is_locked(ll_cna_lock *l)
+{
+    return ll_load_acquire(&l->tail) != NULL; /* acquire: as ll_mcs_is_locked */
+}
 void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, const ll_cna_params *p);
 #ifdef __cplusplus
 }

@@ -39,6 +39,10 @@ uint32_t ll_hmcs_socket_of_caller(const ll_hmcs_lock *l);
 void ll_hmcs_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp);
 bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp);
 void ll_hmcs_release(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp);
+/* is_locked: a snapshot, for assertions and statistics.  The holder holds the
+ * global lock (a cohort passes it on without freeing it), which is free only
+ * when no socket holds or waits for it. */
+LL_INLINE bool ll_hmcs_is_locked(ll_hmcs_lock *l) { return ll_mcs_is_locked(&l->global); }
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,7 @@ void ll_loiter_init(ll_loiter_lock *l, uint64_t spin_ns, uint64_t patience_ns, u
 void ll_loiter_acquire(ll_loiter_lock *l);
 bool ll_loiter_try_acquire(ll_loiter_lock *l);
 void ll_loiter_release(ll_loiter_lock *l);
+bool ll_loiter_is_locked(ll_loiter_lock *l); /* a snapshot: the outer lock's LOCKED bit */
 #ifdef __cplusplus
 }
 #endif

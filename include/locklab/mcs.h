@@ -24,6 +24,13 @@ typedef struct ll_mcs_lock { ll_atomic_ptr tail; } ll_mcs_lock;
 void ll_mcs_acquire(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp);
 bool ll_mcs_try_acquire(ll_mcs_lock *l, ll_mcs_node *me);
 void ll_mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp);
+/* init: as LL_MCS_INITIALIZER (relaxed: like pthread_mutex_init, publish the lock yourself). */
+LL_INLINE void ll_mcs_init(ll_mcs_lock *l) { ll_store_relaxed(&l->tail, NULL); }
+/* is_locked: a snapshot, for assertions and statistics (tail is NULL only when free). */
+LL_INLINE bool ll_mcs_is_locked(ll_mcs_lock *l)
+{
+    return ll_load_acquire(&l->tail) != NULL; /* acquire: as a successful try_acquire (pairs with the freeing CAS) */
+}
 #ifdef __cplusplus
 }
 #endif

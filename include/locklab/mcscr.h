@@ -43,6 +43,12 @@ void ll_mcscr_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);
 void ll_mcscr_release(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);
 /* As MCS: CAS tail NULL -> me, so it fails while anyone waits, passive threads included. */
 bool ll_mcscr_try_acquire(ll_mcscr_lock *l, ll_mcscr_node *me);
+/* is_locked: a snapshot, for assertions and statistics.  tail is NULL only when
+ * free (a deficit frees the lock and keeps the passive set: tail -> NULL). */
+LL_INLINE bool ll_mcscr_is_locked(ll_mcscr_lock *l)
+{
+    return ll_load_acquire(&l->tail) != NULL; /* acquire: as a successful try_acquire (pairs with the freeing CAS) */
+}
 #ifdef __cplusplus
 }
 #endif

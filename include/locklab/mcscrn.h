@@ -32,6 +32,7 @@ void ll_mcscrn_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp
 void ll_mcscrn_release(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp);
 /* mcscr's try-acquire on the embedded mcscr lock. */
 LL_INLINE bool ll_mcscrn_try_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me) { return ll_mcscr_try_acquire(&l->cr, me); }
+LL_INLINE bool ll_mcscrn_is_locked(ll_mcscrn_lock *l) { return ll_mcscr_is_locked(&l->cr); } /* a snapshot */
 #ifdef __cplusplus
 }
 #endif

@@ -64,6 +64,18 @@ const ll_lock_ops *ll_lock_algorithm(size_t i);
  * library is absent): defined by src/peers/ck.c or src/peers/none.c. */
 extern const ll_lock_ops *const ll_peer_locks[];
 
+/* The spec adapter of a lock whose initialisation cannot fail: defines
+ *   static int init(void *s, const uint64_t *p, char *err, size_t errlen)
+ * that runs the statement given (over the state s and the spec's keys p) and
+ * returns 0. */
+#define LL_INIT_ADAPTER(...)                                                             \
+    static int init(void *s, const uint64_t *p, char *err, size_t errlen)                \
+    {                                                                                    \
+        (void)p, (void)err, (void)errlen;                                                \
+        __VA_ARGS__;                                                                     \
+        return 0;                                                                        \
+    }
+
 /* The generic-handle adapter of a lock with the common expert verbs
  * (LL_LOCK_VERBS in wait.h): the handle's state is the lock itself. */
 #define LL_LOCK_ADAPTER(LOCK, PREFIX)                                                    \
@@ -80,16 +92,18 @@ extern const ll_lock_ops *const ll_peer_locks[];
  *   PREFIX_release(lock *, node *, wp):
  * defines static acquire/try_acquire/release over STATE, a struct with members
  * `lock` and `holder` (the holder's node: taken from the per-thread cache,
- * remembered while held, written only by the holder, returned at release). */
-#define LL_QUEUE_LOCK_ADAPTER(STATE, NODE, PREFIX)                                       \
-    static void acquire(void *s, ll_wait_policy *wp)                                     \
+ * remembered while held, written only by the holder, returned at release).
+ * LL_QUEUE_LOCK_ADAPTER_NAMED: the same, named FN##acquire, FN##try_acquire,
+ * FN##release (several adapters in one file: src/peers/ck.c). */
+#define LL_QUEUE_LOCK_ADAPTER_NAMED(STATE, NODE, PREFIX, FN)                                 \
+    static void FN##acquire(void *s, ll_wait_policy *wp)                                     \
     {                                                                                    \
         STATE *st = (STATE *)s;                                                          \
         NODE *me = (NODE *)ll_qnode_get();                                               \
         PREFIX##_acquire(&st->lock, me, wp);                                             \
         st->holder = me;                                                                 \
     }                                                                                    \
-    static bool try_acquire(void *s, ll_wait_policy *wp)                                 \
+    static bool FN##try_acquire(void *s, ll_wait_policy *wp)                                 \
     {                                                                                    \
         (void)wp;                                                                        \
         STATE *st = (STATE *)s;                                                          \
@@ -101,13 +115,14 @@ extern const ll_lock_ops *const ll_peer_locks[];
         st->holder = me;                                                                 \
         return true;                                                                     \
     }                                                                                    \
-    static void release(void *s, ll_wait_policy *wp)                                     \
+    static void FN##release(void *s, ll_wait_policy *wp)                                     \
     {                                                                                    \
         STATE *st = (STATE *)s;                                                          \
         NODE *me = st->holder;                                                           \
         PREFIX##_release(&st->lock, me, wp);                                             \
         ll_qnode_put(me);                                                                \
     }
+#define LL_QUEUE_LOCK_ADAPTER(STATE, NODE, PREFIX) LL_QUEUE_LOCK_ADAPTER_NAMED(STATE, NODE, PREFIX, )
 const ll_lock_ops *ll_lock_find_algorithm(const char *name);
 
 /* Parsed spec, for tools (the bench's --list --verbose, tests). */

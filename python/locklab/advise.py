@@ -18,9 +18,12 @@ from .errors import UsageError
 DEFAULT_CANDIDATES = "glibc,mcs-stp,twa-stp,mcscr-stp,lifocr-stp,loiter,cna-stp"
 
 
-def register(subparsers):
-    p = subparsers.add_parser("advise", help="rank candidate locks for a program by its wall time or a metric",
-                              description=__doc__.split("\n\n")[0])
+COMMAND = "advise"
+HELP = "rank candidate locks for a program by its wall time or a metric"
+
+
+def register(p):
+    """Fills the parser that cli.build_parser made from COMMAND, HELP and the docstring."""
     p.add_argument("--locks", default=DEFAULT_CANDIDATES,
                    help=f"comma-separated candidates; 'glibc' = no interposer (default: {DEFAULT_CANDIDATES})")
     p.add_argument("--runs", default="3", help="runs per candidate (default 3)")

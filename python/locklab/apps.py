@@ -76,9 +76,12 @@ APPS = {
 }
 
 
-def register(subparsers):
-    p = subparsers.add_parser("apps", help="real programs (kccachetest, db_bench, sysbench) on glibc and on "
-                              "locklab locks", description=__doc__.split("\n\n")[0])
+COMMAND = "apps"
+HELP = "real programs (kccachetest, db_bench, sysbench) on glibc and on locklab locks"
+
+
+def register(p):
+    """Fills the parser that cli.build_parser made from COMMAND, HELP and the docstring."""
     p.add_argument("--apps", default=",".join(APPS), help=f"comma-separated (default: {','.join(APPS)})")
     p.add_argument("--locks", default=DEFAULT_LOCKS, help=f"comma-separated; glibc = no interposer "
                    f"(default: {DEFAULT_LOCKS})")

@@ -1,7 +1,9 @@
 """The `locklab` command: argparse subcommands, one module each.
 
-Adding a subcommand = one module with `register(subparsers)` (which calls
-`set_defaults(func=...)`) + one entry in SUBCOMMANDS.  A UsageError (bad input)
+Adding a subcommand = one module with COMMAND (its name), HELP (one line) and
+`register(p)` (which fills the subcommand's parser, made here with the module
+docstring's first paragraph as description, and calls `set_defaults(func=...)`)
++ one entry in SUBCOMMANDS.  A UsageError (bad input)
 prints one line and exits 2; so does any argparse error.
 """
 
@@ -28,7 +30,8 @@ def build_parser():
     subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=OneLineParser)
     subparsers.required = True
     for module in SUBCOMMANDS:
-        module.register(subparsers)
+        module.register(subparsers.add_parser(module.COMMAND, help=module.HELP,
+                                              description=module.__doc__.split("\n\n")[0]))
     return parser
 
 

@@ -18,9 +18,12 @@ from .formatting import fmt_rate
 from .errors import UsageError
 
 
-def register(subparsers):
-    p = subparsers.add_parser("compare", help="ratio of two locks (or two result sets), with spread",
-                              description=__doc__.split("\n\n")[0])
+COMMAND = "compare"
+HELP = "ratio of two locks (or two result sets), with spread"
+
+
+def register(p):
+    """Fills the parser that cli.build_parser made from COMMAND, HELP and the docstring."""
     p.add_argument("a", metavar="A", help="lock spec (with --dir) or result directory")
     p.add_argument("b", metavar="B", help="lock spec (with --dir) or result directory")
     p.add_argument("--dir", metavar="DIR", help="result directory holding both lock specs A and B")

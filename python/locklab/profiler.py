@@ -19,9 +19,12 @@ SORT_KEYS = {"wait": "wait_total_ns", "contended": "contended", "acquisitions": 
              "hold": "hold_mean_ns"}
 
 
-def register(subparsers):
-    p = subparsers.add_parser("profile", help="which locks of a program are contended, and how unfair they are",
-                              description=__doc__.split("\n\n")[0])
+COMMAND = "profile"
+HELP = "which locks of a program are contended, and how unfair they are"
+
+
+def register(p):
+    """Fills the parser that cli.build_parser made from COMMAND, HELP and the docstring."""
     p.add_argument("--lock", metavar="SPEC", help="lock spec (default: the interposer's default lock)")
     p.add_argument("--show", metavar="FILE", help="render an existing JSON report instead of running a command")
     p.add_argument("--out", metavar="FILE", help="keep the JSON report in FILE (default: a temporary file)")

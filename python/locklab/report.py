@@ -15,9 +15,12 @@ from . import results
 from .formatting import fmt_fixed, fmt_rate, fmt_small, fmt_value, spread_cell
 
 
-def register(subparsers):
-    p = subparsers.add_parser("report", help="tables, plots, report.md and report.html of a sweep",
-                              description=__doc__.split("\n\n")[0])
+COMMAND = "report"
+HELP = "tables, plots, report.md and report.html of a sweep"
+
+
+def register(p):
+    """Fills the parser that cli.build_parser made from COMMAND, HELP and the docstring."""
     p.add_argument("dir", metavar="DIR", help="result directory written by `locklab sweep`")
     p.set_defaults(func=run)
 

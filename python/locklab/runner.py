@@ -9,9 +9,12 @@ import sys
 from . import preload
 
 
-def register(subparsers):
-    p = subparsers.add_parser("run", help="run a program on a locklab lock (LD_PRELOAD interposer)",
-                              description=__doc__.split("\n\n")[0])
+COMMAND = "run"
+HELP = "run a program on a locklab lock (LD_PRELOAD interposer)"
+
+
+def register(p):
+    """Fills the parser that cli.build_parser made from COMMAND, HELP and the docstring."""
     p.add_argument("--lock", required=True, metavar="SPEC", help="lock spec (see locklab-bench --list), "
                    "or 'glibc' for the program's own mutexes")
     p.add_argument("--profile", metavar="PATH", help="also write the contention profile to PATH (or - for stderr)")

@@ -32,9 +32,12 @@ MAX_THREADS = 4096  # locklab-bench's own limit
 DEFAULT_THREADS = "1,2,4,8,16,32"
 
 
-def register(subparsers):
-    p = subparsers.add_parser("sweep", help="run a campaign of measurements into DIR/results.csv",
-                              description=__doc__.split("\n\n")[0])
+COMMAND = "sweep"
+HELP = "run a campaign of measurements into DIR/results.csv"
+
+
+def register(p):
+    """Fills the parser that cli.build_parser made from COMMAND, HELP and the docstring."""
     p.add_argument("--workloads", default="mutexbench", help="comma-separated workloads (default: mutexbench)")
     p.add_argument("--locks", required=True, help="comma-separated lock specs, e.g. mcs,mcscr-stp,pthread "
                    "(a spec's own KEY=VALUE list may use commas: backoff:min=8,max=1024,mcs)")

@@ -65,13 +65,7 @@ LL_INLINE bool glibc_owned(lp_cond *c)
 /* The profile record of c when profiling (NULL otherwise); glibc's: counts this call. */
 static lp_profile *profile_of(lp_cond *c, void *pc)
 {
-    if (LL_LIKELY(!lp_profiling))
-        return NULL;
-    bool glibc = glibc_owned(c);
-    lp_profile *p = lp_proftable_get(c, "cond", glibc ? "pshared" : lp_discipline_name(&lp_cfg.cond), glibc, pc);
-    if (p && glibc)
-        lp_profile_passthrough_op(p);
-    return p;
+    return LL_LIKELY(!lp_profiling) ? NULL : lp_proftable_sync(c, "cond", glibc_owned(c), &lp_cfg.cond, pc);
 }
 
 /* ---- a passthrough mutex, locked and unlocked through glibc ------------------------ */
@@ -153,35 +147,30 @@ static ll_wake_list *held_wake_list(const ll_mutex_iface *mi, void *mutex)
     return mi == &lp_mutex_iface && lp_mutex_held_by_me(m) ? &m->deferred : NULL;
 }
 
-int pthread_cond_signal(pthread_cond_t *pc)
+/* pthread_cond_signal (all = false) and pthread_cond_broadcast (all = true);
+ * caller: the application's return address, for the profile. */
+LL_INLINE int cond_wake(pthread_cond_t *pc, bool all, void *caller)
 {
     lp_cond *c = (lp_cond *)pc;
     if (LL_UNLIKELY(!lp_ensure_init())) {
         if (glibc_owned(c))
-            lp_init_recursion_fatal("pthread_cond_signal (process-shared)");
+            lp_init_recursion_fatal(all ? "pthread_cond_broadcast (process-shared)"
+                                        : "pthread_cond_signal (process-shared)");
         return 0; /* called while configuring: no thread can be waiting on it (config.h) */
     }
-    profile_of(c, __builtin_return_address(0));
+    profile_of(c, caller);
     if (glibc_owned(c))
-        return lp_real.cond_signal(pc);
-    ll_cond_signal_morph(&c->c, held_wake_list);
+        return all ? lp_real.cond_broadcast(pc) : lp_real.cond_signal(pc);
+    if (all)
+        ll_cond_broadcast_morph(&c->c, held_wake_list);
+    else
+        ll_cond_signal_morph(&c->c, held_wake_list);
     return 0;
 }
 
-int pthread_cond_broadcast(pthread_cond_t *pc)
-{
-    lp_cond *c = (lp_cond *)pc;
-    if (LL_UNLIKELY(!lp_ensure_init())) {
-        if (glibc_owned(c))
-            lp_init_recursion_fatal("pthread_cond_broadcast (process-shared)");
-        return 0; /* called while configuring: no thread can be waiting on it (config.h) */
-    }
-    profile_of(c, __builtin_return_address(0));
-    if (glibc_owned(c))
-        return lp_real.cond_broadcast(pc);
-    ll_cond_broadcast_morph(&c->c, held_wake_list);
-    return 0;
-}
+int pthread_cond_signal(pthread_cond_t *pc) { return cond_wake(pc, false, __builtin_return_address(0)); }
+
+int pthread_cond_broadcast(pthread_cond_t *pc) { return cond_wake(pc, true, __builtin_return_address(0)); }
 
 int pthread_cond_init(pthread_cond_t *pc, const pthread_condattr_t *attr)
 {

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 
+#include "config.h"
 #include "profile.h"
 
 #define LP_PROFTABLE_SLOTS (1u << 16)
@@ -25,5 +26,18 @@
 /* The record of the object at addr, created (kind, type, passthrough, pc) at
  * the first call for that address; NULL when the table is full. */
 lp_profile *lp_proftable_get(const void *addr, const char *kind, const char *type, bool passthrough, void *pc);
+
+/* The record of a condition variable or semaphore (kind "cond" or "sem") when
+ * profiling, for its callers' profile_of: type "pshared" when it is glibc's
+ * (glibc, which counts this call as a passthrough op), else the name of its
+ * discipline (cfg). */
+LL_INLINE lp_profile *lp_proftable_sync(const void *obj, const char *kind, bool glibc, const ll_sync_config *cfg,
+                                        void *pc)
+{
+    lp_profile *p = lp_proftable_get(obj, kind, glibc ? "pshared" : lp_discipline_name(cfg), glibc, pc);
+    if (p && glibc)
+        lp_profile_passthrough_op(p);
+    return p;
+}
 
 #endif

@@ -32,55 +32,22 @@ void lp_real_resolve(void)
             ll_yield();
         return;
     }
-#define RESOLVE(field, name) lp_real.field = (__typeof__(lp_real.field))must_resolve(name)
-    RESOLVE(mutex_init, "pthread_mutex_init");
-    RESOLVE(mutex_destroy, "pthread_mutex_destroy");
-    RESOLVE(mutex_lock, "pthread_mutex_lock");
-    RESOLVE(mutex_trylock, "pthread_mutex_trylock");
-    RESOLVE(mutex_timedlock, "pthread_mutex_timedlock");
-    RESOLVE(mutex_clocklock, "pthread_mutex_clocklock");
-    RESOLVE(mutex_unlock, "pthread_mutex_unlock");
-    RESOLVE(cond_init, "pthread_cond_init");
-    RESOLVE(cond_destroy, "pthread_cond_destroy");
-    RESOLVE(cond_wait, "pthread_cond_wait");
-    RESOLVE(cond_timedwait, "pthread_cond_timedwait");
-    RESOLVE(cond_clockwait, "pthread_cond_clockwait");
-    RESOLVE(cond_signal, "pthread_cond_signal");
-    RESOLVE(cond_broadcast, "pthread_cond_broadcast");
-    RESOLVE(sem_init, "sem_init");
-    RESOLVE(sem_destroy, "sem_destroy");
-    RESOLVE(sem_wait, "sem_wait");
-    RESOLVE(sem_trywait, "sem_trywait");
-    RESOLVE(sem_timedwait, "sem_timedwait");
-    RESOLVE(sem_clockwait, "sem_clockwait");
-    RESOLVE(sem_post, "sem_post");
-    RESOLVE(sem_getvalue, "sem_getvalue");
+#define RESOLVE(field, name, params) lp_real.field = (__typeof__(lp_real.field))must_resolve(name);
+    LP_REAL_FNS(RESOLVE)
 #undef RESOLVE
     ll_store_release(&state, RESOLVED); /* release: the table above is complete before the flag */
 }
 
-int lp_real_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
-{
-    lp_real_resolve();
-    return lp_real.mutex_init(m, attr);
-}
-int lp_real_mutex_destroy(pthread_mutex_t *m)
-{
-    lp_real_resolve();
-    return lp_real.mutex_destroy(m);
-}
-int lp_real_mutex_lock(pthread_mutex_t *m)
-{
-    lp_real_resolve();
-    return lp_real.mutex_lock(m);
-}
-int lp_real_mutex_trylock(pthread_mutex_t *m)
-{
-    lp_real_resolve();
-    return lp_real.mutex_trylock(m);
-}
-int lp_real_mutex_unlock(pthread_mutex_t *m)
-{
-    lp_real_resolve();
-    return lp_real.mutex_unlock(m);
-}
+/* The glibc mutex calls of the library code compiled into the interposer
+ * (glibc_mutex.h): resolve, then call glibc's. */
+#define REAL_CALL(field, params, args)                                                   \
+    int lp_real_##field params                                                           \
+    {                                                                                    \
+        lp_real_resolve();                                                               \
+        return lp_real.field args;                                                       \
+    }
+REAL_CALL(mutex_init, (pthread_mutex_t *m, const pthread_mutexattr_t *attr), (m, attr))
+REAL_CALL(mutex_destroy, (pthread_mutex_t *m), (m))
+REAL_CALL(mutex_lock, (pthread_mutex_t *m), (m))
+REAL_CALL(mutex_trylock, (pthread_mutex_t *m), (m))
+REAL_CALL(mutex_unlock, (pthread_mutex_t *m), (m))

@@ -19,29 +19,36 @@
 #include <semaphore.h>
 #include <time.h>
 
+/* glibc's functions behind the interposer: X(field, glibc's name, parameter types), in
+ * the order lp_real_resolve looks them up; each returns int. */
+#define LP_REAL_FNS(X) \
+    X(mutex_init, "pthread_mutex_init", (pthread_mutex_t *, const pthread_mutexattr_t *)) \
+    X(mutex_destroy, "pthread_mutex_destroy", (pthread_mutex_t *)) \
+    X(mutex_lock, "pthread_mutex_lock", (pthread_mutex_t *)) \
+    X(mutex_trylock, "pthread_mutex_trylock", (pthread_mutex_t *)) \
+    X(mutex_timedlock, "pthread_mutex_timedlock", (pthread_mutex_t *, const struct timespec *)) \
+    X(mutex_clocklock, "pthread_mutex_clocklock", (pthread_mutex_t *, clockid_t, const struct timespec *)) \
+    X(mutex_unlock, "pthread_mutex_unlock", (pthread_mutex_t *)) \
+    X(cond_init, "pthread_cond_init", (pthread_cond_t *, const pthread_condattr_t *)) \
+    X(cond_destroy, "pthread_cond_destroy", (pthread_cond_t *)) \
+    X(cond_wait, "pthread_cond_wait", (pthread_cond_t *, pthread_mutex_t *)) \
+    X(cond_timedwait, "pthread_cond_timedwait", (pthread_cond_t *, pthread_mutex_t *, const struct timespec *)) \
+    X(cond_clockwait, "pthread_cond_clockwait", (pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *)) \
+    X(cond_signal, "pthread_cond_signal", (pthread_cond_t *)) \
+    X(cond_broadcast, "pthread_cond_broadcast", (pthread_cond_t *)) \
+    X(sem_init, "sem_init", (sem_t *, int, unsigned)) \
+    X(sem_destroy, "sem_destroy", (sem_t *)) \
+    X(sem_wait, "sem_wait", (sem_t *)) \
+    X(sem_trywait, "sem_trywait", (sem_t *)) \
+    X(sem_timedwait, "sem_timedwait", (sem_t *, const struct timespec *)) \
+    X(sem_clockwait, "sem_clockwait", (sem_t *, clockid_t, const struct timespec *)) \
+    X(sem_post, "sem_post", (sem_t *)) \
+    X(sem_getvalue, "sem_getvalue", (sem_t *, int *))
+
 typedef struct lp_real_fns {
-    int (*mutex_init)(pthread_mutex_t *, const pthread_mutexattr_t *);
-    int (*mutex_destroy)(pthread_mutex_t *);
-    int (*mutex_lock)(pthread_mutex_t *);
-    int (*mutex_trylock)(pthread_mutex_t *);
-    int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
-    int (*mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
-    int (*mutex_unlock)(pthread_mutex_t *);
-    int (*cond_init)(pthread_cond_t *, const pthread_condattr_t *);
-    int (*cond_destroy)(pthread_cond_t *);
-    int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
-    int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
-    int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
-    int (*cond_signal)(pthread_cond_t *);
-    int (*cond_broadcast)(pthread_cond_t *);
-    int (*sem_init)(sem_t *, int, unsigned);
-    int (*sem_destroy)(sem_t *);
-    int (*sem_wait)(sem_t *);
-    int (*sem_trywait)(sem_t *);
-    int (*sem_timedwait)(sem_t *, const struct timespec *);
-    int (*sem_clockwait)(sem_t *, clockid_t, const struct timespec *);
-    int (*sem_post)(sem_t *);
-    int (*sem_getvalue)(sem_t *, int *);
+#define LP_REAL_FIELD(field, name, params) int(*field) params;
+    LP_REAL_FNS(LP_REAL_FIELD)
+#undef LP_REAL_FIELD
 } lp_real_fns;
 
 /* Filled by lp_real_resolve(); every entry non-NULL afterwards. */

@@ -41,13 +41,7 @@ LL_INLINE bool glibc_owned(sem_t *s) { return ((ll_sem *)s)->append_one_in == LP
 /* The profile record of s when profiling (NULL otherwise); glibc's: counts this call. */
 static lp_profile *profile_of(sem_t *s, void *pc)
 {
-    if (LL_LIKELY(!lp_profiling))
-        return NULL;
-    bool glibc = glibc_owned(s);
-    lp_profile *p = lp_proftable_get(s, "sem", glibc ? "pshared" : lp_discipline_name(&lp_cfg.sem), glibc, pc);
-    if (p && glibc)
-        lp_profile_passthrough_op(p);
-    return p;
+    return LL_LIKELY(!lp_profiling) ? NULL : lp_proftable_sync(s, "sem", glibc_owned(s), &lp_cfg.sem, pc);
 }
 
 LL_INLINE int fail(int err)

@@ -128,12 +128,7 @@ bool ll_clh_is_locked(ll_clh_lock *l)
 }
 
 /* Generic handle: the lock itself. */
-static int init(void *s, const uint64_t *p, char *err, size_t errlen)
-{
-    (void)p, (void)err, (void)errlen;
-    ll_clh_init((ll_clh_lock *)s);
-    return 0;
-}
+LL_INIT_ADAPTER(ll_clh_init((ll_clh_lock *)s))
 static void destroy(void *s) { ll_clh_destroy((ll_clh_lock *)s); }
 LL_LOCK_ADAPTER(ll_clh_lock, ll_clh)
 

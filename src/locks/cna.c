@@ -70,6 +70,8 @@
  * steps (src/locks/mcs_queue.h, which explains their memory orders); this
  * file adds the secondary queue and the choice of successor.
  */
+#include <stddef.h>
+
 #include "locklab/cna.h"
 #include "locklab/registry.h"
 #include "mcs_queue.h"
@@ -246,38 +248,21 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     cna_state *st = (cna_state *)s;
-    ll_store_relaxed(&st->lock.tail, NULL); /* relaxed: the creator publishes the handle */
+    ll_cna_init(&st->lock); /* relaxed: the creator publishes the handle */
     st->params.keep_local_shift = (unsigned)p[0];
     st->params.shuffle_shift = (unsigned)p[1];
     st->params.flush_ns = p[2];
     return 0;
 }
-static void acquire(void *s, ll_wait_policy *wp)
+/* The handle's verbs: cna's, releasing with the spec's tuning (st->params). */
+#define cna_tuned_acquire ll_cna_acquire
+#define cna_tuned_try_acquire ll_cna_try_acquire
+static void cna_tuned_release(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp)
 {
-    cna_state *st = (cna_state *)s;
-    ll_cna_node *me = (ll_cna_node *)ll_qnode_get();
-    ll_cna_acquire(&st->lock, me, wp);
-    st->holder = me;
+    const cna_state *st = (const cna_state *)(const void *)((const char *)l - offsetof(cna_state, lock));
+    ll_cna_release_tuned(l, me, wp, &st->params);
 }
-static bool try_acquire(void *s, ll_wait_policy *wp)
-{
-    (void)wp;
-    cna_state *st = (cna_state *)s;
-    ll_cna_node *me = (ll_cna_node *)ll_qnode_get();
-    if (!ll_cna_try_acquire(&st->lock, me)) {
-        ll_qnode_put(me);
-        return false;
-    }
-    st->holder = me;
-    return true;
-}
-static void release(void *s, ll_wait_policy *wp)
-{
-    cna_state *st = (cna_state *)s;
-    ll_cna_node *me = st->holder;
-    ll_cna_release_tuned(&st->lock, me, wp, &st->params);
-    ll_qnode_put(me);
-}
+LL_QUEUE_LOCK_ADAPTER(cna_state, ll_cna_node, cna_tuned)
 
 const ll_lock_ops ll_lock_cna = {
     "cna", "Dice & Kogan 2019 (CNA), EuroSys", "MCS variant: same-socket successor first, others to a secondary queue",

@@ -231,12 +231,7 @@ static const ll_param params[] = {
     {NULL, NULL, 0, 0, 0},
 };
 
-static int init(void *s, const uint64_t *p, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    ll_lifocr_init((ll_lifocr_lock *)s, (uint32_t)p[0], (uint32_t)p[1]);
-    return 0;
-}
+LL_INIT_ADAPTER(ll_lifocr_init((ll_lifocr_lock *)s, (uint32_t)p[0], (uint32_t)p[1]))
 LL_LOCK_ADAPTER(ll_lifocr_lock, ll_lifocr)
 
 const ll_lock_ops ll_lock_lifocr = {

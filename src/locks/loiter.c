@@ -276,6 +276,11 @@ bool ll_loiter_try_acquire(ll_loiter_lock *l)
     return false;
 }
 
+bool ll_loiter_is_locked(ll_loiter_lock *l)
+{
+    return (ll_load_acquire(&l->word) & LOCKED) != 0; /* acquire: as a successful try_acquire (pairs with the freeing CAS) */
+}
+
 /* ---- release -------------------------------------------------------------------------------- */
 
 /* Free the outer lock (or hand it to an impatient standby) given the word v our failed
@@ -366,12 +371,7 @@ static const ll_param params[] = {
     {NULL, NULL, 0, 0, 0},
 };
 
-static int init(void *s, const uint64_t *p, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    ll_loiter_init((ll_loiter_lock *)s, p[0], p[1], (uint32_t)p[2]);
-    return 0;
-}
+LL_INIT_ADAPTER(ll_loiter_init((ll_loiter_lock *)s, p[0], p[1], (uint32_t)p[2]))
 static void acquire(void *s, ll_wait_policy *wp) { (void)wp; ll_loiter_acquire((ll_loiter_lock *)s); }
 static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_loiter_try_acquire((ll_loiter_lock *)s); }
 static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_loiter_release((ll_loiter_lock *)s); }

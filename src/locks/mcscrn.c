@@ -133,13 +133,8 @@ static const ll_param params[] = CR_PARAMS(
     /* no cpu_aware key (mcscr only) */,
     /* after fairness: */ {"rehome", "1/N chance per contended unlock to move home to the eldest remote thread's "
                                      "socket", 1, 1u << 30, LL_MCSCRN_DEFAULT_REHOME}, );
-static int init(void *s, const uint64_t *p, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    ll_mcscrn_init(&((mcscrn_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2], (uint32_t)p[3],
-                   (uint32_t)p[4]);
-    return 0;
-}
+LL_INIT_ADAPTER(ll_mcscrn_init(&((mcscrn_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2],
+                               (uint32_t)p[3], (uint32_t)p[4]))
 LL_QUEUE_LOCK_ADAPTER(mcscrn_state, ll_mcscrn_node, ll_mcscrn)
 
 const ll_lock_ops ll_lock_mcscrn = {

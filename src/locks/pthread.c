@@ -13,12 +13,7 @@
 
 #include "locklab/registry.h"
 
-static int init(void *s, const uint64_t *p, char *err, size_t errlen)
-{
-    (void)p, (void)err, (void)errlen;
-    pthread_mutex_init((pthread_mutex_t *)s, NULL);
-    return 0;
-}
+LL_INIT_ADAPTER(pthread_mutex_init((pthread_mutex_t *)s, NULL))
 static void destroy(void *s) { pthread_mutex_destroy((pthread_mutex_t *)s); }
 static void acquire(void *s, ll_wait_policy *wp) { (void)wp; pthread_mutex_lock((pthread_mutex_t *)s); }
 static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return pthread_mutex_trylock((pthread_mutex_t *)s) == 0; }

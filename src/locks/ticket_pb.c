@@ -45,12 +45,7 @@ static const ll_param params[] = {
     {"unit", "PAUSE steps of delay per waiter ahead", 1, 1u << 16, LL_TICKET_PB_DEFAULT_UNIT},
     {NULL, NULL, 0, 0, 0},
 };
-static int init(void *s, const uint64_t *p, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    ll_ticket_pb_init((ll_ticket_pb_lock *)s, (uint32_t)p[0]);
-    return 0;
-}
+LL_INIT_ADAPTER(ll_ticket_pb_init((ll_ticket_pb_lock *)s, (uint32_t)p[0]))
 LL_LOCK_ADAPTER(ll_ticket_pb_lock, ll_ticket_pb)
 
 const ll_lock_ops ll_lock_ticket_pb = {

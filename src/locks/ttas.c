@@ -11,8 +11,8 @@
  * Footprint: 4 bytes per lock, nothing per waiting thread.
  * Policies: spin, yield.
  */
-#include "locklab/registry.h"
 #include "locklab/ttas.h"
+#include "word_lock.h"
 
 LL_COLD static void ttas_acquire_slow(ll_ttas_lock *l, ll_wait_policy *wp)
 {
@@ -23,28 +23,7 @@ LL_COLD static void ttas_acquire_slow(ll_ttas_lock *l, ll_wait_policy *wp)
     } while (ll_xchg(&l->held, 1, LL_ACQUIRE) != 0); /* acquire: see the previous holder's writes */
 }
 
-void ll_ttas_init(ll_ttas_lock *l) { ll_store_relaxed(&l->held, 0); /* relaxed: like pthread_mutex_init, publish the lock yourself */ }
-
-void ll_ttas_acquire(ll_ttas_lock *l, ll_wait_policy *wp)
-{
-    if (LL_UNLIKELY(ll_xchg(&l->held, 1, LL_ACQUIRE) != 0)) /* acquire: see the previous holder's writes */
-        ttas_acquire_slow(l, wp);
-}
-
-bool ll_ttas_try_acquire(ll_ttas_lock *l)
-{
-    return ll_load_relaxed(&l->held) == 0 && ll_xchg(&l->held, 1, LL_ACQUIRE) == 0; /* acquire: as above */
-}
-
-void ll_ttas_release(ll_ttas_lock *l, ll_wait_policy *wp)
-{
-    (void)wp;
-    ll_store_release(&l->held, 0); /* release: publish the critical section */
-}
-
-bool ll_ttas_is_locked(ll_ttas_lock *l) { return ll_load_acquire(&l->held) != 0; /* acquire: as a successful try_acquire */ }
-
-LL_LOCK_ADAPTER(ll_ttas_lock, ll_ttas)
+LL_WORD_LOCK_DEFINE(ll_ttas, ttas_acquire_slow) /* init, acquire, try_acquire, release, is_locked, adapter */
 
 const ll_lock_ops ll_lock_ttas = {
     "ttas", "Anderson, Lazowska, Levy 1989 §4 (spin on read)", "test-and-test-and-set, spinning on a plain read",

@@ -109,12 +109,7 @@ static const ll_param params[] = {
     {"threshold", "LongTermThreshold: waiters farther than this wait on the array", 1, 1024, LL_TWA_DEFAULT_THRESHOLD},
     {NULL, NULL, 0, 0, 0},
 };
-static int init(void *s, const uint64_t *p, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    ll_twa_init((ll_twa_lock *)s, (uint32_t)p[0]);
-    return 0;
-}
+LL_INIT_ADAPTER(ll_twa_init((ll_twa_lock *)s, (uint32_t)p[0]))
 LL_LOCK_ADAPTER(ll_twa_lock, ll_twa)
 
 const ll_lock_ops ll_lock_twa = {

@@ -232,34 +232,22 @@ static int mcs_init(void *s, const uint64_t *p, char *err, size_t errlen)
     ck_spinlock_mcs_init(&((mcs_state *)s)->lock);
     return 0;
 }
-static void mcs_acquire(void *s, ll_wait_policy *wp)
+/* ck's MCS calls under the names LL_QUEUE_LOCK_ADAPTER_NAMED expects (wp: ck spins). */
+static inline void ckmcs_acquire(ck_spinlock_mcs_t *l, ck_spinlock_mcs_context_t *me, ll_wait_policy *wp)
 {
     (void)wp;
-    mcs_state *st = (mcs_state *)s;
-    ck_spinlock_mcs_context_t *me = (ck_spinlock_mcs_context_t *)ll_qnode_get();
-    ck_spinlock_mcs_lock(&st->lock, me);
-    st->holder = me;
+    ck_spinlock_mcs_lock(l, me);
 }
-static bool mcs_try_acquire(void *s, ll_wait_policy *wp)
+static inline bool ckmcs_try_acquire(ck_spinlock_mcs_t *l, ck_spinlock_mcs_context_t *me)
+{
+    return ck_spinlock_mcs_trylock(l, me);
+}
+static inline void ckmcs_release(ck_spinlock_mcs_t *l, ck_spinlock_mcs_context_t *me, ll_wait_policy *wp)
 {
     (void)wp;
-    mcs_state *st = (mcs_state *)s;
-    ck_spinlock_mcs_context_t *me = (ck_spinlock_mcs_context_t *)ll_qnode_get();
-    if (!ck_spinlock_mcs_trylock(&st->lock, me)) {
-        ll_qnode_put(me);
-        return false;
-    }
-    st->holder = me;
-    return true;
+    ck_spinlock_mcs_unlock(l, me);
 }
-static void mcs_release(void *s, ll_wait_policy *wp)
-{
-    (void)wp;
-    mcs_state *st = (mcs_state *)s;
-    ck_spinlock_mcs_context_t *me = st->holder;
-    ck_spinlock_mcs_unlock(&st->lock, me);
-    ll_qnode_put(me);
-}
+LL_QUEUE_LOCK_ADAPTER_NAMED(mcs_state, ck_spinlock_mcs_context_t, ckmcs, mcs_)
 
 static const ll_lock_ops mcs_ops = {
     "ck-mcs", "Concurrency Kit 0.7.1, ck_spinlock_mcs; Mellor-Crummey & Scott 1991",

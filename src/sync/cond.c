@@ -60,20 +60,33 @@ int ll_cond_wait(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t cl
     return rc;
 }
 
-void ll_cond_signal(ll_cond *c, ll_wake_list *defer)
+/* Take the first listed waiter (TAKEN), or NULL. */
+static struct ll_sync_waiter *take_first(ll_cond *c)
 {
     ll_sync_list l = list_of(c);
     ll_sync_guard_lock(&c->guard);
     struct ll_sync_waiter *w = ll_sync_take_first(&l);
     ll_sync_guard_unlock(&c->guard);
-    if (w == NULL)
-        return;
+    return w;
+}
+
+/* Wake the taken waiter w now, or (defer) after the caller's unlock of the
+ * mutex that defer belongs to. */
+static void wake_or_defer(struct ll_sync_waiter *w, ll_wake_list *defer)
+{
     if (defer) {
         w->wake_next = defer->head; /* the list belongs to the mutex the caller holds */
         defer->head = w;
     } else {
         ll_sync_wake(w);
     }
+}
+
+void ll_cond_signal(ll_cond *c, ll_wake_list *defer)
+{
+    struct ll_sync_waiter *w = take_first(c);
+    if (w != NULL)
+        wake_or_defer(w, defer);
 }
 
 /* Take every listed waiter (TAKEN), chained through wake_next in list order;
@@ -105,19 +118,9 @@ void ll_cond_broadcast(ll_cond *c, ll_wake_list *defer)
 
 void ll_cond_signal_morph(ll_cond *c, ll_held_wake_list_fn held)
 {
-    ll_sync_list l = list_of(c);
-    ll_sync_guard_lock(&c->guard);
-    struct ll_sync_waiter *w = ll_sync_take_first(&l);
-    ll_sync_guard_unlock(&c->guard);
-    if (w == NULL)
-        return;
-    ll_wake_list *defer = held(w->mi, w->mutex); /* w is TAKEN: its owner and its mutex are still there */
-    if (defer) {
-        w->wake_next = defer->head;
-        defer->head = w;
-    } else {
-        ll_sync_wake(w);
-    }
+    struct ll_sync_waiter *w = take_first(c);
+    if (w != NULL)
+        wake_or_defer(w, held(w->mi, w->mutex)); /* w is TAKEN: its owner and its mutex are still there */
 }
 
 void ll_cond_broadcast_morph(ll_cond *c, ll_held_wake_list_fn held)

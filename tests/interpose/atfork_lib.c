@@ -5,18 +5,12 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 
+#include "trap_mutex.h"
+
 static pthread_mutex_t fork_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-static void lock_fork_mutex(void)
-{
-    if (pthread_mutex_lock(&fork_mutex) != 0)
-        __builtin_trap();
-}
-static void unlock_fork_mutex(void)
-{
-    if (pthread_mutex_unlock(&fork_mutex) != 0)
-        __builtin_trap();
-}
+static void lock_fork_mutex(void) { lock_or_trap(&fork_mutex); }
+static void unlock_fork_mutex(void) { unlock_or_trap(&fork_mutex); }
 
 __attribute__((constructor)) static void atfork_lib_init(void)
 {

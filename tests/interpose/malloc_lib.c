@@ -7,6 +7,8 @@
 #include <pthread.h>
 #include <stddef.h>
 
+#include "trap_mutex.h"
+
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t n);
@@ -15,45 +17,19 @@ extern void __libc_free(void *p);
 
 static pthread_mutex_t arena_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-static void enter(void)
-{
-    if (pthread_mutex_lock(&arena_mutex) != 0)
-        __builtin_trap();
-}
-static void leave(void)
-{
-    if (pthread_mutex_unlock(&arena_mutex) != 0)
-        __builtin_trap();
-}
+/* expr, evaluated holding arena_mutex. */
+#define UNDER_ARENA_MUTEX(expr)                                                                      \
+    __extension__({                                                                                  \
+        lock_or_trap(&arena_mutex);                                                                  \
+        __typeof__(expr) r_ = (expr);                                                                \
+        unlock_or_trap(&arena_mutex);                                                                \
+        r_;                                                                                          \
+    })
 
-void *malloc(size_t n)
-{
-    enter();
-    void *p = __libc_malloc(n);
-    leave();
-    return p;
-}
-void *calloc(size_t n, size_t size)
-{
-    enter();
-    void *p = __libc_calloc(n, size);
-    leave();
-    return p;
-}
-void *realloc(void *old, size_t n)
-{
-    enter();
-    void *p = __libc_realloc(old, n);
-    leave();
-    return p;
-}
-void *memalign(size_t align, size_t n)
-{
-    enter();
-    void *p = __libc_memalign(align, n);
-    leave();
-    return p;
-}
+void *malloc(size_t n) { return UNDER_ARENA_MUTEX(__libc_malloc(n)); }
+void *calloc(size_t n, size_t size) { return UNDER_ARENA_MUTEX(__libc_calloc(n, size)); }
+void *realloc(void *old, size_t n) { return UNDER_ARENA_MUTEX(__libc_realloc(old, n)); }
+void *memalign(size_t align, size_t n) { return UNDER_ARENA_MUTEX(__libc_memalign(align, n)); }
 void *aligned_alloc(size_t align, size_t n) { return memalign(align, n); }
 int posix_memalign(void **out, size_t align, size_t n)
 {
@@ -65,7 +41,7 @@ int posix_memalign(void **out, size_t align, size_t n)
 }
 void free(void *p)
 {
-    enter();
+    lock_or_trap(&arena_mutex);
     __libc_free(p);
-    leave();
+    unlock_or_trap(&arena_mutex);
 }

@@ -368,23 +368,19 @@ static void test_pshared(void)
 enum { SEM_ITEMS = 20000 };
 static sem_t items, slots;
 static ll_atomic_u64 sem_produced, sem_consumed;
-static void *sem_producer(void *arg)
+/* A producer (wait on slots, post items) or a consumer (the other way round), counting its passes. */
+typedef struct sem_pass {
+    sem_t *take, *give;
+    ll_atomic_u64 *count;
+} sem_pass;
+static sem_pass sem_producer = {&slots, &items, &sem_produced}, sem_consumer = {&items, &slots, &sem_consumed};
+static void *sem_passer(void *arg)
 {
-    (void)arg;
+    const sem_pass *p = (const sem_pass *)arg;
     for (int i = 0; i < SEM_ITEMS; i++) {
-        sem_wait(&slots);
-        ll_faa(&sem_produced, 1, LL_RELAXED); /* relaxed: a count read after join */
-        sem_post(&items);
-    }
-    return NULL;
-}
-static void *sem_consumer(void *arg)
-{
-    (void)arg;
-    for (int i = 0; i < SEM_ITEMS; i++) {
-        sem_wait(&items);
-        ll_faa(&sem_consumed, 1, LL_RELAXED); /* relaxed: a count read after join */
-        sem_post(&slots);
+        sem_wait(p->take);
+        ll_faa(p->count, 1, LL_RELAXED); /* relaxed: a count read after join */
+        sem_post(p->give);
     }
     return NULL;
 }
@@ -422,8 +418,8 @@ static void test_sem(void)
     CHECK_EQ(sem_init(&slots, 0, 8), 0);
     pthread_t p[3], c[3];
     for (int i = 0; i < 3; i++) {
-        test_start(&p[i], sem_producer, NULL);
-        test_start(&c[i], sem_consumer, NULL);
+        test_start(&p[i], sem_passer, &sem_producer);
+        test_start(&c[i], sem_passer, &sem_consumer);
     }
     test_join_n(p, 3);
     test_join_n(c, 3);

@@ -34,15 +34,31 @@ static void *held_waiter(void *arg)
     return NULL;
 }
 
-static void *held_worker(void *arg)
+/* 20000 increments of *counter under *m: the threads a child (or the parent) starts. */
+typedef struct counted {
+    pthread_mutex_t *m;
+    long *counter;
+} counted;
+static counted held_count = {&held, &held_counter}, contended_count = {&contended, &counter};
+
+static void *count_worker(void *arg)
 {
-    (void)arg;
+    counted *c = (counted *)arg;
     for (int i = 0; i < 20000; i++) {
-        pthread_mutex_lock(&held);
-        held_counter++;
-        pthread_mutex_unlock(&held);
+        pthread_mutex_lock(c->m);
+        (*c->counter)++;
+        pthread_mutex_unlock(c->m);
     }
     return NULL;
+}
+
+/* The parent's side of a fork: the child exited, with status 0. */
+static void check_child(pid_t pid)
+{
+    int status = -1;
+    CHECK_EQ(waitpid(pid, &status, 0), pid);
+    CHECK(WIFEXITED(status));
+    CHECK_EQ(WEXITSTATUS(status), 0);
 }
 
 /* The atfork pattern: fork while holding `held`, with a parent thread queued on it. */
@@ -58,26 +74,12 @@ static void fork_while_held(void)
         int bad = pthread_mutex_unlock(&held) != 0;
         bad |= pthread_mutex_lock(&held) != 0;
         bad |= pthread_mutex_unlock(&held) != 0;
-        test_run_threads(2, held_worker, NULL, 0);
+        test_run_threads(2, count_worker, &held_count, 0);
         _exit(bad || held_counter != 40000 ? 3 : 0);
     }
     CHECK_EQ(pthread_mutex_unlock(&held), 0);
     CHECK_EQ(pthread_join(waiter, NULL), 0);
-    int status = -1;
-    CHECK_EQ(waitpid(pid, &status, 0), pid);
-    CHECK(WIFEXITED(status));
-    CHECK_EQ(WEXITSTATUS(status), 0);
-}
-
-static void *worker(void *arg)
-{
-    (void)arg;
-    for (int i = 0; i < 20000; i++) {
-        pthread_mutex_lock(&contended);
-        counter++;
-        pthread_mutex_unlock(&contended);
-    }
-    return NULL;
+    check_child(pid);
 }
 
 static int child(void)
@@ -94,7 +96,7 @@ static int child(void)
     bad |= pthread_mutex_lock(&contended) != 0;
     bad |= pthread_mutex_unlock(&contended) != 0;
     /* The child can start threads that use the mutexes, too. */
-    test_run_threads(2, worker, NULL, 0);
+    test_run_threads(2, count_worker, &contended_count, 0);
     return bad ? 3 : 0;
 }
 
@@ -103,15 +105,12 @@ int main(void)
     require_interposed((void *)pthread_mutex_lock);
     CHECK_EQ(pthread_mutex_lock(&used), 0);
     CHECK_EQ(pthread_mutex_unlock(&used), 0);
-    test_run_threads(2, worker, NULL, 0);
+    test_run_threads(2, count_worker, &contended_count, 0);
     for (int round = 0; round < 3; round++) {
         pid_t pid = fork();
         if (pid == 0)
             _exit(child());
-        int status = -1;
-        CHECK_EQ(waitpid(pid, &status, 0), pid);
-        CHECK(WIFEXITED(status));
-        CHECK_EQ(WEXITSTATUS(status), 0);
+        check_child(pid);
     }
     const char *lock = getenv("LOCKLAB_LOCK");
     if (lock == NULL || *lock == '\0' || strncmp(lock, "acr", 3) == 0)

@@ -21,6 +21,7 @@
 
 #include "check.h"
 #include "locklab/atomics.h"
+#include "locklab/core.h" /* ll_rand_next */
 
 enum { THREADS = 12, OPS = 1500, FREE_ROUNDS = 3000, FREE_USERS = 3 };
 
@@ -48,15 +49,6 @@ static struct timespec in_us(long us)
     t.tv_sec += t.tv_nsec / 1000000000L;
     t.tv_nsec %= 1000000000L;
     return t;
-}
-
-static uint64_t xorshift(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
 }
 
 /* Inside g->m: check and bump, maybe wait on the condition variable (unlocks and relocks). */
@@ -93,7 +85,7 @@ static void *worker(void *p)
     uint64_t me = (uint64_t)(uintptr_t)p;
     uint64_t seed = 0x9e3779b97f4a7c15ull * me;
     for (int i = 0; i < OPS; i++) {
-        uint64_t r = xorshift(&seed);
+        uint64_t r = ll_rand_next(&seed);
         guarded *g = (r & 1) ? &normal : &adaptive;
         unsigned how = (unsigned)((r >> 1) % 10);
         int rc;
@@ -106,7 +98,7 @@ static void *worker(void *p)
             rc = pthread_mutex_timedlock(&g->m, &t);
         }
         if (rc == 0) {
-            inside(g, me, xorshift(&seed));
+            inside(g, me, ll_rand_next(&seed));
             CHECK_EQ(pthread_mutex_unlock(&g->m), 0);
         } else
             CHECK(rc == EBUSY || rc == ETIMEDOUT);

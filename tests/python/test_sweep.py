@@ -32,16 +32,30 @@ def test_sweep_writes_one_row_per_run_in_interleaved_order(fake_bench, tmp_path)
     assert "--locks mcs,pthread,tas" in meta["command"]
 
 
-def test_interrupted_sweep_resumes_without_duplicates_or_gaps(fake_bench, tmp_path):
-    exe, env, log = fake_bench
+def stopped_sweep(fake_bench, tmp_path, stop_env, returncode, what):
+    """Runs SWEEP into tmp_path/out with the fake bench told to stop (stop_env): it exits
+    with returncode and one stderr line saying what and how to resume.  Returns out."""
+    exe, env, _ = fake_bench
     out = tmp_path / "out"
-    p = locklab(*SWEEP, "--out", out, "--bench", exe, env=dict(env, FAKE_BENCH_FAIL_AT="7"))
-    assert p.returncode == 1
-    assert p.stderr.count("\n") == 1 and "simulated crash" in p.stderr and "resume" in p.stderr
-    first = schema.read_results(out / "results.csv")
-    assert len(first) == 6
+    p = locklab(*SWEEP, "--out", out, "--bench", exe, env=dict(env, **stop_env))
+    assert p.returncode == returncode
+    assert p.stderr.count("\n") == 1 and what in p.stderr and "resume" in p.stderr
+    return out
+
+
+def resumed_sweep(fake_bench, out):
+    """The same command again, without the stop: it succeeds."""
+    exe, env, _ = fake_bench
     p = locklab(*SWEEP, "--out", out, "--bench", exe, env=env)
     assert p.returncode == 0, p.stderr
+
+
+def test_interrupted_sweep_resumes_without_duplicates_or_gaps(fake_bench, tmp_path):
+    exe, env, log = fake_bench
+    out = stopped_sweep(fake_bench, tmp_path, {"FAKE_BENCH_FAIL_AT": "7"}, 1, "simulated crash")
+    first = schema.read_results(out / "results.csv")
+    assert len(first) == 6
+    resumed_sweep(fake_bench, out)
     rows = schema.read_results(out / "results.csv")
     keys = [schema.run_key(r) for r in rows]
     assert len(keys) == len(set(keys)) == 18
@@ -153,14 +167,9 @@ def test_lock_specs_with_their_own_commas():
 
 
 def test_ctrl_c_leaves_a_resumable_csv(fake_bench, tmp_path):
-    exe, env, log = fake_bench
-    out = tmp_path / "out"
-    p = locklab(*SWEEP, "--out", out, "--bench", exe, env=dict(env, FAKE_BENCH_INTERRUPT_AT="5"))
-    assert p.returncode == 130
-    assert p.stderr.count("\n") == 1 and "interrupted" in p.stderr and "resume" in p.stderr
+    out = stopped_sweep(fake_bench, tmp_path, {"FAKE_BENCH_INTERRUPT_AT": "5"}, 130, "interrupted")
     done = len(schema.read_results(out / "results.csv"))
     assert 4 <= done <= 5  # the interrupted run itself may or may not have been saved
-    p = locklab(*SWEEP, "--out", out, "--bench", exe, env=env)
-    assert p.returncode == 0, p.stderr
+    resumed_sweep(fake_bench, out)
     keys = [schema.run_key(r) for r in schema.read_results(out / "results.csv")]
     assert len(keys) == len(set(keys)) and set(keys) == expected_keys()
