@@ -59,7 +59,7 @@ void ll_anderson_acquire(ll_anderson_lock *l, ll_wait_policy *wp)
 bool ll_anderson_try_acquire(ll_anderson_lock *l)
 {
     uint32_t t = ll_load_relaxed(&l->next); /* relaxed: re-validated by the CAS */
-    uint32_t v = ll_load_acquire(&l->slots[t & l->mask].word); /* acquire: the previous holder's writes */
+    uint32_t v = ll_load_acquire(&l->slots[t & l->mask].word); /* acquire: pairs with ll_waitword_publish in ll_anderson_release */
     /* Ticket t admitted and not yet taken: the slot cannot move while next == t. */
     if ((v & ~LL_WAITWORD_SLEEPERS) != t << 1 || !ll_cas(&l->next, &t, t + 1, LL_RELAXED))
         return false;
@@ -76,7 +76,7 @@ void ll_anderson_release(ll_anderson_lock *l, ll_wait_policy *wp)
 bool ll_anderson_is_locked(ll_anderson_lock *l)
 {
     uint32_t t = ll_load_relaxed(&l->next); /* relaxed: a snapshot, as in try_acquire */
-    uint32_t v = ll_load_acquire(&l->slots[t & l->mask].word); /* acquire: as in try_acquire */
+    uint32_t v = ll_load_acquire(&l->slots[t & l->mask].word); /* acquire: pairs with ll_anderson_release's publish */
     return (v & ~LL_WAITWORD_SLEEPERS) != t << 1; /* free iff the next ticket is already admitted */
 }
 

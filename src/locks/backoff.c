@@ -22,7 +22,7 @@
 static bool try_once(ll_backoff_lock *l)
 {
     /* relaxed read is only a hint; acquire on the xchg sees the previous holder's writes */
-    return ll_load_relaxed(&l->held) == 0 && ll_xchg(&l->held, 1, LL_ACQUIRE) == 0;
+    return ll_load_relaxed(&l->held) == 0 && ll_xchg(&l->held, 1, LL_ACQUIRE) == 0; /* acquire: pairs with ll_backoff_release */
 }
 
 LL_COLD static void backoff_acquire_slow(ll_backoff_lock *l)
@@ -46,7 +46,7 @@ void ll_backoff_init(ll_backoff_lock *l, uint32_t min_delay, uint32_t max_delay)
 void ll_backoff_acquire(ll_backoff_lock *l, ll_wait_policy *wp)
 {
     (void)wp; /* the backoff is the waiting policy */
-    if (LL_UNLIKELY(ll_xchg(&l->held, 1, LL_ACQUIRE) != 0)) /* acquire: see the previous holder's writes */
+    if (LL_UNLIKELY(ll_xchg(&l->held, 1, LL_ACQUIRE) != 0)) /* acquire: pairs with ll_backoff_release's store */
         backoff_acquire_slow(l);
 }
 
@@ -55,10 +55,10 @@ bool ll_backoff_try_acquire(ll_backoff_lock *l) { return try_once(l); }
 void ll_backoff_release(ll_backoff_lock *l, ll_wait_policy *wp)
 {
     (void)wp;
-    ll_store_release(&l->held, 0); /* release: publish the critical section */
+    ll_store_release(&l->held, 0); /* release: the critical section; pairs with the acquiring xchg */
 }
 
-bool ll_backoff_is_locked(ll_backoff_lock *l) { return ll_load_acquire(&l->held) != 0; /* acquire: as a successful try_acquire */ }
+bool ll_backoff_is_locked(ll_backoff_lock *l) { return ll_load_acquire(&l->held) != 0; /* acquire: pairs with ll_backoff_release */ }
 
 static const ll_param params[] = {
     {"min", "initial backoff cap, PAUSE steps", 1, 1u << 20, LL_BACKOFF_DEFAULT_MIN},

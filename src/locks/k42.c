@@ -37,7 +37,7 @@ LL_COLD static void k42_acquire_slow(ll_k42_lock *l, ll_wait_policy *wp)
     for (;;) {
         void *pred = ll_load_relaxed(&l->tail); /* relaxed: re-validated by the CAS */
         if (pred == NULL) {
-            /* acquire: see the previous holder's writes */
+            /* acquire: pairs with the release CAS that freed the tail (ll_k42_release, or below) */
             if (ll_cas(&l->tail, &pred, (void *)l, LL_ACQUIRE))
                 return;
             continue;
@@ -46,19 +46,21 @@ LL_COLD static void k42_acquire_slow(ll_k42_lock *l, ll_wait_policy *wp)
         ll_store_relaxed(&me.next, NULL);
         ll_store_relaxed(&me.waiting, 1);
         me.parker = ll_self()->parker;
-        /* release: our node's init before anyone sees it; acquire: the holder's write of
-         * lock.next (NULL) before our link store to it, when pred is the lock itself */
+        /* release: our node's init before anyone sees it (pairs with the acquire load of our
+         * link by the predecessor); acquire: the holder's write of lock.next (NULL) before our
+         * link store to it, when pred is the lock itself (pairs with the release CAS below) */
         if (!ll_cas(&l->tail, &pred, (void *)&me, LL_ACQ_REL))
             continue;
         ll_atomic_ptr *link = pred == (void *)l ? &l->next : &((k42_node *)pred)->next;
-        ll_store_release(link, &me); /* release: publish our node (parker) to the predecessor */
+        ll_store_release(link, &me); /* release: our node (parker); pairs with the acquire load of next below / in ll_k42_release */
         ll_wait_while_eq(wp, &me.waiting, 1, me.parker);
         /* We own the lock.  Move our successor (if any) into the lock so our node can die. */
         void *succ = ll_load_acquire(&me.next); /* acquire: pairs with the successor's link store */
         if (succ == NULL) {
             ll_store_relaxed(&l->next, NULL); /* only the holder writes next */
             void *expected = &me;
-            /* release: our clearing of lock.next precedes a newcomer's link store to it */
+            /* release: our clearing of lock.next precedes a newcomer's link store to it (pairs
+             * with the newcomer's acq_rel CAS on tail above) */
             if (ll_cas(&l->tail, &expected, (void *)l, LL_RELEASE))
                 return;
             succ = ll_await_link(&me.next);
@@ -77,14 +79,14 @@ void ll_k42_init(ll_k42_lock *l)
 void ll_k42_acquire(ll_k42_lock *l, ll_wait_policy *wp)
 {
     void *expected = NULL;
-    if (LL_UNLIKELY(!ll_cas(&l->tail, &expected, (void *)l, LL_ACQUIRE))) /* acquire: previous holder's writes */
+    if (LL_UNLIKELY(!ll_cas(&l->tail, &expected, (void *)l, LL_ACQUIRE))) /* acquire: pairs with ll_k42_release's release CAS */
         k42_acquire_slow(l, wp);
 }
 
 bool ll_k42_try_acquire(ll_k42_lock *l)
 {
     void *expected = NULL;
-    return ll_cas(&l->tail, &expected, (void *)l, LL_ACQUIRE); /* acquire: previous holder's writes */
+    return ll_cas(&l->tail, &expected, (void *)l, LL_ACQUIRE); /* acquire: pairs with ll_k42_release's release CAS */
 }
 
 void ll_k42_release(ll_k42_lock *l, ll_wait_policy *wp)
@@ -92,16 +94,16 @@ void ll_k42_release(ll_k42_lock *l, ll_wait_policy *wp)
     k42_node *succ = (k42_node *)ll_load_acquire(&l->next); /* acquire: pairs with the link store */
     if (succ == NULL) {
         void *expected = l;
-        if (ll_cas(&l->tail, &expected, NULL, LL_RELEASE)) /* release: publish the critical section */
+        if (ll_cas(&l->tail, &expected, NULL, LL_RELEASE)) /* release: the critical section; pairs with the acquiring CASes */
             return;
         succ = (k42_node *)ll_await_link(&l->next); /* a waiter swapped in and is linking into lock.next */
     }
     ll_parker *p = ll_wait_wakee(wp, succ->parker); /* read before the handover: the node dies after it */
-    ll_store_release(&succ->waiting, 0); /* release: hand over the critical section */
+    ll_store_release(&succ->waiting, 0); /* release: hand over; pairs with the acquire in ll_wait_while_eq (acquire) */
     ll_wake(p);
 }
 
-bool ll_k42_is_locked(ll_k42_lock *l) { return ll_load_acquire(&l->tail) != NULL; /* acquire: as a successful try_acquire */ }
+bool ll_k42_is_locked(ll_k42_lock *l) { return ll_load_acquire(&l->tail) != NULL; /* acquire: pairs with ll_k42_release */ }
 
 LL_LOCK_ADAPTER(ll_k42_lock, ll_k42)
 

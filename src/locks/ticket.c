@@ -41,7 +41,7 @@ void ll_ticket_acquire(ll_ticket_lock *l, ll_wait_policy *wp)
 
 bool ll_ticket_try_acquire(ll_ticket_lock *l)
 {
-    uint32_t g = ll_load_acquire(&l->grant); /* acquire: see the previous holder's writes */
+    uint32_t g = ll_load_acquire(&l->grant); /* acquire: pairs with the release store of grant in ll_ticket_release */
     /* next == g means free; grant cannot move while next == g, so the CAS decides. */
     return ll_cas(&l->next, &g, g + 1, LL_RELAXED); /* relaxed: ordering came from the grant load */
 }
@@ -50,12 +50,12 @@ void ll_ticket_release(ll_ticket_lock *l, ll_wait_policy *wp)
 {
     (void)wp;
     uint32_t g = ll_load_relaxed(&l->grant); /* relaxed: only the holder writes grant */
-    ll_store_release(&l->grant, g + 1);        /* release: publish the critical section */
+    ll_store_release(&l->grant, g + 1);        /* release: the critical section; pairs with the acquire loads of grant */
 }
 
 bool ll_ticket_is_locked(ll_ticket_lock *l)
 {
-    uint32_t g = ll_load_acquire(&l->grant); /* acquire: as in try_acquire */
+    uint32_t g = ll_load_acquire(&l->grant); /* acquire: pairs with ll_ticket_release, as in try_acquire */
     return ll_load_relaxed(&l->next) != g;   /* relaxed: a snapshot; next == grant means free */
 }
 

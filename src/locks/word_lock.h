@@ -14,13 +14,13 @@
                                                                                                                     \
     void P##_acquire(P##_lock *l, ll_wait_policy *wp)                                                               \
     {                                                                                                               \
-        if (LL_UNLIKELY(ll_xchg(&l->held, 1, LL_ACQUIRE) != 0)) /* acquire: see the previous holder's writes */    \
+        if (LL_UNLIKELY(ll_xchg(&l->held, 1, LL_ACQUIRE) != 0)) /* acquire: pairs with P##_release's store */    \
             SLOW(l, wp);                                                                                            \
     }                                                                                                               \
                                                                                                                     \
     bool P##_try_acquire(P##_lock *l)                                                                               \
     {                                                                                                               \
-        return ll_load_relaxed(&l->held) == 0 && ll_xchg(&l->held, 1, LL_ACQUIRE) == 0; /* acquire: as above */     \
+        return ll_load_relaxed(&l->held) == 0 && ll_xchg(&l->held, 1, LL_ACQUIRE) == 0; /* acquire: pairs with P##_release */     \
     }                                                                                                               \
                                                                                                                     \
     void P##_release(P##_lock *l, ll_wait_policy *wp)                                                               \
@@ -29,7 +29,7 @@
         ll_store_release(&l->held, 0); /* release: publish the critical section; pairs with the acquire xchg */   \
     }                                                                                                               \
                                                                                                                     \
-    bool P##_is_locked(P##_lock *l) { return ll_load_acquire(&l->held) != 0; /* acquire: as a successful try_acquire */ } \
+    bool P##_is_locked(P##_lock *l) { return ll_load_acquire(&l->held) != 0; /* acquire: pairs with P##_release */ } \
                                                                                                                     \
     LL_LOCK_ADAPTER(P##_lock, P)
 #endif
