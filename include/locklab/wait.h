@@ -137,6 +137,16 @@ LL_INLINE void ll_wait_relax(const ll_wait_policy *wp, uint32_t *steps)
         ll_yield();
 }
 
+/* Randomized exponential backoff (Anderson, Lazowska & Levy's "Ethernet-style"): pause a
+ * uniform [0, *cap) PAUSEs, then double *cap, up to max.  backoff, loiter and acr use it
+ * after losing a race for a free-looking word. */
+LL_INLINE void ll_backoff_step(uint64_t *cap, uint64_t max)
+{
+    for (uint64_t d = ll_rand_below(*cap); d > 0; d--)
+        ll_pause();
+    *cap = *cap * 2 < max ? *cap * 2 : max;
+}
+
 /* ---- shared wait words (bit 0 = sleepers present) --------------------------------- */
 #define LL_WAITWORD_SLEEPERS 1u
 #define LL_WAITWORD_STEP 2u

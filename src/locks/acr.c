@@ -185,15 +185,13 @@ static void update_damp(ll_acr_lock *l, bool spin_paid, uint32_t leaving)
 static bool arrival_spin(ll_acr_lock *l, uint64_t budget_ns)
 {
     uint64_t deadline = ll_now_ns() + budget_ns;
-    uint32_t cap = BACKOFF_MIN;
+    uint64_t cap = BACKOFF_MIN;
     bool got = false;
     for (uint32_t i = 1;; i++) {
         if (ll_load_relaxed(&l->locked) == 0) { /* relaxed: a hint; take()'s CAS orders */
             if ((got = take(l)))
                 break;
-            for (uint64_t d = ll_rand_below(cap); d > 0; d--) /* lost a race: randomized backoff */
-                ll_pause();
-            cap = cap * 2 < BACKOFF_MAX ? cap * 2 : BACKOFF_MAX;
+            ll_backoff_step(&cap, BACKOFF_MAX); /* lost a race */
         } else {
             ll_pause();
         }

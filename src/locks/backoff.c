@@ -28,12 +28,9 @@ static bool try_once(ll_backoff_lock *l)
 LL_COLD static void backoff_acquire_slow(ll_backoff_lock *l)
 {
     uint64_t cap = l->min_delay;
-    do {
-        for (uint64_t d = ll_rand_below(cap); d > 0; d--)
-            ll_pause();
-        if (cap < l->max_delay)
-            cap = cap * 2 < l->max_delay ? cap * 2 : l->max_delay;
-    } while (!try_once(l));
+    do
+        ll_backoff_step(&cap, cap < l->max_delay ? l->max_delay : cap); /* a min above max (expert API) stays */
+    while (!try_once(l));
 }
 
 void ll_backoff_init(ll_backoff_lock *l, uint32_t min_delay, uint32_t max_delay)

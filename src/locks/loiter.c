@@ -123,7 +123,7 @@ void ll_loiter_init(ll_loiter_lock *l, uint64_t spin_ns, uint64_t patience_ns, u
 static bool arrival_spin(ll_loiter_lock *l)
 {
     uint64_t deadline = ll_now_ns() + l->spin_ns;
-    uint32_t cap = BACKOFF_MIN;
+    uint64_t cap = BACKOFF_MIN;
     for (uint32_t i = 1;; i++) {
         uint32_t v = ll_load_relaxed(&l->word); /* relaxed: only a hint; the CAS orders */
         if (!(v & LOCKED)) {
@@ -131,9 +131,7 @@ static bool arrival_spin(ll_loiter_lock *l)
              * freed the lock (ll_loiter_release, loiter_release_standby, outer_release_contended) */
             if (ll_cas(&l->word, &v, (v | LOCKED) - SPINNER, LL_ACQUIRE))
                 return true;
-            for (uint64_t d = ll_rand_below(cap); d > 0; d--) /* collision: randomized backoff */
-                ll_pause();
-            cap = cap * 2 < BACKOFF_MAX ? cap * 2 : BACKOFF_MAX;
+            ll_backoff_step(&cap, BACKOFF_MAX); /* collision */
         } else {
             ll_pause();
         }
