@@ -49,6 +49,10 @@ typedef struct ll_lock_ops {
  * policy (loiter, acr, pthread: registered as "spin", their own waiting)?  The
  * others park only if their policy does (src/locks/registry.c). */
 bool ll_lock_parks_itself(const ll_lock_ops *ops);
+/* Is the algorithm's state one ll_atomic_u32, 0 free and 1 held, taken by any successful
+ * CAS 0 -> 1 (acquire) and freed by a store of 0 (release) whatever the policy (tas, ttas:
+ * include/locklab/word_lock.h)?  The interposer inlines such a lock's fast path. */
+bool ll_lock_is_word_lock(const ll_lock_ops *ops);
 /* Does a lock of ops under policy never block in the kernel (pure spinning or
  * yielding)?  Such a lock, run by more threads than there are CPUs, can hand over
  * to a preempted spinner and wait a whole time slice (100-1000x slower). */

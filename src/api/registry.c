@@ -28,6 +28,17 @@ bool ll_lock_parks_itself(const ll_lock_ops *ops)
     return false;
 }
 
+/* One-word exchange locks (word_lock.h). */
+static const ll_lock_ops *const word_locks[] = {&ll_lock_tas, &ll_lock_ttas, NULL};
+
+bool ll_lock_is_word_lock(const ll_lock_ops *ops)
+{
+    for (size_t i = 0; word_locks[i]; i++)
+        if (word_locks[i] == ops)
+            return true;
+    return false;
+}
+
 /* Locks whose state is {per-lock prefix, all zeros when free; tunables the same for
  * every lock of one spec} (ll_placement.inline_prefix_bytes). */
 static const struct {

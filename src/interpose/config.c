@@ -14,7 +14,7 @@
 extern const ll_lock_ops ll_lock_acr;
 
 lp_config lp_cfg;
-ll_atomic_u32 lp_fast_acr;
+ll_atomic_u32 lp_fast;
 ll_atomic_u32 lp_init_state;
 ll_atomic_u64 lp_passthrough_mutexes, lp_passthrough_conds, lp_passthrough_sems;
 static __thread bool initialising_here;
@@ -177,8 +177,10 @@ static void configure(void)
                 lp_cfg.cond_text, lp_cfg.sem_text, ll_topology_describe(), lp_profiling ? getenv("LOCKLAB_PROFILE") : "off");
         atexit(report_at_exit);
     }
-    if (lp_cfg.acr_inline)
-        ll_store_release(&lp_fast_acr, 1); /* release: lp_cfg is complete before a fast path reads it */
+    uint32_t fast = lp_cfg.acr_inline                                                 ? LP_FAST_ACR
+                    : lp_cfg.inline_state && ll_lock_is_word_lock(lp_cfg.ops) ? LP_FAST_WORD
+                                                                                : LP_FAST_NONE;
+    ll_store_release(&lp_fast, fast); /* release: lp_cfg is complete before a fast path reads it */
 }
 
 bool lp_init(void)

@@ -70,9 +70,11 @@ LL_INLINE const char *lp_discipline_name(const ll_sync_config *c)
 #define LP_DEFAULT_APPEND_ONE_IN 1000u
 
 extern lp_config lp_cfg;
-/* 1 once lp_cfg is complete and lp_cfg.acr_inline holds (store-release after the
- * configuration): the entry points' one-branch test for the inline acr fast path. */
-extern ll_atomic_u32 lp_fast_acr;
+/* Which fast path the entry points inline for normal mutexes, stored (release) once lp_cfg is
+ * complete: LP_FAST_ACR when lp_cfg.acr_inline; LP_FAST_WORD for an inline one-word exchange
+ * lock (ll_lock_is_word_lock: tas, ttas); LP_FAST_NONE otherwise (and while profiling). */
+enum { LP_FAST_NONE = 0, LP_FAST_ACR = 1, LP_FAST_WORD = 2 };
+extern ll_atomic_u32 lp_fast;
 
 enum { LP_UNINITIALISED, LP_INITIALISING, LP_READY };
 extern ll_atomic_u32 lp_init_state;

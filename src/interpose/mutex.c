@@ -314,18 +314,37 @@ static LL_COLD int lock_slow(pthread_mutex_t *pm, void *pc, enum how how, clocki
 
 LL_INLINE bool fast_kind(const lp_mutex *m) { return m->kind == PTHREAD_MUTEX_NORMAL || m->kind == PTHREAD_MUTEX_ADAPTIVE_NP; }
 
-/* The one-branch test of the entry points: a normal mutex while the configured lock is
- * acr, inline (lp_fast_acr is stored with release once lp_cfg is complete). */
-LL_INLINE bool acr_fast(const lp_mutex *m)
+/* The entry points' test: the inlined fast path for a normal mutex (config.h, lp_fast), or
+ * LP_FAST_NONE for every other kind or configuration. */
+LL_INLINE uint32_t fast_path(const lp_mutex *m)
 {
-    return ll_load_acquire(&lp_fast_acr) != 0 && m->kind == PTHREAD_MUTEX_NORMAL; /* acquire: pairs with configure */
+    uint32_t fast = ll_load_acquire(&lp_fast); /* acquire: pairs with the release store ending configure */
+    return LL_LIKELY(m->kind == PTHREAD_MUTEX_NORMAL) ? fast : (uint32_t)LP_FAST_NONE;
+}
+
+/* A one-word exchange lock (tas, ttas) inline: CAS 0 -> 1, else its own acquire. */
+LL_INLINE ll_atomic_u32 *word_of(lp_mutex *m) { return (ll_atomic_u32 *)(void *)m->lock.state; }
+static LL_COLD void word_acquire_slow(lp_mutex *m)
+{
+    lp_note_spinning_thread();
+    lp_cfg.ops->acquire(m->lock.state, &lp_cfg.wp);
+}
+LL_INLINE bool word_try_acquire(lp_mutex *m)
+{
+    uint32_t free_ = 0;
+    /* acquire: pairs with the store-release of word_release (or the lock's own release) */
+    return ll_cas(word_of(m), &free_, 1, LL_ACQUIRE);
 }
 
 int pthread_mutex_lock(pthread_mutex_t *pm)
 {
     lp_mutex *m = (lp_mutex *)pm;
-    if (LL_LIKELY(acr_fast(m))) {
-        ll_acr_acquire(acr_of(m), &lp_cfg.acr);
+    uint32_t fast = fast_path(m);
+    if (LL_LIKELY(fast != LP_FAST_NONE)) {
+        if (LL_LIKELY(fast == LP_FAST_ACR))
+            ll_acr_acquire(acr_of(m), &lp_cfg.acr);
+        else if (LL_UNLIKELY(!word_try_acquire(m)))
+            word_acquire_slow(m);
         ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
         return 0;
     }
@@ -342,8 +361,9 @@ int pthread_mutex_lock(pthread_mutex_t *pm)
 int pthread_mutex_trylock(pthread_mutex_t *pm)
 {
     lp_mutex *m = (lp_mutex *)pm;
-    if (LL_LIKELY(acr_fast(m))) {
-        if (!ll_acr_try_acquire(acr_of(m)))
+    uint32_t fast = fast_path(m);
+    if (LL_LIKELY(fast != LP_FAST_NONE)) {
+        if (!(fast == LP_FAST_ACR ? ll_acr_try_acquire(acr_of(m)) : word_try_acquire(m)))
             return EBUSY;
         ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
         return 0;
@@ -381,12 +401,15 @@ int pthread_mutex_timedlock(pthread_mutex_t *pm, const struct timespec *abstime)
 int pthread_mutex_unlock(pthread_mutex_t *pm)
 {
     lp_mutex *m = (lp_mutex *)pm;
-    if (LL_LIKELY(acr_fast(m))) {
+    uint32_t fast = fast_path(m);
+    if (LL_LIKELY(fast != LP_FAST_NONE)) {
         ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
         if (LL_UNLIKELY(m->deferred.head != NULL)) /* holder-only field */
             release_and_flush(m);
-        else
+        else if (LL_LIKELY(fast == LP_FAST_ACR))
             ll_acr_release(acr_of(m));
+        else
+            ll_store_release(word_of(m), 0); /* release: the critical section; pairs with the acquiring CAS/xchg */
         return 0;
     }
     if (LL_UNLIKELY(!lp_ensure_init()))
