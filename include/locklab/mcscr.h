@@ -41,7 +41,8 @@ void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint3
 /* The node must stay valid from acquire until the matching release returns. */
 void ll_mcscr_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);
 void ll_mcscr_release(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);
-/* As MCS: CAS tail NULL -> me, so it fails while anyone waits, passive threads included. */
+/* As MCS: CAS tail NULL -> me, so it fails while anyone is queued (with cpu_aware=1 it
+ * may succeed while passive threads wait: they are the holder's to serve). */
 bool ll_mcscr_try_acquire(ll_mcscr_lock *l, ll_mcscr_node *me);
 /* is_locked: a snapshot, for assertions and statistics.  tail is NULL only when
  * free (a deficit frees the lock and keeps the passive set: tail -> NULL). */

@@ -122,8 +122,9 @@
  * patience_ns); one node (48 B, a 128-B slot from the per-thread cache) per waiting or
  * holding thread.  Policies: all (waiting is local, on one's own node).
  * Under stp, culled threads spin for the budget and then park, which is
- * where CR pays off.  try_acquire: as MCS (CAS tail NULL -> me; tail is
- * NULL only when nobody waits, passive threads included).
+ * where CR pays off.  try_acquire: as MCS (CAS tail NULL -> me; with
+ * cpu_aware=0 tail is NULL only when nobody waits, passive threads included;
+ * with cpu_aware=1 passive threads may wait while the lock is free).
  * Code: acquire is the shared MCS queue's (src/locks/mcs_queue.h, which
  * explains the memory orders); the passive set and the release (steps 1-4)
  * are in src/locks/passive_set.h, shared with mcscrn, whose contended release
