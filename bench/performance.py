@@ -118,6 +118,12 @@ def uncontended(locks, runs):
     return rows
 
 
+def usage_error(message):
+    """Bad input: one line on stderr, exit 2 (as every locklab command)."""
+    print(f"performance.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def split_specs(text):
     """'default,acr:spin_ns=0,spinners=2,mcs-stp' -> ['default', 'acr:spin_ns=0,spinners=2', 'mcs-stp']:
     a KEY=VALUE item without ':' continues the previous spec (spec keys have their own commas)."""
@@ -146,9 +152,9 @@ def main():
     rows = [r for r in a.rows.split(",") if r]
     bad = [r for r in rows if r not in ROWS]
     if bad:
-        sys.exit(f"performance.py: unknown row '{bad[0]}' (valid: {', '.join(ROWS)})")
+        usage_error(f"unknown row '{bad[0]}' (valid: {', '.join(ROWS)})")
     if not 1 <= a.runs <= 100 or not 0.05 <= a.seconds <= 600:
-        sys.exit(f"performance.py: --runs {a.runs} / --seconds {a.seconds:g} out of range (valid: 1..100 / 0.05..600)")
+        usage_error(f"--runs {a.runs} / --seconds {a.seconds:g} out of range (valid: 1..100 / 0.05..600)")
     locks = ["glibc"] + [l for l in split_specs(a.locks) if l != "glibc"]
     for path in (PRELOAD, PLAIN, UNCONTENDED):
         if not os.path.exists(path):
