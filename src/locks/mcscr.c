@@ -96,7 +96,13 @@
  *   The size of the active set then follows the CPUs by itself: more running
  *   waiters than the lock needs queue behind each other and are culled, waiters
  *   the scheduler parked are culled, and the set grows again only by
- *   reactivation.  mcscrn keeps the paper's release (cpu_aware is mcscr's key).
+ *   reactivation.  mcscrn keeps the paper's release (cpu_aware is mcscr's key),
+ *   and so do policies that never park (spin, yield): their passive threads stay
+ *   runnable anyway, and without reprovisioning they would spin until their
+ *   patience round ends.  (Pure spinning with more threads than CPUs is slow
+ *   either way: 16 threads of mcscr-spin took from 0.01 s to over 30 s for 80K
+ *   acquisitions here, in both modes.)  All callers of one lock must use the
+ *   same policy (as everywhere in locklab).
  * MCS invariants kept: a culled node always had a linked successor, so it is
  * not the tail and no arrival will write its next; a node leaves the PS only
  * to become the holder, either as the new tail (its next cleared before the
@@ -176,7 +182,7 @@ LL_COLD static bool cpu_aware_wait(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcs_n
  * cpu_aware: a reactivated thread (LL_MCSCR_REACTIVATED) arrives again. */
 void ll_mcscr_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp)
 {
-    if (!l->cpu_aware) {
+    if (!cr_cpu_aware(l, NULL, wp)) {
         ll_mcsq_acquire(&l->tail, &me->mcs, 1, LL_MCSQ_PLAIN, wp);
         return;
     }

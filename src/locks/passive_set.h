@@ -190,6 +190,14 @@ LL_INLINE void cr_graft_and_grant(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_
 
 /* ---- release ----------------------------------------------------------------------------- */
 
+/* Does this release (and acquire) run the CPU-aware protocol?  mcscr only (x == NULL), and
+ * only under a policy that parks: spinning passive threads never leave the run queue, so
+ * restricting them buys nothing, and the paper's reprovisioning serves them faster. */
+LL_INLINE bool cr_cpu_aware(const ll_mcscr_lock *l, const ll_mcscrn_lock *x, const ll_wait_policy *wp)
+{
+    return x == NULL && l->cpu_aware && ll_wait_may_park(wp);
+}
+
 /* The contended release of cpu_aware mcscr (mcscr.c, "CPU-aware"): never a wake-up
  * on the critical path.  A parked eldest due for service is reactivated (it leaves
  * the passive set and arrives again) instead of granted; a parked successor is
@@ -243,7 +251,7 @@ static inline void cr_release_cpu_aware(ll_mcscr_lock *l, ll_mcscr_node *me, ll_
 LL_INLINE void cr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_mcscr_node *succ,
                                     ll_wait_policy *wp)
 {
-    if (x == NULL && l->cpu_aware) {
+    if (cr_cpu_aware(l, x, wp)) {
         cr_release_cpu_aware(l, me, succ, wp);
         return;
     }
