@@ -77,6 +77,7 @@
 
 #include "locklab/acr.h"
 #include "locklab/registry.h"
+#include "mcs_queue.h"
 
 enum { SLEEPING = LL_ACR_SLEEPING, IMPATIENT = 2u, GRANTED = 4u, DAMP_ONE = 8u, DAMP_MASK = 0xf8u, SPINNER = 256u,
        GEN_SHIFT = 16 };
@@ -299,35 +300,21 @@ LL_COLD void ll_acr_acquire_slow(ll_acr_lock *l, const ll_acr_params *p)
             break;
         }
     }
-    /* The passive queue: park until we are its head, then act as the standby. */
+    /* The passive queue (the shared MCS queue, mcs_queue.h, which names each memory order's
+     * pair): wait until we are its head, then act as the standby.  Queue waiters spin-then-park
+     * with the lock's budget: one near the head is often still spinning when it is made the
+     * standby (no wake-up between two standbys). */
+    ll_wait_policy queue_wp;
+    ll_wait_policy_init(&queue_wp, &ll_wait_stp, p->spin_ns ? p->spin_ns : 1);
     ll_mcs_node *me = (ll_mcs_node *)ll_qnode_get();
-    me->parker = ll_self()->parker;
-    ll_store_relaxed(&me->next, NULL); /* relaxed: published by the tail swap below */
-    ll_store_relaxed(&me->waiting, 1); /* relaxed: published by the tail swap below */
-    /* acq_rel: release our node's fields to the predecessor, which reads them after
-     * seeing the link; acquire the previous tail's node before we write its next */
-    ll_mcs_node *pred = (ll_mcs_node *)ll_xchg(&l->tail, me, LL_ACQ_REL);
-    if (pred != NULL) {
-        ll_store_release(&pred->next, me); /* release: pairs with the acquire load of next below (in pred's owner) */
-        /* Spin-then-park with the lock's budget: a waiter near the head is often still
-         * spinning when it is made the standby (no wake-up between two standbys). */
-        ll_wait_policy queue_wp;
-        ll_wait_policy_init(&queue_wp, &ll_wait_stp, p->spin_ns ? p->spin_ns : 1);
-        ll_wait_while_eq(&queue_wp, &me->waiting, 1, me->parker);
-    }
+    ll_mcs_node *pred = ll_mcsq_enqueue(&l->tail, me);
+    if (pred != NULL)
+        ll_mcsq_wait(me, pred, 1, LL_MCSQ_PLAIN, &queue_wp);
     standby_acquire(l, p);
-    /* We own the lock: hand the standby role to our successor (it is parked: wake it). */
-    ll_mcs_node *succ = (ll_mcs_node *)ll_load_acquire(&me->next); /* acquire: pairs with the successor's link store */
-    if (succ == NULL) {
-        void *expected = me;
-        if (!ll_cas(&l->tail, &expected, NULL, LL_RELAXED)) /* relaxed: nothing to publish to a later arrival */
-            succ = (ll_mcs_node *)ll_await_link(&me->next);
-    }
-    if (succ != NULL) {
-        ll_parker *wakee = succ->parker;     /* read before the grant: succ may move on right after it */
-        ll_store_release(&succ->waiting, 0); /* release: pairs with the acquire in the successor's ll_wait_while_eq */
-        ll_parker_unpark(wakee);
-    }
+    /* We own the lock: hand the standby role to our successor (waking it if it parked). */
+    ll_mcs_node *succ = ll_mcsq_leave(&l->tail, me);
+    if (succ != NULL)
+        ll_mcsq_grant(succ, 0, &queue_wp, NULL);
     ll_qnode_put(me);
 }
 
