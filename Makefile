@@ -10,7 +10,7 @@ JOBS       ?= $(shell nproc)
 GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 SAN_SECONDS ?= 0.04
 
-.PHONY: all build venv test test-unit test-tsan test-asan test-python demo papers apps performance clean
+.PHONY: all build venv test test-unit test-tsan test-asan test-python demo papers apps performance soak clean
 
 all: build venv
 
@@ -67,6 +67,13 @@ RUNS ?= 5
 SECONDS ?= 1
 performance: build
 	python3 bench/performance.py --runs $(RUNS) --seconds $(SECONDS)
+
+# Every lock x policy under the validator and the interposer tests for HOURS hours
+# (tests/soak.sh; log in results/soak.log).
+HOURS ?= 1
+soak: build
+	@mkdir -p results
+	bash tests/soak.sh $(BUILD) $(HOURS) results/soak.log
 
 # Real programs (kccachetest, db_bench, sysbench) on glibc and locklab locks
 # (docs/apps.md; installs the Debian packages if missing, as root).
