@@ -9,7 +9,7 @@ extern "C" {
 /* 16 bytes, all zeros = free: fits inside a pthread_mutex_t (the interposer's inline mode). */
 typedef struct ll_acr_lock {
     ll_atomic_u32 locked; /* 1 held, 0 free */
-    ll_atomic_u32 state;  /* LL_ACR_SLEEPING | IMPATIENT | GRANTED | spinners << 4; the standby sleeps on it */
+    ll_atomic_u32 state;  /* SLEEPING, IMPATIENT, GRANTED, DAMP, spinners, GEN (acr.c); the standby sleeps on it */
     ll_atomic_ptr tail;   /* the passive queue (MCS nodes, FIFO); its head is the standby */
 } ll_acr_lock;
 #define LL_ACR_INITIALIZER { LL_ATOMIC_INIT(0), LL_ATOMIC_INIT(0), LL_ATOMIC_INIT(NULL) }
