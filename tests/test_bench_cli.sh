@@ -16,6 +16,7 @@ expect_error "threads not a number" "bad value 'many'"           -- "$bench" mut
 expect_error "duration negative"   "bad value '-1' for --duration" -- "$bench" mutexbench --lock mcs --duration -1
 expect_error "unknown option"      "unknown option '--frobnicate'" -- "$bench" mutexbench --lock mcs --frobnicate
 expect_error "missing lock"        "no --lock given"             -- "$bench" mutexbench
+expect_error "spec key given twice"  "parameter 'spin_ns' given twice" -- "$bench" mutexbench --lock mcs-stp:spin_ns=10,spin_ns=20000 --duration 0.01
 expect_error "param given twice"   "--param cs_steps given twice" -- "$bench" mutexbench --lock mcs --param cs_steps=3 --param cs_steps=5 --duration 0.01
 expect_error "bad topology"        "bad LOCKLAB_TOPOLOGY 'sockets=zero'" -- env LOCKLAB_TOPOLOGY=sockets=zero "$bench" mutexbench --lock mcs --duration 0.01
 

@@ -75,9 +75,22 @@ int main(void)
         {"ticket-pb:unit=99999999999999999999999", "bad value", NULL},
         {"twa:threshold=0", "bad value '0' for parameter threshold", "1..1024"},
         {"mcs-stp:spin_ns=0", "bad value '0' for parameter spin_ns", NULL},
+        {"mcs-stp:spin_ns=10,spin_ns=20000", "parameter 'spin_ns' given twice", NULL},
+        {"backoff:min=4,max=64,min=8", "parameter 'min' given twice", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         rejects(bad[i].spec, bad[i].needle1, bad[i].needle2);
+    /* The longest specs accepted (255 bytes): the echoed values are elided, never the reason. */
+    {
+        char spec[256];
+        snprintf(spec, sizeof spec, "mcs-stp:spin_ns=%0239d", 0);
+        rejects(spec, "for parameter spin_ns", "(valid: an integer in 1..10000000000)");
+        memset(spec, 'z', 255);
+        spec[255] = '\0';
+        rejects(spec, "unknown lock 'zzz", "see --list)");
+        snprintf(spec, sizeof spec, "backoff:min=4,%0*d=1", 255 - 16, 0);
+        rejects(spec, "unknown parameter '000", "(valid keys: min, max)");
+    }
 
     char err[512];
     check(ll_lock_create("anderson:slots=12", err, sizeof err) == NULL && strstr(err, "slots=12 is not a power of two"),

@@ -185,6 +185,13 @@ LL_INLINE uint64_t ll_rand(void) { return ll_rand_next(&ll_self()->rng); }
 /* Uniform in [0, n), n > 0 (multiply-shift; bias negligible for small n). */
 LL_INLINE uint64_t ll_rand_below(uint64_t n) { return (uint64_t)(((unsigned __int128)ll_rand() * n) >> 64); }
 
+/* ---- Messages (src/core/elide.c) ------------------------------------------- */
+/* s as a one-line message echoes it: as is when it has at most max bytes, else
+ * its first and last bytes around "..." (max bytes in all), so that what the
+ * message says after the value (the reason, the valid choices) survives any
+ * length of input.  buf holds at least max + 1 bytes; returns buf. */
+const char *ll_elide(const char *s, size_t max, char *buf, size_t buflen);
+
 /* ---- Topology (src/core/topology.c) ------------------------------------------ */
 /* Parse LOCKLAB_TOPOLOGY (NULL or "" = real topology).  Returns 0, or -1 with a
  * one-line message in err naming the bad value and the valid forms. */

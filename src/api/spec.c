@@ -1,6 +1,9 @@
 /*
  * Lock specs:  ALGO[-POLICY][:KEY=VALUE[,KEY=VALUE...]]  ->  ll_spec.
- * Every rejection is one line naming the bad value and the valid choices.
+ * Every rejection is one line naming the bad value and the valid choices;
+ * a long value is echoed with its middle elided (ll_elide, ECHO bytes), so
+ * that the reason and the choices always fit the caller's buffer.  Each key
+ * may be given once.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +11,10 @@
 #include <string.h>
 
 #include "locklab/registry.h"
+
+/* Longest echo of a value in a message (ll_elide): with the longest list of
+ * choices (the algorithms), a message fits a 512-byte buffer. */
+#define ECHO 64
 
 const ll_lock_ops *ll_lock_find_algorithm(const char *name)
 {
@@ -56,7 +63,8 @@ static int policy_index(const ll_wait_ops *w)
 
 static int parse_name(const char *name, ll_spec *out, char *err, size_t errlen)
 {
-    char choices[512];
+    char choices[512], echo[ECHO + 1];
+    ll_elide(name, ECHO, echo, sizeof echo);
     out->ops = ll_lock_find_algorithm(name);
     out->policy = &ll_wait_spin;
     if (out->ops)
@@ -74,14 +82,15 @@ static int parse_name(const char *name, ll_spec *out, char *err, size_t errlen)
     if (!out->ops) {
         list_algorithms(choices, sizeof choices);
         snprintf(err, errlen, "unknown lock '%s' (valid algorithms: %s; add -POLICY for a waiting policy, see --list)",
-                 name, choices);
+                 echo, choices);
         return -1;
     }
     out->policy = ll_wait_find(dash + 1);
     list_policies(out->ops->policies, choices, sizeof choices);
     if (!out->policy) {
-        snprintf(err, errlen, "unknown waiting policy '%s' in lock '%s' (valid for %s: %s)", dash + 1, name,
-                 out->ops->name, choices);
+        char policy[ECHO + 1];
+        snprintf(err, errlen, "unknown waiting policy '%s' in lock '%s' (valid for %s: %s)",
+                 ll_elide(dash + 1, ECHO, policy, sizeof policy), echo, out->ops->name, choices);
         return -1;
     }
     if (!(out->ops->policies & LL_POLICY_BIT(policy_index(out->policy)))) {
@@ -105,14 +114,17 @@ static int parse_u64(const char *s, uint64_t *v)
     return 0;
 }
 
-static int parse_key(const char *kv, ll_spec *out, const char *spec, char *err, size_t errlen)
+/* One KEY=VALUE of spec into out; seen: the keys given so far (bit i: params[i], bit
+ * LL_MAX_PARAMS: spin_ns), so that a key given twice is refused. */
+static int parse_key(const char *kv, ll_spec *out, const char *spec, unsigned *seen, char *err, size_t errlen)
 {
-    char keys[256];
+    char keys[256], echo[ECHO + 1], kv_echo[ECHO + 1];
     list_keys(out, keys, sizeof keys);
+    ll_elide(spec, ECHO, echo, sizeof echo);
     const char *eq = strchr(kv, '=');
     if (!eq || eq == kv || eq[1] == '\0') {
-        snprintf(err, errlen, "malformed parameter '%s' in lock spec '%s' (expected key=value; valid keys: %s)", kv,
-                 spec, keys);
+        snprintf(err, errlen, "malformed parameter '%s' in lock spec '%s' (expected key=value; valid keys: %s)",
+                 ll_elide(kv, ECHO, kv_echo, sizeof kv_echo), echo, keys);
         return -1;
     }
     char key[64];
@@ -120,6 +132,7 @@ static int parse_key(const char *kv, ll_spec *out, const char *spec, char *err, 
     snprintf(key, sizeof key, "%.*s", (int)(klen < sizeof key ? klen : sizeof key - 1), kv);
     const char *value = eq + 1;
     uint64_t lo = 1, hi = 10000000000ull, *dst = &out->spin_ns; /* spin_ns: 1 ns .. 10 s */
+    unsigned bit = 1u << LL_MAX_PARAMS;
     const ll_param *p = out->ops->params;
     for (; p && p->key && strcmp(p->key, key) != 0; p++)
         ;
@@ -127,14 +140,22 @@ static int parse_key(const char *kv, ll_spec *out, const char *spec, char *err, 
         lo = p->min;
         hi = p->max;
         dst = &out->params[p - out->ops->params];
+        bit = 1u << (p - out->ops->params);
     } else if (!(out->policy->has_budget && strcmp(key, "spin_ns") == 0)) {
-        snprintf(err, errlen, "unknown parameter '%s' for lock '%s' (valid keys: %s)", key, spec, keys);
+        snprintf(err, errlen, "unknown parameter '%s' for lock '%s' (valid keys: %s)", key, echo, keys);
         return -1;
     }
+    if (*seen & bit) {
+        snprintf(err, errlen, "parameter '%s' given twice in lock spec '%s' (give each key once; valid keys: %s)", key,
+                 echo, keys);
+        return -1;
+    }
+    *seen |= bit;
     uint64_t v;
     if (parse_u64(value, &v) != 0 || v < lo || v > hi) {
-        snprintf(err, errlen, "bad value '%s' for parameter %s in lock '%s' (valid: an integer in %llu..%llu)", value,
-                 key, spec, (unsigned long long)lo, (unsigned long long)hi);
+        snprintf(err, errlen, "bad value '%s' for parameter %s in lock '%s' (valid: an integer in %llu..%llu)",
+                 ll_elide(value, ECHO, kv_echo, sizeof kv_echo), key, echo, (unsigned long long)lo,
+                 (unsigned long long)hi);
         return -1;
     }
     *dst = v;
@@ -150,9 +171,10 @@ int ll_spec_parse(const char *spec, ll_spec *out, char *err, size_t errlen)
         snprintf(err, errlen, "empty lock spec (valid algorithms: %s)", choices);
         return -1;
     }
-    char buf[256];
+    char buf[256], echo[ECHO + 1];
     if (strlen(spec) >= sizeof buf) {
-        snprintf(err, errlen, "lock spec too long (%zu bytes, max %zu): '%.40s...'", strlen(spec), sizeof buf - 1, spec);
+        snprintf(err, errlen, "lock spec too long (%zu bytes, max %zu): '%s'", strlen(spec), sizeof buf - 1,
+                 ll_elide(spec, ECHO, echo, sizeof echo));
         return -1;
     }
     strcpy(buf, spec);
@@ -165,14 +187,16 @@ int ll_spec_parse(const char *spec, ll_spec *out, char *err, size_t errlen)
         out->params[p - out->ops->params] = p->def;
     if (keys) {
         if (*keys == '\0') {
-            snprintf(err, errlen, "malformed lock spec '%s' (nothing after ':'; expected key=value)", spec);
+            snprintf(err, errlen, "malformed lock spec '%s' (nothing after ':'; expected key=value)",
+                     ll_elide(spec, ECHO, echo, sizeof echo));
             return -1;
         }
+        unsigned seen = 0;
         for (char *kv = keys; kv;) {
             char *comma = strchr(kv, ',');
             if (comma)
                 *comma = '\0';
-            if (parse_key(kv, out, spec, err, errlen) != 0)
+            if (parse_key(kv, out, spec, &seen, err, errlen) != 0)
                 return -1;
             kv = comma ? comma + 1 : NULL;
         }

@@ -141,8 +141,9 @@ int ll_topology_configure(const char *value, char *err, size_t errlen)
             return 0;
         }
     }
-    snprintf(err, errlen, "bad LOCKLAB_TOPOLOGY '%s' (%s; this machine has CPUs 0-%d)", value, valid_forms,
-             ncpus - 1);
+    char echo[65];
+    snprintf(err, errlen, "bad LOCKLAB_TOPOLOGY '%s' (%s; this machine has CPUs 0-%d)", ll_elide(value, 64, echo, sizeof echo),
+             valid_forms, ncpus - 1);
     return -1;
 }
 
