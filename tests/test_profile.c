@@ -1,7 +1,8 @@
 /*
  * The profiler module driven directly (no interposer): a hot mutex shared by
  * 4 threads, a cold one used by one thread, a semaphore-like object, a
- * snapshot on SIGUSR1 and a fork()ed child.  test_profile.sh checks the report.
+ * snapshot on SIGUSR1, a fork()ed child that takes a lock and one that takes
+ * none (no report).  Prints "COUNTER CHILD IDLE_CHILD"; test_profile.sh checks the report.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -75,7 +76,8 @@ int main(void)
     for (int i = 0; i < 10; i++)
         lp_profile_waited(sem, true, 1000);
     lp_profile_waited(sem, false, 0);
-    if (getenv("LOCKLAB_PROFILE_SIGNAL"))
+    const char *sig = getenv("LOCKLAB_PROFILE_SIGNAL");
+    if (sig && *sig)
         raise(SIGUSR1); /* with LOCKLAB_PROFILE_SIGNAL=USR1: the next acquisition writes PATH.snap1 */
     use_cold(1);
     pid_t child = fork();
@@ -83,8 +85,12 @@ int main(void)
         use_cold(5); /* the child's report goes to PATH.<pid> */
         exit(0);
     }
-    int status;
+    int status, idle_status;
     waitpid(child, &status, 0);
-    printf("%lu %d\n", counter, (int)child);
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+    pid_t idle = fork();
+    if (idle == 0)
+        exit(0); /* takes no lock: writes no report */
+    waitpid(idle, &idle_status, 0);
+    printf("%lu %d %d\n", counter, (int)child, (int)idle);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 && WIFEXITED(idle_status) && WEXITSTATUS(idle_status) == 0 ? 0 : 1;
 }

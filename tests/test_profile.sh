@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The profiler's report: contents (JSON), the table, snapshots, fork, bad environment values.
+# The profiler's report: contents (JSON), the table, snapshots, fork, bad environment values,
+# and how the report file is written (a new file renamed into place: atomic, no symlink followed, 0600).
 set -u
 prog=$1
 dir=$(mktemp -d)
@@ -7,7 +8,7 @@ trap 'rm -rf "$dir"' EXIT
 . "$(dirname "$0")/lib.sh" # ok, bad, expect_error, finish
 
 out=$(LOCKLAB_PROFILE=$dir/p.json LOCKLAB_PROFILE_SIGNAL=USR1 LOCKLAB_PROFILE_TOP=0 "$prog") || bad "run failed: $out"
-child=${out#* }
+read -r _ child idle <<<"$out"
 python3 - "$dir/p.json" <<'PY' && ok "JSON report contents" || bad "JSON report contents"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -27,6 +28,7 @@ assert hot["lwss"] is None or 1.0 <= hot["lwss"] <= 4.0, hot
 assert hot["owner_changes"] > 0 and hot["hold_samples"] == hot["acquisitions"] // 64
 assert sem["kind"] == "sem" and sem["acquisitions"] == 11 and sem["contended"] == 10 and sem["wait_total_ns"] == 10000
 assert sem["wait_max_ns"] == 1000
+assert sem["wait_p99_ns"] == 1000, sem   # a histogram for waits too (its bucket's upper bound, at most the maximum)
 assert cold["type"] == "recursive" and cold["acquisitions"] == 101 and cold["contended"] == 0
 assert cold["trylock_failed"] == 7 and cold["owner_changes"] == 0 and cold["lwss"] is None
 assert robust["passthrough"] is True and robust["acquisitions"] == 0
@@ -41,6 +43,24 @@ cold = [l for l in r["locks"] if l["type"] == "recursive"][0]
 assert cold["acquisitions"] == 101 + 5, cold
 PY
 
+[ -e "$dir/p.json.$idle" ] && bad "a fork()ed child that took no lock wrote $dir/p.json.$idle" \
+  || ok "a fork()ed child that took no lock writes no report"
+
+# Killed while writing its report (SIGXFSZ: a 1 KiB file size limit): the previous report survives intact.
+cp "$dir/p.json" "$dir/previous.json"
+(ulimit -f 1; LOCKLAB_PROFILE=$dir/p.json LOCKLAB_PROFILE_TOP=0 "$prog" >/dev/null 2>&1)
+status=$?
+[ $status -ne 0 ] && cmp -s "$dir/p.json" "$dir/previous.json" && ok "killed while writing: previous report intact" \
+  || bad "killed while writing (exit $status): previous report damaged ($(wc -c <"$dir/p.json") bytes)"
+
+# A symlink at the report path is replaced, not followed; the new report is 0600 (umask 022).
+echo precious >"$dir/victim"
+ln -s "$dir/victim" "$dir/link.json"
+(umask 022; LOCKLAB_PROFILE=$dir/link.json "$prog" >/dev/null) || bad "run with a symlinked report path failed"
+[ "$(cat "$dir/victim")" = precious ] && [ ! -L "$dir/link.json" ] && [ "$(stat -c %a "$dir/link.json")" = 600 ] &&
+  python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$dir/link.json" && ok "symlink at the report path not followed; mode 0600" \
+  || bad "symlink at the report path: victim '$(head -c 40 "$dir/victim")', report mode $(stat -c %a "$dir/link.json")"
+
 table=$(LOCKLAB_PROFILE=- "$prog" 2>&1 >/dev/null)
 [[ $table == "locklab profile v1:"* && $table == *"first use"* && $table == *"test-lock"* ]] \
   && ok "table on stderr" || bad "table: $table"
@@ -49,6 +69,13 @@ table=$(LOCKLAB_PROFILE=- "$prog" 2>&1 >/dev/null)
 expect_error "bad format" "bad LOCKLAB_PROFILE_FORMAT 'xml' (valid: json, table)" -- env LOCKLAB_PROFILE=- LOCKLAB_PROFILE_FORMAT=xml "$prog"
 expect_error "bad top" "bad LOCKLAB_PROFILE_TOP 'many'" -- env LOCKLAB_PROFILE=- LOCKLAB_PROFILE_TOP=many "$prog"
 expect_error "bad signal" "bad LOCKLAB_PROFILE_SIGNAL 'KILL' (valid: USR1, USR2, HUP)" -- env LOCKLAB_PROFILE=- LOCKLAB_PROFILE_SIGNAL=KILL "$prog"
-expect_error "empty path" "bad LOCKLAB_PROFILE ''" -- env LOCKLAB_PROFILE= "$prog"
+# a report path that cannot be written: found at start-up (main never runs), not at exit
+expect_error "missing directory" "bad LOCKLAB_PROFILE '$dir/none/p.json': cannot write a report there (No such file or directory" -- env LOCKLAB_PROFILE=$dir/none/p.json "$prog"
+expect_error "path is a directory" "bad LOCKLAB_PROFILE '$dir': cannot write a report there (Is a directory" -- env LOCKLAB_PROFILE=$dir "$prog"
+# empty = unset, as for every LOCKLAB_* variable (test_profile then says it needs LOCKLAB_PROFILE and exits 1)
+err=$(LOCKLAB_PROFILE= LOCKLAB_PROFILE_FORMAT= LOCKLAB_PROFILE_TOP= LOCKLAB_PROFILE_SIGNAL= "$prog" 2>&1 >/dev/null)
+[ $? -eq 1 ] && [[ $err == *"set LOCKLAB_PROFILE"* ]] && ok "empty LOCKLAB_PROFILE means off" || bad "empty LOCKLAB_PROFILE: $err"
+err=$(LOCKLAB_PROFILE=$dir/e.json LOCKLAB_PROFILE_FORMAT= LOCKLAB_PROFILE_TOP= LOCKLAB_PROFILE_SIGNAL= "$prog" 2>&1 >/dev/null)
+[ $? -eq 0 ] && [ -s "$dir/e.json" ] && ok "empty LOCKLAB_PROFILE_FORMAT, _TOP, _SIGNAL mean unset" || bad "empty _FORMAT/_TOP/_SIGNAL: $err"
 
 finish

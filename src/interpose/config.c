@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "env.h"
 #include "profile.h"
 #include "real.h"
 #include "slab.h"
@@ -30,26 +32,30 @@ static void die(const char *line)
 static LL_ALIGNED(LL_SECTOR) unsigned char scratch[4096];
 static size_t scratch_bytes;
 
+/* Longest echo of a value in a message (ll_elide: its middle is elided, the reason kept). */
+#define ECHO 64
+
 /* Settles the lock through the API's one placement call (ll_lock_place) with the
  * fixed spin budget (config.h), and initialises one scratch state: that checks the
  * parameters and tells where a mutex keeps its lock (inline_state, inline_prefix). */
 static void parse_lock(const char *value)
 {
-    char err[512], line[700];
+    char err[512], line[700], echo[ECHO + 1];
+    ll_elide(value, ECHO, echo, sizeof echo);
     ll_spec s;
     if (ll_spec_parse(value, &s, err, sizeof err) != 0) {
-        snprintf(line, sizeof line, "LOCKLAB_LOCK='%s': %s", value, err);
+        snprintf(line, sizeof line, "LOCKLAB_LOCK='%s': %s", echo, err);
         die(line);
     }
     ll_placement pl;
     ll_lock_place(&s, LL_DEFAULTS_FIXED, NULL, NULL, &pl, err, sizeof err); /* sizes only: cannot fail */
     if (pl.state_bytes > sizeof scratch) { /* scratch is LL_SECTOR-aligned, as pl.state_align asks */
         snprintf(line, sizeof line, "LOCKLAB_LOCK='%s': state of %zu bytes is larger than this interposer supports (%zu)",
-                 value, pl.state_bytes, sizeof scratch);
+                 echo, pl.state_bytes, sizeof scratch);
         die(line);
     }
     if (ll_lock_place(&pl.spec, LL_DEFAULTS_FIXED, scratch, &lp_cfg.wp, &pl, err, sizeof err) != 0) {
-        snprintf(line, sizeof line, "LOCKLAB_LOCK='%s': %s", value, err);
+        snprintf(line, sizeof line, "LOCKLAB_LOCK='%s': %s", echo, err);
         die(line);
     }
     lp_cfg.ops = pl.spec.ops;
@@ -65,13 +71,13 @@ static void parse_lock(const char *value)
 /* LOCKLAB_VERBOSE, LOCKLAB_QUIET: 0, 1 or unset. */
 static bool parse_flag(const char *var)
 {
-    const char *value = getenv(var);
-    if (value == NULL || strcmp(value, "0") == 0 || *value == '\0')
+    const char *value = lp_env(var);
+    if (value == NULL || strcmp(value, "0") == 0)
         return false;
     if (strcmp(value, "1") == 0)
         return true;
-    char line[300];
-    snprintf(line, sizeof line, "%s='%.200s' is not valid (valid: 0, 1, or unset)", var, value);
+    char line[300], echo[ECHO + 1];
+    snprintf(line, sizeof line, "%s='%s' is not valid (valid: 0, 1, or unset)", var, ll_elide(value, ECHO, echo, sizeof echo));
     die(line);
     return false;
 }
@@ -109,21 +115,22 @@ void lp_note_spinning_thread_slow(void)
 /* LOCKLAB_COND / LOCKLAB_SEM: a queue discipline (ll_sync_config_parse). */
 static void parse_discipline(const char *var, ll_sync_config *cfg, char *text, size_t textlen)
 {
-    const char *value = getenv(var);
-    if (value == NULL || *value == '\0')
+    const char *value = lp_env(var);
+    if (value == NULL)
         value = "fifo";
-    char err[300], line[500];
+    char err[300], line[500], echo[ECHO + 1];
+    ll_elide(value, ECHO, echo, sizeof echo);
     if (ll_sync_config_parse(value, cfg, err, sizeof err) != 0) {
-        snprintf(line, sizeof line, "%s='%.100s': %s", var, value, err);
+        snprintf(line, sizeof line, "%s='%s': %s", var, echo, err);
         die(line);
     }
     if (cfg->append_one_in == 0)
         cfg->append_one_in = LP_DEFAULT_APPEND_ONE_IN;
     if (cfg->append_one_in == LP_GLIBC_SHARED_SEM) {
         snprintf(line, sizeof line,
-                 "%s='%.100s': append_one_in=%u is reserved by the interposer (it marks glibc's process-shared "
+                 "%s='%s': append_one_in=%u is reserved by the interposer (it marks glibc's process-shared "
                  "semaphores); valid: 1..4294967295 except %u (e.g. %u or %u)",
-                 var, value, LP_GLIBC_SHARED_SEM, LP_GLIBC_SHARED_SEM, LP_GLIBC_SHARED_SEM - 1, LP_GLIBC_SHARED_SEM + 1);
+                 var, echo, LP_GLIBC_SHARED_SEM, LP_GLIBC_SHARED_SEM, LP_GLIBC_SHARED_SEM - 1, LP_GLIBC_SHARED_SEM + 1);
         die(line);
     }
     snprintf(text, textlen, "%s", value);
@@ -144,15 +151,16 @@ static void configure(void)
 {
     lp_real_resolve();
     char err[512];
-    if (ll_topology_init_from_env(err, sizeof err) != 0)
+    if (ll_topology_configure(lp_env("LOCKLAB_TOPOLOGY"), err, sizeof err) != 0)
         die(err); /* the message names LOCKLAB_TOPOLOGY, the value and the valid forms */
-    const char *lock = getenv("LOCKLAB_LOCK");
-    parse_lock(lock && *lock ? lock : LP_DEFAULT_LOCK);
+    const char *lock = lp_env("LOCKLAB_LOCK");
+    parse_lock(lock ? lock : LP_DEFAULT_LOCK);
     parse_discipline("LOCKLAB_COND", &lp_cfg.cond, lp_cfg.cond_text, sizeof lp_cfg.cond_text);
     parse_discipline("LOCKLAB_SEM", &lp_cfg.sem, lp_cfg.sem_text, sizeof lp_cfg.sem_text);
     ll_sync_set_defaults(&lp_cfg.cond, &lp_cfg.sem);
     lp_cfg.verbose = parse_flag("LOCKLAB_VERBOSE");
-    lp_cfg.quiet = parse_flag("LOCKLAB_QUIET");
+    /* Secure-execution mode (env.h): lp_env read nothing, and no advisory line either. */
+    lp_cfg.quiet = parse_flag("LOCKLAB_QUIET") || getauxval(AT_SECURE) != 0;
     lp_cfg.never_parks = ll_spec_never_parks(lp_cfg.ops, lp_cfg.wp.ops);
     if (lp_profile_init() != 0)
         _exit(2); /* lp_profile_init printed the one-line message */
@@ -172,9 +180,9 @@ static void configure(void)
         fprintf(stderr,
                 "liblocklab-preload: lock=%s (%s) state=%s (%zu bytes per mutex beyond the pthread_mutex_t) "
                 "cond=%s sem=%s topology=%s profile=%s\n",
-                lp_cfg.spec, lock && *lock ? "LOCKLAB_LOCK" : "default",
+                lp_cfg.spec, lock ? "LOCKLAB_LOCK" : "default",
                 lp_cfg.inline_state ? "inline" : "out-of-line", lp_cfg.inline_state ? (size_t)0 : lp_slab_object_bytes(),
-                lp_cfg.cond_text, lp_cfg.sem_text, ll_topology_describe(), lp_profiling ? getenv("LOCKLAB_PROFILE") : "off");
+                lp_cfg.cond_text, lp_cfg.sem_text, ll_topology_describe(), lp_profiling ? lp_env("LOCKLAB_PROFILE") : "off");
         atexit(report_at_exit);
     }
     uint32_t fast = lp_cfg.acr_inline                                                 ? LP_FAST_ACR

@@ -5,7 +5,9 @@
  * constructor, or earlier, lazily, by the first interposed call that runs
  * before the constructor (another library's constructor may lock a mutex).
  * Any invalid value: one line on stderr naming the variable, the value and
- * the valid choices, and _exit(2) before main runs.
+ * the valid choices, and _exit(2) before main runs.  Read with lp_env (env.h):
+ * empty means unset, and in secure-execution mode nothing is read (defaults,
+ * no report, no line on stderr).
  */
 #ifndef LOCKLAB_INTERPOSE_CONFIG_H
 #define LOCKLAB_INTERPOSE_CONFIG_H
@@ -44,7 +46,7 @@ typedef struct lp_config {
     bool acr_inline;
     ll_acr_params acr;
     bool verbose;
-    bool quiet; /* LOCKLAB_QUIET=1: no advisory lines on stderr */
+    bool quiet; /* LOCKLAB_QUIET=1, or secure-execution mode (env.h): no advisory lines on stderr */
     /* The lock never blocks in the kernel (ll_spec_never_parks): the threads that
      * use it are counted, and one line warns once they outnumber the CPUs. */
     bool never_parks;

@@ -14,7 +14,9 @@
 bool lp_profiling;
 ll_atomic_ptr lp_all_profiles;
 ll_atomic_u32 lp_snapshot_requested;
+ll_atomic_u32 lp_idle_child;
 static ll_atomic_u32 next_thread_id;
+static ll_arena_pool wait_hist_pool = LL_ARENA_POOL(sizeof(lp_wait_hist), LL_CACHELINE, 0);
 
 static __thread uint32_t my_id __attribute__((tls_model("initial-exec")));
 static __thread uint64_t seen_waits __attribute__((tls_model("initial-exec")));
@@ -30,6 +32,13 @@ static unsigned hist_bucket(uint64_t v)
         return (unsigned)v;
     unsigned e = 63u - (unsigned)__builtin_clzll(v); /* v in [2^e, 2^(e+1)), e >= 3 */
     return e * 4 + (unsigned)((v >> (e - 2)) & 3);
+}
+
+/* Any use of a profiled object: a fork()ed child that makes one writes a report. */
+static inline void note_use(void)
+{
+    if (LL_UNLIKELY(ll_load_relaxed(&lp_idle_child))) /* relaxed: a flag this process reads at exit */
+        ll_store_relaxed(&lp_idle_child, 0);
 }
 
 static uint32_t thread_id(void)
@@ -81,6 +90,22 @@ static lp_detail *detail_of(lp_profile *p)
     return d;
 }
 
+static void no_init(void *block, void *ctx)
+{
+    (void)block;
+    (void)ctx;
+}
+
+/* Blocked waits of a condition variable or semaphore (any thread): its atomic histogram. */
+static void record_any_wait(lp_profile *p, uint64_t wait_ns)
+{
+    lp_wait_hist *h = (lp_wait_hist *)ll_load_acquire(&p->any_wait_hist); /* acquire: pairs with ll_arena_install's release */
+    if (LL_UNLIKELY(!h))
+        h = (lp_wait_hist *)ll_arena_install(&wait_hist_pool, &p->any_wait_hist, no_init, NULL); /* one per object */
+    if (h)
+        ll_faa(&h->count[hist_bucket(wait_ns)], 1, LL_RELAXED); /* relaxed: a statistic */
+}
+
 static void record_admission(lp_detail *d, uint32_t id)
 {
     bool tracked = id < LP_TRACKED_THREADS;
@@ -95,6 +120,7 @@ static void record_admission(lp_detail *d, uint32_t id)
 
 void lp_profile_acquired(lp_profile *p, bool contended, uint64_t wait_ns)
 {
+    note_use();
     uint32_t id = thread_id();
     p->acquisitions++;
     if (p->last_owner != id) {
@@ -138,10 +164,12 @@ void lp_profile_releasing(lp_profile *p)
 
 void lp_profile_waited(lp_profile *p, bool blocked, uint64_t wait_ns)
 {
+    note_use();
     ll_faa(&p->waits, 1, LL_RELAXED); /* relaxed: statistics, read at the report */
     if (blocked) {
         ll_faa(&p->blocked_waits, 1, LL_RELAXED);
         ll_faa(&p->wait_ns_atomic, wait_ns, LL_RELAXED);
+        record_any_wait(p, wait_ns);
         uint64_t max = ll_load_relaxed(&p->wait_max_atomic);
         while (wait_ns > max && !ll_cas(&p->wait_max_atomic, &max, wait_ns, LL_RELAXED)) /* relaxed: a statistic */
             ;
@@ -153,10 +181,12 @@ void lp_profile_waited(lp_profile *p, bool blocked, uint64_t wait_ns)
 
 void lp_profile_trylock_failed(lp_profile *p)
 {
+    note_use();
     ll_faa(&p->trylock_failed, 1, LL_RELAXED); /* relaxed: a statistic */
 }
 
 void lp_profile_passthrough_op(lp_profile *p)
 {
+    note_use();
     ll_faa(&p->passthrough_ops, 1, LL_RELAXED); /* relaxed: a statistic */
 }

@@ -8,12 +8,16 @@
  * clock reads to sample the hold time; wait times are measured only on the
  * contended path.  Everything is reported at exit (and on LOCKLAB_PROFILE_SIGNAL).
  *
- * Environment (checked by lp_profile_init; a bad value is one line + return -1):
+ * Environment (read with lp_env, env.h: empty = unset, nothing in secure-execution mode;
+ * checked by lp_profile_init: a bad value, or a path that cannot be written, is one line +
+ * return -1):
  *   LOCKLAB_PROFILE         path of the report ("%p" becomes the process id: use it for
  *                           process trees, which otherwise overwrite one file), or "-" for
  *                           stderr (a copy of fd 2 taken at start, so a program that closes
  *                           stderr in its own atexit handler still gets its report);
- *                           a fork()ed child writes PATH.<pid> when PATH has no "%p"
+ *                           a fork()ed child that uses a profiled object writes PATH.<pid>
+ *                           when PATH has no "%p" (one that uses none writes nothing); files
+ *                           are written whole, then renamed into place (profile_report.c)
  *   LOCKLAB_PROFILE_FORMAT  json | table  (default: json if the path ends in .json, else table)
  *   LOCKLAB_PROFILE_TOP     locks listed, 1..1000000, or 0 for all (default 20)
  *   LOCKLAB_PROFILE_SIGNAL  USR1 | USR2 | HUP: on that signal a snapshot goes to PATH.snapN

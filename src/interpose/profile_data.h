@@ -21,7 +21,11 @@
  * 1000 admissions; MTTR the median of a log-linear histogram here).
  *
  * Histograms are log-linear (4 sub-buckets per power of two): percentiles are
- * the upper bound of their bucket, at most 25% above the true value.
+ * the upper bound of their bucket, at most 25% above the true value.  Wait
+ * times of mutual-exclusion objects go to the detail's wait_hist (holder-side);
+ * the blocked waits of condition variables and semaphores, which any thread
+ * records, to the atomic any_wait_hist (created at the first blocked wait);
+ * the report merges the two.
  */
 #ifndef LOCKLAB_INTERPOSE_PROFILE_DATA_H
 #define LOCKLAB_INTERPOSE_PROFILE_DATA_H
@@ -64,10 +68,18 @@ struct lp_profile {
     /* written by anyone */
     ll_atomic_u64 trylock_failed, passthrough_ops, waits, blocked_waits, wait_ns_atomic, wait_max_atomic, wakes,
         parks_atomic;
+    ll_atomic_ptr any_wait_hist; /* lp_wait_hist *: blocked waits (cond, sem), created at the first */
 };
+
+typedef struct lp_wait_hist {
+    ll_atomic_u64 count[LP_HIST_BUCKETS];
+} lp_wait_hist;
 
 extern ll_atomic_ptr lp_all_profiles;           /* lp_profile *: the newest record, linked by next */
 extern ll_atomic_u32 lp_snapshot_requested;     /* set by the snapshot signal's handler */
+/* 1 in a fork()ed child until it uses a profiled object (set by the report's
+ * fork handler, cleared by the hooks): such a child writes no report. */
+extern ll_atomic_u32 lp_idle_child;
 
 /* Write a snapshot if one was requested (claims the request; profile_report.c). */
 void lp_profile_snapshot(void);

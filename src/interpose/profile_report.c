@@ -1,21 +1,33 @@
 /*
  * The interposer's contention profiler, reporting half: the configuration
  * from the environment (profile.h) and the reports, in JSON or as a table, to
- * a file or stderr, at exit, in a fork()ed child and on the snapshot signal.
- * Records: profile_data.h; recording: profile.c.
+ * a file or stderr, at exit, in a fork()ed child that used a profiled object,
+ * and on the snapshot signal.  Records: profile_data.h; recording: profile.c.
+ *
+ * A report file is never written in place: a new file is created next to it
+ * (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600), written, and renamed over the path.
+ * A process killed while writing leaves the previous report intact (and a
+ * PATH.tmp-PID-N file), and a symlink at the path is replaced, never followed.
+ * 0600: the report lists the addresses of the program's objects (what ASLR
+ * hides) and its path, so only its owner reads it unless told otherwise
+ * (chmod, or a directory's default ACL, which the kernel applies).
+ * Whether the path can be written is checked at start-up (lp_profile_init).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gnu/libc-version.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "profile_data.h"
 
 static const char *report_path;
@@ -33,8 +45,46 @@ static char config_lock[128] = "(not set)", config_cond[64] = "(not set)", confi
 
 static int bad_env(const char *var, const char *value, const char *valid)
 {
-    fprintf(stderr, "locklab: bad %s '%s' (valid: %s)\n", var, value, valid);
+    char echo[65];
+    fprintf(stderr, "locklab: bad %s '%s' (valid: %s)\n", var, ll_elide(value, 64, echo, sizeof echo), valid);
     return -1;
+}
+
+static void expand_path(char *out, size_t len);
+
+/* The report path can be written: its directory exists and is writable, and the
+ * path is not a directory.  Else one line and -1 (checked once, at start-up). */
+static int check_report_path(void)
+{
+    char path[4096], dir[4096];
+    expand_path(path, sizeof path);
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else /* "/name": the root directory */
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    struct stat st;
+    int e = 0;
+    if (stat(dir, &st) != 0)
+        e = errno;
+    else if (!S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (access(dir, W_OK | X_OK) != 0)
+        e = errno;
+    else if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        e = EISDIR;
+    if (e == 0)
+        return 0;
+    char echo[257];
+    fprintf(stderr, "locklab: bad LOCKLAB_PROFILE '%s': cannot write a report there (%s; valid: a file in an "
+                    "existing, writable directory, or - for stderr)\n", ll_elide(report_path, 256, echo, sizeof echo),
+            strerror(e));
+    return -1;
+}
+
+static void on_fork_child(void)
+{
+    ll_store_relaxed(&lp_idle_child, 1); /* relaxed: one thread in the child */
 }
 
 static void on_snapshot_signal(int sig)
@@ -45,13 +95,13 @@ static void on_snapshot_signal(int sig)
 
 int lp_profile_init(void)
 {
-    const char *path = getenv("LOCKLAB_PROFILE");
-    const char *format = getenv("LOCKLAB_PROFILE_FORMAT");
-    const char *top = getenv("LOCKLAB_PROFILE_TOP");
-    const char *sig = getenv("LOCKLAB_PROFILE_SIGNAL");
+    const char *path = lp_env("LOCKLAB_PROFILE"); /* env.h: empty = unset; nothing in secure-execution mode */
+    const char *format = lp_env("LOCKLAB_PROFILE_FORMAT");
+    const char *top = lp_env("LOCKLAB_PROFILE_TOP");
+    const char *sig = lp_env("LOCKLAB_PROFILE_SIGNAL");
     if (!path)
         return 0;
-    if (path[0] == '\0' || strchr(path, '\n'))
+    if (strchr(path, '\n'))
         return bad_env("LOCKLAB_PROFILE", path, "a file path, or - for stderr");
     report_json = strlen(path) > 5 && strcmp(path + strlen(path) - 5, ".json") == 0;
     if (format) {
@@ -66,7 +116,7 @@ int lp_profile_init(void)
         char *end;
         errno = 0;
         long n = strtol(top, &end, 10);
-        if (top[0] == '\0' || *end || errno || n < 0 || n > 1000000)
+        if (*end || errno || n < 0 || n > 1000000)
             return bad_env("LOCKLAB_PROFILE_TOP", top, "0 (all) or a count in 1..1000000");
         report_top = n;
     }
@@ -85,12 +135,15 @@ int lp_profile_init(void)
         sigemptyset(&sa.sa_mask);
         sigaction(snapshot_signal, &sa, NULL);
     }
-    report_path = path;
+    report_path = path; /* before check_report_path: it expands it */
     if (strcmp(path, "-") == 0)
         stderr_copy = fcntl(2, F_DUPFD_CLOEXEC, 10);
+    else if (check_report_path() != 0)
+        return -1;
     start_ns = ll_now_ns();
     start_pid = getpid();
     lp_profiling = true;
+    pthread_atfork(NULL, NULL, on_fork_child);
     atexit(lp_profile_write);
     return 0;
 }
@@ -127,9 +180,20 @@ static uint64_t hist_percentile(const uint64_t *h, double q)
     return 0;
 }
 
+/* The wait histogram of p: the holder-side one (mutexes) plus the atomic one (cond, sem). */
+static void wait_hist(lp_profile *p, uint64_t *h)
+{
+    lp_detail *d = (lp_detail *)ll_load_acquire(&p->detail); /* acquire: pairs with the release in detail_of */
+    lp_wait_hist *a = (lp_wait_hist *)ll_load_acquire(&p->any_wait_hist); /* acquire: pairs with ll_arena_install */
+    for (unsigned b = 0; b < LP_HIST_BUCKETS; b++)
+        h[b] = (d ? d->wait_hist[b] : 0) + (a ? ll_load_relaxed(&a->count[b]) : 0); /* relaxed: statistics */
+}
+
 typedef struct lp_row {
     lp_profile *p;
     uint64_t wait_ns; /* total, mutex holder-side or cond/sem atomic */
+    uint64_t wait_max; /* mutex holder-side or cond/sem atomic */
+    uint64_t wait_p99; /* of the merged wait histogram (wait_hist), at most wait_max */
     uint64_t acquisitions, contended, parks, threads, max_share, min_share;
     double lwss, mttr;
 } lp_row;
@@ -142,6 +206,13 @@ static void summarize(lp_profile *p, lp_row *r)
     r->contended = p->contended + ll_load_relaxed(&p->blocked_waits);              /* relaxed: statistics */
     r->wait_ns = p->wait_total_ns + ll_load_relaxed(&p->wait_ns_atomic);           /* relaxed: statistics */
     r->parks = p->parks + ll_load_relaxed(&p->parks_atomic);                       /* relaxed: statistics */
+    uint64_t any_max = ll_load_relaxed(&p->wait_max_atomic); /* relaxed: a statistic */
+    r->wait_max = p->wait_max_ns > any_max ? p->wait_max_ns : any_max;
+    uint64_t h[LP_HIST_BUCKETS];
+    wait_hist(p, h);
+    r->wait_p99 = hist_percentile(h, 0.99);
+    if (r->wait_p99 > r->wait_max) /* a bucket's upper bound, beyond what was seen */
+        r->wait_p99 = r->wait_max;
     lp_detail *d = (lp_detail *)ll_load_acquire(&p->detail); /* acquire: pairs with the release in detail_of */
     r->lwss = r->mttr = -1;
     if (!d)
@@ -248,7 +319,7 @@ static void write_json(FILE *f, lp_row *rows, size_t n, size_t listed, const uin
                 (unsigned long long)ll_load_relaxed(&p->passthrough_ops), (unsigned long long)r->parks,
                 (unsigned long long)ll_load_relaxed(&p->wakes), /* relaxed (all three): statistics */
                 (unsigned long long)r->wait_ns, r->contended ? (double)r->wait_ns / (double)r->contended : 0.0,
-                (unsigned long long)(p->wait_max_ns > ll_load_relaxed(&p->wait_max_atomic) ? p->wait_max_ns : ll_load_relaxed(&p->wait_max_atomic)), (unsigned long long)(d ? hist_percentile(d->wait_hist, 0.99) : 0),
+                (unsigned long long)r->wait_max, (unsigned long long)r->wait_p99,
                 (unsigned long long)p->hold_samples,
                 p->hold_samples ? (double)p->hold_total_ns / (double)p->hold_samples : 0.0,
                 (unsigned long long)p->hold_max_ns, (unsigned long long)(d ? hist_percentile(d->hold_hist, 0.99) : 0),
@@ -293,11 +364,10 @@ static void write_table(FILE *f, lp_row *rows, size_t n, size_t listed, const ui
     for (size_t i = 0; i < listed; i++) {
         lp_row *r = &rows[i];
         lp_profile *p = r->p;
-        lp_detail *d = (lp_detail *)ll_load_acquire(&p->detail); /* acquire: pairs with the release in detail_of */
         char w[16], wa[16], wp[16], ha[16], hm[16], lw[16], mm[16];
         fmt_ns(w, sizeof w, (double)r->wait_ns);
         fmt_ns(wa, sizeof wa, r->contended ? (double)r->wait_ns / (double)r->contended : 0);
-        fmt_ns(wp, sizeof wp, d ? (double)hist_percentile(d->wait_hist, 0.99) : 0);
+        fmt_ns(wp, sizeof wp, (double)r->wait_p99);
         fmt_ns(ha, sizeof ha, p->hold_samples ? (double)p->hold_total_ns / (double)p->hold_samples : 0);
         fmt_ns(hm, sizeof hm, (double)p->hold_max_ns);
         snprintf(lw, sizeof lw, r->lwss >= 0 ? "%.1f" : "-", r->lwss);
@@ -308,6 +378,44 @@ static void write_table(FILE *f, lp_row *rows, size_t n, size_t listed, const ui
                 r->acquisitions ? 100.0 * (double)r->contended / (double)r->acquisitions : 0.0,
                 (unsigned long long)p->owner_changes, w, wa, wp, ha, hm, (unsigned long long)r->threads, lw, mm,
                 where);
+    }
+}
+
+static void print_report(FILE *f, lp_row *rows, size_t n, size_t listed, const uint64_t *totals)
+{
+    if (report_json)
+        write_json(f, rows, n, listed, totals);
+    else
+        write_table(f, rows, n, listed, totals);
+}
+
+/* The report into a new file next to path (PATH.tmp-PID-N: O_EXCL and O_NOFOLLOW,
+ * so nothing that exists is opened, a symlink least of all), renamed over path once
+ * complete (see the header comment). */
+static void write_file(const char *path, lp_row *rows, size_t n, size_t listed, const uint64_t *totals)
+{
+    char tmp[4200];
+    int fd = -1;
+    for (unsigned k = 0; fd < 0 && k < 100; k++) {
+        snprintf(tmp, sizeof tmp, "%s.tmp-%d-%u", path, (int)getpid(), k);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    int failed = f == NULL;
+    if (f) {
+        print_report(f, rows, n, listed, totals);
+        failed = fflush(f) != 0 || ferror(f);
+        failed |= fclose(f) != 0;
+        failed = failed || rename(tmp, path) != 0;
+    } else if (fd >= 0) {
+        close(fd);
+    }
+    if (failed) {
+        fprintf(stderr, "locklab: cannot write the profile to '%s': %s\n", path, strerror(errno));
+        if (fd >= 0)
+            unlink(tmp);
     }
 }
 
@@ -332,15 +440,14 @@ static void write_report(const char *path)
     if (n)
         qsort(rows, n, sizeof *rows, by_wait_then_acquisitions);
     size_t listed = report_top == 0 || (size_t)report_top > n ? n : (size_t)report_top;
-    FILE *f = strcmp(path, "-") != 0 ? fopen(path, "w") : stderr_copy >= 0 ? fdopen(dup(stderr_copy), "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "locklab: cannot write the profile to '%s': %s\n", path, strerror(errno));
+    if (strcmp(path, "-") == 0) {
+        FILE *f = stderr_copy >= 0 ? fdopen(dup(stderr_copy), "w") : NULL;
+        if (f) {
+            print_report(f, rows, n, listed, totals);
+            fclose(f);
+        }
     } else {
-        if (report_json)
-            write_json(f, rows, n, listed, totals);
-        else
-            write_table(f, rows, n, listed, totals);
-        fclose(f);
+        write_file(path, rows, n, listed, totals);
     }
     if (rows)
         munmap(rows, n * sizeof(lp_row));
@@ -377,6 +484,8 @@ void lp_profile_write(void)
 {
     if (!lp_profiling || ll_xchg(&exit_report_done, 1, LL_RELAXED) != 0) /* relaxed: once per process */
         return;
+    if (ll_load_relaxed(&lp_idle_child)) /* relaxed: set and cleared by this process's threads, all joined or gone */
+        return; /* a fork()ed child that used no profiled object: its report would repeat the parent's */
     char path[4096];
     expand_path(path, sizeof path);
     if (getpid() != start_pid && strcmp(report_path, "-") != 0 && !strstr(report_path, "%p"))

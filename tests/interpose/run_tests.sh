@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | fork | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc
+# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | fork | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -106,6 +106,27 @@ badenv)
     check_bad LOCKLAB_SEM 'lifo-cr:append_one_in=128'
     LOCKLAB_PROFILE=- check_bad LOCKLAB_PROFILE_FORMAT xml
     check_bad LOCKLAB_LOCK nosuchlock "$preload $bindir/libctor_lib.so"
+    check_bad LOCKLAB_LOCK 'mcs-stp:spin_ns=10,spin_ns=20000' # a key given twice
+    # A report path that cannot be written is found at start-up, not at exit.
+    LOCKLAB_PROFILE_TOP=0 check_bad LOCKLAB_PROFILE /nonexistent-locklab-dir/p.json
+    LOCKLAB_PROFILE_TOP=0 check_bad LOCKLAB_PROFILE "$bindir"
+    # A 10,000-character value: one line that still gives the reason (the value's middle is elided).
+    long=$(printf 'x%.0s' $(seq 10000))
+    err=$(LOCKLAB_LOCK=$long LD_PRELOAD="$preload" "$bindir/test_preconstructor" 2>&1 >/dev/null)
+    status=$?
+    [ $status -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [ ${#err} -lt 400 ] &&
+        [[ $err == *LOCKLAB_LOCK=*"too long (10000 bytes, max 255)"* ]] ||
+        bad "10,000-character LOCKLAB_LOCK (exit $status, ${#err} bytes): ...${err: -120}"
+    # Empty means unset, for every variable (the program runs on the defaults).
+    for var in LOCKLAB_LOCK LOCKLAB_COND LOCKLAB_SEM LOCKLAB_TOPOLOGY LOCKLAB_VERBOSE LOCKLAB_QUIET LOCKLAB_PROFILE \
+               LOCKLAB_PROFILE_FORMAT LOCKLAB_PROFILE_TOP LOCKLAB_PROFILE_SIGNAL; do
+        profile=-
+        [ $var = LOCKLAB_PROFILE ] && profile=
+        err=$(env LOCKLAB_PROFILE=$profile "$var=" LD_PRELOAD="$preload $bindir/libctor_lib.so" \
+              "$bindir/test_preconstructor" 2>&1 >/dev/null)
+        status=$?
+        [ $status -eq 0 ] || bad "$var='' (empty, which means unset): exit $status: $err"
+    done
     # Valid values are accepted (the same program exits 0).
     LOCKLAB_LOCK=mcs-stp:spin_ns=5000 LOCKLAB_VERBOSE=1 LOCKLAB_TOPOLOGY=sockets=2 LOCKLAB_COND=lifo-cr \
         LOCKLAB_SEM=lifo-cr:append_one_in=129 LD_PRELOAD="$preload $bindir/libctor_lib.so" \
@@ -182,6 +203,9 @@ if not conds or sum(l["acquisitions"] for l in conds) < 100:
 sems = having(kind="sem", type="fifo", passthrough=False)
 if len(sems) < 2 or min(l["acquisitions"] for l in sems[:2]) < 60000:
     problems.append("semaphore waits not recorded (want 60000 per producer/consumer semaphore)")
+for l in conds + sems:  # waits have a histogram, as mutexes do: no p99 of 0 beside a maximum
+    if l["contended"] and not l["wait_max_ns"] >= l["wait_p99_ns"] > 0:
+        problems.append("%s %s: wait p99 %d, max %d" % (l["kind"], l["address"], l["wait_p99_ns"], l["wait_max_ns"]))
 if d["objects"] != len(locks):
     problems.append("objects %d != listed %d with LOCKLAB_PROFILE_TOP=0" % (d["objects"], len(locks)))
 for p in problems:
@@ -190,8 +214,61 @@ sys.exit(1 if problems else 0)
 PY
     rm -f "$json"
     ;;
+secure)
+    # Secure-execution mode (AT_SECURE: a set-user-ID program run by another user),
+    # the case of an interposer listed in /etc/ld.so.preload: no LOCKLAB_* variable
+    # is honoured (default lock, no report, silent).  test_secure is linked against
+    # the interposer (the loader ignores LD_PRELOAD paths in this mode); a root-owned
+    # set-user-ID copy runs as nobody.  A nosuid mount gives no AT_SECURE: the copy
+    # goes to the first directory where the program sees AT_SECURE=1.
+    prog=$bindir/test_secure
+    if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+        echo "SKIP secure: needs root and setpriv to run a set-user-ID root program as nobody"
+        finish
+        exit
+    fi
+    as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+    # Outside secure mode the variables are honoured: a bad value is refused (the check below is not vacuous).
+    LOCKLAB_LOCK=nosuchlock "$prog" >/dev/null 2>&1
+    [ $? -eq 2 ] || bad "LOCKLAB_LOCK=nosuchlock not refused outside secure-execution mode"
+    dir=
+    for base in "$bindir" /tmp /var/tmp /dev/shm; do
+        d=$(mktemp -d "$base/locklab-secure-XXXXXX" 2>/dev/null) || continue
+        chmod 755 "$d"
+        cp "$prog" "$d/test_secure"
+        chmod 4755 "$d/test_secure"
+        if [ "$(as_nobody "$d/test_secure" 2>/dev/null | head -1)" = secure=1 ]; then
+            dir=$d
+            break
+        fi
+        rm -rf "$d"
+    done
+    if [ -z "$dir" ]; then
+        echo "SKIP secure: no directory here lets a set-user-ID program run in secure-execution mode (nosuid mounts)"
+        finish
+        exit
+    fi
+    echo precious >"$dir/victim"
+    ln -s "$dir/victim" "$dir/link"
+    before=$(ls -A "$dir" | sort | tr '\n' ' ')
+    for env in LOCKLAB_LOCK=nosuchlock LOCKLAB_LOCK=tas LOCKLAB_VERBOSE=1 LOCKLAB_VERBOSE=yes LOCKLAB_COND=bogus \
+               LOCKLAB_SEM=bogus LOCKLAB_TOPOLOGY=sockets=0 LOCKLAB_PROFILE=- LOCKLAB_PROFILE=$dir/victim \
+               LOCKLAB_PROFILE=$dir/link LOCKLAB_PROFILE=$dir/new.json LOCKLAB_PROFILE=/nonexistent/p.json \
+               LOCKLAB_PROFILE_FORMAT=xml; do
+        err=$(as_nobody env "$env" LOCKLAB_PROFILE_TOP=0 "$dir/test_secure" 2>&1 >/dev/null)
+        status=$?
+        [ $status -eq 0 ] || bad "secure mode, $env: exit $status ($err)"
+        [ -z "$err" ] || bad "secure mode, $env: not silent: $err"
+    done
+    [ "$(cat "$dir/victim")" = precious ] || bad "secure mode: the report overwrote a file: $(head -c 80 "$dir/victim")"
+    [ -L "$dir/link" ] || bad "secure mode: the symlink at the report path was replaced"
+    after=$(ls -A "$dir" | sort | tr '\n' ' ')
+    [ "$before" = "$after" ] || bad "secure mode: files created: '$before' -> '$after'"
+    [ $fail -eq 0 ] && ok "secure-execution mode ($dir): LOCKLAB_* ignored, silent, nothing written"
+    rm -rf "$dir"
+    ;;
 *)
-    echo "unknown case '$case' (valid: mutex sync threads fork preconstructor cxx bindings badenv profile nomeasure twice malloc)" >&2
+    echo "unknown case '$case' (valid: mutex sync threads mix fork preconstructor cxx bindings badenv profile nomeasure twice malloc secure)" >&2
     exit 2
     ;;
 esac
