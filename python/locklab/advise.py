@@ -120,6 +120,8 @@ def run(args):
     if args.higher_is_better and not metric:
         raise UsageError("--higher-is-better needs --metric (wall time is always lower-is-better)")
     lib = preload.locate(args.preload) if any(c != preload.NATIVE for c in candidates) else None
+    if lib:
+        preload.require_dynamic(cmd[0])
     envs = {c: preload.environment(lib, c, args.cond, args.sem, None, args.topology) for c in candidates}
     for env in envs.values():
         preload.check(env)

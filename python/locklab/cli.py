@@ -4,7 +4,8 @@ Adding a subcommand = one module with COMMAND (its name), HELP (one line) and
 `register(p)` (which fills the subcommand's parser, made here with the module
 docstring's first paragraph as description, and calls `set_defaults(func=...)`)
 + one entry in SUBCOMMANDS.  A UsageError (bad input)
-prints one line and exits 2; so does any argparse error.
+prints one line and exits 2; so does any argparse error, and an OSError no
+subcommand caught (a file that cannot be read or written).
 """
 
 import argparse
@@ -48,6 +49,10 @@ def main(argv=None):
         return 1
     except BrokenPipeError:
         return 1
+    except OSError as e:  # a file the subcommands did not check up front: one line, not a traceback
+        where = f"'{e.filename}': " if e.filename else ""
+        print(f"{prog}: {where}{e.strerror or e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

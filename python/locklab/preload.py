@@ -3,11 +3,15 @@
 environment (LOCKLAB_LOCK, LOCKLAB_COND, LOCKLAB_SEM, LOCKLAB_PROFILE,
 LOCKLAB_TOPOLOGY).  The interposer validates every value itself before the
 program's main runs (one line, exit 2), so this module only assembles them.
+What it cannot say is that it was never loaded: require_dynamic refuses a
+program that the dynamic loader does not start with glibc (a static one).
 
 The pseudo-lock "glibc" means: no interposer at all (the program's own glibc).
 """
 
 import os
+import shutil
+import struct
 import subprocess
 from pathlib import Path
 
@@ -56,6 +60,73 @@ def check(env):
     if p.returncode != 0:
         lines = p.stderr.strip().splitlines()
         raise UsageError(lines[-1] if lines else f"the interposer refused this environment (exit {p.returncode})")
+
+
+PT_LOAD, PT_DYNAMIC, PT_INTERP = 1, 2, 3
+DT_NULL, DT_NEEDED, DT_STRTAB = 0, 1, 5
+
+
+def elf_linkage(path):
+    """None if `path` is not an ELF file, else (program interpreter or None, DT_NEEDED names)."""
+    with open(path, "rb") as f:
+        ident = f.read(64)
+        if len(ident) < 52 or ident[:4] != b"\x7fELF" or ident[4] not in (1, 2) or ident[5] not in (1, 2):
+            return None
+        wide, end = ident[4] == 2, "<" if ident[5] == 1 else ">"
+
+        def read(offset, fmt):
+            f.seek(offset)
+            raw = f.read(struct.calcsize(end + fmt))
+            return struct.unpack(end + fmt, raw) if len(raw) == struct.calcsize(end + fmt) else None
+
+        phoff, phentsize, phnum = (read(32, "Q")[0], *read(54, "HH")) if wide else (read(28, "I")[0], *read(42, "HH"))
+        segments = []  # (type, file offset, address, size in the file)
+        for i in range(phnum):
+            h = read(phoff + i * phentsize, "I4xQQ8xQ" if wide else "IIIxxxxI")
+            if h:
+                segments.append(h)
+
+        def string(offset, limit=4096):
+            f.seek(offset)
+            return f.read(limit).split(b"\0")[0].decode(errors="replace")
+
+        interp = next((string(o, n) for t, o, _, n in segments if t == PT_INTERP), None)
+        dynamic = next(((o, n) for t, o, _, n in segments if t == PT_DYNAMIC), None)
+        if not dynamic:
+            return interp, []
+        entry = "qQ" if wide else "iI"
+        tags = []
+        for k in range(dynamic[1] // struct.calcsize(end + entry)):
+            tag = read(dynamic[0] + k * struct.calcsize(end + entry), entry)
+            if not tag or tag[0] == DT_NULL:
+                break
+            tags.append(tag)
+        strtab = next((v for t, v in tags if t == DT_STRTAB), None)
+        base = next((o + strtab - a for t, o, a, n in segments if t == PT_LOAD and strtab is not None
+                     and a <= strtab < a + n), None)
+        return interp, [string(base + v) for t, v in tags if t == DT_NEEDED and base is not None]
+
+
+def require_dynamic(program):
+    """Raise UsageError unless the interposer can take over `program`'s locks: an ELF
+    program must name a program interpreter (the dynamic loader, which loads LD_PRELOAD)
+    and need glibc's libc.so.6.  Scripts and programs not found are left to the exec."""
+    path = program if "/" in program else shutil.which(program)
+    if not path or not os.path.isfile(path):
+        return
+    try:
+        linkage = elf_linkage(path)
+    except (OSError, TypeError, ValueError, struct.error):
+        return  # unreadable or malformed: the exec says why
+    if linkage is None:
+        return
+    interp, needed = linkage
+    if interp is None:
+        raise UsageError(f"'{path}' is statically linked (no program interpreter): the interposer cannot be "
+                         "loaded into it and its locks would stay its own (valid: a dynamically linked program)")
+    if not any(n.startswith("libc.so") for n in needed):
+        raise UsageError(f"'{path}' does not link glibc's libc.so.6 dynamically (needs: {', '.join(needed) or 'nothing'})"
+                         ": the interposer cannot take over its locks (valid: a program linked with glibc)")
 
 
 def add_common_arguments(p):

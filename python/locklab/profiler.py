@@ -7,6 +7,7 @@ The report format (version 1) is written by src/interpose/profile_report.c; see
 docs/interposer.md for every field."""
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -93,6 +94,17 @@ def render(report, top=20, sort="wait"):
     return lines
 
 
+def check_out(out):
+    """--out names a file the interposer can create (it checks too, but only once the command runs)."""
+    if out.is_dir():
+        raise UsageError(f"--out '{out}' is a directory (valid: a file path for the JSON report)")
+    parent = out.resolve().parent
+    if not parent.is_dir():
+        raise UsageError(f"cannot write --out '{out}': no directory '{parent}' (valid: a file in an existing directory)")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write --out '{out}': directory '{parent}' is not writable")
+
+
 def parse_top(text):
     if not text.isdigit() or int(text) > 1000000:
         raise UsageError(f"bad value '{text}' for --top (valid: 0 (all) or a count in 1..1000000)")
@@ -108,6 +120,9 @@ def run(args):
         return 0
     cmd = preload.command_of(args)
     lib = preload.locate(args.preload)
+    preload.require_dynamic(cmd[0])
+    if args.out:
+        check_out(Path(args.out))
     with tempfile.TemporaryDirectory(prefix="locklab-profile-") as tmp:
         # "%p": every process of the command (a wrapper, its children) writes its own report
         target = str(Path(args.out).resolve()) if args.out else str(Path(tmp) / "profile.%p.json")

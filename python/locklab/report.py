@@ -9,9 +9,11 @@ metric of results.METRICS).  Prints a throughput table and the paths.
 import csv
 import html
 import math
+import os
 
 from . import meta as metamod
 from . import results
+from .errors import UsageError
 from .formatting import fmt_fixed, fmt_rate, fmt_small, fmt_value, spread_cell
 
 
@@ -175,14 +177,20 @@ def run(args):
     from . import plots  # matplotlib loads only when a report is drawn, not for every locklab command
 
     result = results.ResultDir(args.dir)
+    if not os.access(result.path, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write the report into '{result.path}': the directory is not writable "
+                         "(valid: a result directory you may write; copy it elsewhere first)")
     images = {}
-    for w in result.workloads():
-        images[w] = f"{w}.png"
-        plots.workload_figure(result, w, result.path / images[w])
-    doc = build_document(result, images)
-    (result.path / "report.md").write_text(to_markdown(doc))
-    (result.path / "report.html").write_text(to_html(doc, f"locklab report: {result.path.name}"))
-    write_summary_csv(result, result.path / "summary.csv")
+    try:
+        for w in result.workloads():
+            images[w] = f"{w}.png"
+            plots.workload_figure(result, w, result.path / images[w])
+        doc = build_document(result, images)
+        (result.path / "report.md").write_text(to_markdown(doc))
+        (result.path / "report.html").write_text(to_html(doc, f"locklab report: {result.path.name}"))
+        write_summary_csv(result, result.path / "summary.csv")
+    except OSError as e:
+        raise UsageError(f"cannot write the report into '{result.path}': {e.filename}: {e.strerror}") from None
     print(terminal_table(result))
     for name in ["report.md", "report.html", "summary.csv"] + [images[w] for w in result.workloads()]:
         print(result.path / name)

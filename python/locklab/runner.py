@@ -25,6 +25,8 @@ def register(p):
 def run(args):
     cmd = preload.command_of(args)
     lib = preload.locate(args.preload) if args.lock != preload.NATIVE else None
+    if lib:
+        preload.require_dynamic(cmd[0])
     env = preload.environment(lib, args.lock, args.cond, args.sem, args.profile, args.topology)
     sys.stdout.flush()
     try:

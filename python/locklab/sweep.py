@@ -177,6 +177,9 @@ def open_out_dir(out, exe, config):
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"cannot create --out '{out}': {e.strerror}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write into --out '{out}': the directory is not writable (valid: a directory you may "
+                         "write, created if missing)")
     meta_path, csv_path = out / "meta.json", out / "results.csv"
     if meta_path.exists():
         try:
@@ -213,13 +216,16 @@ def run(args):
         raise UsageError("empty --out (valid: a directory path; '.' for the current directory)")
     exe, config = validate(args)
     out = Path(args.out)
-    done = open_out_dir(out, exe, config)
+    try:
+        done = open_out_dir(out, exe, config)
+        writer = schema.ResultsWriter(out / "results.csv")
+    except OSError as e:
+        raise UsageError(f"cannot write into --out '{out}': {e.filename}: {e.strerror}") from None
     runs = plan(config)
     todo = [item for item in runs if item.key not in done]
     total = len(runs)
     if done:
         print(f"resuming {out}: {len(done)} of {total} runs already done", file=sys.stderr)
-    writer = schema.ResultsWriter(out / "results.csv")
     finished = 0
     try:
         with tqdm(total=len(todo), unit="run", file=sys.stderr, dynamic_ncols=True, disable=None,

@@ -2,6 +2,7 @@
 import os
 import shutil
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -35,3 +36,42 @@ def small_dir(tmp_path):
     dst = tmp_path / "small"
     shutil.copytree(DATA / "small", dst)
     return dst
+
+
+@pytest.fixture
+def read_only_dir():
+    """(make, run): make(name) gives a new directory that an unprivileged user can
+    enter but not write, outside pytest's private tmp_path; run(*argv) runs the
+    `locklab` command as that user.  We are root here and in CI, and root writes
+    anywhere: the command then runs as nobody (setpriv); as any other user, as is."""
+    root = os.geteuid() == 0
+    if root and not shutil.which("setpriv"):
+        pytest.skip("running as root without setpriv: cannot run the command as a user a read-only directory stops")
+    base = Path(tempfile.mkdtemp(prefix="locklab-ro-"))
+    base.chmod(0o755)
+    made = []
+
+    def make(name, copy_from=None):
+        d = base / name
+        if copy_from:
+            shutil.copytree(copy_from, d, ignore=shutil.ignore_patterns("__pycache__", ".*"))
+        else:
+            d.mkdir()
+        for f in [d, *d.rglob("*")]:
+            f.chmod(0o555 if f.is_dir() else 0o444)
+        made.append(d)
+        return d
+
+    def run(*argv, env=None):
+        full_env = dict(os.environ, MPLCONFIGDIR=str(base / "mpl"), **(env or {}))
+        cmd = [sys.executable, "-m", "locklab", *map(str, argv)]
+        if root:
+            (base / "mpl").mkdir(exist_ok=True)
+            (base / "mpl").chmod(0o777)
+            cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", *cmd]
+        return subprocess.run(cmd, capture_output=True, text=True, env=full_env, cwd=base)
+
+    yield make, run
+    for d in made:
+        d.chmod(0o755)
+    shutil.rmtree(base, ignore_errors=True)

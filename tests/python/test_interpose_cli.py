@@ -2,6 +2,7 @@
 import json
 import os
 import shutil
+import subprocess
 
 import pytest
 
@@ -128,3 +129,50 @@ def test_profile_show_malformed_reports_are_one_line(tmp_path, text):
     bad = tmp_path / "x.json"
     bad.write_text(text)
     one_line_error(locklab("profile", "--show", bad), str(bad))
+
+
+def test_profile_out_a_directory_is_one_line(tmp_path):
+    p = locklab("profile", "--out", tmp_path, "--", "true")
+    one_line_error(p, f"--out '{tmp_path}' is a directory")
+
+
+def test_profile_out_in_a_missing_directory_is_one_line(tmp_path):
+    one_line_error(locklab("profile", "--out", tmp_path / "none" / "p.json", "--", "true"), "cannot write")
+
+
+@pytest.fixture(scope="module")
+def static_program(tmp_path_factory):
+    """A statically linked program (the interposer cannot be loaded into it), and a static-pie one."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler to build a statically linked program")
+    d = tmp_path_factory.mktemp("static")
+    src = d / "hello.c"
+    src.write_text("#include <pthread.h>\nint main(void){static pthread_mutex_t m;"
+                   "pthread_mutex_lock(&m);return pthread_mutex_unlock(&m);}\n")
+    built = []
+    for name, flags in (("static", ["-static"]), ("static-pie", ["-static-pie", "-fPIE"])):
+        exe = d / name
+        if subprocess.run([cc, *flags, "-o", exe, src], capture_output=True).returncode == 0:
+            built.append(exe)
+    if not built:
+        pytest.skip("the C compiler cannot link statically (no libc.a)")
+    return built
+
+
+@pytest.mark.parametrize("command", ["run", "advise"])
+def test_run_and_advise_refuse_a_statically_linked_program(static_program, command):
+    for exe in static_program:
+        args = ["--lock", "mcs-stp"] if command == "run" else ["--locks", "glibc,mcs-stp", "--runs", "1"]
+        p = locklab(command, *args, "--", exe)
+        one_line_error(p, "statically linked")
+        assert str(exe) in p.stderr
+
+
+def test_run_of_a_dynamically_linked_program_or_a_script_is_not_refused(tmp_path):
+    script = tmp_path / "s.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o755)
+    for cmd in (["true"], [script], [BENCH, "--list"]):
+        p = locklab("run", "--lock", "mcs-stp", "--", *cmd)
+        assert p.returncode == 0, (cmd, p.stderr)

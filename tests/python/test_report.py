@@ -12,7 +12,7 @@ import csv
 
 import pytest
 
-from conftest import locklab
+from conftest import DATA, locklab
 from locklab import schema
 
 
@@ -90,3 +90,12 @@ def test_meta_json_that_is_not_an_object_is_one_line(small_dir):
     (small_dir / "meta.json").write_text("[]")
     p = locklab("report", small_dir)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "meta.json" in p.stderr, p.stderr
+
+
+def test_report_into_a_read_only_directory_is_one_line(read_only_dir):
+    make, run = read_only_dir
+    d = make("small", DATA / "small")
+    p = run("report", d)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert "cannot write" in p.stderr and str(d) in p.stderr, p.stderr
+    assert not (d / "report.md").exists()

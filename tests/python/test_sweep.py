@@ -1,7 +1,9 @@
 """`locklab sweep` against a fake bench: order, rows, resumption, refusals."""
 import json
+import sys
+from pathlib import Path
 
-from conftest import locklab
+from conftest import HERE, locklab
 from locklab import schema
 
 SWEEP = ["sweep", "--workloads", "mutexbench", "--locks", "mcs,pthread,tas", "--threads", "1,2,4",
@@ -173,3 +175,17 @@ def test_ctrl_c_leaves_a_resumable_csv(fake_bench, tmp_path):
     resumed_sweep(fake_bench, out)
     keys = [schema.run_key(r) for r in schema.read_results(out / "results.csv")]
     assert len(keys) == len(set(keys)) and set(keys) == expected_keys()
+
+
+def test_sweep_into_a_read_only_directory_is_one_line(read_only_dir):
+    make, run = read_only_dir
+    bench_dir = make("bench", HERE)  # fake_bench.py, readable by the user who runs the sweep
+    exe = bench_dir.parent / "fake-bench"
+    # the system's python3: .venv's may live under root's private home, which that user cannot enter
+    python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+    exe.write_text(f"#!/bin/sh\nexec '{python}' '{bench_dir / 'fake_bench.py'}' \"$@\"\n")
+    exe.chmod(0o755)
+    out = make("out")
+    p = run(*SWEEP, "--out", out, "--bench", exe)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert "cannot write" in p.stderr and str(out) in p.stderr, p.stderr
