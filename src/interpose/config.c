@@ -188,6 +188,7 @@ static void configure(void)
     uint32_t fast = lp_cfg.acr_inline                                                 ? LP_FAST_ACR
                     : lp_cfg.inline_state && ll_lock_is_word_lock(lp_cfg.ops) ? LP_FAST_WORD
                                                                                 : LP_FAST_NONE;
+    lp_cfg.fork_repair = lp_cfg.ops != &ll_lock_acr && !ll_lock_is_word_lock(lp_cfg.ops);
     ll_store_release(&lp_fast, fast); /* release: lp_cfg is complete before a fast path reads it */
 }
 

@@ -50,6 +50,9 @@ typedef struct lp_config {
     /* The lock never blocks in the kernel (ll_spec_never_parks): the threads that
      * use it are counted, and one line warns once they outnumber the CPUs. */
     bool never_parks;
+    /* The lock records its waiters (all but acr, which repairs itself after a fork, and the
+     * word locks tas/ttas): a mutex held across a fork is repaired by its unlock (mutex.c, "fork"). */
+    bool fork_repair;
     char spec[128]; /* canonical spec, as ll_spec_parse prints it */
     /* LOCKLAB_COND / LOCKLAB_SEM ("fifo" | "lifo-cr[:append_one_in=N]", default fifo);
      * sem.append_one_in is always explicit (never 0, never LP_GLIBC_SHARED_SEM: sem.c). */

@@ -23,6 +23,10 @@
  * although the lock was released many times (it only gets it when it polls
  * while the lock happens to be free).
  *
+ * fork: a mutex the forking thread held at the fork is repaired by its unlock
+ * in the child (its lock re-initialised, not handed to a parent thread the
+ * child does not have); see "fork" below.
+ *
  * Profiling (LOCKLAB_PROFILE, profile.h): the lock object of a mutex carries
  * its record (created with the object, so always out-of-line mode); the fast
  * paths test only `prof != NULL`.  Glibc's (passthrough) mutexes are counted
@@ -59,6 +63,27 @@ static const char *type_name(int32_t kind)
     return names[kind & LP_KIND_TYPE_MASK];
 }
 
+/* ---- time, for the waits that poll (timed locks, fork) ------------------------------- */
+
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static uint64_t ns_between(const struct timespec *from, const struct timespec *to)
+{
+    return (uint64_t)(to->tv_sec - from->tv_sec) * 1000000000u + (uint64_t)to->tv_nsec - (uint64_t)from->tv_nsec;
+}
+
+/* Sleep *nap_ns (at most left_ns), then double *nap_ns up to 1 ms. */
+static void nap(uint64_t *nap_ns, uint64_t left_ns)
+{
+    uint64_t ns = *nap_ns < left_ns ? *nap_ns : left_ns;
+    struct timespec t = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    nanosleep(&t, NULL);
+    *nap_ns = *nap_ns * 2 > 1000000 ? 1000000 : *nap_ns * 2;
+}
+
 /* ---- the lock behind a mutex ------------------------------------------------------- */
 
 typedef struct lock_ref {
@@ -72,13 +97,19 @@ typedef struct install_ctx {
     void *pc;
 } install_ctx;
 
+/* Initialise the lock (state and waiting policy) of an out-of-line object. */
+static void place_lock(void *obj)
+{
+    char err[256];
+    /* Cannot fail: the same settled spec placed the scratch lock at lp_init; settled, so it never measures. */
+    ll_lock_place(&lp_cfg.lock, LL_DEFAULTS_FIXED, obj, &lp_hdr(obj)->wp, NULL, err, sizeof err);
+}
+
 static void init_object(void *obj, void *arg)
 {
     install_ctx *c = (install_ctx *)arg;
     lp_objhdr *h = lp_hdr(obj);
-    char err[256];
-    /* Cannot fail: the same settled spec placed the scratch lock at lp_init; settled, so it never measures. */
-    ll_lock_place(&lp_cfg.lock, LL_DEFAULTS_FIXED, obj, &h->wp, NULL, err, sizeof err);
+    place_lock(obj);
     if (lp_profiling)
         h->prof = lp_profile_new(c->m, "mutex", type_name(c->m->kind), false, c->pc);
 }
@@ -131,6 +162,76 @@ LL_INLINE void ops_release(lock_ref r)
         lp_cfg.ops->release(r.state, r.wp);
 }
 
+/* ---- fork ----------------------------------------------------------------------------
+ *
+ * In a fork child only the forking thread is left.  A mutex it held at the fork
+ * may have had parent threads waiting in its lock (a ticket taken, a queue node
+ * linked, a passive set, a per-socket lock): an ordinary unlock would hand the
+ * lock to one of them and the child would hang.  The owner word tells which
+ * mutexes were held at a fork (its generation, mutex.h).  Under a lock that
+ * records waiters (lp_cfg.fork_repair: all but acr, which repairs itself, and
+ * the word locks, whose release is a store of 0):
+ *   - the unlock of such a mutex re-initialises its lock to free (inline: zeros,
+ *     the free state of every inline lock; out-of-line: placed again in its
+ *     object), and only then clears the owner word (release);
+ *   - every acquisition first waits while the mutex is held from before the
+ *     fork (only that unlock ends it), so no child thread joins the parent's
+ *     waiters in the old state; a trylock answers EBUSY, a timed lock waits
+ *     until its deadline.
+ * Left behind per mutex held across a fork: the holder's queue node and what
+ * the lock's init allocated (CLH's node, Anderson's slots, HMCS's records).  A
+ * mutex another thread held (or was being handed) at the fork stays taken in
+ * the child, as glibc's does.  In a process that never forked, this costs a
+ * load of ll_fork_generation on the paths that are not inline fast paths.
+ */
+
+LL_INLINE bool held_before_fork(uint64_t owner, uint32_t gen)
+{
+    return owner != 0 && (owner >> LP_OWNER_GEN_SHIFT) != (gen & 0xffffu);
+}
+
+/* In a fork child, under a lock that records waiters: is m held from before the fork? */
+LL_INLINE bool held_across_fork(lp_mutex *m)
+{
+    uint32_t gen = lp_fork_gen_now();
+    if (LL_LIKELY(gen == 0))
+        return false;
+    /* acquire: pairs with release_across_fork's release store; the re-initialised lock */
+    return lp_cfg.fork_repair && held_before_fork(ll_load_acquire(&m->owner), gen);
+}
+
+/* Wait until m is no longer held from before the fork.  false: TRY (at once) or the
+ * deadline passed (abstime on clock; NULL: no deadline). */
+static LL_COLD bool await_fork_unlock(lp_mutex *m, bool try_, clockid_t clock, const struct timespec *abstime)
+{
+    uint64_t nap_ns = 1000;
+    while (held_across_fork(m)) {
+        if (try_)
+            return false;
+        struct timespec now;
+        if (abstime && (clock_gettime(clock, &now), !before(&now, abstime)))
+            return false;
+        nap(&nap_ns, UINT64_MAX);
+    }
+    return true;
+}
+
+/* The unlock of a mutex held from before the fork (the owner word still says so). */
+static LL_COLD void release_across_fork(lp_mutex *m)
+{
+    ll_wake_list deferred = m->deferred;
+    m->deferred.head = NULL;
+    lock_ref r = lock_of(m, NULL);
+    if (r.prof)
+        lp_profile_releasing(r.prof);
+    if (lp_cfg.inline_state)
+        memset(m->lock.state, 0, sizeof m->lock.state); /* no thread reads it until the store below */
+    else
+        place_lock(r.state);
+    ll_store_release(&m->owner, 0); /* release: the re-initialised lock; pairs with held_across_fork's acquire */
+    ll_wake_list_flush(&deferred);
+}
+
 static LL_COLD void acquire_profiled(lock_ref r)
 {
     bool contended = !ops_try_acquire(r);
@@ -146,6 +247,8 @@ static LL_COLD void acquire_profiled(lock_ref r)
 LL_INLINE void lock_acquire(lp_mutex *m, void *pc)
 {
     lp_note_spinning_thread();
+    if (LL_UNLIKELY(held_across_fork(m)))
+        await_fork_unlock(m, false, CLOCK_MONOTONIC, NULL);
     lock_ref r = lock_of(m, pc);
     if (LL_UNLIKELY(r.prof != NULL))
         acquire_profiled(r);
@@ -156,7 +259,7 @@ LL_INLINE void lock_acquire(lp_mutex *m, void *pc)
 LL_INLINE bool lock_try_acquire(lp_mutex *m, void *pc)
 {
     lock_ref r = lock_of(m, pc);
-    bool ok = ops_try_acquire(r);
+    bool ok = !held_across_fork(m) && ops_try_acquire(r);
     if (LL_UNLIKELY(r.prof != NULL)) {
         if (ok)
             lp_profile_acquired(r.prof, false, 0);
@@ -186,6 +289,10 @@ static LL_COLD void release_and_flush(lp_mutex *m)
 
 LL_INLINE void release(lp_mutex *m)
 {
+    if (LL_UNLIKELY(held_across_fork(m))) {
+        release_across_fork(m);
+        return;
+    }
     ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
     if (LL_UNLIKELY(m->deferred.head != NULL)) /* holder-only field */
         release_and_flush(m);
@@ -197,26 +304,18 @@ static void iface_lock(void *mutex)
 {
     lp_mutex *m = (lp_mutex *)mutex;
     lock_acquire(m, NULL);
-    ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+    ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
 }
 static void iface_unlock(void *mutex) { release((lp_mutex *)mutex); }
 const ll_mutex_iface lp_mutex_iface = {iface_lock, iface_unlock};
 
 /* ---- timed acquisition ---------------------------------------------------------------- */
 
-static bool before(const struct timespec *a, const struct timespec *b)
-{
-    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
-static uint64_t ns_between(const struct timespec *from, const struct timespec *to)
-{
-    return (uint64_t)(to->tv_sec - from->tv_sec) * 1000000000u + (uint64_t)to->tv_nsec - (uint64_t)from->tv_nsec;
-}
-
 static int lock_acquire_until(lp_mutex *m, void *pc, clockid_t clock, const struct timespec *abstime)
 {
     lock_ref r = lock_of(m, pc);
+    if (LL_UNLIKELY(held_across_fork(m)) && !await_fork_unlock(m, false, clock, abstime))
+        return abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000 ? EINVAL : ETIMEDOUT;
     if (ops_try_acquire(r)) {
         if (r.prof)
             lp_profile_acquired(r.prof, false, 0);
@@ -238,11 +337,7 @@ static int lock_acquire_until(lp_mutex *m, void *pc, clockid_t clock, const stru
             for (int i = 0; i < 64; i++)
                 ll_pause();
         } else {
-            uint64_t left = ns_between(&now, abstime);
-            uint64_t ns = nap_ns < left ? nap_ns : left;
-            struct timespec nap = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-            nanosleep(&nap, NULL);
-            nap_ns = nap_ns * 2 > 1000000 ? 1000000 : nap_ns * 2;
+            nap(&nap_ns, ns_between(&now, abstime));
         }
         if (ops_try_acquire(r)) {
             if (r.prof)
@@ -289,7 +384,6 @@ static LL_COLD int lock_slow(pthread_mutex_t *pm, void *pc, enum how how, clocki
         return passthrough_lock(pm, how, clock, abstime);
     }
     int type = m->kind & LP_KIND_TYPE_MASK;
-    uint64_t me = lp_self_id();
     if ((type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK) && lp_mutex_held_by_me(m)) {
         if (type == PTHREAD_MUTEX_ERRORCHECK)
             return how == TRY ? EBUSY : EDEADLK;
@@ -306,7 +400,7 @@ static LL_COLD int lock_slow(pthread_mutex_t *pm, void *pc, enum how how, clocki
     else
         rc = lock_acquire_until(m, pc, clock, abstime);
     if (rc == 0) {
-        ll_store_relaxed(&m->owner, me); /* relaxed: read by others only to compare with their own id */
+        ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: read by others only to compare with their own id */
         m->depth = 0;
     }
     return rc;
@@ -352,7 +446,7 @@ int pthread_mutex_lock(pthread_mutex_t *pm)
         return 0; /* called while configuring: exclusive without the lock (config.h) */
     if (LL_LIKELY(fast_kind(m))) {
         lock_acquire(m, __builtin_return_address(0));
-        ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+        ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
         return 0;
     }
     return lock_slow(pm, __builtin_return_address(0), BLOCK, CLOCK_REALTIME, NULL);
@@ -373,7 +467,7 @@ int pthread_mutex_trylock(pthread_mutex_t *pm)
     if (LL_LIKELY(fast_kind(m))) {
         if (!lock_try_acquire(m, __builtin_return_address(0)))
             return EBUSY;
-        ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+        ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
         return 0;
     }
     return lock_slow(pm, __builtin_return_address(0), TRY, CLOCK_REALTIME, NULL);

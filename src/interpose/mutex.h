@@ -5,7 +5,8 @@
  *
  *   offset  glibc field         locklab use
  *   ------  ------------------  ------------------------------------------------
- *    0      __lock, __count     owner: holder's thread id (lp_self_id), 0 if free
+ *    0      __lock, __count     owner: holder's thread id (lp_self_id) and fork
+ *                               generation (lp_owner_tag), 0 if free
  *    8      __owner, __nusers   deferred: wake-ups to deliver after unlock (sync.h)
  *   16      __kind              glibc's kind, read as is: type (bits 0-1) and
  *                               glibc's flags; written by pthread_mutex_init only
@@ -25,6 +26,15 @@
  * unlock, in a line the lock just touched): errorcheck and recursive need it,
  * and a condition variable signal uses it to tell whether the caller holds the
  * mutex its waiters use, i.e. whether to defer the wake-up (wait morphing, sync.h).
+ *
+ * fork: the owner word's bits 48..63 hold the fork generation (ll_fork_generation,
+ * 16 bits) in which the holder took the mutex, outside the inline fast paths (acr,
+ * which repairs itself, and the word locks, which record no waiter).  In a fork
+ * child, a mutex whose owner carries an older generation was held at the fork: its
+ * lock state may record parent threads (tickets, queue nodes, passive sets) that
+ * the child does not have.  Its unlock (by the forking thread, the only one left)
+ * re-initialises the lock to free instead of handing it over, and every other
+ * acquisition waits for that unlock before touching the lock (mutex.c, "fork").
  */
 #ifndef LOCKLAB_INTERPOSE_MUTEX_H
 #define LOCKLAB_INTERPOSE_MUTEX_H
@@ -65,10 +75,22 @@ LL_INLINE bool lp_mutex_passthrough(const lp_mutex *m) { return (m->kind & LP_KI
 extern __thread char lp_self_anchor __attribute__((tls_model("initial-exec")));
 LL_INLINE uint64_t lp_self_id(void) { return (uint64_t)(uintptr_t)&lp_self_anchor; }
 
-/* Does the calling thread hold m (a non-passthrough mutex)? */
+/* The owner word: the holder's id (a user-space address: below 2^47 on x86_64)
+ * and, from bit LP_OWNER_GEN_SHIFT, the fork generation it took the mutex in. */
+#define LP_OWNER_GEN_SHIFT 48
+#define LP_OWNER_ID_MASK ((UINT64_C(1) << LP_OWNER_GEN_SHIFT) - 1)
+LL_INLINE uint32_t lp_fork_gen_now(void)
+{
+    return ll_load_relaxed(&ll_fork_generation); /* relaxed: changes only in a fork child, single-threaded then */
+}
+/* What the slow paths store into the owner word: this thread, this generation. */
+LL_INLINE uint64_t lp_owner_tag(void) { return lp_self_id() | (uint64_t)(lp_fork_gen_now() & 0xffffu) << LP_OWNER_GEN_SHIFT; }
+
+/* Does the calling thread hold m (a non-passthrough mutex)?  Also if it took m before a fork. */
 LL_INLINE bool lp_mutex_held_by_me(lp_mutex *m)
 {
-    return ll_load_relaxed(&m->owner) == lp_self_id(); /* relaxed: only this thread ever stores its own id */
+    /* relaxed: only this thread ever stores its own id */
+    return (ll_load_relaxed(&m->owner) & LP_OWNER_ID_MASK) == lp_self_id();
 }
 
 /* Lock / unlock of a non-passthrough mutex for the condition variables

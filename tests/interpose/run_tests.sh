@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | fork | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
+# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | fork BENCH [SPEC...] | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -35,7 +35,14 @@ mix)
     for spec in "$@"; do run "$spec" "$bindir/test_mix"; done
     ;;
 fork)
-    for spec in acr acr:patience_ns=0 loiter mcs-stp mcscr-stp; do run "$spec" "$bindir/test_fork"; done
+    # Every spec locklab-bench --list prints (every algorithm x policy), or the SPECs given:
+    # a mutex held across fork with parent threads queued on it (test_fork.c).
+    bench=${1:?fork needs the path of locklab-bench}
+    shift
+    specs=("$@")
+    [ ${#specs[@]} -gt 0 ] || mapfile -t specs < <("$bench" --list)
+    [ ${#specs[@]} -gt 10 ] || bad "locklab-bench --list printed only ${#specs[@]} specs"
+    for spec in "${specs[@]}" acr:patience_ns=0; do run "$spec" "$bindir/test_fork"; done
     # Another library's fork handler, run after the interposer's, locks a mutex
     # that has no lock object yet (loiter and hmcs-stp are out-of-line).
     for spec in acr loiter hmcs-stp; do

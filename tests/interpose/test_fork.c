@@ -1,13 +1,18 @@
 /*
  * fork(): the child can lock every mutex that was unlocked at fork time, one
  * the parent held before and released, one never used, a recursive one, and
- * one a parent thread was hammering until just before the fork.  With acr (the
- * default), also the pthread_atfork pattern: a mutex the forking
- * thread holds while a parent thread waits for it (queued, asleep, impatient)
- * is unlocked, relocked and used by new threads in the child, as with glibc.
- * The other locks with waiter records (loiter, mcs-stp, mcscr-stp, ...) do not
- * support that: the child's unlock may hand the mutex to the parent's waiter,
- * which the child does not have (docs/interposer.md).
+ * one a parent thread was hammering until just before the fork.
+ *
+ * Under every lock (run_tests.sh fork runs every spec of locklab-bench --list)
+ * also a mutex the forking thread holds while parent threads are queued on it
+ * (their tickets, queue nodes, passive-set entries, per-socket records are
+ * in the lock's state; the child does not have those threads):
+ *   - fork_while_held: normal and errorcheck mutexes; the child unlocks them,
+ *     a child thread that asked for one before that unlock gets it, a
+ *     condition wait releases and retakes one, and new threads use them;
+ *   - the pthread_atfork(lock, unlock, unlock) idiom: two parent threads hammer
+ *     a mutex while the process forks 10 children, each of which uses it.
+ * A hang is a failure (alarm), not a stuck test.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -61,25 +66,124 @@ static void check_child(pid_t pid)
     CHECK_EQ(WEXITSTATUS(status), 0);
 }
 
-/* The atfork pattern: fork while holding `held`, with a parent thread queued on it. */
+/* A child thread that asks for `held` while the forking thread still holds it from before the fork. */
+static volatile int late_got;
+static void *late_locker(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&held);
+    late_got = 1;
+    held_counter++;
+    pthread_mutex_unlock(&held);
+    return NULL;
+}
+
+static void *errorcheck_waiter(void *arg)
+{
+    pthread_mutex_lock((pthread_mutex_t *)arg);
+    pthread_mutex_unlock((pthread_mutex_t *)arg);
+    return NULL;
+}
+
+/* Fork while holding `held` (normal) and an errorcheck mutex, with parent threads queued on both. */
 static void fork_while_held(void)
 {
+    pthread_mutex_t errorcheck;
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+    CHECK_EQ(pthread_mutex_init(&errorcheck, &attr), 0);
     CHECK_EQ(pthread_mutex_lock(&held), 0);
-    pthread_t waiter;
-    CHECK_EQ(pthread_create(&waiter, NULL, held_waiter, NULL), 0);
-    usleep(30000); /* the waiter queues, sleeps, and (patience 1 ms) turns impatient */
+    CHECK_EQ(pthread_mutex_lock(&errorcheck), 0);
+    pthread_t waiter[3];
+    test_start(&waiter[0], held_waiter, NULL);
+    test_start(&waiter[1], held_waiter, NULL);
+    test_start(&waiter[2], errorcheck_waiter, &errorcheck);
+    usleep(30000); /* the waiters queue, spin or sleep (acr: and, patience 1 ms, turn impatient) */
     pid_t pid = fork();
     if (pid == 0) {
-        alarm(20); /* a hang is a failure, not a stuck test */
-        int bad = pthread_mutex_unlock(&held) != 0;
-        bad |= pthread_mutex_lock(&held) != 0;
-        bad |= pthread_mutex_unlock(&held) != 0;
+        alarm(10);
+        int bad = 0;
+        /* A child thread asks for the mutex before the child's first unlock of it. */
+        pthread_t late;
+        test_start(&late, late_locker, NULL);
+        usleep(20000);
+        bad |= late_got != 0;                                       /* still held by the forking thread */
+        bad |= (pthread_mutex_unlock(&held) != 0) << 1;
+        pthread_join(late, NULL);
+        bad |= (late_got != 1) << 2;
+        bad |= (pthread_mutex_lock(&held) != 0) << 3;
+        pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+        struct timespec soon = in_ms(CLOCK_REALTIME, 5);
+        bad |= (pthread_cond_timedwait(&cv, &held, &soon) != ETIMEDOUT) << 4; /* unlocks and relocks it */
+        bad |= (pthread_mutex_unlock(&held) != 0) << 5;
         test_run_threads(2, count_worker, &held_count, 0);
-        _exit(bad || held_counter != 40000 ? 3 : 0);
+        bad |= (held_counter != 40001) << 6;
+        bad |= (pthread_mutex_unlock(&errorcheck) != 0) << 7;      /* held by this thread: not EPERM */
+        bad |= (pthread_mutex_unlock(&errorcheck) != EPERM) << 8;
+        bad |= (pthread_mutex_lock(&errorcheck) != 0) << 9;
+        bad |= (pthread_mutex_lock(&errorcheck) != EDEADLK) << 10;
+        bad |= (pthread_mutex_unlock(&errorcheck) != 0) << 11;
+        if (bad)
+            fprintf(stderr, "fork_while_held: child failures 0x%x\n", bad);
+        _exit(bad ? 3 : 0);
     }
+    CHECK(pid > 0);
     CHECK_EQ(pthread_mutex_unlock(&held), 0);
-    CHECK_EQ(pthread_join(waiter, NULL), 0);
+    CHECK_EQ(pthread_mutex_unlock(&errorcheck), 0);
+    test_join_n(waiter, 3);
     check_child(pid);
+    CHECK_EQ(pthread_mutex_destroy(&errorcheck), 0);
+}
+
+/* ---- the pthread_atfork(lock, unlock, unlock) idiom ------------------------------------ */
+
+static pthread_mutex_t guarded = PTHREAD_MUTEX_INITIALIZER;
+static long guarded_counter;
+static volatile int stop_hammering;
+static counted guarded_count = {&guarded, &guarded_counter};
+
+static void prepare(void)
+{
+    pthread_mutex_lock(&guarded);
+    usleep(2000); /* the hammering threads queue behind us */
+}
+static void after(void) { pthread_mutex_unlock(&guarded); }
+
+static void *hammer(void *arg)
+{
+    (void)arg;
+    while (!stop_hammering) {
+        pthread_mutex_lock(&guarded);
+        guarded_counter++;
+        pthread_mutex_unlock(&guarded);
+    }
+    return NULL;
+}
+
+static void atfork_idiom(void)
+{
+    CHECK_EQ(pthread_atfork(prepare, after, after), 0);
+    pthread_t t[2];
+    test_start_n(t, 2, hammer, NULL, 0);
+    pid_t pids[10];
+    for (int i = 0; i < 10; i++) {
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            alarm(10);
+            int bad = pthread_mutex_lock(&guarded) != 0;
+            bad |= pthread_mutex_unlock(&guarded) != 0;
+            long before = guarded_counter;
+            test_run_threads(2, count_worker, &guarded_count, 0);
+            bad |= guarded_counter != before + 40000;
+            _exit(bad ? 3 : 0);
+        }
+        CHECK(pids[i] > 0);
+    }
+    stop_hammering = 1;
+    test_join_n(t, 2);
+    for (int i = 0; i < 10; i++)
+        check_child(pids[i]);
 }
 
 static int child(void)
@@ -112,8 +216,7 @@ int main(void)
             _exit(child());
         check_child(pid);
     }
-    const char *lock = getenv("LOCKLAB_LOCK");
-    if (lock == NULL || *lock == '\0' || strncmp(lock, "acr", 3) == 0)
-        fork_while_held();
+    fork_while_held();
+    atfork_idiom();
     return check_done("test_fork");
 }
