@@ -28,6 +28,15 @@ void ll_futex_wake(ll_atomic_u32 *word, int n);
 int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock, const struct timespec *abstime);
 void ll_yield(void);
 uint64_t ll_now_ns(void); /* monotonic clock */
+/* Sleep about ns nanoseconds (nanosleep).  Unlike ll_yield, this lets threads of
+ * a lower real-time priority run. */
+void ll_sleep_ns(uint64_t ns);
+/* Does the calling thread run under a real-time policy (SCHED_FIFO, SCHED_RR,
+ * SCHED_DEADLINE)?  Then ll_yield never lets a lower-priority thread run, and a
+ * thread that spins can starve a lower-priority lock holder on its CPU forever.
+ * Cached per thread and asked again (sched_getscheduler) when the answer is over
+ * 1 ms old, so a pthread_setschedparam is noticed within a millisecond. */
+bool ll_thread_realtime(void);
 /* The calling thread's number of futex waits (parks) and wakes so far. */
 void ll_futex_counts(uint64_t *waits, uint64_t *wakes);
 

@@ -16,6 +16,15 @@
  *     slot) whose bit 0 says "someone sleeps here"; releasers change the word
  *     with ll_waitword_bump()/ll_waitword_publish(), which wake all sleepers.
  * Global-spinning locks (tas, ttas, ticket) only spin or yield: ll_wait_relax().
+ *
+ * Real-time callers (ll_thread_realtime: SCHED_FIFO, SCHED_RR, SCHED_DEADLINE):
+ * sched_yield never lets a lower-priority thread run, so a waiter that spins
+ * or yields on the CPU of a lower-priority holder would starve it forever.
+ * Every spin of the engine therefore asks, every LL_RT_CHECK_STEPS steps
+ * (about 10-100 us), whether its caller runs a real-time policy; if so, a
+ * policy that may park ends its spin phase and parks, and a wait that never
+ * parks (spin and yield policies, global spinning, backoff, waiting for a
+ * queue link or a guard: ll_spin_steps) sleeps instead, 1 us doubling to 1 ms.
  */
 #ifndef LOCKLAB_WAIT_H
 #define LOCKLAB_WAIT_H
@@ -128,12 +137,34 @@ void *ll_await_link_for(ll_atomic_ptr *link, uint64_t ns);
     void P##_release(L *l, ll_wait_policy *wp);                                          \
     bool P##_is_locked(L *l)
 
+/* ---- real-time callers --------------------------------------------------------------- */
+#define LL_RT_CHECK_STEPS 1024u /* a power of two */
+#define LL_STEPS_PER_YIELD 64u   /* what a yield counts for in ll_spin_steps: a check every 16 yields */
+/* Every LL_RT_CHECK_STEPS steps of a spin that never parks: if the caller runs a
+ * real-time policy, sleep (1 us << (steps / LL_RT_CHECK_STEPS), at most 1 ms). */
+void ll_spin_rt_check(uint32_t steps);
+/* Count n steps (PAUSEs, or what a backoff round or a yield is worth) of a spin
+ * loop that never parks, *steps starting at 0; crossing a multiple of
+ * LL_RT_CHECK_STEPS calls ll_spin_rt_check. */
+LL_INLINE void ll_spin_steps(uint32_t *steps, uint32_t n)
+{
+    uint32_t before = *steps;
+    *steps = before + n;
+    if (LL_UNLIKELY(((before ^ *steps) & ~(LL_RT_CHECK_STEPS - 1u)) != 0))
+        ll_spin_rt_check(*steps);
+}
+/* Called (if set) each time a real-time caller sleeps in a spin that has no parking
+ * fallback: the interposer warns once that its lock never parks (src/interpose/config.c). */
+void ll_wait_set_realtime_hook(void (*hook)(void));
+
 /* ---- global spinning --------------------------------------------------------------- */
-/* One polite delay step inside a global spin loop (PAUSE, or yield every 64th step). */
+/* One polite delay step inside a global spin loop (PAUSE, a yield every 64th step under
+ * a yielding policy, a sleep under a real-time policy: ll_spin_steps). */
 LL_INLINE void ll_wait_relax(const ll_wait_policy *wp, uint32_t *steps)
 {
     ll_pause();
-    if (wp->ops->yields && (++*steps & 63) == 0)
+    ll_spin_steps(steps, 1);
+    if (wp->ops->yields && (*steps & 63) == 0)
         ll_yield();
 }
 

@@ -49,6 +49,28 @@ int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock,
 
 void ll_yield(void) { sched_yield(); }
 
+void ll_sleep_ns(uint64_t ns)
+{
+    struct timespec t = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    nanosleep(&t, NULL);
+}
+
+/* The calling thread's policy as last asked, and when (ll_now_ns; 0: never). */
+static __thread bool realtime __attribute__((tls_model("initial-exec")));
+static __thread uint64_t realtime_asked_ns __attribute__((tls_model("initial-exec")));
+enum { REALTIME_ASK_EVERY_NS = 1000000 };
+
+bool ll_thread_realtime(void)
+{
+    uint64_t now = ll_now_ns();
+    if (realtime_asked_ns == 0 || now - realtime_asked_ns >= REALTIME_ASK_EVERY_NS) {
+        int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+        realtime = policy == SCHED_FIFO || policy == SCHED_RR || policy == SCHED_DEADLINE;
+        realtime_asked_ns = now;
+    }
+    return realtime;
+}
+
 uint64_t ll_now_ns(void)
 {
     struct timespec ts;

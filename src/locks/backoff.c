@@ -28,9 +28,11 @@ static bool try_once(ll_backoff_lock *l)
 LL_COLD static void backoff_acquire_slow(ll_backoff_lock *l)
 {
     uint64_t cap = l->min_delay;
-    do
+    uint32_t steps = 0;
+    do {
+        ll_spin_steps(&steps, (uint32_t)cap + 1); /* a real-time caller sleeps (wait.h) */
         ll_backoff_step(&cap, cap < l->max_delay ? l->max_delay : cap); /* a min above max (expert API) stays */
-    while (!try_once(l));
+    } while (!try_once(l));
 }
 
 void ll_backoff_init(ll_backoff_lock *l, uint32_t min_delay, uint32_t max_delay)

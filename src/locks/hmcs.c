@@ -89,11 +89,14 @@ void ll_hmcs_destroy(ll_hmcs_lock *l)
 {
     /* A releaser that handed the global lock to another socket may still be
      * finishing its socket release (see the header comment): wait for it. */
+    uint32_t steps = 0;
     for (uint32_t i = 0; i < l->nsockets; i++)
         /* acquire: the releaser's last touches of the socket; pairs with the release CAS that
          * frees the socket tail (ll_mcsq_pass_tail, from hmcs_release_socket) */
-        while (ll_load_acquire(&l->sockets[i].tail) != NULL)
+        while (ll_load_acquire(&l->sockets[i].tail) != NULL) {
             ll_yield();
+            ll_spin_steps(&steps, LL_STEPS_PER_YIELD); /* a real-time caller sleeps (wait.h) */
+        }
     free(l->sockets);
     l->sockets = NULL;
 }

@@ -16,8 +16,11 @@
 
 LL_COLD static void ticket_pb_wait(ll_ticket_lock *l, uint32_t t, uint32_t g, uint32_t unit)
 {
+    uint32_t steps = 0;
     do {
-        for (uint64_t d = (uint64_t)(t - g) * unit; d > 0; d--) /* t - g: waiters ahead, wrap-safe */
+        uint64_t delay = (uint64_t)(t - g) * unit; /* t - g: waiters ahead, wrap-safe */
+        ll_spin_steps(&steps, delay < LL_RT_CHECK_STEPS ? (uint32_t)delay + 1 : LL_RT_CHECK_STEPS); /* real-time: sleep (wait.h) */
+        for (uint64_t d = delay; d > 0; d--)
             ll_pause();
     } while ((g = ll_load_acquire(&l->grant)) != t); /* acquire: pairs with the release store of grant */
 }

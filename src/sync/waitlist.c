@@ -6,21 +6,25 @@
  */
 #include <errno.h>
 
+#include "locklab/wait.h"
 #include "waitlist.h"
 
 enum { GUARD_SPINS = 100 }; /* PAUSEs before yielding: the holder may have been preempted */
 
 void ll_sync_guard_lock(ll_atomic_u32 *guard)
 {
+    uint32_t steps = 0;
     for (unsigned spins = 0;; spins++) {
         uint32_t expected = 0;
         if (ll_load_relaxed(guard) == 0 && /* relaxed: a hint, the CAS decides */
             ll_cas(guard, &expected, 1, LL_ACQUIRE)) /* acquire: pairs with ll_sync_guard_unlock's release */
             return;
-        if (spins < GUARD_SPINS)
+        if (spins < GUARD_SPINS) {
             ll_pause();
-        else
+        } else {
             ll_yield();
+            ll_spin_steps(&steps, LL_STEPS_PER_YIELD); /* a real-time caller sleeps (wait.h) */
+        }
     }
 }
 
@@ -149,6 +153,7 @@ int ll_sync_check_deadline(clockid_t clock, const struct timespec *abstime)
 
 void ll_sync_await_empty(ll_sync_list *l)
 {
+    uint32_t steps = 0;
     for (;;) {
         ll_sync_guard_lock(l->guard);
         bool empty = *l->head == NULL;
@@ -156,5 +161,6 @@ void ll_sync_await_empty(ll_sync_list *l)
         if (empty)
             return;
         ll_yield();
+        ll_spin_steps(&steps, LL_STEPS_PER_YIELD); /* a real-time caller sleeps (wait.h) */
     }
 }

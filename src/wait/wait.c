@@ -31,10 +31,32 @@ void ll_wait_policy_init(ll_wait_policy *wp, const ll_wait_ops *ops, uint64_t sp
 /* PAUSEs between clock reads / yields: ~64 x 40-140 cycles, well under a microsecond. */
 #define STEPS_PER_ROUND 64
 
-/* Spin (and yield, per policy) until ready(ctx) or the clock reaches deadline (UINT64_MAX: never). */
+/* ---- real-time callers (wait.h) ---------------------------------------------------------- */
+
+static void (*realtime_hook)(void);
+void ll_wait_set_realtime_hook(void (*hook)(void)) { realtime_hook = hook; }
+
+/* A real-time caller's nap in a spin that cannot park: the n-th sleeps 1 us << n, at most 1 ms. */
+static LL_COLD void realtime_nap(uint32_t n)
+{
+    ll_sleep_ns(n >= 10 ? 1000000u : 1000u << n);
+    if (realtime_hook)
+        realtime_hook();
+}
+
+void ll_spin_rt_check(uint32_t steps)
+{
+    if (ll_thread_realtime())
+        realtime_nap(steps / LL_RT_CHECK_STEPS - 1);
+}
+
+/* Spin (and yield, per policy) until ready(ctx) or the clock reaches deadline (UINT64_MAX: never).
+ * A real-time caller stops spinning after LL_RT_CHECK_STEPS steps if its policy may park (the
+ * caller parks), else sleeps between rounds (wait.h). */
 static bool spin_until(const ll_wait_policy *wp, ll_ready_fn ready, void *ctx, uint64_t deadline)
 {
-    for (;;) {
+    enum { RT_CHECK_ROUNDS = LL_RT_CHECK_STEPS / STEPS_PER_ROUND };
+    for (uint32_t rounds = 1;; rounds++) {
         for (int i = 0; i < STEPS_PER_ROUND; i++) {
             if (ready(ctx))
                 return true;
@@ -44,6 +66,11 @@ static bool spin_until(const ll_wait_policy *wp, ll_ready_fn ready, void *ctx, u
             ll_yield();
         if (deadline != UINT64_MAX && ll_now_ns() >= deadline)
             return ready(ctx);
+        if (rounds % RT_CHECK_ROUNDS == 0 && ll_thread_realtime()) {
+            if (wp->ops->may_park)
+                return ready(ctx);
+            realtime_nap(rounds / RT_CHECK_ROUNDS - 1);
+        }
     }
 }
 
@@ -176,10 +203,12 @@ void *ll_await_link(ll_atomic_ptr *link)
 {
     void *n;
     uint32_t steps = 0;
-    while ((n = ll_load_acquire(link)) == NULL) /* acquire: pairs with the successor's link store */
-        if ((++steps & 255) == 0)
+    while ((n = ll_load_acquire(link)) == NULL) { /* acquire: pairs with the successor's link store */
+        ll_spin_steps(&steps, 1); /* the successor may be a lower-priority thread preempted by us */
+        if ((steps & 255) == 0)
             ll_yield();
         else
             ll_pause();
+    }
     return n;
 }

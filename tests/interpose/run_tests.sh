@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | fork BENCH [SPEC...] | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
+# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -49,6 +49,16 @@ fork)
         timeout 60 env LOCKLAB_LOCK=$spec LD_PRELOAD="$preload $bindir/libatfork_lib.so" "$bindir/test_fork" >/dev/null ||
             bad "$spec with atfork_lib (exit $?)"
     done
+    ;;
+realtime)
+    # Every spec of locklab-bench --list but the ck-* peers (whose spin loops are
+    # Concurrency Kit's), or the SPECs given: SCHED_FIFO threads on one CPU (test_realtime.c).
+    bench=${1:?realtime needs the path of locklab-bench}
+    shift
+    specs=("$@")
+    [ ${#specs[@]} -gt 0 ] || mapfile -t specs < <("$bench" --list | grep -v '^ck-')
+    [ ${#specs[@]} -gt 10 ] || bad "locklab-bench --list printed only ${#specs[@]} specs"
+    for spec in "${specs[@]}"; do LOCKLAB_QUIET=1 run "$spec" "$bindir/test_realtime"; done
     ;;
 preconstructor)
     ctor=$bindir/libctor_lib.so
@@ -275,7 +285,7 @@ secure)
     rm -rf "$dir"
     ;;
 *)
-    echo "unknown case '$case' (valid: mutex sync threads mix fork preconstructor cxx bindings badenv profile nomeasure twice malloc secure)" >&2
+    echo "unknown case '$case' (valid: mutex sync threads fork realtime preconstructor cxx bindings badenv profile nomeasure twice malloc)" >&2
     exit 2
     ;;
 esac
