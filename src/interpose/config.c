@@ -82,10 +82,18 @@ static bool parse_flag(const char *var)
     return false;
 }
 
-/* ---- a lock that never parks, run by more threads than CPUs -------------------------- */
+/* ---- a lock that never parks: more threads than CPUs, or real-time threads ------------ */
+/* Where such a lock cannot work, one line each (unless quiet), once per process:
+ *   - its threads outnumber the CPUs: a handover to a preempted spinner waits a time slice;
+ *   - a real-time thread (SCHED_FIFO/RR) takes it: spinning would starve a lower-priority
+ *     holder forever, so the waiting engine makes such waiters sleep between polls (wait.h).
+ *     Noticed at a thread's first acquisition, and whenever the engine makes one sleep
+ *     (ll_wait_set_realtime_hook: a thread may turn real-time later).
+ * LOCKLAB_VERBOSE=1 adds a summary at exit. */
 
 __thread bool lp_spinning_thread_counted __attribute__((tls_model("initial-exec")));
-static ll_atomic_u32 spinning_threads, spinning_warned;
+static ll_atomic_u32 spinning_threads, spinning_max, spinning_warned, realtime_warned;
+static ll_atomic_u64 realtime_naps;
 static pthread_key_t spinning_key;
 static pthread_once_t spinning_key_once = PTHREAD_ONCE_INIT;
 
@@ -96,12 +104,35 @@ static void spinning_thread_exit(void *arg)
 }
 static void make_spinning_key(void) { pthread_key_create(&spinning_key, spinning_thread_exit); }
 
+static void warn_realtime(void)
+{
+    if (lp_cfg.quiet || ll_xchg(&realtime_warned, 1, LL_RELAXED)) /* relaxed: once is all it orders */
+        return;
+    fprintf(stderr,
+            "liblocklab-preload: lock %s never parks and a real-time thread (SCHED_FIFO/RR) waits for it: spinning "
+            "would starve a lower-priority holder on its CPU, so such waiters sleep between polls (1 us to 1 ms: "
+            "slow); use a parking lock (acr, the default; mcs-stp, ...) or set LOCKLAB_QUIET=1 to silence this line\n",
+            lp_cfg.spec);
+}
+
+/* The waiting engine made a real-time waiter sleep (ll_wait_set_realtime_hook; set when never_parks). */
+static void realtime_napped(void)
+{
+    ll_faa(&realtime_naps, 1, LL_RELAXED); /* relaxed: a statistic */
+    warn_realtime();
+}
+
 void lp_note_spinning_thread_slow(void)
 {
     lp_spinning_thread_counted = true;
     pthread_once(&spinning_key_once, make_spinning_key);
     pthread_setspecific(spinning_key, (void *)1); /* the destructor runs only for non-NULL values */
+    if (ll_thread_realtime())
+        warn_realtime();
     uint32_t n = ll_faa(&spinning_threads, 1, LL_RELAXED) + 1; /* relaxed: a head count */
+    uint32_t max = ll_load_relaxed(&spinning_max); /* relaxed: a statistic */
+    while (n > max && !ll_cas(&spinning_max, &max, n, LL_RELAXED)) /* relaxed: as above */
+        ;
     int cpus = ll_cpus_available();
     if ((int)n <= cpus || lp_cfg.quiet || ll_xchg(&spinning_warned, 1, LL_RELAXED)) /* relaxed: once is all it orders */
         return;
@@ -139,6 +170,12 @@ static void parse_discipline(const char *var, ll_sync_config *cfg, char *text, s
 static void report_at_exit(void)
 {
     /* relaxed loads: statistics */
+    if (lp_cfg.never_parks)
+        fprintf(stderr,
+                "liblocklab-preload: exit: lock %s never parks: up to %u threads used it at once on %d CPUs; "
+                "real-time waiters slept %llu times (wait.h)\n",
+                lp_cfg.spec, (unsigned)ll_load_relaxed(&spinning_max), ll_cpus_available(),
+                (unsigned long long)ll_load_relaxed(&realtime_naps));
     fprintf(stderr,
             "liblocklab-preload: exit: passed through to glibc: %llu mutexes (robust, PI/PP or process-shared), "
             "%llu condition variables and %llu semaphores (process-shared)\n",
@@ -162,6 +199,8 @@ static void configure(void)
     /* Secure-execution mode (env.h): lp_env read nothing, and no advisory line either. */
     lp_cfg.quiet = parse_flag("LOCKLAB_QUIET") || getauxval(AT_SECURE) != 0;
     lp_cfg.never_parks = ll_spec_never_parks(lp_cfg.ops, lp_cfg.wp.ops);
+    if (lp_cfg.never_parks)
+        ll_wait_set_realtime_hook(realtime_napped);
     if (lp_profile_init() != 0)
         _exit(2); /* lp_profile_init printed the one-line message */
     if (lp_profiling) {
@@ -178,9 +217,10 @@ static void configure(void)
     lp_slab_init();
     if (lp_cfg.verbose) {
         fprintf(stderr,
-                "liblocklab-preload: lock=%s (%s) state=%s (%zu bytes per mutex beyond the pthread_mutex_t) "
+                "liblocklab-preload: lock=%s (%s%s) state=%s (%zu bytes per mutex beyond the pthread_mutex_t) "
                 "cond=%s sem=%s topology=%s profile=%s\n",
                 lp_cfg.spec, lock ? "LOCKLAB_LOCK" : "default",
+                lp_cfg.never_parks ? "; never parks: slow with more threads than CPUs or real-time threads" : "",
                 lp_cfg.inline_state ? "inline" : "out-of-line", lp_cfg.inline_state ? (size_t)0 : lp_slab_object_bytes(),
                 lp_cfg.cond_text, lp_cfg.sem_text, ll_topology_describe(), lp_profiling ? lp_env("LOCKLAB_PROFILE") : "off");
         atexit(report_at_exit);

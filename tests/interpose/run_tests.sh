@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
+# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -59,6 +59,39 @@ realtime)
     [ ${#specs[@]} -gt 0 ] || mapfile -t specs < <("$bench" --list | grep -v '^ck-')
     [ ${#specs[@]} -gt 10 ] || bad "locklab-bench --list printed only ${#specs[@]} specs"
     for spec in "${specs[@]}"; do LOCKLAB_QUIET=1 run "$spec" "$bindir/test_realtime"; done
+    ;;
+warn)
+    # A lock that never parks where it cannot work: one line each, once per process,
+    # for more threads than CPUs and for real-time threads; LOCKLAB_QUIET=1 silences
+    # them, a parking lock has none, LOCKLAB_VERBOSE=1 shows the lock's nature at
+    # start and a summary at exit.
+    expect_lines() { # expect_lines N PATTERN NAME ENV... -- PROGRAM...: N stderr lines match PATTERN
+        local n=$1 pattern=$2 name=$3 err got
+        shift 3
+        local envs=()
+        while [ "$1" != -- ]; do envs+=("$1"); shift; done
+        shift
+        err=$(env "${envs[@]}" LD_PRELOAD="$preload" "$@" 2>&1 >/dev/null)
+        got=$(printf '%s\n' "$err" | grep -c -- "$pattern")
+        if [ "$got" -eq "$n" ]; then ok "$name"; else bad "$name: want $n line(s) /$pattern/, got: $err"; fi
+    }
+    over='never parks and [0-9]* threads now use it on 1 CPUs'
+    rt='never parks and a real-time thread'
+    expect_lines 1 "$over" "tas, 3 threads on 1 CPU" LOCKLAB_LOCK=tas -- taskset -c 0 "$bindir/test_fork"
+    expect_lines 0 'never parks' "tas, 3 threads on 1 CPU, quiet" LOCKLAB_QUIET=1 LOCKLAB_LOCK=tas -- taskset -c 0 "$bindir/test_fork"
+    if LD_PRELOAD="$preload" "$bindir/test_realtime" 2>/dev/null | grep -q skipped; then
+        echo "warn: real-time part skipped (SCHED_FIFO not permitted)"
+    else
+        for spec in tas ticket mcs mcs-yield backoff; do
+            expect_lines 1 "$rt" "$spec, SCHED_FIFO threads" LOCKLAB_LOCK=$spec -- "$bindir/test_realtime"
+        done
+        expect_lines 0 'never parks' "mcs-stp parks, SCHED_FIFO threads" LOCKLAB_LOCK=mcs-stp -- "$bindir/test_realtime"
+        expect_lines 0 'never parks' "tas, SCHED_FIFO threads, quiet" LOCKLAB_QUIET=1 LOCKLAB_LOCK=tas -- "$bindir/test_realtime"
+        expect_lines 1 'lock=tas (LOCKLAB_LOCK; never parks' "verbose start line" LOCKLAB_VERBOSE=1 LOCKLAB_QUIET=1 \
+            LOCKLAB_LOCK=tas -- "$bindir/test_realtime"
+        expect_lines 1 'exit: lock tas never parks: up to [0-9]* threads .* real-time waiters slept [1-9][0-9]* times' \
+            "verbose exit summary" LOCKLAB_VERBOSE=1 LOCKLAB_QUIET=1 LOCKLAB_LOCK=tas -- "$bindir/test_realtime"
+    fi
     ;;
 preconstructor)
     ctor=$bindir/libctor_lib.so
@@ -285,7 +318,7 @@ secure)
     rm -rf "$dir"
     ;;
 *)
-    echo "unknown case '$case' (valid: mutex sync threads fork realtime preconstructor cxx bindings badenv profile nomeasure twice malloc)" >&2
+    echo "unknown case '$case' (valid: mutex sync threads mix fork realtime warn preconstructor cxx bindings badenv profile nomeasure twice malloc secure)" >&2
     exit 2
     ;;
 esac
