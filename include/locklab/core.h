@@ -49,7 +49,8 @@ uint64_t ll_park_cost_ns(void);
 
 /* ---- fork (src/core/fork.c) --------------------------------------------------- */
 /* Incremented in the child of every fork(): lock state tagged with an older value
- * describes waiters of threads the child does not have (acr.c). */
+ * describes waiters of threads the child does not have (acr.c; the interposer's
+ * mutex owner word, src/interpose/mutex.c). */
 extern ll_atomic_u32 ll_fork_generation;
 
 /* ---- Parker: a per-thread binary "wake permit" (src/core/parker.c) ------------
