@@ -200,14 +200,12 @@ LL_INLINE bool held_across_fork(lp_mutex *m)
     return lp_cfg.fork_repair && held_before_fork(ll_load_acquire(&m->owner), gen);
 }
 
-/* Wait until m is no longer held from before the fork.  false: TRY (at once) or the
- * deadline passed (abstime on clock; NULL: no deadline). */
-static LL_COLD bool await_fork_unlock(lp_mutex *m, bool try_, clockid_t clock, const struct timespec *abstime)
+/* Wait until m is no longer held from before the fork.  false: the deadline passed
+ * first (abstime on clock; NULL: no deadline). */
+static LL_COLD bool await_fork_unlock(lp_mutex *m, clockid_t clock, const struct timespec *abstime)
 {
     uint64_t nap_ns = 1000;
     while (held_across_fork(m)) {
-        if (try_)
-            return false;
         struct timespec now;
         if (abstime && (clock_gettime(clock, &now), !before(&now, abstime)))
             return false;
@@ -248,7 +246,7 @@ LL_INLINE void lock_acquire(lp_mutex *m, void *pc)
 {
     lp_note_spinning_thread();
     if (LL_UNLIKELY(held_across_fork(m)))
-        await_fork_unlock(m, false, CLOCK_MONOTONIC, NULL);
+        await_fork_unlock(m, CLOCK_MONOTONIC, NULL);
     lock_ref r = lock_of(m, pc);
     if (LL_UNLIKELY(r.prof != NULL))
         acquire_profiled(r);
@@ -314,8 +312,12 @@ const ll_mutex_iface lp_mutex_iface = {iface_lock, iface_unlock};
 static int lock_acquire_until(lp_mutex *m, void *pc, clockid_t clock, const struct timespec *abstime)
 {
     lock_ref r = lock_of(m, pc);
-    if (LL_UNLIKELY(held_across_fork(m)) && !await_fork_unlock(m, false, clock, abstime))
-        return abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000 ? EINVAL : ETIMEDOUT;
+    if (LL_UNLIKELY(held_across_fork(m))) { /* would block: check abstime, as below */
+        if (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000)
+            return EINVAL;
+        if (!await_fork_unlock(m, clock, abstime))
+            return ETIMEDOUT;
+    }
     if (ops_try_acquire(r)) {
         if (r.prof)
             lp_profile_acquired(r.prof, false, 0);
