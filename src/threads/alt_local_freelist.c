@@ -1,0 +1,96 @@
+/*
+ * local-freelist (the paper's alternative C): each processor keeps its own
+ * free lists of control blocks and stacks, without locks, balanced through a
+ * locked global pool (freelist.c); the ready queue is central and locked.
+ * One lock acquisition on creation (queueing) and one on startup (dequeueing);
+ * finish takes none unless a list spills into the pool.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+
+typedef struct alt_local {
+    llt_central_rq rq;
+    LL_ALIGNED(LL_SECTOR) llt_pool pool;
+} alt_local;
+
+typedef struct proc_local {
+    LL_ALIGNED(LL_SECTOR) llt_local_lists lists;
+} proc_local;
+
+static int init(llt_runtime *rt, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    alt_local *a = NULL;
+    proc_local *p = NULL;
+    if (posix_memalign((void **)&a, LL_SECTOR, sizeof *a) != 0 ||
+        posix_memalign((void **)&p, LL_SECTOR, sizeof *p * rt->nworkers) != 0) {
+        free(a);
+        return -1;
+    }
+    memset(a, 0, sizeof *a);
+    memset(p, 0, sizeof *p * rt->nworkers);
+    a->rq.lock = llt_lock_new(rt);
+    llt_pool_init(&a->pool, rt);
+    for (unsigned i = 0; i < rt->nworkers; i++)
+        rt->workers[i].alt = &p[i];
+    rt->alt = a;
+    return 0;
+}
+
+static void destroy(llt_runtime *rt)
+{
+    alt_local *a = (alt_local *)rt->alt;
+    ll_lock_destroy(a->rq.lock);
+    llt_pool_destroy(&a->pool);
+    free(rt->workers[0].alt);
+    free(a);
+}
+
+static void ready(llt_runtime *rt, llt_worker *w, llt_thread *t)
+{
+    (void)w;
+    llt_central_push(&((alt_local *)rt->alt)->rq, t);
+    llt_wake_idle(rt);
+}
+
+static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)
+{
+    llt_runtime *rt = w->rt;
+    alt_local *a = (alt_local *)rt->alt;
+    llt_thread *t = llt_local_cb_get(&a->pool, &((proc_local *)w->alt)->lists, rt);
+    llt_cb_init(t, rt, fn, arg);
+    ready(rt, w, t);
+    return t;
+}
+
+static llt_thread *start(llt_worker *w)
+{
+    alt_local *a = (alt_local *)w->rt->alt;
+    llt_thread *t = llt_central_pop(&a->rq);
+    if (t && !t->stack)
+        t->stack = llt_local_stack_get(&a->pool, &((proc_local *)w->alt)->lists, w->rt);
+    return t;
+}
+
+static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
+{
+    alt_local *a = (alt_local *)w->rt->alt;
+    llt_local_lists *l = &((proc_local *)w->alt)->lists;
+    llt_local_stack_put(&a->pool, l, s);
+    if (t)
+        llt_local_cb_put(&a->pool, l, t);
+}
+
+static void release(llt_worker *w, llt_thread *t)
+{
+    llt_local_cb_put(&((alt_local *)w->rt->alt)->pool, &((proc_local *)w->alt)->lists, t);
+}
+
+static bool has_work(llt_worker *w) { return llt_queue_peek(&((alt_local *)w->rt->alt)->rq.q); }
+
+const llt_alt_ops llt_alt_local_freelist = {
+    "local-freelist", "C: per-processor free lists balanced through a global pool; one central locked ready queue",
+    init, destroy, create, start, finish, release, ready, llt_idle_wait, has_work,
+};

@@ -1,0 +1,62 @@
+/*
+ * The x86-64 context switch: push the six callee-saved registers, swap stack
+ * pointers, pop, return.  Everything else is caller-saved, so a C call to
+ * llt_ctx_switch has already spilled what the caller needs.
+ *
+ * A new context's stack holds, from its saved sp upwards: r15, r14, r13,
+ * r12 = entry, rbx = arg, rbp = 0, and the return address llt_ctx_start, which
+ * calls entry(arg) with the stack 16-byte aligned at the call (the ABI's rule).
+ */
+#include <stdint.h>
+
+#include "llt_arch.h"
+
+__asm__(".text\n"
+        ".globl llt_ctx_switch\n"
+        ".hidden llt_ctx_switch\n"
+        ".type llt_ctx_switch,@function\n"
+        "llt_ctx_switch:\n" /* rdi = from, rsi = to */
+        "  .cfi_startproc\n"
+        "  pushq %rbp\n"
+        "  pushq %rbx\n"
+        "  pushq %r12\n"
+        "  pushq %r13\n"
+        "  pushq %r14\n"
+        "  pushq %r15\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq (%rsi), %rsp\n"
+        "  popq %r15\n"
+        "  popq %r14\n"
+        "  popq %r13\n"
+        "  popq %r12\n"
+        "  popq %rbx\n"
+        "  popq %rbp\n"
+        "  ret\n"
+        "  .cfi_endproc\n"
+        ".size llt_ctx_switch, .-llt_ctx_switch\n"
+        ".type llt_ctx_start,@function\n"
+        "llt_ctx_start:\n"
+        "  .cfi_startproc\n"
+        "  .cfi_undefined rip\n" /* the outermost frame: debuggers stop unwinding here */
+        "  movq %rbx, %rdi\n"
+        "  callq *%r12\n"
+        "  ud2\n" /* entry never returns */
+        "  .cfi_endproc\n"
+        ".size llt_ctx_start, .-llt_ctx_start\n");
+
+void llt_ctx_start(void);
+
+void llt_ctx_init(llt_ctx *c, void *lo, size_t size, void (*entry)(void *), void *arg)
+{
+    uintptr_t top = ((uintptr_t)lo + size) & ~(uintptr_t)15;
+    /* 7 words popped by the first switch; top - 72 leaves rsp 16-aligned at llt_ctx_start. */
+    void **sp = (void **)(top - 72);
+    sp[0] = 0;                       /* r15 */
+    sp[1] = 0;                       /* r14 */
+    sp[2] = 0;                       /* r13 */
+    sp[3] = (void *)entry;           /* r12 */
+    sp[4] = arg;                     /* rbx */
+    sp[5] = 0;                       /* rbp: frame-pointer chains end here */
+    sp[6] = (void *)llt_ctx_start;   /* return address of the first switch */
+    c->sp = sp;
+}

@@ -1,0 +1,507 @@
+/*
+ * The lightweight-thread runtime: P worker pthreads, each a scheduler loop
+ *
+ *     t = start()            the alternative's ready queue (and a stack if t is new)
+ *     if none: t = idle()    spin rt->spin_ns, then park (llt_idle_wait, or D's own)
+ *     switch to t            ... until t switches back (llt_suspend)
+ *     run t's "after" step   make it ready again, release a guard, recycle its stack
+ *
+ * and the thread life cycle of the paper's Table 2.1: creation (control block
+ * with the function and argument, no stack yet: the paper's optimisation),
+ * startup (a stack from the free list, context built on it), finish (stack and,
+ * unless joinable, control block back to the free lists).  Which structures are
+ * shared and how they are locked is the alternative's (alt_*.c).
+ *
+ * Stacks: mmap'd (MAP_NORESERVE: pages are touched as used), a PROT_NONE guard
+ * page below, the descriptor (llt_stack) at the top; recycled through the free
+ * lists, never unmapped before llt_stop.  A thread that runs into the guard page
+ * gets SIGSEGV; when the program has no SIGSEGV handler of its own, the
+ * runtime's (on a per-worker signal stack) first prints one line naming the
+ * overflow and the stack size, then the default action kills the process.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "locklab/registry.h"
+#include "runtime.h"
+
+static const llt_alt_ops *const alternatives[] = {
+    &llt_alt_single_lock, &llt_alt_multi_lock, &llt_alt_local_freelist, &llt_alt_idle_queue, &llt_alt_local_readyq,
+    NULL,
+};
+
+const char *llt_alternative_name(unsigned i)
+{
+    return i < sizeof alternatives / sizeof *alternatives - 1 ? alternatives[i]->name : NULL;
+}
+
+static __thread llt_worker *tls_worker;
+
+__attribute__((noinline)) llt_worker *llt_worker_self(void)
+{
+    __asm__ __volatile__("" ::: "memory"); /* never treated as pure: re-read after every switch */
+    return tls_worker;
+}
+
+LL_COLD static void die(const char *what)
+{
+    fprintf(stderr, "locklab threads: %s\n", what);
+    abort();
+}
+
+ll_lock *llt_lock_new(llt_runtime *rt)
+{
+    char err[256];
+    ll_lock *l = ll_lock_create(rt->lock_spec, err, sizeof err);
+    if (!l)
+        die(err);
+    return l;
+}
+
+/* ---- memory: control blocks and stacks, kept until llt_stop ---- */
+
+typedef struct block_batch {
+    struct block_batch *next;
+} block_batch;
+
+LL_COLD llt_thread *llt_cb_fresh(llt_runtime *rt, unsigned n)
+{
+    size_t head = (sizeof(block_batch) + LL_CACHELINE - 1) & ~(size_t)(LL_CACHELINE - 1);
+    size_t cb = (sizeof(llt_thread) + LL_CACHELINE - 1) & ~(size_t)(LL_CACHELINE - 1);
+    void *mem = NULL;
+    if (posix_memalign(&mem, LL_CACHELINE, head + cb * n) != 0)
+        die("out of memory for control blocks");
+    memset(mem, 0, head + cb * n);
+    block_batch *b = (block_batch *)mem;
+    void *old = ll_load_relaxed(&rt->all_blocks); /* relaxed: the CAS below re-checks */
+    do
+        b->next = (block_batch *)old;
+    while (!ll_cas(&rt->all_blocks, &old, b, LL_RELAXED)); /* relaxed: read only by llt_stop, after joining the workers */
+    llt_thread *first = NULL;
+    for (unsigned i = n; i-- > 0;) {
+        llt_thread *t = (llt_thread *)((char *)mem + head + cb * i);
+        t->next = first;
+        first = t;
+    }
+    return first;
+}
+
+LL_COLD llt_stack *llt_stack_fresh(llt_runtime *rt)
+{
+    size_t map_bytes = rt->page + rt->stack_bytes;
+    char *map = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+                     -1, 0);
+    if (map == MAP_FAILED)
+        die("out of memory for stacks (mmap failed)");
+    if (mprotect(map, rt->page, PROT_NONE) != 0)
+        die("cannot protect a stack's guard page (mprotect failed)");
+    uintptr_t top = (uintptr_t)map + map_bytes;
+    llt_stack *s = (llt_stack *)((top - sizeof(llt_stack)) & ~(uintptr_t)(LL_CACHELINE - 1));
+    s->map = map;
+    s->map_bytes = map_bytes;
+    s->lo = map + rt->page;
+    s->bytes = (size_t)((char *)s - s->lo);
+    s->next = NULL;
+    void *old = ll_load_relaxed(&rt->all_stacks); /* relaxed: the CAS below re-checks */
+    do
+        s->all_next = (llt_stack *)old;
+    while (!ll_cas(&rt->all_stacks, &old, s, LL_RELAXED)); /* relaxed: read by llt_stop after the joins, and by the
+                                                             * SIGSEGV report on the faulting thread's own stack */
+    return s;
+}
+
+/* ---- idle workers: spin, then park ---- */
+
+bool llt_spin_until(llt_runtime *rt, bool (*done)(void *), void *ctx)
+{
+    uint64_t deadline = 0;
+    for (unsigned i = 1;; i++) {
+        if (done(ctx))
+            return true;
+        ll_pause();
+        if ((i & 63) == 0) {
+            uint64_t now = ll_now_ns();
+            if (deadline == 0)
+                deadline = now + rt->spin_ns;
+            else if (now >= deadline)
+                return done(ctx);
+        }
+    }
+}
+
+static bool work_or_stop(void *ctx)
+{
+    llt_worker *w = (llt_worker *)ctx;
+    return w->rt->ops->has_work(w) || llt_stopping(w->rt);
+}
+
+llt_thread *llt_idle_wait(llt_worker *w)
+{
+    llt_runtime *rt = w->rt;
+    if (llt_spin_until(rt, work_or_stop, w))
+        return NULL;
+    /* seq_cst: the count is read by llt_wake_idle after its fence (Dekker with the park's fence). */
+    ll_faa(&rt->sleepers, 1, LL_SEQ_CST);
+    ll_parker_park_until(w->parker, work_or_stop, w);
+    ll_faa(&rt->sleepers, (uint32_t)-1, LL_RELAXED); /* relaxed: a hint for wakers; a stale 1 costs a scan */
+    return NULL;
+}
+
+void llt_wake_one(llt_runtime *rt)
+{
+    for (unsigned i = 0; i < rt->nworkers; i++) {
+        ll_parker *p = rt->workers[i].parker;
+        if (ll_parker_sleeping(p)) {
+            ll_parker_unpark(p);
+            return;
+        }
+    }
+}
+
+/* ---- switching ---- */
+
+LL_INLINE void llt_switch(llt_exec *from, llt_exec *to, bool exiting)
+{
+    llt_san_leave(&from->san, &to->san, exiting);
+    llt_ctx_switch(&from->ctx, &to->ctx);
+    llt_san_enter(&from->san);
+}
+
+/* Leave the CPU: the scheduler runs after(arg) once the caller's registers are saved. */
+static void llt_suspend(void (*after)(void *), void *arg)
+{
+    llt_worker *w = llt_worker_self();
+    llt_thread *me = w->current;
+    w->after = after;
+    w->after_arg = arg;
+    llt_switch(&me->exec, &w->sched, false);
+}
+
+static void finish_after(void *arg)
+{
+    llt_thread *t = (llt_thread *)arg;
+    llt_runtime *rt = t->rt;
+    llt_worker *w = llt_worker_self();
+    llt_san_destroy_thread(&t->exec.san);
+    llt_stack *s = t->stack;
+    ll_parker *ext = t->ext_parker; /* read before DONE: the waiter may free t at once */
+    /* acq_rel: releases result to the joiner; acquires the joiner's or detacher's mark. */
+    void *waiter = ll_xchg(&t->join, LLT_JOIN_DONE, LL_ACQ_REL);
+    if (waiter == LLT_JOIN_DETACHED) {
+        rt->ops->finish(w, s, t);
+        return;
+    }
+    rt->ops->finish(w, s, NULL);
+    if (waiter == LLT_JOIN_EXTERNAL)
+        ll_parker_unpark(ext);
+    else if (waiter != LLT_JOIN_NONE)
+        rt->ops->ready(rt, w, (llt_thread *)waiter);
+}
+
+__attribute__((noreturn)) void llt_exit(void *result)
+{
+    llt_worker *w = llt_worker_self();
+    llt_thread *me = w->current;
+    me->result = result;
+    w->after = finish_after;
+    w->after_arg = me;
+    llt_switch(&me->exec, &w->sched, true);
+    die("a finished thread was resumed");
+    __builtin_unreachable();
+}
+
+static void thread_entry(void *arg)
+{
+    llt_san_first_enter();
+    llt_thread *t = (llt_thread *)arg;
+    llt_exit(t->fn(t->arg));
+}
+
+static void run(llt_worker *w, llt_thread *t)
+{
+    if (t->fresh) {
+        t->fresh = false;
+        llt_san_init_thread(&t->exec.san, t->stack->lo, t->stack->bytes);
+        llt_ctx_init(&t->exec.ctx, t->stack->lo, t->stack->bytes, thread_entry, t);
+    }
+    w->current = t;
+    llt_switch(&w->sched, &t->exec, false);
+    w->current = NULL;
+    void (*after)(void *) = w->after;
+    w->after = NULL;
+    after(w->after_arg);
+}
+
+/* ---- guard-page reports ---- */
+
+static ll_atomic_u32 segv_installed;
+static char segv_message[160];
+static size_t segv_message_len;
+
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    llt_worker *w = tls_worker;
+    llt_thread *t = w ? w->current : NULL;
+    char *addr = (char *)si->si_addr;
+    if (t && t->stack && addr >= (char *)t->stack->map && addr < t->stack->lo)
+        (void)!write(2, segv_message, segv_message_len);
+    signal(sig, SIG_DFL); /* returning re-executes the access: the default action ends the process */
+}
+
+static void install_segv_report(llt_runtime *rt)
+{
+    uint32_t expected = 0;
+    if (!ll_cas(&segv_installed, &expected, 1, LL_RELAXED)) /* relaxed: only makes installation once-only */
+        return;
+    struct sigaction old;
+    if (sigaction(SIGSEGV, NULL, &old) != 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
+        return; /* the program (or a sanitizer) handles SIGSEGV itself */
+    segv_message_len = (size_t)snprintf(segv_message, sizeof segv_message,
+                                        "locklab threads: stack overflow: a lightweight thread ran into the guard "
+                                        "page below its %zu-byte stack (llt_config.stack_size)\n",
+                                        rt->stack_bytes);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, NULL);
+}
+
+/* ---- workers ---- */
+
+static void *worker_main(void *arg)
+{
+    llt_worker *w = (llt_worker *)arg;
+    llt_runtime *rt = w->rt;
+    tls_worker = w;
+    w->parker = ll_self()->parker;
+    llt_san_init_worker(&w->sched.san);
+    stack_t ss = {.ss_sp = w->altstack, .ss_flags = 0, .ss_size = 64 << 10};
+    sigaltstack(&ss, NULL);
+    ll_faa(&rt->started, 1, LL_RELEASE); /* release: publishes w->parker to llt_start's waiter */
+    while (!llt_stopping(rt)) {
+        llt_thread *t = rt->ops->start(w);
+        if (!t)
+            t = rt->ops->idle(w);
+        if (t)
+            run(w, t);
+    }
+    ss.ss_flags = SS_DISABLE;
+    sigaltstack(&ss, NULL);
+    tls_worker = NULL;
+    return NULL;
+}
+
+static const char *valid_alternatives(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (unsigned i = 0; alternatives[i]; i++) {
+        strncat(buf, i ? ", " : "", len - strlen(buf) - 1);
+        strncat(buf, alternatives[i]->name, len - strlen(buf) - 1);
+    }
+    return buf;
+}
+
+llt_runtime *llt_start(const llt_config *cfg, char *err, size_t errlen)
+{
+    const llt_alt_ops *ops = NULL;
+    for (unsigned i = 0; alternatives[i] && cfg->alternative; i++)
+        if (strcmp(alternatives[i]->name, cfg->alternative) == 0)
+            ops = alternatives[i];
+    char valid[160];
+    if (!ops) {
+        snprintf(err, errlen, "unknown thread alternative '%s' (valid: %s)",
+                 cfg->alternative ? cfg->alternative : "(null)", valid_alternatives(valid, sizeof valid));
+        return NULL;
+    }
+    if (cfg->processors < 1 || cfg->processors > LLT_MAX_PROCESSORS) {
+        snprintf(err, errlen, "bad number of processors %u (valid: 1..%u)", cfg->processors, LLT_MAX_PROCESSORS);
+        return NULL;
+    }
+    if (cfg->stack_size < LLT_MIN_STACK || cfg->stack_size > LLT_MAX_STACK) {
+        snprintf(err, errlen, "bad stack size %zu (valid: %u..%zu bytes)", cfg->stack_size, LLT_MIN_STACK,
+                 LLT_MAX_STACK);
+        return NULL;
+    }
+    if (cfg->spin_ns > 1000000000u) {
+        snprintf(err, errlen, "bad idle spin budget %llu ns (valid: 0..1000000000)",
+                 (unsigned long long)cfg->spin_ns);
+        return NULL;
+    }
+    const char *spec = cfg->lock_spec ? cfg->lock_spec : "backoff";
+    ll_spec parsed;
+    if (ll_spec_parse(spec, &parsed, err, errlen) != 0)
+        return NULL;
+    if (strlen(spec) >= sizeof ((llt_runtime *)0)->lock_spec) {
+        snprintf(err, errlen, "lock spec '%s' too long (valid: under 128 characters)", spec);
+        return NULL;
+    }
+    llt_runtime *rt = NULL;
+    if (posix_memalign((void **)&rt, LL_SECTOR, sizeof *rt) != 0) {
+        snprintf(err, errlen, "out of memory starting the thread runtime");
+        return NULL;
+    }
+    memset(rt, 0, sizeof *rt);
+    rt->ops = ops;
+    rt->nworkers = cfg->processors;
+    rt->page = (size_t)sysconf(_SC_PAGESIZE);
+    rt->stack_bytes = (cfg->stack_size + rt->page - 1) & ~(rt->page - 1);
+    rt->spin_ns = cfg->spin_ns;
+    strcpy(rt->lock_spec, spec);
+    if (posix_memalign((void **)&rt->workers, LL_SECTOR, sizeof(llt_worker) * rt->nworkers) != 0) {
+        free(rt);
+        snprintf(err, errlen, "out of memory starting the thread runtime");
+        return NULL;
+    }
+    memset(rt->workers, 0, sizeof(llt_worker) * rt->nworkers);
+    for (unsigned i = 0; i < rt->nworkers; i++) {
+        rt->workers[i].rt = rt;
+        rt->workers[i].index = i;
+    }
+    if (ops->init(rt, err, errlen) != 0) {
+        free(rt->workers);
+        free(rt);
+        return NULL;
+    }
+    install_segv_report(rt);
+    for (unsigned i = 0; i < rt->nworkers; i++) {
+        llt_worker *w = &rt->workers[i];
+        w->altstack = malloc(64 << 10);
+        if (!w->altstack || pthread_create(&w->tid, NULL, worker_main, w) != 0)
+            die("cannot start a worker pthread");
+    }
+    while (ll_load_acquire(&rt->started) != rt->nworkers) /* acquire: pairs with each worker's release increment */
+        ll_yield();
+    return rt;
+}
+
+static bool root_done(void *ctx)
+{
+    llt_thread *t = (llt_thread *)ctx;
+    return ll_load_acquire(&t->join) == LLT_JOIN_DONE; /* acquire: pairs with finish_after's xchg (result) */
+}
+
+void *llt_run(llt_runtime *rt, llt_fn fn, void *arg)
+{
+    llt_thread *t = NULL;
+    if (posix_memalign((void **)&t, LL_CACHELINE, sizeof *t) != 0)
+        die("out of memory for a control block");
+    memset(t, 0, sizeof *t);
+    llt_cb_init(t, rt, fn, arg);
+    ll_store_relaxed(&t->join, LLT_JOIN_EXTERNAL); /* relaxed: published by the ready queue's lock */
+    t->ext_parker = ll_self()->parker;
+    rt->ops->ready(rt, NULL, t);
+    ll_parker_park_until(t->ext_parker, root_done, t);
+    void *result = t->result;
+    free(t);
+    return result;
+}
+
+void llt_stop(llt_runtime *rt)
+{
+    ll_store_release(&rt->stop, 1); /* release: pairs with llt_stopping */
+    for (unsigned i = 0; i < rt->nworkers; i++)
+        ll_parker_unpark(rt->workers[i].parker);
+    for (unsigned i = 0; i < rt->nworkers; i++) {
+        pthread_join(rt->workers[i].tid, NULL);
+        free(rt->workers[i].altstack);
+    }
+    rt->ops->destroy(rt);
+    for (llt_stack *s = ll_load_relaxed(&rt->all_stacks), *n; s; s = n) { /* relaxed: the workers are joined */
+        n = s->all_next;
+        munmap(s->map, s->map_bytes);
+    }
+    for (block_batch *b = ll_load_relaxed(&rt->all_blocks), *n; b; b = n) { /* relaxed: the workers are joined */
+        n = b->next;
+        free(b);
+    }
+    free(rt->workers);
+    free(rt);
+}
+
+/* ---- the thread API ---- */
+
+llt_thread *llt_create(llt_fn fn, void *arg)
+{
+    llt_worker *w = llt_worker_self();
+    if (LL_UNLIKELY(!w))
+        die("llt_create called outside a lightweight thread (use llt_run)");
+    return w->rt->ops->create(w, fn, arg);
+}
+
+/* After step of llt_join: register as t's joiner, or, if t already finished, run again. */
+static void join_after(void *arg)
+{
+    llt_thread *me = (llt_thread *)arg, *t = me->join_target;
+    void *expected = LLT_JOIN_NONE;
+    /* acq_rel: on success publishes me to the finisher; on failure acquires t's result. */
+    if (!ll_cas(&t->join, &expected, me, LL_ACQ_REL))
+        me->rt->ops->ready(me->rt, llt_worker_self(), me);
+}
+
+void *llt_join(llt_thread *t)
+{
+    if (ll_load_acquire(&t->join) != LLT_JOIN_DONE) { /* acquire: pairs with finish_after's xchg (result) */
+        llt_thread *me = llt_self();
+        me->join_target = t;
+        llt_suspend(join_after, me);
+        /* Readied by finish_after (after its DONE) or by join_after (having seen DONE). */
+        (void)ll_load_acquire(&t->join); /* acquire: pairs with finish_after's xchg (result) */
+    }
+    void *result = t->result;
+    llt_worker *w = llt_worker_self();
+    w->rt->ops->release(w, t);
+    return result;
+}
+
+void llt_detach(llt_thread *t)
+{
+    /* acq_rel: publishes the mark to the finisher; acquires DONE (t's last writes) to free it. */
+    if (ll_xchg(&t->join, LLT_JOIN_DETACHED, LL_ACQ_REL) == LLT_JOIN_DONE) {
+        llt_worker *w = llt_worker_self();
+        w->rt->ops->release(w, t);
+    }
+}
+
+static void yield_after(void *arg)
+{
+    llt_thread *me = (llt_thread *)arg;
+    me->rt->ops->ready(me->rt, llt_worker_self(), me);
+}
+
+void llt_yield(void)
+{
+    llt_thread *me = llt_self();
+    llt_suspend(yield_after, me);
+}
+
+llt_thread *llt_self(void)
+{
+    llt_worker *w = llt_worker_self();
+    return w ? w->current : NULL;
+}
+
+llt_runtime *llt_current(void)
+{
+    llt_worker *w = llt_worker_self();
+    return w ? w->rt : NULL;
+}
+
+int llt_processor(void)
+{
+    llt_worker *w = llt_worker_self();
+    return w ? (int)w->index : -1;
+}
+
+unsigned llt_processors(const llt_runtime *rt) { return rt->nworkers; }
+const char *llt_alternative(const llt_runtime *rt) { return rt->ops->name; }
+
+/* Used by sync.c: block the caller; the scheduler runs after(arg) once it is switched out. */
+void llt_block(void (*after)(void *), void *arg) { llt_suspend(after, arg); }

@@ -1,0 +1,249 @@
+/*
+ * Internals of the lightweight-thread runtime (include/locklab/threads.h).
+ *
+ * runtime.c    workers and their scheduler loop, the thread life cycle
+ *              (create/start/finish/join), stacks, idle spinning and parking
+ * sync.c       llt_mutex, llt_cond
+ * freelist.c   per-processor free lists balanced through a global pool (C, D, E)
+ * alt_NAME.c   the paper's five alternatives, one table of ops each (llt_alt_ops)
+ * arch/ARCH/    the context switch, chosen at build time by architecture
+ *
+ * A thread leaves the CPU only by switching to its worker's scheduler context
+ * (llt_suspend), which then runs the "after" step the thread named (make it
+ * ready again, release the guard of the queue it waits on, recycle its stack):
+ * a waiting thread is published only once its registers are saved, so no other
+ * worker can resume a half-saved context.
+ */
+#ifndef LOCKLAB_THREADS_RUNTIME_H
+#define LOCKLAB_THREADS_RUNTIME_H
+#include <pthread.h>
+
+#include "fiber_san.h"
+#include "llt_arch.h"
+#include "locklab/core.h"
+#include "locklab/locklab.h"
+#include "locklab/threads.h"
+
+typedef struct llt_worker llt_worker;
+
+/* One execution context: a thread's, or a worker's scheduler loop. */
+typedef struct llt_exec {
+    llt_ctx ctx;
+    llt_san san;
+} llt_exec;
+
+/* A stack: this descriptor sits at the top of its mapping, the guard page at the bottom. */
+typedef struct llt_stack {
+    struct llt_stack *next;     /* free-list link */
+    struct llt_stack *all_next; /* every stack of the runtime (unmapped at llt_stop) */
+    void *map;                  /* the mapping: guard page, then the usable bytes */
+    size_t map_bytes;
+    char *lo; /* usable stack: [lo, lo + bytes) */
+    size_t bytes;
+} llt_stack;
+
+/* llt_thread.join: who waits for the thread (or a mark). */
+#define LLT_JOIN_NONE ((void *)0)     /* running, nobody waits yet */
+#define LLT_JOIN_DONE ((void *)1)     /* finished: result set */
+#define LLT_JOIN_DETACHED ((void *)2) /* frees itself when it finishes */
+#define LLT_JOIN_EXTERNAL ((void *)3) /* llt_run's pthread waits on ext_parker */
+
+/* The control block. */
+struct llt_thread {
+    llt_exec exec;
+    llt_thread *next;       /* ready queue, wait queue or free list (one at a time) */
+    llt_thread *batch_next; /* global pool: the next batch (list of lists) */
+    llt_runtime *rt;
+    llt_fn fn;
+    void *arg;
+    void *result;
+    llt_stack *stack; /* NULL until started */
+    bool fresh;       /* context not yet built on the stack */
+    ll_atomic_ptr join;
+    ll_parker *ext_parker; /* LLT_JOIN_EXTERNAL */
+    llt_thread *join_target; /* llt_join: the thread waited for, for the after step */
+};
+
+/* A singly linked FIFO of threads; head is atomic so idle workers may peek
+ * without the lock (relaxed: a hint, the lock holder re-reads it). */
+typedef struct llt_queue {
+    ll_atomic_ptr head;
+    llt_thread *tail;
+} llt_queue;
+
+LL_INLINE bool llt_queue_peek(llt_queue *q)
+{
+    return ll_load_relaxed(&q->head) != NULL; /* relaxed: a hint; the pop re-reads under the lock */
+}
+LL_INLINE void llt_queue_push(llt_queue *q, llt_thread *t)
+{
+    t->next = NULL;
+    if (q->tail)
+        q->tail->next = t;
+    else
+        ll_store_relaxed(&q->head, t); /* relaxed: published by the queue's lock (peekers only hint) */
+    q->tail = t;
+}
+LL_INLINE llt_thread *llt_queue_pop(llt_queue *q)
+{
+    llt_thread *t = (llt_thread *)ll_load_relaxed(&q->head); /* relaxed: under the queue's lock */
+    if (t) {
+        ll_store_relaxed(&q->head, t->next); /* relaxed: under the queue's lock */
+        if (!t->next)
+            q->tail = NULL;
+    }
+    return t;
+}
+
+/*
+ * An alternative: how the ready queue and the free lists of control blocks and
+ * stacks are kept and locked.  `w` is the calling worker (never NULL but in
+ * `ready`, which llt_run calls from outside).
+ */
+typedef struct llt_alt_ops {
+    const char *name;
+    const char *summary;
+    /* Allocate rt->alt and every worker's w->alt.  0, or -1 with err set. */
+    int (*init)(llt_runtime *rt, char *err, size_t errlen);
+    void (*destroy)(llt_runtime *rt);
+    /* Thread creation: a control block with fn(arg) (llt_cb_init), made ready. */
+    llt_thread *(*create)(llt_worker *w, llt_fn fn, void *arg);
+    /* Thread startup/resume: a ready thread with a stack, or NULL if none is ready. */
+    llt_thread *(*start)(llt_worker *w);
+    /* Thread finish: recycle stack s and, if not NULL, control block t. */
+    void (*finish)(llt_worker *w, llt_stack *s, llt_thread *t);
+    /* A finished, joined (or late-detached) thread's control block. */
+    void (*release)(llt_worker *w, llt_thread *t);
+    /* Signal/yield/llt_run: t is ready (to start, or to resume). */
+    void (*ready)(llt_runtime *rt, llt_worker *w, llt_thread *t);
+    /* w found nothing to start: wait until there may be (spin, then park); may
+     * return a thread to run, with its stack.  Returns when rt stops. */
+    llt_thread *(*idle)(llt_worker *w);
+    /* Is there a ready thread w could take?  A hint (no lock). */
+    bool (*has_work)(llt_worker *w);
+} llt_alt_ops;
+
+extern const llt_alt_ops llt_alt_single_lock, llt_alt_multi_lock, llt_alt_local_freelist, llt_alt_idle_queue,
+    llt_alt_local_readyq;
+
+struct llt_worker {
+    LL_ALIGNED(LL_SECTOR) llt_runtime *rt;
+    unsigned index;
+    llt_exec sched;
+    llt_thread *current;
+    void (*after)(void *); /* run by the scheduler once current has switched out */
+    void *after_arg;
+    ll_parker *parker; /* the worker pthread's own (core.h) */
+    pthread_t tid;
+    void *alt;             /* the alternative's per-processor state */
+    void *altstack;        /* signal stack (guard-page reports) */
+};
+
+struct llt_runtime {
+    const llt_alt_ops *ops;
+    unsigned nworkers;
+    size_t stack_bytes; /* usable bytes per stack, whole pages */
+    size_t page;
+    uint64_t spin_ns;
+    char lock_spec[128];
+    llt_worker *workers;
+    void *alt; /* the alternative's shared state */
+    LL_ALIGNED(LL_SECTOR) ll_atomic_u32 stop;
+    ll_atomic_u32 started;
+    LL_ALIGNED(LL_SECTOR) ll_atomic_u32 sleepers; /* workers parked (or about to) in llt_idle_wait */
+    LL_ALIGNED(LL_SECTOR) ll_atomic_ptr all_stacks; /* push-only lists, freed at llt_stop */
+    ll_atomic_ptr all_blocks;
+};
+
+/* The worker running the caller (NULL outside the runtime).  Not inlined: the
+ * TLS address must be recomputed after a switch, which may have moved the
+ * caller to another worker. */
+llt_worker *llt_worker_self(void);
+
+/* A lock of rt's spec; aborts with a message if it cannot be made (the spec was
+ * checked at llt_start, so only memory can run out). */
+ll_lock *llt_lock_new(llt_runtime *rt);
+
+/* Block the calling thread: its worker runs after(arg) once it is switched out
+ * (sync.c: release the guard of the queue the thread waits on). */
+void llt_block(void (*after)(void *), void *arg);
+/* t is ready again (signal, unlock): the alternative's ready step. */
+LL_INLINE void llt_make_ready(llt_thread *t) { t->rt->ops->ready(t->rt, llt_worker_self(), t); }
+
+/* Fill a control block for fn(arg): not started, nobody joined. */
+LL_INLINE void llt_cb_init(llt_thread *t, llt_runtime *rt, llt_fn fn, void *arg)
+{
+    t->rt = rt;
+    t->fn = fn;
+    t->arg = arg;
+    t->result = NULL;
+    t->stack = NULL;
+    t->fresh = true;
+    ll_store_relaxed(&t->join, LLT_JOIN_NONE); /* relaxed: published with t by the ready queue's lock */
+}
+/* n new control blocks from the heap, linked through next (cold: the free lists are empty). */
+llt_thread *llt_cb_fresh(llt_runtime *rt, unsigned n);
+/* A new stack from mmap, with its guard page (cold). */
+llt_stack *llt_stack_fresh(llt_runtime *rt);
+
+/* After a thread became ready: wake one parked worker, if any (llt_idle_wait). */
+LL_INLINE void llt_wake_idle(llt_runtime *rt)
+{
+    void llt_wake_one(llt_runtime * rt);
+    ll_fence(LL_SEQ_CST); /* publish-before-check: pairs with the fence in llt_idle_wait's park */
+    if (ll_load_relaxed(&rt->sleepers) != 0) /* relaxed: ordered by the fence above */
+        llt_wake_one(rt);
+}
+/* The idle step shared by A, B, C and E: spin rt->spin_ns polling has_work,
+ * then park until has_work or stop.  Returns NULL (the loop calls start again). */
+llt_thread *llt_idle_wait(llt_worker *w);
+
+/* Spin up to rt->spin_ns while !done(ctx) (checking the clock every 64 pauses).  done()'s value. */
+bool llt_spin_until(llt_runtime *rt, bool (*done)(void *), void *ctx);
+
+LL_INLINE bool llt_stopping(llt_runtime *rt)
+{
+    return ll_load_acquire(&rt->stop) != 0; /* acquire: pairs with llt_stop's release store */
+}
+
+/* ---- per-processor free lists balanced through a global pool (freelist.c) ---- */
+typedef struct llt_local_lists {
+    llt_thread *cb;   /* control blocks, LIFO */
+    unsigned ncb;
+    llt_stack *stack; /* at most one stack */
+} llt_local_lists;
+typedef struct llt_pool {
+    ll_lock *lock;
+    unsigned threshold;  /* T: a local list of T blocks gives T/2 back */
+    llt_thread *batches; /* lists of T/2 control blocks, linked through batch_next */
+    llt_stack *stacks;
+} llt_pool;
+int llt_pool_init(llt_pool *p, llt_runtime *rt);
+void llt_pool_destroy(llt_pool *p);
+llt_thread *llt_local_cb_get(llt_pool *p, llt_local_lists *l, llt_runtime *rt);
+void llt_local_cb_put(llt_pool *p, llt_local_lists *l, llt_thread *t);
+llt_stack *llt_local_stack_get(llt_pool *p, llt_local_lists *l, llt_runtime *rt);
+void llt_local_stack_put(llt_pool *p, llt_local_lists *l, llt_stack *s);
+
+/* A central ready queue under its own lock (B, C). */
+typedef struct llt_central_rq {
+    ll_lock *lock;
+    llt_queue q;
+} llt_central_rq;
+LL_INLINE void llt_central_push(llt_central_rq *rq, llt_thread *t)
+{
+    ll_lock_acquire(rq->lock);
+    llt_queue_push(&rq->q, t);
+    ll_lock_release(rq->lock);
+}
+/* NULL without taking the lock if the queue looks empty (the paper's check before locking). */
+LL_INLINE llt_thread *llt_central_pop(llt_central_rq *rq)
+{
+    if (!llt_queue_peek(&rq->q))
+        return NULL;
+    ll_lock_acquire(rq->lock);
+    llt_thread *t = llt_queue_pop(&rq->q);
+    ll_lock_release(rq->lock);
+    return t;
+}
+#endif
