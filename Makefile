@@ -2,7 +2,7 @@
 #   make        build the library, the interposer-to-be, locklab-bench and the tests,
 #               and install the `locklab` command into .venv (python/, pinned versions)
 #   make test   run every test: ctest (validator, spec, metrics, CLI, sync) + TSan and ASan builds of validator and test_sync
-#               + pytest (tests/python)
+#               + pytest (tests/python); the lightweight-thread runtime under both sanitizers too
 #   make demo   build, then run the default experiment (bench/demo.sh: a `locklab sweep` and its report)
 
 BUILD      ?= build
@@ -24,18 +24,22 @@ test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j 1
 
 # Sanitizer builds of the validator (every lock x policy x client, shorter cases)
-# and of test_sync (condition variables and semaphores).
+# and of test_sync (condition variables and semaphores), and the lightweight-thread
+# runtime (test_threads_runtime --quick: its switches carry the sanitizers' fiber
+# annotations, src/threads/fiber_san.h).
 test-tsan:
 	@cmake -S . -B $(BUILD)-tsan -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Debug -DLOCKLAB_SANITIZE=thread >/dev/null
-	@cmake --build $(BUILD)-tsan -j $(JOBS) --target validator test_sync
+	@cmake --build $(BUILD)-tsan -j $(JOBS) --target validator test_sync test_threads_runtime
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch -R $(BUILD)-tsan/bin/validator --duration $(SAN_SECONDS)
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch -R $(BUILD)-tsan/bin/test_sync
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch -R $(BUILD)-tsan/bin/test_threads_runtime --quick
 
 test-asan:
 	@cmake -S . -B $(BUILD)-asan -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Debug -DLOCKLAB_SANITIZE=address >/dev/null
-	@cmake --build $(BUILD)-asan -j $(JOBS) --target validator test_sync
+	@cmake --build $(BUILD)-asan -j $(JOBS) --target validator test_sync test_threads_runtime
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" $(BUILD)-asan/bin/validator --duration $(SAN_SECONDS)
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1" $(BUILD)-asan/bin/test_sync
+	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1" $(BUILD)-asan/bin/test_threads_runtime --quick
 
 # The Python laboratory: .venv with pinned dependencies and locklab installed
 # (editable, so python/locklab edits need no reinstall).  The stamp makes a

@@ -7,7 +7,6 @@
  */
 #ifndef LOCKLAB_FIBER_SAN_H
 #define LOCKLAB_FIBER_SAN_H
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -21,18 +20,8 @@ typedef struct llt_san {
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
 #define LLT_SAN_ACTIVE 1
-/* A worker's own (pthread) stack. */
-static inline void llt_san_init_worker(llt_san *s)
-{
-    pthread_attr_t a;
-    void *lo = NULL;
-    size_t size = 0;
-    if (pthread_getattr_np(pthread_self(), &a) == 0) {
-        pthread_attr_getstack(&a, &lo, &size);
-        pthread_attr_destroy(&a);
-    }
-    s->bottom = lo, s->size = size;
-}
+/* A worker's own (pthread) stack: [lo, lo + size). */
+static inline void llt_san_init_worker(llt_san *s, void *lo, size_t size) { s->bottom = lo, s->size = size; }
 static inline void llt_san_init_thread(llt_san *s, void *lo, size_t size) { s->bottom = lo, s->size = size; }
 static inline void llt_san_destroy_thread(llt_san *s) { (void)s; }
 /* Before switching from `from` to `to`; a finishing context passes exiting = true. */
@@ -47,7 +36,11 @@ static inline void llt_san_first_enter(void) { __sanitizer_finish_switch_fiber(N
 #elif defined(__SANITIZE_THREAD__)
 #include <sanitizer/tsan_interface.h>
 #define LLT_SAN_ACTIVE 1
-static inline void llt_san_init_worker(llt_san *s) { s->fiber = __tsan_get_current_fiber(); }
+static inline void llt_san_init_worker(llt_san *s, void *lo, size_t size)
+{
+    (void)lo, (void)size;
+    s->fiber = __tsan_get_current_fiber();
+}
 static inline void llt_san_init_thread(llt_san *s, void *lo, size_t size)
 {
     (void)lo, (void)size;
@@ -68,7 +61,7 @@ static inline void llt_san_enter(llt_san *self) { (void)self; }
 static inline void llt_san_first_enter(void) {}
 #else
 #define LLT_SAN_ACTIVE 0
-static inline void llt_san_init_worker(llt_san *s) { (void)s; }
+static inline void llt_san_init_worker(llt_san *s, void *lo, size_t size) { (void)s, (void)lo, (void)size; }
 static inline void llt_san_init_thread(llt_san *s, void *lo, size_t size) { (void)s, (void)lo, (void)size; }
 static inline void llt_san_destroy_thread(llt_san *s) { (void)s; }
 static inline void llt_san_leave(llt_san *from, llt_san *to, bool exiting) { (void)from, (void)to, (void)exiting; }

@@ -19,7 +19,9 @@
  * runtime's (on a per-worker signal stack) first prints one line naming the
  * overflow and the stack size, then the default action kills the process.
  */
+#define _GNU_SOURCE /* pthread_getattr_np */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,7 +284,14 @@ static void *worker_main(void *arg)
     llt_runtime *rt = w->rt;
     tls_worker = w;
     w->parker = ll_self()->parker;
-    llt_san_init_worker(&w->sched.san);
+    pthread_attr_t attr;
+    void *stack_lo = NULL;
+    size_t stack_size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        pthread_attr_getstack(&attr, &stack_lo, &stack_size);
+        pthread_attr_destroy(&attr);
+    }
+    llt_san_init_worker(&w->sched.san, stack_lo, stack_size);
     stack_t ss = {.ss_sp = w->altstack, .ss_flags = 0, .ss_size = 64 << 10};
     sigaltstack(&ss, NULL);
     ll_faa(&rt->started, 1, LL_RELEASE); /* release: publishes w->parker to llt_start's waiter */
