@@ -36,6 +36,11 @@ typedef struct bench_param {
     double def, min, max;
     int integer; /* 1: the value must be a whole number */
 } bench_param;
+/* Parameters whose values are names (alternative=local-readyq): the valid names of
+ * key (names(i), i = 0, 1, ...; NULL past the last), or NULL for a numeric key.  The
+ * value is the name's index; def, min and max are indices too (workloads.c). */
+typedef const char *(*bench_names_fn)(unsigned i);
+bench_names_fn bench_param_names(const char *key);
 
 typedef struct bench_config {
     const char *workload;

@@ -69,13 +69,32 @@ static const workload *find_workload(const char *name)
     return NULL;
 }
 
+/* A named parameter's valid names, comma separated. */
+static const char *list_choices(const bench_param *p, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    bench_names_fn names = bench_param_names(p->key);
+    for (unsigned i = 0; names(i); i++) {
+        strncat(buf, i ? ", " : "", len - strlen(buf) - 1);
+        strncat(buf, names(i), len - strlen(buf) - 1);
+    }
+    return buf;
+}
+
 static void print_workloads(void)
 {
     for (int i = 0; workloads[i]; i++) {
         printf("%-16s %s\n", workloads[i]->name, workloads[i]->summary);
-        for (const bench_param *p = workloads[i]->params; p && p->key; p++)
+        for (const bench_param *p = workloads[i]->params; p && p->key; p++) {
+            if (bench_param_names(p->key)) {
+                char valid[512];
+                printf("  --param %s=%s  (one of: %s) %s\n", p->key, bench_param_names(p->key)((unsigned)p->def),
+                       list_choices(p, valid, sizeof valid), p->help);
+                continue;
+            }
             printf("  --param %s=%.15g  (%.15g..%.15g%s) %s\n", p->key, p->def, p->min, p->max, p->integer ? ", integer" : "",
                    p->help);
+        }
     }
 }
 
@@ -107,6 +126,22 @@ static void apply_params(const workload *w, const char *const *given, int ngiven
             fputc('\n', stderr);
             exit(2);
         }
+        if (seen[i]++)
+            die("--param %s given twice (valid: each KEY once)%s", p->key, "");
+        bench_names_fn names = bench_param_names(p->key);
+        if (names) {
+            unsigned c = 0;
+            while (names(c) && strcmp(names(c), eq + 1) != 0)
+                c++;
+            if (!names(c)) {
+                char names[512];
+                fprintf(stderr, "locklab-bench: bad value '%s' for --param %s (valid: %s)\n", eq + 1, p->key,
+                        list_choices(p, names, sizeof names));
+                exit(2);
+            }
+            values[i] = c;
+            continue;
+        }
         char *end;
         errno = 0;
         double x = strtod(eq + 1, &end);
@@ -115,8 +150,6 @@ static void apply_params(const workload *w, const char *const *given, int ngiven
                     p->integer ? "an integer" : "a number", p->min, p->max);
             exit(2);
         }
-        if (seen[i]++)
-            die("--param %s given twice (valid: each KEY once)%s", p->key, "");
         values[i] = x;
     }
 }

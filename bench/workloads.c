@@ -1,5 +1,8 @@
 /* The workloads locklab-bench knows, one file each (bench/wl_*.c). */
+#include <string.h>
+
 #include "bench.h"
+#include "locklab/threads.h"
 
 extern const workload wl_uncontended, wl_mutexbench;
 extern const workload wl_randarray;
@@ -12,6 +15,7 @@ extern const workload wl_invalidation;
 extern const workload wl_handover;
 extern const workload wl_prodcons; /* Malthusian 6.7 */
 extern const workload wl_bufpool;  /* Malthusian 6.11 */
+extern const workload wl_null_thread, wl_thread_work; /* thread management alternatives, section 3 */
 
 const workload *const workloads[] = {
     &wl_uncontended,
@@ -26,5 +30,12 @@ const workload *const workloads[] = {
     &wl_handover,
     &wl_prodcons,
     &wl_bufpool,
+    &wl_null_thread,
+    &wl_thread_work,
     NULL,
 };
+
+bench_names_fn bench_param_names(const char *key)
+{
+    return strcmp(key, "alternative") == 0 ? llt_alternative_name : NULL;
+}

@@ -51,6 +51,8 @@ lrucache hit_rate capacity
 kvmap tree_size key_range
 invalidation writer_ops_s,reader_loads_s same_line
 handover handovers,handover_samples cs_steps
+null-thread ns_per_thread,chains round
+thread-work ns_per_thread,chains,create_to_start_ns round
 TABLE
 
 # Consistency of the extras (counts and sizes, never timings).
@@ -117,5 +119,15 @@ lrucache --param keyset=16777216 --threads 4096
 handover --param max_samples=16777216 --threads 4096
 TABLE
 expect_error "handover needs 2 threads" "handover needs at least 2" -- "$bench" handover --lock mcs --threads 1 --duration 0.01
+
+# The lightweight-thread runtime's workloads: an unknown alternative, and more processors than it runs.
+expect_error "null-thread unknown alternative" \
+  "bad value 'fastest' for --param alternative (valid: single-lock, multi-lock, local-freelist, idle-queue, local-readyq)" \
+  -- "$bench" null-thread --lock mcs --param alternative=fastest
+expect_error "null-thread too many processors" "bad number of processors 300 (valid: 1..256)" \
+  -- "$bench" null-thread --lock mcs --threads 300 --duration 0.01
+for alt in single-lock multi-lock local-freelist idle-queue local-readyq; do
+  check_run "null-thread $alt detached" "ns_per_thread" -- null-thread --param alternative=$alt --param join=0 --param round=5000
+done
 
 finish

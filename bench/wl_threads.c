@@ -1,0 +1,233 @@
+/*
+ * null-thread and thread-work — the lightweight-thread runtime (docs/threads.md)
+ * measured as in Anderson, Lazowska & Levy (1989), section 3.
+ *
+ * --threads P is the runtime's processors (worker pthreads); --lock is the spec
+ * of every lock inside the runtime; --param alternative=NAME picks A..E.
+ *
+ * null-thread (the paper's Table 3.2): `chains` chains of threads (one per
+ * processor), each thread counting itself and creating the next before it
+ * finishes, until the round's threads have run; with join=1 each thread also
+ * joins its predecessor (create, start, finish and join), with join=0 they are
+ * detached (the paper's exact test).  A warm-up round fills the free lists (the
+ * paper's "warm start"), then rounds repeat for the duration.  Extras:
+ * ns_per_thread = wall time / threads (the paper's Figure 3.1 per thread; at
+ * P = 1 the latency of one thread), chains.
+ *
+ * thread-work: the same with a grain of work per thread, uniform in
+ * 0..2 x work_iters PRNG steps (the paper's Figure 3.3: 300 us on average), and
+ * `chains` runnable threads independent of P (Figure 3.4: thread cost against
+ * the number of runnable threads).  Extra create_to_start_ns: mean time from a
+ * thread's creation to its first instruction.
+ *
+ * ops = threads run; per_thread_ops = threads run on each processor;
+ * exclusion_ok = every thread ran exactly once (their count matches).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "locklab/threads.h"
+
+enum { P_ALT, P_ROUND, P_JOIN, P_WORK, P_CHAINS };
+#define COMMON_PARAMS                                                                                          \
+    {"alternative", "the paper's thread-management alternative (A..E; a name)", 4, 0, 4, 1},     \
+        {"round", "threads per round (the paper: 1000000)", 100000, 1, 1e9, 1},                          \
+        {"join", "1: each thread joins its predecessor; 0: detached (the paper's Table 3.2)", 1, 0, 1, 1}
+static const bench_param null_params[] = {COMMON_PARAMS, {0}};
+static const bench_param work_params[] = {
+    COMMON_PARAMS,
+    {"work_iters", "mean PRNG steps of work per thread (uniform in 0..2x)", 1000, 0, 1e8, 1},
+    {"chains", "runnable threads at once (0: one per processor)", 0, 0, 65536, 1},
+    {0},
+};
+
+typedef struct wl_ctx wl_ctx;
+typedef struct chain {
+    LL_ALIGNED(LL_SECTOR) wl_ctx *w;
+    uint64_t left;         /* threads this chain still runs in the round */
+    llt_thread *prev;      /* join=1: the predecessor, joined by its successor */
+    uint64_t created_ns;   /* thread-work: when the next thread was created */
+    uint64_t latency_sum, latency_n;
+    uint64_t rng, sink;
+} chain;
+typedef struct per_proc {
+    LL_ALIGNED(LL_SECTOR) uint64_t threads; /* written only by threads on this processor */
+} per_proc;
+struct wl_ctx {
+    llt_mutex m;
+    llt_cond done;
+    unsigned chains_left; /* under m */
+    unsigned nchains;
+    int join, timestamps;
+    uint64_t work_iters, round;
+    double duration_s;
+    chain *chains;
+    per_proc *procs;
+    /* results of the timed rounds */
+    uint64_t threads, wall_ns;
+    long vcsw, ivcsw;
+    double cpu_s;
+};
+
+static void *cycle(void *arg)
+{
+    chain *c = (chain *)arg;
+    wl_ctx *w = c->w;
+    if (w->timestamps) {
+        c->latency_sum += ll_now_ns() - c->created_ns;
+        c->latency_n++;
+    }
+    if (c->prev)
+        llt_join(c->prev);
+    w->procs[llt_processor()].threads++;
+    if (w->work_iters) {
+        uint64_t x = c->rng = bench_xorshift(c->rng);
+        uint64_t steps = (uint64_t)(((unsigned __int128)x * (2 * w->work_iters + 1)) >> 64);
+        for (uint64_t i = 0; i < steps; i++)
+            x = bench_xorshift(x);
+        c->sink += x; /* the work's result is used: the loop stays */
+    }
+    if (--c->left == 0) {
+        if (w->join)
+            llt_detach(llt_self());
+        llt_mutex_lock(&w->m);
+        if (--w->chains_left == 0)
+            llt_cond_signal(&w->done);
+        llt_mutex_unlock(&w->m);
+        return NULL;
+    }
+    c->prev = w->join ? llt_self() : NULL;
+    if (w->timestamps)
+        c->created_ns = ll_now_ns();
+    llt_thread *t = llt_create(cycle, c);
+    if (!w->join)
+        llt_detach(t);
+    return NULL;
+}
+
+/* One round of n threads over the chains; returns when all ran. */
+static void round_of(wl_ctx *w, uint64_t n)
+{
+    w->chains_left = w->nchains;
+    for (unsigned i = 0; i < w->nchains; i++) {
+        chain *c = &w->chains[i];
+        c->left = n / w->nchains + (i < n % w->nchains);
+        c->prev = NULL;
+        if (c->left == 0) { /* fewer threads than chains */
+            w->chains_left--;
+            continue;
+        }
+        c->created_ns = w->timestamps ? ll_now_ns() : 0;
+        llt_thread *t = llt_create(cycle, c);
+        if (!w->join) /* join=1: the head's successor joins it (or, the chain's last, it detaches itself) */
+            llt_detach(t);
+    }
+    llt_mutex_lock(&w->m);
+    while (w->chains_left > 0)
+        llt_cond_wait(&w->done, &w->m);
+    llt_mutex_unlock(&w->m);
+}
+
+static void *root(void *arg)
+{
+    wl_ctx *w = (wl_ctx *)arg;
+    llt_mutex_init(&w->m, llt_current());
+    llt_cond_init(&w->done, llt_current());
+    round_of(w, w->round < 20000 ? w->round : 20000); /* warm start: free lists and stacks */
+    for (unsigned i = 0; i < llt_processors(llt_current()); i++)
+        w->procs[i].threads = 0;
+    for (unsigned i = 0; i < w->nchains; i++)
+        w->chains[i].latency_sum = w->chains[i].latency_n = 0;
+    double c0;
+    long v0, iv0;
+    bench_usage_snapshot(&v0, &iv0, &c0);
+    uint64_t t0 = ll_now_ns(), deadline = t0 + (uint64_t)(w->duration_s * 1e9), now;
+    do {
+        round_of(w, w->round);
+        w->threads += w->round;
+    } while ((now = ll_now_ns()) < deadline);
+    w->wall_ns = now - t0;
+    bench_usage_snapshot(&w->vcsw, &w->ivcsw, &w->cpu_s);
+    w->vcsw -= v0, w->ivcsw -= iv0, w->cpu_s -= c0;
+    llt_mutex_destroy(&w->m);
+    llt_cond_destroy(&w->done);
+    return NULL;
+}
+
+static int run_common(const bench_config *cfg, bench_result *out, bool work)
+{
+    char err[256];
+    llt_config lc = LLT_CONFIG_DEFAULT;
+    lc.alternative = llt_alternative_name((unsigned)cfg->param[P_ALT]);
+    lc.processors = (unsigned)cfg->threads;
+    lc.lock_spec = cfg->lock_spec;
+    llt_runtime *rt = llt_start(&lc, err, sizeof err);
+    if (!rt) {
+        fprintf(stderr, "locklab-bench: %s\n", err);
+        exit(2);
+    }
+    if (bench_result_alloc(out, cfg->threads) != 0)
+        return -1;
+    wl_ctx w;
+    memset(&w, 0, sizeof w);
+    w.join = cfg->param[P_JOIN] != 0;
+    w.round = (uint64_t)cfg->param[P_ROUND];
+    w.duration_s = cfg->duration_s;
+    w.work_iters = work ? (uint64_t)cfg->param[P_WORK] : 0;
+    w.timestamps = work;
+    w.nchains = work && cfg->param[P_CHAINS] > 0 ? (unsigned)cfg->param[P_CHAINS] : (unsigned)cfg->threads;
+    if (posix_memalign((void **)&w.chains, LL_SECTOR, sizeof(chain) * w.nchains) != 0 ||
+        posix_memalign((void **)&w.procs, LL_SECTOR, sizeof(per_proc) * (size_t)cfg->threads) != 0)
+        return -1;
+    memset(w.chains, 0, sizeof(chain) * w.nchains);
+    memset(w.procs, 0, sizeof(per_proc) * (size_t)cfg->threads);
+    for (unsigned i = 0; i < w.nchains; i++) {
+        w.chains[i].w = &w;
+        w.chains[i].rng = 0x9e3779b97f4a7c15ull * (i + 1);
+    }
+    llt_run(rt, root, &w);
+    llt_stop(rt);
+    uint64_t counted = 0, lat_sum = 0, lat_n = 0;
+    for (int i = 0; i < cfg->threads; i++) {
+        out->per_thread_ops[i] = w.procs[i].threads;
+        out->thread_socket[i] = 0;
+        counted += w.procs[i].threads;
+    }
+    for (unsigned i = 0; i < w.nchains; i++)
+        lat_sum += w.chains[i].latency_sum, lat_n += w.chains[i].latency_n;
+    out->ops = w.threads;
+    out->wall_s = (double)w.wall_ns / 1e9;
+    out->vcsw = w.vcsw, out->ivcsw = w.ivcsw, out->cpu_s = w.cpu_s;
+    out->logged = 0; /* no lock admissions: the history metrics have no data */
+    out->exclusion_ok = counted == w.threads;
+    bench_add_extra(out, "ns_per_thread", (double)w.wall_ns / (double)w.threads);
+    bench_add_extra(out, "chains", w.nchains);
+    if (work)
+        bench_add_extra(out, "create_to_start_ns", lat_n ? (double)lat_sum / (double)lat_n : 0);
+    free(w.chains);
+    free(w.procs);
+    return 0;
+}
+
+static int run_null(ll_lock *lock, const bench_config *cfg, bench_result *out)
+{
+    (void)lock;
+    return run_common(cfg, out, false);
+}
+
+static int run_work(ll_lock *lock, const bench_config *cfg, bench_result *out)
+{
+    (void)lock;
+    return run_common(cfg, out, true);
+}
+
+const workload wl_null_thread = {"null-thread",
+                                 "lightweight threads: create, start, finish (and join) null threads; ns per thread "
+                                 "(--threads = processors, --lock = the runtime's locks)",
+                                 null_params, run_null};
+const workload wl_thread_work = {"thread-work",
+                                 "lightweight threads with a uniform grain of work each; create-to-start latency "
+                                 "against runnable threads",
+                                 work_params, run_work};
