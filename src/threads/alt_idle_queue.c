@@ -16,9 +16,6 @@
  *   pre-allocates the stack only.
  * - The idle queue is FIFO.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "runtime.h"
 
 typedef struct proc_idle {
@@ -37,23 +34,13 @@ typedef struct alt_idle {
 
 #define PROC(w) ((proc_idle *)(w)->alt)
 
-static int init(llt_runtime *rt, char *err, size_t errlen)
+static int init(llt_runtime *rt)
 {
-    (void)err, (void)errlen;
-    alt_idle *a = NULL;
-    proc_idle *p = NULL;
-    if (posix_memalign((void **)&a, LL_SECTOR, sizeof *a) != 0 ||
-        posix_memalign((void **)&p, LL_SECTOR, sizeof *p * rt->nworkers) != 0) {
-        free(a);
+    if (llt_alt_alloc(rt, sizeof(alt_idle), sizeof(proc_idle)) != 0)
         return -1;
-    }
-    memset(a, 0, sizeof *a);
-    memset(p, 0, sizeof *p * rt->nworkers);
+    alt_idle *a = (alt_idle *)rt->alt;
     a->lock = llt_lock_new(rt);
     llt_pool_init(&a->pool, rt);
-    for (unsigned i = 0; i < rt->nworkers; i++)
-        rt->workers[i].alt = &p[i];
-    rt->alt = a;
     return 0;
 }
 
@@ -62,8 +49,7 @@ static void destroy(llt_runtime *rt)
     alt_idle *a = (alt_idle *)rt->alt;
     ll_lock_destroy(a->lock);
     llt_pool_destroy(&a->pool);
-    free(rt->workers[0].alt);
-    free(a);
+    llt_alt_free(rt);
 }
 
 static void ready(llt_runtime *rt, llt_worker *w, llt_thread *t)
@@ -155,10 +141,7 @@ static llt_thread *idle(llt_worker *w)
 
 static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
 {
-    alt_idle *a = (alt_idle *)w->rt->alt;
-    llt_local_stack_put(&a->pool, &PROC(w)->lists, s);
-    if (t)
-        llt_local_cb_put(&a->pool, &PROC(w)->lists, t);
+    llt_local_finish(&((alt_idle *)w->rt->alt)->pool, &PROC(w)->lists, s, t);
 }
 
 static void release(llt_worker *w, llt_thread *t)

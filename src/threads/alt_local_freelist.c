@@ -5,9 +5,6 @@
  * One lock acquisition on creation (queueing) and one on startup (dequeueing);
  * finish takes none unless a list spills into the pool.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "runtime.h"
 
 typedef struct alt_local {
@@ -19,23 +16,13 @@ typedef struct proc_local {
     LL_ALIGNED(LL_SECTOR) llt_local_lists lists;
 } proc_local;
 
-static int init(llt_runtime *rt, char *err, size_t errlen)
+static int init(llt_runtime *rt)
 {
-    (void)err, (void)errlen;
-    alt_local *a = NULL;
-    proc_local *p = NULL;
-    if (posix_memalign((void **)&a, LL_SECTOR, sizeof *a) != 0 ||
-        posix_memalign((void **)&p, LL_SECTOR, sizeof *p * rt->nworkers) != 0) {
-        free(a);
+    if (llt_alt_alloc(rt, sizeof(alt_local), sizeof(proc_local)) != 0)
         return -1;
-    }
-    memset(a, 0, sizeof *a);
-    memset(p, 0, sizeof *p * rt->nworkers);
+    alt_local *a = (alt_local *)rt->alt;
     a->rq.lock = llt_lock_new(rt);
     llt_pool_init(&a->pool, rt);
-    for (unsigned i = 0; i < rt->nworkers; i++)
-        rt->workers[i].alt = &p[i];
-    rt->alt = a;
     return 0;
 }
 
@@ -44,8 +31,7 @@ static void destroy(llt_runtime *rt)
     alt_local *a = (alt_local *)rt->alt;
     ll_lock_destroy(a->rq.lock);
     llt_pool_destroy(&a->pool);
-    free(rt->workers[0].alt);
-    free(a);
+    llt_alt_free(rt);
 }
 
 static void ready(llt_runtime *rt, llt_worker *w, llt_thread *t)
@@ -76,11 +62,7 @@ static llt_thread *start(llt_worker *w)
 
 static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
 {
-    alt_local *a = (alt_local *)w->rt->alt;
-    llt_local_lists *l = &((proc_local *)w->alt)->lists;
-    llt_local_stack_put(&a->pool, l, s);
-    if (t)
-        llt_local_cb_put(&a->pool, l, t);
+    llt_local_finish(&((alt_local *)w->rt->alt)->pool, &((proc_local *)w->alt)->lists, s, t);
 }
 
 static void release(llt_worker *w, llt_thread *t)

@@ -6,9 +6,6 @@
  * beginning with its own, looking before locking, so a ready thread anywhere
  * is eventually found.  Idle processors spin and park (llt_idle_wait).
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "runtime.h"
 
 typedef struct proc_rq {
@@ -18,29 +15,19 @@ typedef struct proc_rq {
 } proc_rq;
 
 typedef struct alt_rq {
-    proc_rq *procs;
+    proc_rq *procs; /* workers[i].alt, as an array */
     LL_ALIGNED(LL_SECTOR) llt_pool pool;
 } alt_rq;
 
-static int init(llt_runtime *rt, char *err, size_t errlen)
+static int init(llt_runtime *rt)
 {
-    (void)err, (void)errlen;
-    alt_rq *a = NULL;
-    proc_rq *p = NULL;
-    if (posix_memalign((void **)&a, LL_SECTOR, sizeof *a) != 0 ||
-        posix_memalign((void **)&p, LL_SECTOR, sizeof *p * rt->nworkers) != 0) {
-        free(a);
+    if (llt_alt_alloc(rt, sizeof(alt_rq), sizeof(proc_rq)) != 0)
         return -1;
-    }
-    memset(a, 0, sizeof *a);
-    memset(p, 0, sizeof *p * rt->nworkers);
-    for (unsigned i = 0; i < rt->nworkers; i++) {
-        p[i].lock = llt_lock_new(rt);
-        rt->workers[i].alt = &p[i];
-    }
-    a->procs = p;
+    alt_rq *a = (alt_rq *)rt->alt;
+    a->procs = (proc_rq *)rt->workers[0].alt;
+    for (unsigned i = 0; i < rt->nworkers; i++)
+        a->procs[i].lock = llt_lock_new(rt);
     llt_pool_init(&a->pool, rt);
-    rt->alt = a;
     return 0;
 }
 
@@ -50,8 +37,7 @@ static void destroy(llt_runtime *rt)
     for (unsigned i = 0; i < rt->nworkers; i++)
         ll_lock_destroy(a->procs[i].lock);
     llt_pool_destroy(&a->pool);
-    free(a->procs);
-    free(a);
+    llt_alt_free(rt);
 }
 
 static void ready(llt_runtime *rt, llt_worker *w, llt_thread *t)
@@ -97,11 +83,7 @@ static llt_thread *start(llt_worker *w)
 
 static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
 {
-    alt_rq *a = (alt_rq *)w->rt->alt;
-    llt_local_lists *l = &((proc_rq *)w->alt)->lists;
-    llt_local_stack_put(&a->pool, l, s);
-    if (t)
-        llt_local_cb_put(&a->pool, l, t);
+    llt_local_finish(&((alt_rq *)w->rt->alt)->pool, &((proc_rq *)w->alt)->lists, s, t);
 }
 
 static void release(llt_worker *w, llt_thread *t)

@@ -6,9 +6,6 @@
  * finish pushes the stack and the control block (two).  Less of the path is
  * in any one critical section, so throughput is higher; latency is higher.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "runtime.h"
 
 typedef struct alt_multi {
@@ -19,17 +16,14 @@ typedef struct alt_multi {
     llt_stack *stack_free;
 } alt_multi;
 
-static int init(llt_runtime *rt, char *err, size_t errlen)
+static int init(llt_runtime *rt)
 {
-    (void)err, (void)errlen;
-    alt_multi *a = NULL;
-    if (posix_memalign((void **)&a, LL_SECTOR, sizeof *a) != 0)
+    if (llt_alt_alloc(rt, sizeof(alt_multi), 0) != 0)
         return -1;
-    memset(a, 0, sizeof *a);
+    alt_multi *a = (alt_multi *)rt->alt;
     a->rq.lock = llt_lock_new(rt);
     a->cb_lock = llt_lock_new(rt);
     a->stack_lock = llt_lock_new(rt);
-    rt->alt = a;
     return 0;
 }
 
@@ -39,7 +33,7 @@ static void destroy(llt_runtime *rt)
     ll_lock_destroy(a->rq.lock);
     ll_lock_destroy(a->cb_lock);
     ll_lock_destroy(a->stack_lock);
-    free(a);
+    llt_alt_free(rt);
 }
 
 static void cb_put(alt_multi *a, llt_thread *t)

@@ -11,8 +11,6 @@
  * freed by its joiner, a second locked access; fresh blocks and stacks (empty
  * free lists: not in the warm-started benchmarks) are allocated outside the lock.
  */
-#include <stdlib.h>
-
 #include "runtime.h"
 
 typedef struct alt_single {
@@ -22,14 +20,11 @@ typedef struct alt_single {
     llt_stack *stack_free;
 } alt_single;
 
-static int init(llt_runtime *rt, char *err, size_t errlen)
+static int init(llt_runtime *rt)
 {
-    (void)err, (void)errlen;
-    alt_single *a = calloc(1, sizeof *a);
-    if (!a)
+    if (llt_alt_alloc(rt, sizeof(alt_single), 0) != 0)
         return -1;
-    a->lock = llt_lock_new(rt);
-    rt->alt = a;
+    ((alt_single *)rt->alt)->lock = llt_lock_new(rt);
     return 0;
 }
 
@@ -37,7 +32,7 @@ static void destroy(llt_runtime *rt)
 {
     alt_single *a = (alt_single *)rt->alt;
     ll_lock_destroy(a->lock);
-    free(a);
+    llt_alt_free(rt);
 }
 
 static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)

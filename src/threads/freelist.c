@@ -106,3 +106,10 @@ void llt_local_stack_put(llt_pool *p, llt_local_lists *l, llt_stack *s)
     else
         stack_to_pool(p, s);
 }
+
+void llt_local_finish(llt_pool *p, llt_local_lists *l, llt_stack *s, llt_thread *t)
+{
+    llt_local_stack_put(p, l, s);
+    if (t)
+        llt_local_cb_put(p, l, t);
+}

@@ -65,6 +65,30 @@ ll_lock *llt_lock_new(llt_runtime *rt)
     return l;
 }
 
+int llt_alt_alloc(llt_runtime *rt, size_t shared_bytes, size_t proc_bytes)
+{
+    void *shared = NULL, *procs = NULL;
+    if (posix_memalign(&shared, LL_SECTOR, shared_bytes) != 0)
+        return -1;
+    if (proc_bytes && posix_memalign(&procs, LL_SECTOR, proc_bytes * rt->nworkers) != 0) {
+        free(shared);
+        return -1;
+    }
+    memset(shared, 0, shared_bytes);
+    if (procs)
+        memset(procs, 0, proc_bytes * rt->nworkers);
+    for (unsigned i = 0; i < rt->nworkers; i++)
+        rt->workers[i].alt = procs ? (char *)procs + proc_bytes * i : NULL;
+    rt->alt = shared;
+    return 0;
+}
+
+void llt_alt_free(llt_runtime *rt)
+{
+    free(rt->workers[0].alt);
+    free(rt->alt);
+}
+
 /* ---- memory: control blocks and stacks, kept until llt_stop ---- */
 
 typedef struct block_batch {
@@ -374,7 +398,8 @@ llt_runtime *llt_start(const llt_config *cfg, char *err, size_t errlen)
         rt->workers[i].rt = rt;
         rt->workers[i].index = i;
     }
-    if (ops->init(rt, err, errlen) != 0) {
+    if (ops->init(rt) != 0) {
+        snprintf(err, errlen, "out of memory starting the thread runtime");
         free(rt->workers);
         free(rt);
         return NULL;

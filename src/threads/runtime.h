@@ -103,8 +103,8 @@ LL_INLINE llt_thread *llt_queue_pop(llt_queue *q)
 typedef struct llt_alt_ops {
     const char *name;
     const char *summary;
-    /* Allocate rt->alt and every worker's w->alt.  0, or -1 with err set. */
-    int (*init)(llt_runtime *rt, char *err, size_t errlen);
+    /* Allocate rt->alt and every worker's w->alt (llt_alt_alloc).  0, or -1 out of memory. */
+    int (*init)(llt_runtime *rt);
     void (*destroy)(llt_runtime *rt);
     /* Thread creation: a control block with fn(arg) (llt_cb_init), made ready. */
     llt_thread *(*create)(llt_worker *w, llt_fn fn, void *arg);
@@ -154,6 +154,12 @@ struct llt_runtime {
     LL_ALIGNED(LL_SECTOR) ll_atomic_ptr all_stacks; /* push-only lists, freed at llt_stop */
     ll_atomic_ptr all_blocks;
 };
+
+/* The alternative's state: shared_bytes into rt->alt and, if proc_bytes (a multiple of
+ * LL_SECTOR), one entry of proc_bytes per worker into workers[i].alt; zeroed, LL_SECTOR
+ * aligned.  0, or -1 out of memory.  llt_alt_free frees both. */
+int llt_alt_alloc(llt_runtime *rt, size_t shared_bytes, size_t proc_bytes);
+void llt_alt_free(llt_runtime *rt);
 
 /* The worker running the caller (NULL outside the runtime).  Not inlined: the
  * TLS address must be recomputed after a switch, which may have moved the
@@ -224,6 +230,8 @@ llt_thread *llt_local_cb_get(llt_pool *p, llt_local_lists *l, llt_runtime *rt);
 void llt_local_cb_put(llt_pool *p, llt_local_lists *l, llt_thread *t);
 llt_stack *llt_local_stack_get(llt_pool *p, llt_local_lists *l, llt_runtime *rt);
 void llt_local_stack_put(llt_pool *p, llt_local_lists *l, llt_stack *s);
+/* Thread finish over local lists: stack s, and control block t if not NULL. */
+void llt_local_finish(llt_pool *p, llt_local_lists *l, llt_stack *s, llt_thread *t);
 
 /* A central ready queue under its own lock (B, C). */
 typedef struct llt_central_rq {
