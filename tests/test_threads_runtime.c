@@ -15,6 +15,8 @@
  *   badinput    unknown alternative, 0 processors, absurd stack sizes, a bad lock
  *               spec: NULL and one line naming the value and the valid choices
  *
+ * A case still running after 300 s fails (a lost wake-up or a deadlock, not a hang).
+ *
  *   test_threads_runtime [--quick] [--lock SPEC] [CASE...]
  */
 #include <signal.h>
@@ -31,6 +33,25 @@
 
 static const char *lock_spec = "backoff";
 static int quick;
+
+/* A case that blocks for good (a lost wake-up, a deadlock) fails instead of hanging:
+ * no case takes a tenth of this, even under the sanitizers on a loaded machine. */
+enum { WATCHDOG_S = 300 };
+static char running[64] = "start-up";
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = "FAIL test_threads_runtime: no progress for 300 s in case ";
+    (void)!write(2, msg, sizeof msg - 1);
+    (void)!write(2, running, strlen(running));
+    (void)!write(2, "\n", 1);
+    _exit(1);
+}
+static void begin(const char *name, const char *alt, unsigned p)
+{
+    snprintf(running, sizeof running, "%s %s P=%u", name, alt, p);
+    alarm(WATCHDOG_S);
+}
 
 static llt_runtime *start(const char *alt, unsigned p)
 {
@@ -129,6 +150,7 @@ static void *once_root(void *arg)
 
 static void test_once(const char *alt, unsigned p)
 {
+    begin("once", alt, p);
     unsigned children = quick ? CHILDREN / 10 : CHILDREN;
     ran = calloc(PARENTS * CHILDREN, sizeof *ran);
     llt_runtime *rt = start(alt, p);
@@ -208,6 +230,7 @@ static void *prodcons_root(void *arg)
 
 static void test_prodcons(const char *alt, unsigned p)
 {
+    begin("prodcons", alt, p);
     llt_runtime *rt = start(alt, p);
     buffer b;
     memset(&b, 0, sizeof b);
@@ -272,6 +295,7 @@ static int cmp_uptr(const void *a, const void *b)
 
 static void test_stacks(const char *alt, unsigned p)
 {
+    begin("stacks", alt, p);
     static uintptr_t regions[ROUNDS * PER_ROUND];
     llt_runtime *rt = start(alt, p);
     uintptr_t bad = (uintptr_t)llt_run(rt, stacks_root, regions);
@@ -300,6 +324,7 @@ static double cpu_seconds(void)
 
 static void test_idle(const char *alt, unsigned p)
 {
+    begin("idle", alt, p);
     llt_runtime *rt = start(alt, p);
     llt_run(rt, nothing, NULL);
     usleep(20000); /* past the 20-us spin budget, whatever the scheduling delays */
@@ -329,6 +354,7 @@ static void *overflower(void *arg)
 
 static void test_guard(void)
 {
+    begin("guard", "local-readyq", 1);
     int fds[2];
     if (pipe(fds) != 0) {
         perror("pipe");
@@ -394,6 +420,7 @@ static void test_badinput(void)
 
 int main(int argc, char **argv)
 {
+    signal(SIGALRM, on_alarm);
     const char *cases[16];
     int ncases = 0;
     for (int i = 1; i < argc; i++) {
