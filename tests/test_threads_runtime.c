@@ -6,6 +6,8 @@
  *               a chain of detached threads; llt_exit from a nested call
  *   prodcons    producers and consumers over a bounded buffer through
  *               llt_mutex/llt_cond: exact count and sum (no lost wake-up)
+ *   mutex       threads increment a plain counter under llt_mutex (lock and trylock),
+ *               yielding inside the critical section: exact count
  *   stacks      threads write a pattern over their stacks, yield, check it;
  *               stacks are reused (fewer distinct stacks than threads)
  *   idle        an idle runtime parks: ~no CPU time while it waits
@@ -252,6 +254,56 @@ static void test_prodcons(const char *alt, unsigned p)
           (unsigned long long)b.sum, (unsigned long long)(PRODUCERS * n * (n + 1) / 2));
 }
 
+/* ---- mutex: exclusion with switches inside the critical section ---- */
+
+enum { LOCKERS = 8 };
+typedef struct counted {
+    llt_mutex m;
+    uint64_t counter; /* plain: the mutex is all that protects it */
+    unsigned iters;
+} counted;
+
+static void *locker(void *arg)
+{
+    counted *c = (counted *)arg;
+    for (unsigned i = 0; i < c->iters; i++) {
+        if (i % 5 != 0 || !llt_mutex_trylock(&c->m))
+            llt_mutex_lock(&c->m);
+        uint64_t v = c->counter;
+        if (i % 3 == 0)
+            llt_yield(); /* another thread runs inside our critical section unless the mutex keeps it out */
+        c->counter = v + 1;
+        llt_mutex_unlock(&c->m);
+    }
+    return NULL;
+}
+
+static void *mutex_root(void *arg)
+{
+    llt_thread *t[LOCKERS];
+    for (int i = 0; i < LOCKERS; i++)
+        t[i] = llt_create(locker, arg);
+    for (int i = 0; i < LOCKERS; i++)
+        llt_join(t[i]);
+    return NULL;
+}
+
+static void test_mutex(const char *alt, unsigned p)
+{
+    begin("mutex", alt, p);
+    llt_runtime *rt = start(alt, p);
+    counted c = {.iters = quick ? 500 : 5000};
+    if (llt_mutex_init(&c.m, rt) != 0) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    llt_run(rt, mutex_root, &c);
+    llt_mutex_destroy(&c.m);
+    llt_stop(rt);
+    CHECK(c.counter == (uint64_t)LOCKERS * c.iters, "%s P=%u: counter %llu, expected %llu (lost updates)", alt, p,
+          (unsigned long long)c.counter, (unsigned long long)LOCKERS * c.iters);
+}
+
 /* ---- stacks ---- */
 
 enum { ROUNDS = 40, PER_ROUND = 50, PATTERN_WORDS = 2048 };
@@ -432,7 +484,7 @@ int main(int argc, char **argv)
             cases[ncases++] = argv[i];
         else {
             fprintf(stderr, "test_threads_runtime: bad argument '%s' (valid: --quick, --lock SPEC, case names "
-                            "once prodcons stacks idle guard badinput)\n", argv[i]);
+                            "once prodcons mutex stacks idle guard badinput)\n", argv[i]);
             return 2;
         }
     }
@@ -446,6 +498,8 @@ int main(int argc, char **argv)
                     test_once(alt, p);
                 if (!only || strcmp(only, "prodcons") == 0)
                     test_prodcons(alt, p);
+                if (!only || strcmp(only, "mutex") == 0)
+                    test_mutex(alt, p);
                 if (!only || strcmp(only, "stacks") == 0)
                     test_stacks(alt, p);
                 if (!only || strcmp(only, "idle") == 0)
