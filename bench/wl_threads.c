@@ -1,5 +1,5 @@
 /*
- * null-thread and thread-work — the lightweight-thread runtime (docs/threads.md)
+ * null-thread, thread-work, thread-counter — the lightweight-thread runtime (docs/threads.md)
  * measured as in Anderson, Lazowska & Levy (1989), section 3.
  *
  * --threads P is the runtime's processors (worker pthreads); --lock is the spec
@@ -22,6 +22,17 @@
  *
  * ops = threads run; per_thread_ops = threads run on each processor;
  * exclusion_ok = every thread ran exactly once (their count matches).
+ *
+ * thread-counter (the paper's section 4, spin-waiting, on the runtime's own
+ * threads): one lightweight thread per processor increments a shared counter
+ * under the --lock lock (`tas` spin on xchg, `ttas` spin on read, `backoff`
+ * Ethernet-style backoff, `anderson` queueing), with cs_iters PRNG steps inside
+ * the critical section (Figure 4.2's sweep) — Figure 4.1, extra
+ * ns_per_increment.  barrier=1 (Figure 4.3): in rounds, each thread increments
+ * once and waits until all have (yielding every 64 polls, so that threads that
+ * share a worker make progress); extras barriers, ns_per_barrier_per_thread.
+ * The runtime's own locks use the same spec.  ops = increments; exclusion_ok =
+ * the counter equals them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,7 +167,8 @@ static void *root(void *arg)
     return NULL;
 }
 
-static int run_common(const bench_config *cfg, bench_result *out, bool work)
+/* The runtime of --threads processors, alternative param[0], every lock of --lock; bad input exits 2. */
+static llt_runtime *start_runtime(const bench_config *cfg)
 {
     char err[256];
     llt_config lc = LLT_CONFIG_DEFAULT;
@@ -168,6 +180,12 @@ static int run_common(const bench_config *cfg, bench_result *out, bool work)
         fprintf(stderr, "locklab-bench: %s\n", err);
         exit(2);
     }
+    return rt;
+}
+
+static int run_common(const bench_config *cfg, bench_result *out, bool work)
+{
+    llt_runtime *rt = start_runtime(cfg);
     if (bench_result_alloc(out, cfg->threads) != 0)
         return -1;
     wl_ctx w;
@@ -223,6 +241,143 @@ static int run_work(ll_lock *lock, const bench_config *cfg, bench_result *out)
     return run_common(cfg, out, true);
 }
 
+/* ---- thread-counter: section 4's spin-waiting experiments on the runtime's threads ---- */
+
+enum { S_CS = 1, S_BARRIER };
+static const bench_param counter_params[] = {
+    {"alternative", "the paper's thread-management alternative (A..E; a name)", 4, 0, 4, 1},
+    {"cs_iters", "PRNG steps inside the critical section besides the increment (Figure 4.2)", 0, 0, 1e7, 1},
+    {"barrier", "0: increment in a loop (Figure 4.1); 1: barrier rounds, one increment each (Figure 4.3)", 0, 0, 1, 1},
+    {0},
+};
+
+typedef struct spinner {
+    LL_ALIGNED(LL_SECTOR) struct spin_ctx *s;
+    uint64_t ops, sink;
+} spinner;
+typedef struct spin_ctx {
+    ll_lock *lock;
+    unsigned n;
+    uint64_t cs_iters, deadline;
+    int barrier;
+    spinner *th;
+    LL_ALIGNED(LL_SECTOR) ll_atomic_u64 counter; /* written under lock; barrier waiters read it */
+    ll_atomic_u64 stop_round;                    /* barrier: the last round (written under lock) */
+    LL_ALIGNED(LL_SECTOR) ll_atomic_u32 stop;    /* counter mode: the interval is over */
+} spin_ctx;
+
+/* One critical section: the increment and cs_iters steps of work. */
+static uint64_t increment(spinner *me)
+{
+    spin_ctx *s = me->s;
+    ll_lock_acquire(s->lock);
+    uint64_t c = ll_load_relaxed(&s->counter) + 1; /* relaxed: under the lock */
+    uint64_t x = c;
+    for (uint64_t i = 0; i < s->cs_iters; i++)
+        x = bench_xorshift(x);
+    me->sink += x;
+    return c; /* the caller stores it, then releases */
+}
+
+static void *spin_body(void *arg)
+{
+    spinner *me = (spinner *)arg;
+    spin_ctx *s = me->s;
+    if (!s->barrier) {
+        for (unsigned i = 0; ll_load_relaxed(&s->stop) == 0; i++) { /* relaxed: a stop hint */
+            uint64_t c = increment(me);
+            ll_store_relaxed(&s->counter, c); /* relaxed: under the lock */
+            ll_lock_release(s->lock);
+            me->ops++;
+            if ((i & 63) == 63 && ll_now_ns() >= s->deadline)
+                ll_store_relaxed(&s->stop, 1); /* relaxed: a stop hint */
+        }
+        return NULL;
+    }
+    for (uint64_t round = 1;; round++) {
+        uint64_t c = increment(me), target = round * s->n;
+        if (c == target && ll_now_ns() >= s->deadline)
+            ll_store_relaxed(&s->stop_round, round); /* relaxed: published by the release store of the counter */
+        ll_store_release(&s->counter, c);            /* release: pairs with the waiters' acquire load */
+        ll_lock_release(s->lock);
+        me->ops++;
+        /* Wait for the others (the paper's processors "loop until all are done"); let a
+         * thread that shares this worker run now and then. */
+        for (unsigned i = 1; ll_load_acquire(&s->counter) < target; i++) { /* acquire: pairs with the store above */
+            ll_pause();
+            if ((i & 63) == 0)
+                llt_yield();
+        }
+        if (ll_load_relaxed(&s->stop_round) == round) /* relaxed: ordered by the acquire load of the counter */
+            return NULL;
+    }
+}
+
+static void *spin_root(void *arg)
+{
+    spin_ctx *s = (spin_ctx *)arg;
+    llt_thread **t = calloc(s->n, sizeof *t);
+    if (!t)
+        return (void *)1;
+    for (unsigned i = 0; i < s->n; i++)
+        t[i] = llt_create(spin_body, &s->th[i]);
+    for (unsigned i = 0; i < s->n; i++)
+        llt_join(t[i]);
+    free(t);
+    return NULL;
+}
+
+static int run_counter(ll_lock *lock, const bench_config *cfg, bench_result *out)
+{
+    llt_runtime *rt = start_runtime(cfg);
+    if (bench_result_alloc(out, cfg->threads) != 0)
+        return -1;
+    spin_ctx *s = NULL;
+    if (posix_memalign((void **)&s, LL_SECTOR, sizeof *s) != 0)
+        return -1;
+    memset(s, 0, sizeof *s);
+    s->lock = lock;
+    s->n = (unsigned)cfg->threads;
+    s->cs_iters = (uint64_t)cfg->param[S_CS];
+    s->barrier = cfg->param[S_BARRIER] != 0;
+    if (posix_memalign((void **)&s->th, LL_SECTOR, sizeof(spinner) * s->n) != 0)
+        return -1;
+    memset(s->th, 0, sizeof(spinner) * s->n);
+    for (unsigned i = 0; i < s->n; i++)
+        s->th[i].s = s;
+    long v0, iv0;
+    double c0;
+    bench_usage_snapshot(&v0, &iv0, &c0);
+    uint64_t t0 = ll_now_ns();
+    s->deadline = t0 + (uint64_t)(cfg->duration_s * 1e9);
+    void *failed = llt_run(rt, spin_root, s);
+    uint64_t wall = ll_now_ns() - t0;
+    bench_usage_snapshot(&out->vcsw, &out->ivcsw, &out->cpu_s);
+    out->vcsw -= v0, out->ivcsw -= iv0, out->cpu_s -= c0;
+    llt_stop(rt);
+    if (failed)
+        return -1;
+    uint64_t sum = 0;
+    for (unsigned i = 0; i < s->n; i++) {
+        out->per_thread_ops[i] = s->th[i].ops;
+        out->thread_socket[i] = 0;
+        sum += s->th[i].ops;
+    }
+    out->ops = sum;
+    out->wall_s = (double)wall / 1e9;
+    out->logged = 0;
+    out->exclusion_ok = ll_load_relaxed(&s->counter) == sum; /* relaxed: the workers are joined */
+    bench_add_extra(out, "ns_per_increment", (double)wall / (double)(sum ? sum : 1));
+    if (s->barrier) {
+        uint64_t rounds = ll_load_relaxed(&s->stop_round); /* relaxed: the workers are joined */
+        bench_add_extra(out, "barriers", (double)rounds);
+        bench_add_extra(out, "ns_per_barrier_per_thread", (double)wall / (double)(rounds ? rounds : 1) / s->n);
+    }
+    free(s->th);
+    free(s);
+    return 0;
+}
+
 const workload wl_null_thread = {"null-thread",
                                  "lightweight threads: create, start, finish (and join) null threads; ns per thread "
                                  "(--threads = processors, --lock = the runtime's locks)",
@@ -231,3 +386,7 @@ const workload wl_thread_work = {"thread-work",
                                  "lightweight threads with a uniform grain of work each; create-to-start latency "
                                  "against runnable threads",
                                  work_params, run_work};
+const workload wl_thread_counter = {"thread-counter",
+                                    "lightweight threads (one per processor) increment a counter under the lock "
+                                    "(spin-waiting, the 1989 paper's section 4; barrier=1: barrier rounds)",
+                                    counter_params, run_counter};

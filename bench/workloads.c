@@ -15,7 +15,7 @@ extern const workload wl_invalidation;
 extern const workload wl_handover;
 extern const workload wl_prodcons; /* Malthusian 6.7 */
 extern const workload wl_bufpool;  /* Malthusian 6.11 */
-extern const workload wl_null_thread, wl_thread_work; /* thread management alternatives, section 3 */
+extern const workload wl_null_thread, wl_thread_work, wl_thread_counter; /* thread management alternatives */
 
 const workload *const workloads[] = {
     &wl_uncontended,
@@ -32,6 +32,7 @@ const workload *const workloads[] = {
     &wl_bufpool,
     &wl_null_thread,
     &wl_thread_work,
+    &wl_thread_counter,
     NULL,
 };
 

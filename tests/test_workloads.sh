@@ -53,6 +53,7 @@ invalidation writer_ops_s,reader_loads_s same_line
 handover handovers,handover_samples cs_steps
 null-thread ns_per_thread,chains round
 thread-work ns_per_thread,chains,create_to_start_ns round
+thread-counter ns_per_increment cs_iters
 TABLE
 
 # Consistency of the extras (counts and sizes, never timings).
@@ -129,5 +130,10 @@ expect_error "null-thread too many processors" "bad number of processors 300 (va
 for alt in single-lock multi-lock local-freelist idle-queue local-readyq; do
   check_run "null-thread $alt detached" "ns_per_thread" -- null-thread --param alternative=$alt --param join=0 --param round=5000
 done
+check_run "thread-counter barrier" "barriers ns_per_barrier_per_thread" -- thread-counter --param barrier=1 --param cs_iters=10
+while read -r line; do
+  expect "thread-counter: barrier rounds x 2 threads = increments" \
+    "$(json_num "$line" barriers) * 2 == $(json_num "$line" ops) && $(json_num "$line" barriers) > 0"
+done <<< "$LAST_OUTPUT"
 
 finish
