@@ -436,8 +436,8 @@ static void test_guard(void)
 #else
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "guard: child status 0x%x, expected death by SIGSEGV",
           status);
-    CHECK(strstr(out, "stack overflow") && strstr(out, "guard page"), "guard: no overflow report on stderr: '%s'",
-          out);
+    CHECK(strstr(out, "stack overflow") && strstr(out, "guard page") && strstr(out, " 65536-byte stack"),
+          "guard: no overflow report naming the 65536-byte stack on stderr: '%s'", out);
 #endif
 }
 

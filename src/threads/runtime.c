@@ -266,8 +266,22 @@ static void run(llt_worker *w, llt_thread *t)
 /* ---- guard-page reports ---- */
 
 static ll_atomic_u32 segv_installed;
-static char segv_message[160];
-static size_t segv_message_len;
+
+/* Writes "PREFIX<n>SUFFIX\n" to stderr with async-signal-safe calls only. */
+static void write_report(size_t n)
+{
+    static const char prefix[] = "locklab threads: stack overflow: a lightweight thread ran into the guard page "
+                                 "below its ";
+    static const char suffix[] = "-byte stack (llt_config.stack_size)\n";
+    char digits[24];
+    size_t k = sizeof digits;
+    do
+        digits[--k] = (char)('0' + n % 10);
+    while ((n /= 10) != 0);
+    (void)!write(2, prefix, sizeof prefix - 1);
+    (void)!write(2, digits + k, sizeof digits - k);
+    (void)!write(2, suffix, sizeof suffix - 1);
+}
 
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
@@ -276,22 +290,19 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
     llt_thread *t = w ? w->current : NULL;
     char *addr = (char *)si->si_addr;
     if (t && t->stack && addr >= (char *)t->stack->map && addr < t->stack->lo)
-        (void)!write(2, segv_message, segv_message_len);
+        write_report(t->rt->stack_bytes);
     signal(sig, SIG_DFL); /* returning re-executes the access: the default action ends the process */
 }
 
-static void install_segv_report(llt_runtime *rt)
+/* Once per process, if SIGSEGV has no handler yet (the program's or a sanitizer's). */
+static void install_segv_report(void)
 {
     uint32_t expected = 0;
     if (!ll_cas(&segv_installed, &expected, 1, LL_RELAXED)) /* relaxed: only makes installation once-only */
         return;
     struct sigaction old;
     if (sigaction(SIGSEGV, NULL, &old) != 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
-        return; /* the program (or a sanitizer) handles SIGSEGV itself */
-    segv_message_len = (size_t)snprintf(segv_message, sizeof segv_message,
-                                        "locklab threads: stack overflow: a lightweight thread ran into the guard "
-                                        "page below its %zu-byte stack (llt_config.stack_size)\n",
-                                        rt->stack_bytes);
+        return;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_segv;
@@ -404,7 +415,7 @@ llt_runtime *llt_start(const llt_config *cfg, char *err, size_t errlen)
         free(rt);
         return NULL;
     }
-    install_segv_report(rt);
+    install_segv_report();
     for (unsigned i = 0; i < rt->nworkers; i++) {
         llt_worker *w = &rt->workers[i];
         w->altstack = malloc(64 << 10);
