@@ -10,7 +10,7 @@ JOBS       ?= $(shell nproc)
 GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 SAN_SECONDS ?= 0.04
 
-.PHONY: all build venv test test-unit test-tsan test-asan test-python demo papers apps performance soak clean
+.PHONY: all build venv test test-unit test-tsan test-asan test-threads-aarch64 test-python demo papers apps performance soak clean
 
 all: build venv
 
@@ -40,6 +40,18 @@ test-asan:
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" $(BUILD)-asan/bin/validator --duration $(SAN_SECONDS)
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1" $(BUILD)-asan/bin/test_sync
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1" $(BUILD)-asan/bin/test_threads_runtime --quick
+
+# The thread runtime's aarch64 context switch, cross-compiled and run under
+# qemu-aarch64 (Debian: gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user;
+# not part of `make test`).
+AARCH64_CC ?= aarch64-linux-gnu-gcc
+test-threads-aarch64:
+	@mkdir -p $(BUILD)-aarch64
+	$(AARCH64_CC) -std=gnu11 -O2 -g -static -pthread -Iinclude -Isrc/threads/arch/aarch64 \
+	    $(wildcard src/core/*.c src/wait/*.c src/locks/*.c src/sync/*.c src/api/*.c src/metrics/*.c src/threads/*.c) \
+	    src/peers/none.c src/threads/arch/aarch64/switch.c tests/test_threads_runtime.c \
+	    -o $(BUILD)-aarch64/test_threads_runtime -lm
+	qemu-aarch64 $(BUILD)-aarch64/test_threads_runtime --quick
 
 # The Python laboratory: .venv with pinned dependencies and locklab installed
 # (editable, so python/locklab edits need no reinstall).  The stamp makes a

@@ -34,6 +34,8 @@ __asm__(".text\n"
         "  ret\n"
         "  .cfi_endproc\n"
         ".size llt_ctx_switch, .-llt_ctx_switch\n"
+        ".globl llt_ctx_start\n" /* global (hidden): a reference from C to a local label may resolve to the section */
+        ".hidden llt_ctx_start\n"
         ".type llt_ctx_start,@function\n"
         "llt_ctx_start:\n"
         "  .cfi_startproc\n"
@@ -44,7 +46,7 @@ __asm__(".text\n"
         "  .cfi_endproc\n"
         ".size llt_ctx_start, .-llt_ctx_start\n");
 
-void llt_ctx_start(void);
+__attribute__((visibility("hidden"))) void llt_ctx_start(void);
 
 void llt_ctx_init(llt_ctx *c, void *lo, size_t size, void (*entry)(void *), void *arg)
 {
