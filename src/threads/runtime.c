@@ -171,18 +171,23 @@ llt_thread *llt_idle_wait(llt_worker *w)
     llt_runtime *rt = w->rt;
     if (llt_spin_until(rt, work_or_stop, w))
         return NULL;
+    ll_store_relaxed(&w->idle_parked, 1); /* relaxed: ordered before the park's announcement by the faa below */
     /* seq_cst: the count is read by llt_wake_idle after its fence (Dekker with the park's fence). */
     ll_faa(&rt->sleepers, 1, LL_SEQ_CST);
     ll_parker_park_until(w->parker, work_or_stop, w);
     ll_faa(&rt->sleepers, (uint32_t)-1, LL_RELAXED); /* relaxed: a hint for wakers; a stale 1 costs a scan */
+    ll_store_relaxed(&w->idle_parked, 0); /* relaxed: a hint; a waker that still sees 1 wakes us spuriously */
     return NULL;
 }
 
+/* Unpark one worker that sleeps for want of work (not one parked inside a lock,
+ * which will look at the queues anyway once it has the lock and its thread ran). */
 void llt_wake_one(llt_runtime *rt)
 {
     for (unsigned i = 0; i < rt->nworkers; i++) {
         ll_parker *p = rt->workers[i].parker;
-        if (ll_parker_sleeping(p)) {
+        /* relaxed: a hint; ll_parker_sleeping's SLEEP is what the wake relies on */
+        if (ll_load_relaxed(&rt->workers[i].idle_parked) && ll_parker_sleeping(p)) {
             ll_parker_unpark(p);
             return;
         }

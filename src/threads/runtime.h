@@ -133,7 +133,8 @@ struct llt_worker {
     llt_thread *current;
     void (*after)(void *); /* run by the scheduler once current has switched out */
     void *after_arg;
-    ll_parker *parker; /* the worker pthread's own (core.h) */
+    ll_parker *parker; /* the worker pthread's own (core.h); locks that park use it too */
+    ll_atomic_u32 idle_parked; /* parked in llt_idle_wait (not in a lock): llt_wake_one's target */
     pthread_t tid;
     void *alt;             /* the alternative's per-processor state */
     void *altstack;        /* signal stack (guard-page reports) */
