@@ -12,6 +12,7 @@
 #include "locklab/backoff.h"
 #include "locklab/clh.h"
 #include "locklab/cna.h"
+#include "locklab/hemlock.h"
 #include "locklab/hmcs.h"
 #include "locklab/k42.h"
 #include "locklab/lifocr.h"
@@ -19,6 +20,7 @@
 #include "locklab/mcs.h"
 #include "locklab/mcscr.h"
 #include "locklab/mcscrn.h"
+#include "locklab/reciprocating.h"
 #include "locklab/tas.h"
 #include "locklab/ticket.h"
 #include "locklab/ticket_pb.h"
@@ -26,7 +28,7 @@
 #include "locklab/twa.h"
 #include "test_util.h"
 
-enum { THREADS = 4, ROUNDS = 20000, NLOCKS = 11 };
+enum { THREADS = 4, ROUNDS = 20000, NLOCKS = 13 };
 
 static ll_tas_lock tas = LL_TAS_INITIALIZER;
 static ll_ttas_lock ttas = LL_TTAS_INITIALIZER;
@@ -40,12 +42,15 @@ static ll_anderson_lock anderson;
 static ll_anderson_slot anderson_slots[8];
 static ll_ticket_pb_lock ticket_pb = LL_TICKET_PB_INITIALIZER;
 static ll_lifocr_lock lifocr = LL_LIFOCR_INITIALIZER;
+static ll_hemlock_lock hemlock = LL_HEMLOCK_INITIALIZER;
+static ll_reciprocating_lock recip = LL_RECIPROCATING_INITIALIZER;
 static ll_wait_policy spin = LL_WAIT_POLICY_INIT(ll_wait_spin);
 static ll_wait_policy yield = LL_WAIT_POLICY_INIT(ll_wait_yield);
 static ll_wait_policy park = LL_WAIT_POLICY_INIT(ll_wait_park);
 static unsigned long counters[NLOCKS];
 static const char *const names[NLOCKS] = {"tas", "ttas",     "backoff",   "ticket", "twa",   "mcs",
-                                          "k42", "clh",      "anderson", "ticket-pb", "lifocr"};
+                                          "k42", "clh",      "anderson", "ticket-pb", "lifocr",
+                                          "hemlock", "reciprocating"};
 
 /* ---- 1. the verbs, one thread ------------------------------------------------------- */
 
@@ -111,6 +116,8 @@ static void test_verbs(void)
     VERBS(twa, &twa, &park, "twa: verbs agree (initialiser)");
     VERBS(k42, &k42, &park, "k42: verbs agree (initialiser)");
     VERBS(lifocr, &lifocr, &park, "lifocr: verbs agree (initialiser)");
+    VERBS(hemlock, &hemlock, &park, "hemlock: verbs agree (initialiser)");
+    VERBS(reciprocating, &recip, &park, "reciprocating: verbs agree (initialiser)");
 
     /* From init, with non-default parameters where the algorithm has them. */
     INIT_VERBS(tas, t1, &spin, "tas: verbs agree (init)");
@@ -125,6 +132,8 @@ static void test_verbs(void)
     INIT_VERBS(k42, k, &spin, "k42: verbs agree (init)");
     INIT_VERBS(lifocr, lc, &spin, "lifocr: verbs agree (init fairness=1 patience_ns=0)", 1, 0);
     report("lifocr: init stores fairness and patience_ns", lc.fairness == 1 && lc.patience_ns == 0);
+    INIT_VERBS(hemlock, hl, &spin, "hemlock: verbs agree (init)");
+    INIT_VERBS(reciprocating, rl, &spin, "reciprocating: verbs agree (init)");
     INIT_VERBS(clh, c, &park, "clh: verbs agree (init)");
     ll_clh_destroy(&c);
     static ll_anderson_slot slots[4];
@@ -174,6 +183,8 @@ static void *worker(void *arg)
         ll_anderson_acquire(&anderson, &park); counters[8]++; ll_anderson_release(&anderson, &park);
         ll_ticket_pb_acquire(&ticket_pb, &spin); counters[9]++; ll_ticket_pb_release(&ticket_pb, &spin);
         ll_lifocr_acquire(&lifocr, &park); counters[10]++; ll_lifocr_release(&lifocr, &park);
+        ll_hemlock_acquire(&hemlock, &park); counters[11]++; ll_hemlock_release(&hemlock, &park);
+        ll_reciprocating_acquire(&recip, &park); counters[12]++; ll_reciprocating_release(&recip, &park);
     }
     return NULL;
 }

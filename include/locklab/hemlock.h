@@ -1,0 +1,19 @@
+/* hemlock: Dice & Kogan's Hemlock, one word per lock and one grant word per thread (src/locks/hemlock.c).
+ * Expert verbs: init, acquire, try_acquire, release, is_locked (docs/design.md, "Expert headers");
+ * no node to pass: each thread's grant word is its own (thread-local), shared by every lock it holds. */
+#ifndef LOCKLAB_HEMLOCK_H
+#define LOCKLAB_HEMLOCK_H
+#include "wait.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The whole lock: the tail, NULL (free) or the element of the last thread to arrive. */
+typedef struct ll_hemlock_lock { ll_atomic_ptr tail; } ll_hemlock_lock;
+#define LL_HEMLOCK_INITIALIZER { LL_ATOMIC_INIT(NULL) }
+/* init: as LL_HEMLOCK_INITIALIZER (relaxed: like pthread_mutex_init, publish the lock yourself). */
+LL_INLINE void ll_hemlock_init(ll_hemlock_lock *l) { ll_store_relaxed(&l->tail, NULL); }
+LL_LOCK_VERBS(ll_hemlock, ll_hemlock_lock);
+#ifdef __cplusplus
+}
+#endif
+#endif

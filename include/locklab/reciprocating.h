@@ -1,0 +1,27 @@
+/* reciprocating: Dice & Kogan's Reciprocating Lock, constant-time arrival and release,
+ * one wait element per thread (src/locks/reciprocating.c).
+ * Expert verbs: init, acquire, try_acquire, release, is_locked (docs/design.md, "Expert headers");
+ * no node to pass: each thread's wait element is its own (thread-local). */
+#ifndef LOCKLAB_RECIPROCATING_H
+#define LOCKLAB_RECIPROCATING_H
+#include "wait.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef struct ll_reciprocating_lock {
+    ll_atomic_ptr arrivals; /* NULL free; LOCKED_EMPTY (1) held, nobody arrived; else the arrival stack's top */
+    void *succ;             /* holder only: who gets the lock after us in our entry segment (NULL: nobody) */
+    void *eos;              /* holder only: the end-of-segment marker, LOCKED_EMPTY or an element */
+} ll_reciprocating_lock;
+#define LL_RECIPROCATING_INITIALIZER { LL_ATOMIC_INIT(NULL), NULL, NULL }
+/* init: as LL_RECIPROCATING_INITIALIZER (relaxed: like pthread_mutex_init, publish the lock yourself). */
+LL_INLINE void ll_reciprocating_init(ll_reciprocating_lock *l)
+{
+    ll_store_relaxed(&l->arrivals, NULL);
+    l->succ = l->eos = NULL;
+}
+LL_LOCK_VERBS(ll_reciprocating, ll_reciprocating_lock);
+#ifdef __cplusplus
+}
+#endif
+#endif

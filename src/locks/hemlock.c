@@ -1,0 +1,163 @@
+/*
+ * hemlock — Hemlock: a queue lock with one word per lock and one word per
+ * thread, whatever the number of locks the thread holds or waits for.
+ * Source: Dice & Kogan, "Hemlock: Compact and Scalable Mutual Exclusion",
+ * SPAA 2021 (§2 the algorithm, Listing 1; the "coherence-traffic-reduction"
+ * and "aggressive hand-over" variants of §3 are not used, see below).
+ *
+ * Lock word (tail):
+ *   NULL         free
+ *   element E    held; E is the per-thread element of the last thread to
+ *                arrive (the holder itself, if nobody waits)
+ * Per-thread element (thread-local, one per thread, for every lock):
+ *   grant   NULL               nothing being handed over
+ *           lock L             "L is yours": the thread is releasing L to the
+ *                              thread queued right behind it on L, and waits
+ *                              until that successor clears grant (acknowledges)
+ *   wake    a shared wait word (wait.h, ll_waitword_*): bit 0 = a successor
+ *           sleeps on this element (policies that park); bumped after a grant
+ * Acquire: swap our element into the tail; if there was a predecessor P, wait
+ * until P.grant == L (the lock's address tells P's successors on different
+ * locks apart: a thread holding several locks has one successor per lock, all
+ * watching its one grant word), then clear P.grant (the acknowledgement).
+ * Release: CAS tail from our element to NULL; if someone arrived, store L into
+ * our grant and wait for the successor to clear it (a thread's grant word
+ * carries one hand-over at a time).
+ * Waiting (the paper spins; here through the policy): spin per the policy on
+ * P.grant; under policies that park, then announce on P.wake and sleep there
+ * (ll_waitword_sleep); the releaser, after storing grant, kicks its own wake
+ * word (a fence and a load; a futex wake only if someone announced), which
+ * wakes every successor sleeping on it -- those waiting for another lock see
+ * a grant not theirs and sleep again.  The releaser's wait for the
+ * acknowledgement is short (the successor is running, or just woken): it
+ * spins, yielding every 256 steps in case the successor was preempted.
+ * Choices: the acknowledgement is awaited in release, as in the paper's base
+ * algorithm, not deferred to the thread's next hand-over (the paper's
+ * overlap variant): a deferred acknowledgement would leave a successor
+ * reading our element after release returns, i.e. after the thread may have
+ * exited and its thread-local element gone.  The grant word is a pointer, so
+ * waiting on it takes the extra 32-bit wake word (futexes are 32-bit).
+ *
+ * Fairness: strict FIFO (each waiter is served by its predecessor).
+ * Footprint: 8 bytes per lock; one element per thread (grant + wake, 16 B,
+ * on its own cache line), nothing per held lock or per waiting thread
+ * beyond it (no queue node).  Policies: all (the spin phase and the
+ * sleep are the waiting engine's).
+ */
+#include "locklab/hemlock.h"
+#include "locklab/registry.h"
+
+typedef struct hem_element {
+    LL_ALIGNED(LL_CACHELINE) ll_atomic_ptr grant; /* NULL, or the lock handed to our successor on it */
+    ll_atomic_u32 wake;                           /* shared wait word: successors sleeping on this element */
+} hem_element;
+
+/* The calling thread's element.  A successor reads it only while we hold the lock it
+ * waits for (and until it acknowledges), so it never outlives the thread. */
+static __thread hem_element hem_self __attribute__((tls_model("initial-exec")));
+
+/* ---- acquire --------------------------------------------------------------------------- */
+
+typedef struct { hem_element *pred; ll_hemlock_lock *lock; } granted_ctx;
+
+static bool granted(void *p)
+{
+    granted_ctx *c = (granted_ctx *)p;
+    /* acquire: the previous holder's critical section; pairs with the release store of
+     * grant in hem_hand_over */
+    return ll_load_acquire(&c->pred->grant) == (void *)c->lock;
+}
+static bool not_granted(void *p) { return !granted(p); }
+
+/* Wait per the policy until pred hands us l, then acknowledge. */
+LL_COLD static void hem_wait(ll_hemlock_lock *l, hem_element *pred, ll_wait_policy *wp)
+{
+    granted_ctx c = {pred, l};
+    bool spun = ll_spin_phase(wp, granted, &c);
+    if (ll_wait_may_park(wp))
+        ll_wait_feedback(wp, spun);
+    while (!spun) {
+        /* acquire: a bump orders the releaser's grant before our re-check (as ll_waitword_wait) */
+        uint32_t seen = ll_load_acquire(&pred->wake);
+        if (granted(&c))
+            break;
+        /* Announces on pred->wake, re-checks not_granted, sleeps until a bump (wait.h). */
+        ll_waitword_sleep(&pred->wake, seen, not_granted, &c);
+        spun = granted(&c);
+    }
+    /* The acknowledgement.  release: our reads of pred's element happen before pred reuses
+     * it (its next grant) or exits; pairs with the acquire load in hem_await_ack */
+    ll_store_release(&pred->grant, NULL);
+}
+
+void ll_hemlock_acquire(ll_hemlock_lock *l, ll_wait_policy *wp)
+{
+    hem_element *me = &hem_self;
+    /* acq_rel.  acquire: if tail was NULL, the previous holder's critical section (its
+     * release CAS in ll_hemlock_release).  release: our element as it is now (its
+     * thread-local initialisation, the acknowledgement we last read) to the successor
+     * that swaps itself in after us and then reads our grant. */
+    hem_element *pred = (hem_element *)ll_xchg(&l->tail, me, LL_ACQ_REL);
+    if (LL_UNLIKELY(pred != NULL))
+        hem_wait(l, pred, wp);
+}
+
+bool ll_hemlock_try_acquire(ll_hemlock_lock *l)
+{
+    void *expected = NULL;
+    /* acq_rel: as the swap in ll_hemlock_acquire */
+    return ll_load_relaxed(&l->tail) == NULL && ll_cas(&l->tail, &expected, &hem_self, LL_ACQ_REL);
+}
+
+bool ll_hemlock_is_locked(ll_hemlock_lock *l)
+{
+    return ll_load_acquire(&l->tail) != NULL; /* acquire: as a successful try_acquire */
+}
+
+/* ---- release --------------------------------------------------------------------------- */
+
+/* Wait until our successor cleared our grant: it is running (or was just woken), so
+ * this is short; yield now and then in case it was preempted. */
+static void hem_await_ack(hem_element *me)
+{
+    /* acquire: pairs with the acknowledging release store in hem_wait */
+    for (uint32_t steps = 1; ll_load_acquire(&me->grant) != NULL; steps++)
+        if ((steps & 255) == 0)
+            ll_yield();
+        else
+            ll_pause();
+}
+
+LL_COLD static void hem_hand_over(ll_hemlock_lock *l, hem_element *me, ll_wait_policy *wp)
+{
+    bool may_park = ll_wait_may_park(wp); /* read before the grant: then the lock (and wp) may be gone */
+    /* release: the critical section to the successor; pairs with the acquire load in granted() */
+    ll_store_release(&me->grant, (void *)l);
+    if (may_park)
+        ll_waitword_kick(&me->wake); /* fence, then wake the sleepers on our element, if any */
+    hem_await_ack(me);
+}
+
+void ll_hemlock_release(ll_hemlock_lock *l, ll_wait_policy *wp)
+{
+    hem_element *me = &hem_self;
+    void *expected = me;
+    /* release: the critical section to the next acquirer; pairs with the acquire swap in
+     * ll_hemlock_acquire (or CAS in try_acquire).  On failure (a successor swapped itself
+     * in) nothing is ordered: we hand over through grant. */
+    if (LL_LIKELY(ll_cas(&l->tail, &expected, NULL, LL_RELEASE)))
+        return;
+    hem_hand_over(l, me, wp);
+}
+
+/* ---- registry adapter ------------------------------------------------------------------- */
+
+LL_INIT_ADAPTER(ll_hemlock_init((ll_hemlock_lock *)s))
+LL_LOCK_ADAPTER(ll_hemlock_lock, ll_hemlock)
+
+const ll_lock_ops ll_lock_hemlock = {
+    "hemlock", "Dice & Kogan 2021 (Hemlock), SPAA",
+    "queue lock: one word per lock, one grant word per thread; a waiter watches its predecessor's grant",
+    "FIFO", LL_ALL_POLICIES, NULL, sizeof(ll_hemlock_lock), sizeof(ll_hemlock_lock), sizeof(hem_element),
+    init, NULL, acquire, try_acquire, release,
+};
