@@ -20,6 +20,7 @@
 #include "locklab/mcs.h"
 #include "locklab/mcscr.h"
 #include "locklab/mcscrn.h"
+#include "locklab/parkinglot.h"
 #include "locklab/reciprocating.h"
 #include "locklab/tas.h"
 #include "locklab/ticket.h"
@@ -28,7 +29,7 @@
 #include "locklab/twa.h"
 #include "test_util.h"
 
-enum { THREADS = 4, ROUNDS = 20000, NLOCKS = 13 };
+enum { THREADS = 4, ROUNDS = 20000, NLOCKS = 14 };
 
 static ll_tas_lock tas = LL_TAS_INITIALIZER;
 static ll_ttas_lock ttas = LL_TTAS_INITIALIZER;
@@ -44,13 +45,14 @@ static ll_ticket_pb_lock ticket_pb = LL_TICKET_PB_INITIALIZER;
 static ll_lifocr_lock lifocr = LL_LIFOCR_INITIALIZER;
 static ll_hemlock_lock hemlock = LL_HEMLOCK_INITIALIZER;
 static ll_reciprocating_lock recip = LL_RECIPROCATING_INITIALIZER;
+static ll_parkinglot_lock parkinglot = LL_PARKINGLOT_INITIALIZER;
 static ll_wait_policy spin = LL_WAIT_POLICY_INIT(ll_wait_spin);
 static ll_wait_policy yield = LL_WAIT_POLICY_INIT(ll_wait_yield);
 static ll_wait_policy park = LL_WAIT_POLICY_INIT(ll_wait_park);
 static unsigned long counters[NLOCKS];
 static const char *const names[NLOCKS] = {"tas", "ttas",     "backoff",   "ticket", "twa",   "mcs",
                                           "k42", "clh",      "anderson", "ticket-pb", "lifocr",
-                                          "hemlock", "reciprocating"};
+                                          "hemlock", "reciprocating", "parkinglot"};
 
 /* ---- 1. the verbs, one thread ------------------------------------------------------- */
 
@@ -118,6 +120,7 @@ static void test_verbs(void)
     VERBS(lifocr, &lifocr, &park, "lifocr: verbs agree (initialiser)");
     VERBS(hemlock, &hemlock, &park, "hemlock: verbs agree (initialiser)");
     VERBS(reciprocating, &recip, &park, "reciprocating: verbs agree (initialiser)");
+    VERBS(parkinglot, &parkinglot, &spin, "parkinglot: verbs agree (initialiser)");
 
     /* From init, with non-default parameters where the algorithm has them. */
     INIT_VERBS(tas, t1, &spin, "tas: verbs agree (init)");
@@ -134,6 +137,7 @@ static void test_verbs(void)
     report("lifocr: init stores fairness and patience_ns", lc.fairness == 1 && lc.patience_ns == 0);
     INIT_VERBS(hemlock, hl, &spin, "hemlock: verbs agree (init)");
     INIT_VERBS(reciprocating, rl, &spin, "reciprocating: verbs agree (init)");
+    INIT_VERBS(parkinglot, pl, &spin, "parkinglot: verbs agree (init)");
     INIT_VERBS(clh, c, &park, "clh: verbs agree (init)");
     ll_clh_destroy(&c);
     static ll_anderson_slot slots[4];
@@ -185,6 +189,7 @@ static void *worker(void *arg)
         ll_lifocr_acquire(&lifocr, &park); counters[10]++; ll_lifocr_release(&lifocr, &park);
         ll_hemlock_acquire(&hemlock, &park); counters[11]++; ll_hemlock_release(&hemlock, &park);
         ll_reciprocating_acquire(&recip, &park); counters[12]++; ll_reciprocating_release(&recip, &park);
+        ll_parkinglot_acquire(&parkinglot, &spin); counters[13]++; ll_parkinglot_release(&parkinglot, &spin);
     }
     return NULL;
 }

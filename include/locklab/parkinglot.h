@@ -1,0 +1,50 @@
+/* parkinglot: a one-word lock (locked and parked bits) whose waiters park in a
+ * process-global address-hashed table, as WebKit's WTF::Lock and Rust's parking_lot
+ * (src/locks/parkinglot.c).  Expert verbs: init, acquire, try_acquire, release,
+ * is_locked (docs/design.md, "Expert headers"); wp is ignored (the lock parks itself). */
+#ifndef LOCKLAB_PARKINGLOT_H
+#define LOCKLAB_PARKINGLOT_H
+#include "wait.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* 4 bytes, all zeros = free; nothing else per lock. */
+typedef struct ll_parkinglot_lock { ll_atomic_u32 state; } ll_parkinglot_lock;
+#define LL_PARKINGLOT_INITIALIZER { LL_ATOMIC_INIT(0) }
+enum { LL_PARKINGLOT_LOCKED = 1u, LL_PARKINGLOT_PARKED = 2u };
+/* Spin rounds (32 PAUSEs each) before parking; WTF::Lock spins 40 times. */
+#define LL_PARKINGLOT_SPINS 40
+/* A waiter parked this long (since its first park) is handed the lock directly
+ * (parking_lot's "fair unlock" timeout: 0.5 ms on average). */
+#define LL_PARKINGLOT_FAIR_NS 500000u
+
+/* init: as LL_PARKINGLOT_INITIALIZER (relaxed: like pthread_mutex_init, publish the lock yourself). */
+LL_INLINE void ll_parkinglot_init(ll_parkinglot_lock *l) { ll_store_relaxed(&l->state, 0); }
+void ll_parkinglot_acquire_slow(ll_parkinglot_lock *l);
+void ll_parkinglot_release_slow(ll_parkinglot_lock *l);
+
+LL_INLINE void ll_parkinglot_acquire(ll_parkinglot_lock *l, ll_wait_policy *wp)
+{
+    (void)wp;
+    uint32_t free_ = 0;
+    /* acquire: pairs with the releasing CAS / store (ll_parkinglot_release, release_slow) */
+    if (LL_UNLIKELY(!ll_cas(&l->state, &free_, LL_PARKINGLOT_LOCKED, LL_ACQUIRE)))
+        ll_parkinglot_acquire_slow(l);
+}
+bool ll_parkinglot_try_acquire(ll_parkinglot_lock *l);
+LL_INLINE void ll_parkinglot_release(ll_parkinglot_lock *l, ll_wait_policy *wp)
+{
+    (void)wp;
+    uint32_t held = LL_PARKINGLOT_LOCKED;
+    /* release: the critical section to the next acquiring CAS.  Fails only if PARKED is set. */
+    if (LL_UNLIKELY(!ll_cas(&l->state, &held, 0, LL_RELEASE)))
+        ll_parkinglot_release_slow(l);
+}
+LL_INLINE bool ll_parkinglot_is_locked(ll_parkinglot_lock *l)
+{
+    return (ll_load_acquire(&l->state) & LL_PARKINGLOT_LOCKED) != 0; /* acquire: as a successful try_acquire */
+}
+#ifdef __cplusplus
+}
+#endif
+#endif

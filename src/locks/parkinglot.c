@@ -1,0 +1,238 @@
+/*
+ * parkinglot — a lock of one word (two bits) whose waiters park in a
+ * process-global table keyed by the lock's address: the design of WebKit's
+ * WTF::Lock (Pizlo, "Locking in WebKit", 2016) and of Rust's parking_lot
+ * (Amanieu d'Antras; its RawMutex and parking_lot_core).  A lock costs four
+ * bytes of the caller's memory and nothing else: no allocation, no destroy.
+ *
+ * Lock word (state):
+ *   bit 0 LOCKED   held
+ *   bit 1 PARKED   some thread may be parked in the table under this lock's
+ *                  address; set by a waiter before it parks, cleared only by a
+ *                  releaser holding the bucket's lock (when it unparks the last one)
+ *   0 free; 1 held; 3 held, waiters parked; 2 free but waiters parked (a woken
+ *   waiter or an arrival will take it: barging)
+ * The table (PL_BUCKETS buckets, hashed by address, shared by every lock):
+ * each bucket has a small lock of its own (an acr lock, 16 bytes: robust
+ * under oversubscription, never calls pthread) and a FIFO list of parked
+ * waiters (a queue-node slot per parked thread: key = the lock's address,
+ * token, parker, when it first parked).
+ *
+ * Acquire: CAS 0 -> LOCKED.  Else (slow path): while the lock is free, CAS in
+ * LOCKED (barging, PARKED kept); while nobody is parked, spin up to
+ * LL_PARKINGLOT_SPINS rounds; then set PARKED, lock the bucket, and if the
+ * word still reads LOCKED|PARKED (the check that makes a lost wake-up
+ * impossible: the releaser clears PARKED under the same bucket lock), append
+ * ourselves and park until a releaser sets our token.  Token HANDOFF: the
+ * lock is ours.  Token RETRY: the lock was freed for us to compete for;
+ * spin again, and if we must park again we go to the *front* of the
+ * bucket's list (we were the first before the wake-up).
+ * Release: CAS LOCKED -> 0.  Else (PARKED): lock the bucket, unlink the first
+ * waiter with our address, and either hand it the lock directly (it has been
+ * waiting since its first park for >= LL_PARKINGLOT_FAIR_NS: LOCKED stays,
+ * PARKED stays iff more waiters remain) or free the lock (state = PARKED if
+ * more remain, else 0) and let it compete; set its token, unlock the bucket,
+ * unpark it.  The lock's word is last touched by that store: after it the
+ * lock may be destroyed (the bucket, the node and the parker are ours).
+ * Choices: the spin count (40 rounds of 32 PAUSEs, ~ one futex wake-up here)
+ * is WTF::Lock's count; the fairness rule is per waiter (time since its first
+ * park) rather than parking_lot's per-bucket random 0-1 ms timer, and a
+ * woken waiter that loses the race re-parks at the front, so the eldest
+ * parked waiter of a lock is the one unparked and, past FAIR_NS, handed the
+ * lock.  The table has a fixed size (256 buckets, 16 KiB) instead of growing
+ * with the thread count: collisions only share a bucket's lock and list.
+ * Fork: waiters recorded before a fork (an older ll_fork_generation) are
+ * dropped by the child's releases instead of unparked (their threads do not
+ * exist there).
+ *
+ * Fairness: none short-term (barging: running threads take a freed lock before
+ * a woken waiter); eventual: a parked waiter gets a direct handoff once it has
+ * waited FAIR_NS (0.5 ms) and is the first of its lock's parked waiters, which
+ * it becomes after at most as many unlocks as there are waiters ahead of it.
+ * Footprint: 4 bytes per lock; a 128-B queue-node slot per parked thread (40 B
+ * used); 16 KiB shared by all locks.  Policies: its own (spin, then park in the
+ * table), registered as spin.
+ */
+#include "locklab/acr.h"
+#include "locklab/parkinglot.h"
+#include "locklab/registry.h"
+
+enum { LOCKED = LL_PARKINGLOT_LOCKED, PARKED = LL_PARKINGLOT_PARKED };
+enum { WAITING = 0, RETRY = 1, HANDOFF = 2 }; /* a parked waiter's token */
+enum { PL_BUCKETS = 256, SPIN_PAUSES = 32 };
+
+typedef struct pl_waiter {
+    struct pl_waiter *next; /* under the bucket's lock */
+    const void *key;        /* the lock's address */
+    ll_atomic_u32 token;    /* WAITING until a releaser sets RETRY or HANDOFF */
+    uint32_t gen;           /* ll_fork_generation when parked */
+    ll_parker *parker;
+    uint64_t since;         /* when this acquisition first parked (ll_now_ns) */
+} pl_waiter;
+LL_STATIC_ASSERT(sizeof(pl_waiter) <= LL_QNODE_USABLE, "waiter must fit a queue-node slot");
+
+typedef struct pl_bucket {
+    LL_ALIGNED(LL_CACHELINE) ll_acr_lock lock;
+    pl_waiter *head, *tail; /* FIFO, under lock */
+} pl_bucket;
+
+static pl_bucket pl_table[PL_BUCKETS];
+/* The bucket locks' tunables: acr's defaults, one spinner (critical sections are a few list steps). */
+static const ll_acr_params pl_bucket_params = {LL_ACR_DEFAULT_SPIN_NS, LL_ACR_DEFAULT_PATIENCE_NS, 1};
+
+static pl_bucket *bucket_of(const void *key)
+{
+    uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull; /* Fibonacci hashing */
+    return &pl_table[h >> (64 - 8)];
+}
+LL_STATIC_ASSERT(PL_BUCKETS == 1 << 8, "bucket_of takes the top 8 bits");
+
+static uint32_t current_gen(void)
+{
+    return ll_load_relaxed(&ll_fork_generation); /* relaxed: changes only in a fork child, before its threads */
+}
+
+/* ---- acquire --------------------------------------------------------------------------- */
+
+static bool token_set(void *p)
+{
+    /* acquire: the releaser's critical section (HANDOFF); pairs with the release store of
+     * token in ll_parkinglot_release_slow */
+    return ll_load_acquire(&((pl_waiter *)p)->token) != WAITING;
+}
+
+/* Park in l's bucket if l still reads LOCKED|PARKED; returns true if we were handed the lock. */
+static bool pl_park(ll_parkinglot_lock *l, uint64_t since, bool front)
+{
+    pl_bucket *b = bucket_of(l);
+    ll_acr_acquire(&b->lock, &pl_bucket_params);
+    /* relaxed: PARKED is cleared (and a parked lock freed) only under this bucket lock, which
+     * orders that store before this load; a barging CAS meanwhile only sets LOCKED */
+    if (ll_load_relaxed(&l->state) != (LOCKED | PARKED)) {
+        ll_acr_release(&b->lock);
+        return false;
+    }
+    pl_waiter *w = (pl_waiter *)ll_qnode_get();
+    w->key = l;
+    w->gen = current_gen();
+    w->parker = ll_self()->parker;
+    w->since = since;
+    ll_store_relaxed(&w->token, WAITING); /* relaxed: a releaser sees w only through the bucket lock */
+    if (front) {
+        w->next = b->head;
+        b->head = w;
+        if (!b->tail)
+            b->tail = w;
+    } else {
+        w->next = NULL;
+        if (b->tail)
+            b->tail->next = w;
+        else
+            b->head = w;
+        b->tail = w;
+    }
+    ll_acr_release(&b->lock);
+    ll_parker_park_until(w->parker, token_set, w);
+    bool handed = ll_load_relaxed(&w->token) == HANDOFF; /* relaxed: token_set acquired it */
+    ll_qnode_put(w);
+    return handed;
+}
+
+LL_COLD void ll_parkinglot_acquire_slow(ll_parkinglot_lock *l)
+{
+    uint32_t spins = 0;
+    uint64_t since = 0;
+    uint32_t s = ll_load_relaxed(&l->state); /* relaxed: the CASes below validate it */
+    for (;;) {
+        if (!(s & LOCKED)) {
+            /* acquire: pairs with the releasing CAS or store (release, release_slow) */
+            if (ll_cas(&l->state, &s, s | LOCKED, LL_ACQUIRE))
+                return;
+            continue;
+        }
+        if (!(s & PARKED) && spins < LL_PARKINGLOT_SPINS) { /* nobody parked yet: spin a little */
+            spins++;
+            for (int i = 0; i < SPIN_PAUSES; i++)
+                ll_pause();
+            s = ll_load_relaxed(&l->state); /* relaxed: as above */
+            continue;
+        }
+        /* relaxed: a flag only; pl_park re-checks it under the bucket lock, which orders the rest */
+        if (!(s & PARKED) && !ll_cas(&l->state, &s, s | PARKED, LL_RELAXED))
+            continue;
+        bool again = since != 0;
+        if (!again)
+            since = ll_now_ns();
+        if (pl_park(l, since, again))
+            return; /* handed over: LOCKED was kept for us */
+        spins = 0;
+        s = ll_load_relaxed(&l->state); /* relaxed: as above */
+    }
+}
+
+bool ll_parkinglot_try_acquire(ll_parkinglot_lock *l)
+{
+    uint32_t s = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
+    while (!(s & LOCKED))
+        if (ll_cas(&l->state, &s, s | LOCKED, LL_ACQUIRE)) /* acquire: as in the slow path */
+            return true;
+    return false;
+}
+
+/* ---- release --------------------------------------------------------------------------- */
+
+/* PARKED was set: we hold the lock and nobody else changes its word until we do. */
+LL_COLD void ll_parkinglot_release_slow(ll_parkinglot_lock *l)
+{
+    pl_bucket *b = bucket_of(l);
+    uint32_t gen = current_gen();
+    ll_acr_acquire(&b->lock, &pl_bucket_params);
+    pl_waiter *found = NULL, *prev = NULL;
+    bool more = false;
+    for (pl_waiter *w = b->head; w != NULL;) {
+        pl_waiter *next = w->next;
+        if (w->key == (const void *)l && (found == NULL || w->gen != gen)) {
+            /* unlink: the one we unpark, or (any) a waiter of a thread before a fork */
+            if (prev)
+                prev->next = next;
+            else
+                b->head = next;
+            if (b->tail == w)
+                b->tail = prev;
+            if (w->gen == gen)
+                found = w;
+        } else {
+            more = more || w->key == (const void *)l;
+            prev = w;
+        }
+        w = next;
+    }
+    ll_parker *p = NULL;
+    if (found == NULL) {
+        ll_store_release(&l->state, 0); /* release: the critical section to the next acquiring CAS */
+    } else {
+        p = found->parker; /* before the token store: then the node may be reused */
+        bool handoff = ll_now_ns() - found->since >= LL_PARKINGLOT_FAIR_NS;
+        if (handoff) /* relaxed: we still own the lock; the token's release store hands it over */
+            ll_store_relaxed(&l->state, more ? LOCKED | PARKED : LOCKED);
+        else /* release: the critical section to the next acquiring CAS */
+            ll_store_release(&l->state, more ? PARKED : 0);
+        /* release: (HANDOFF) the critical section to the waiter; pairs with the acquire in token_set */
+        ll_store_release(&found->token, handoff ? HANDOFF : RETRY);
+    }
+    ll_acr_release(&b->lock);
+    ll_wake(p); /* after the bucket's release: the woken thread may need the bucket at once */
+}
+
+/* ---- registry adapter ------------------------------------------------------------------- */
+
+LL_INIT_ADAPTER(ll_parkinglot_init((ll_parkinglot_lock *)s))
+LL_LOCK_ADAPTER(ll_parkinglot_lock, ll_parkinglot)
+
+const ll_lock_ops ll_lock_parkinglot = {
+    "parkinglot", "WebKit WTF::Lock (Pizlo 2016) / Rust parking_lot",
+    "two-bit lock word; waiters spin a little, then park in a global address-hashed table",
+    "none short-term (barging); a waiter parked 0.5 ms is handed the lock", LL_SPIN_ONLY, NULL,
+    sizeof(ll_parkinglot_lock), sizeof(ll_parkinglot_lock), sizeof(pl_waiter),
+    init, NULL, acquire, try_acquire, release,
+};
