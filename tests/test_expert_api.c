@@ -12,6 +12,7 @@
 #include "locklab/backoff.h"
 #include "locklab/clh.h"
 #include "locklab/cna.h"
+#include "locklab/fissile.h"
 #include "locklab/hemlock.h"
 #include "locklab/hmcs.h"
 #include "locklab/k42.h"
@@ -29,7 +30,7 @@
 #include "locklab/twa.h"
 #include "test_util.h"
 
-enum { THREADS = 4, ROUNDS = 20000, NLOCKS = 14 };
+enum { THREADS = 4, ROUNDS = 20000, NLOCKS = 15 };
 
 static ll_tas_lock tas = LL_TAS_INITIALIZER;
 static ll_ttas_lock ttas = LL_TTAS_INITIALIZER;
@@ -46,13 +47,14 @@ static ll_lifocr_lock lifocr = LL_LIFOCR_INITIALIZER;
 static ll_hemlock_lock hemlock = LL_HEMLOCK_INITIALIZER;
 static ll_reciprocating_lock recip = LL_RECIPROCATING_INITIALIZER;
 static ll_parkinglot_lock parkinglot = LL_PARKINGLOT_INITIALIZER;
+static ll_fissile_lock fissile = LL_FISSILE_INITIALIZER;
 static ll_wait_policy spin = LL_WAIT_POLICY_INIT(ll_wait_spin);
 static ll_wait_policy yield = LL_WAIT_POLICY_INIT(ll_wait_yield);
 static ll_wait_policy park = LL_WAIT_POLICY_INIT(ll_wait_park);
 static unsigned long counters[NLOCKS];
 static const char *const names[NLOCKS] = {"tas", "ttas",     "backoff",   "ticket", "twa",   "mcs",
                                           "k42", "clh",      "anderson", "ticket-pb", "lifocr",
-                                          "hemlock", "reciprocating", "parkinglot"};
+                                          "hemlock", "reciprocating", "parkinglot", "fissile"};
 
 /* ---- 1. the verbs, one thread ------------------------------------------------------- */
 
@@ -121,6 +123,7 @@ static void test_verbs(void)
     VERBS(hemlock, &hemlock, &park, "hemlock: verbs agree (initialiser)");
     VERBS(reciprocating, &recip, &park, "reciprocating: verbs agree (initialiser)");
     VERBS(parkinglot, &parkinglot, &spin, "parkinglot: verbs agree (initialiser)");
+    VERBS(fissile, &fissile, &park, "fissile: verbs agree (initialiser)");
 
     /* From init, with non-default parameters where the algorithm has them. */
     INIT_VERBS(tas, t1, &spin, "tas: verbs agree (init)");
@@ -138,6 +141,8 @@ static void test_verbs(void)
     INIT_VERBS(hemlock, hl, &spin, "hemlock: verbs agree (init)");
     INIT_VERBS(reciprocating, rl, &spin, "reciprocating: verbs agree (init)");
     INIT_VERBS(parkinglot, pl, &spin, "parkinglot: verbs agree (init)");
+    INIT_VERBS(fissile, fi, &spin, "fissile: verbs agree (init patience_ns=0)", 0);
+    report("fissile: init stores patience_ns", fi.patience_ns == 0);
     INIT_VERBS(clh, c, &park, "clh: verbs agree (init)");
     ll_clh_destroy(&c);
     static ll_anderson_slot slots[4];
@@ -190,6 +195,7 @@ static void *worker(void *arg)
         ll_hemlock_acquire(&hemlock, &park); counters[11]++; ll_hemlock_release(&hemlock, &park);
         ll_reciprocating_acquire(&recip, &park); counters[12]++; ll_reciprocating_release(&recip, &park);
         ll_parkinglot_acquire(&parkinglot, &spin); counters[13]++; ll_parkinglot_release(&parkinglot, &spin);
+        ll_fissile_acquire(&fissile, &park); counters[14]++; ll_fissile_release(&fissile, &park);
     }
     return NULL;
 }

@@ -1,0 +1,102 @@
+/*
+ * fissile — Fissile lock: a test-and-set lock (the fast path) in front of a
+ * CNA queue lock (the slow path), whose holder, the standby, is the only
+ * waiter that contends for the test-and-set word; bypass of the standby by
+ * barging arrivals is bounded by its patience.
+ * Source: Dice & Kogan, "Fissile Locks", NETYS 2020 (arXiv 2003.05025), §3;
+ * the inner lock is CNA (Dice & Kogan, EuroSys 2019), src/locks/cna.c, used
+ * through its expert API.
+ *
+ * Words:
+ *   locked     the outer lock: 0 free, 1 held.  Acquire: CAS 0 -> 1; release:
+ *              a store of 0 (the fast paths are a TS lock's)
+ *   impatient  0 arrivals may barge; 1 the standby has waited patience_ns:
+ *              arrivals go to the slow path, so the next release's 0 is the
+ *              standby's to take.  Set and cleared by the standby only
+ *   inner      the CNA lock: its tail (NULL = no standby, no queue)
+ * Acquire: if !impatient, CAS locked 0 -> 1 (fast path).  Else (slow path):
+ * acquire the inner CNA lock (a node from the per-thread cache; waiting per
+ * the policy, socket-local successors first) -- we are the standby -- then
+ * spin on locked (TTAS) until our CAS wins; after patience_ns, raise
+ * impatient.  Once we own locked: clear impatient, release the inner lock
+ * (CNA picks the next standby: a waiter on our socket if there is one),
+ * return the node.  The inner hand-over happens while we hold the outer lock
+ * but is not on its critical path: the release of `locked` is one store.
+ * Memory orders: locked is a TS lock (acquire CAS, release store; the inner
+ * lock's own orders are cna.c's).  impatient is relaxed everywhere: it orders
+ * no data, only gates barging; an arrival that read 0 before the flag became
+ * visible to it may barge once more.
+ * Choices: the paper leaves the impatience measure open (it uses a count);
+ * here it is time, patience_ns (default 1 ms: long against a handover, so the
+ * TS fast path does most hand-overs under load, short against a scheduling
+ * quantum).  The standby spins (global spinning on one word, one thread per
+ * lock, as in the paper) through ll_wait_relax: it yields under the yield
+ * policy; under policies that park, only the queue behind it parks.
+ *
+ * Fairness: not FIFO.  The standby is bypassed by barging arrivals for at
+ * most patience_ns plus one barge per thread that had not yet seen the flag
+ * (at most T-1); the queue behind it is CNA's (same socket first, other
+ * sockets flushed with probability 2^-16 per hand-over or after 10 ms).  So
+ * every waiter is admitted: bounded bypass.
+ * Footprint: 24 bytes per lock (two words, CNA's one-word tail, patience);
+ * one CNA node (48 B, a 128-B slot from the per-thread cache) per thread in
+ * the slow path, none while holding.  Policies: all (the queue waits per the
+ * policy; the standby spins).
+ */
+#include "locklab/fissile.h"
+#include "locklab/registry.h"
+
+void ll_fissile_init(ll_fissile_lock *l, uint64_t patience_ns)
+{
+    /* relaxed stores: like pthread_mutex_init, publish the lock yourself */
+    ll_store_relaxed(&l->locked, 0);
+    ll_store_relaxed(&l->impatient, 0);
+    ll_cna_init(&l->inner);
+    l->patience_ns = patience_ns;
+}
+
+/* Clock reads in the standby's spin: one per this many relax steps. */
+enum { CLOCK_EVERY = 64 };
+
+LL_COLD void ll_fissile_acquire_slow(ll_fissile_lock *l, ll_wait_policy *wp)
+{
+    ll_cna_node *me = (ll_cna_node *)ll_qnode_get();
+    ll_cna_acquire(&l->inner, me, wp); /* we are the standby */
+    uint64_t deadline = ll_now_ns() + l->patience_ns;
+    bool impatient = false;
+    uint32_t free_ = 0, relax = 0;
+    for (uint32_t steps = 1;; steps++) {
+        /* acquire: pairs with the releasing store in ll_fissile_release */
+        if (ll_load_relaxed(&l->locked) == 0 && ll_cas(&l->locked, &free_, 1, LL_ACQUIRE))
+            break;
+        free_ = 0;
+        ll_wait_relax(wp, &relax);
+        if (!impatient && steps % CLOCK_EVERY == 0 && ll_now_ns() >= deadline) {
+            ll_store_relaxed(&l->impatient, 1); /* relaxed: gates barging only (header) */
+            impatient = true;
+        }
+    }
+    if (impatient)
+        ll_store_relaxed(&l->impatient, 0); /* relaxed: as above */
+    ll_cna_release(&l->inner, me, wp); /* the next standby: CNA's choice */
+    ll_qnode_put(me);
+}
+
+/* ---- registry adapter ------------------------------------------------------------------- */
+
+static const ll_param params[] = {
+    {"patience_ns", "the standby waits this long before arrivals stop barging, ns (0 = at once)", 0,
+     10000000000ull, LL_FISSILE_DEFAULT_PATIENCE_NS},
+    {NULL, NULL, 0, 0, 0},
+};
+
+LL_INIT_ADAPTER(ll_fissile_init((ll_fissile_lock *)s, p[0]))
+LL_LOCK_ADAPTER(ll_fissile_lock, ll_fissile)
+
+const ll_lock_ops ll_lock_fissile = {
+    "fissile", "Dice & Kogan 2020 (Fissile Locks), NETYS",
+    "test-and-set fast path; a CNA queue whose head (the standby) alone contends for the TS word",
+    "none short-term (barging); the standby is bypassed at most patience_ns (1 ms) + T-1 barges; queue CNA",
+    LL_ALL_POLICIES, params, sizeof(ll_fissile_lock), sizeof(ll_fissile_lock), sizeof(ll_cna_node),
+    init, NULL, acquire, try_acquire, release,
+};
