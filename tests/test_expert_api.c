@@ -23,6 +23,7 @@
 #include "locklab/mcscrn.h"
 #include "locklab/parkinglot.h"
 #include "locklab/reciprocating.h"
+#include "locklab/shfl.h"
 #include "locklab/tas.h"
 #include "locklab/ticket.h"
 #include "locklab/ticket_pb.h"
@@ -30,7 +31,7 @@
 #include "locklab/twa.h"
 #include "test_util.h"
 
-enum { THREADS = 4, ROUNDS = 20000, NLOCKS = 15 };
+enum { THREADS = 4, ROUNDS = 20000, NLOCKS = 16 };
 
 static ll_tas_lock tas = LL_TAS_INITIALIZER;
 static ll_ttas_lock ttas = LL_TTAS_INITIALIZER;
@@ -48,13 +49,14 @@ static ll_hemlock_lock hemlock = LL_HEMLOCK_INITIALIZER;
 static ll_reciprocating_lock recip = LL_RECIPROCATING_INITIALIZER;
 static ll_parkinglot_lock parkinglot = LL_PARKINGLOT_INITIALIZER;
 static ll_fissile_lock fissile = LL_FISSILE_INITIALIZER;
+static ll_shfl_lock shfl = LL_SHFL_INITIALIZER;
 static ll_wait_policy spin = LL_WAIT_POLICY_INIT(ll_wait_spin);
 static ll_wait_policy yield = LL_WAIT_POLICY_INIT(ll_wait_yield);
 static ll_wait_policy park = LL_WAIT_POLICY_INIT(ll_wait_park);
 static unsigned long counters[NLOCKS];
 static const char *const names[NLOCKS] = {"tas", "ttas",     "backoff",   "ticket", "twa",   "mcs",
                                           "k42", "clh",      "anderson", "ticket-pb", "lifocr",
-                                          "hemlock", "reciprocating", "parkinglot", "fissile"};
+                                          "hemlock", "reciprocating", "parkinglot", "fissile", "shfl"};
 
 /* ---- 1. the verbs, one thread ------------------------------------------------------- */
 
@@ -124,6 +126,7 @@ static void test_verbs(void)
     VERBS(reciprocating, &recip, &park, "reciprocating: verbs agree (initialiser)");
     VERBS(parkinglot, &parkinglot, &spin, "parkinglot: verbs agree (initialiser)");
     VERBS(fissile, &fissile, &park, "fissile: verbs agree (initialiser)");
+    VERBS(shfl, &shfl, &park, "shfl: verbs agree (initialiser)");
 
     /* From init, with non-default parameters where the algorithm has them. */
     INIT_VERBS(tas, t1, &spin, "tas: verbs agree (init)");
@@ -143,6 +146,8 @@ static void test_verbs(void)
     INIT_VERBS(parkinglot, pl, &spin, "parkinglot: verbs agree (init)");
     INIT_VERBS(fissile, fi, &spin, "fissile: verbs agree (init patience_ns=0)", 0);
     report("fissile: init stores patience_ns", fi.patience_ns == 0);
+    INIT_VERBS(shfl, sh, &spin, "shfl: verbs agree (init max_batch=4 patience_ns=2000)", 4, 2000);
+    report("shfl: init stores max_batch and patience", sh.max_batch == 4 && sh.patience_us == 2);
     INIT_VERBS(clh, c, &park, "clh: verbs agree (init)");
     ll_clh_destroy(&c);
     static ll_anderson_slot slots[4];
@@ -196,6 +201,7 @@ static void *worker(void *arg)
         ll_reciprocating_acquire(&recip, &park); counters[12]++; ll_reciprocating_release(&recip, &park);
         ll_parkinglot_acquire(&parkinglot, &spin); counters[13]++; ll_parkinglot_release(&parkinglot, &spin);
         ll_fissile_acquire(&fissile, &park); counters[14]++; ll_fissile_release(&fissile, &park);
+        ll_shfl_acquire(&shfl, &park); counters[15]++; ll_shfl_release(&shfl, &park);
     }
     return NULL;
 }

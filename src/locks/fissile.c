@@ -8,12 +8,13 @@
  * through its expert API.
  *
  * Words:
- *   locked     the outer lock: 0 free, 1 held.  Acquire: CAS 0 -> 1; release:
- *              a store of 0 (the fast paths are a TS lock's)
- *   impatient  0 arrivals may barge; 1 the standby has waited patience_ns:
- *              arrivals go to the slow path, so the next release's 0 is the
- *              standby's to take.  Set and cleared by the standby only
- *   inner      the CNA lock: its tail (NULL = no standby, no queue)
+ *   gate.locked     the outer lock: 0 free, 1 held.  Acquire: CAS 0 -> 1;
+ *                   release: a store of 0 (the fast paths are a TS lock's)
+ *   gate.impatient  0 arrivals may barge; 1 the standby has waited
+ *                   patience_ns: arrivals go to the slow path, so the next
+ *                   release's 0 is the standby's to take.  Set and cleared by
+ *                   the standby only (src/locks/ts_standby.h, shared with shfl)
+ *   inner           the CNA lock: its tail (NULL = no standby, no queue)
  * Acquire: if !impatient, CAS locked 0 -> 1 (fast path).  Else (slow path):
  * acquire the inner CNA lock (a node from the per-thread cache; waiting per
  * the policy, socket-local successors first) -- we are the standby -- then
@@ -22,11 +23,10 @@
  * (CNA picks the next standby: a waiter on our socket if there is one),
  * return the node.  The inner hand-over happens while we hold the outer lock
  * but is not on its critical path: the release of `locked` is one store.
- * Memory orders: locked is a TS lock (acquire CAS, release store; the inner
- * lock's own orders are cna.c's).  impatient is relaxed everywhere: it orders
- * no data, only gates barging; an arrival that read 0 before the flag became
- * visible to it may barge once more.
- * Choices: the paper leaves the impatience measure open (it uses a count);
+ * Memory orders: the gate's (include/locklab/ts_gate.h, src/locks/ts_standby.h:
+ * a TS lock's acquire CAS and release store; impatient relaxed, it orders no
+ * data) and CNA's own (cna.c).
+ * Choices: the paper makes the patience a tunable without fixing its measure;
  * here it is time, patience_ns (default 1 ms: long against a handover, so the
  * TS fast path does most hand-overs under load, short against a scheduling
  * quantum).  The standby spins (global spinning on one word, one thread per
@@ -45,39 +45,20 @@
  */
 #include "locklab/fissile.h"
 #include "locklab/registry.h"
+#include "ts_standby.h"
 
 void ll_fissile_init(ll_fissile_lock *l, uint64_t patience_ns)
 {
-    /* relaxed stores: like pthread_mutex_init, publish the lock yourself */
-    ll_store_relaxed(&l->locked, 0);
-    ll_store_relaxed(&l->impatient, 0);
+    ll_ts_gate_init(&l->gate);
     ll_cna_init(&l->inner);
     l->patience_ns = patience_ns;
 }
-
-/* Clock reads in the standby's spin: one per this many relax steps. */
-enum { CLOCK_EVERY = 64 };
 
 LL_COLD void ll_fissile_acquire_slow(ll_fissile_lock *l, ll_wait_policy *wp)
 {
     ll_cna_node *me = (ll_cna_node *)ll_qnode_get();
     ll_cna_acquire(&l->inner, me, wp); /* we are the standby */
-    uint64_t deadline = ll_now_ns() + l->patience_ns;
-    bool impatient = false;
-    uint32_t free_ = 0, relax = 0;
-    for (uint32_t steps = 1;; steps++) {
-        /* acquire: pairs with the releasing store in ll_fissile_release */
-        if (ll_load_relaxed(&l->locked) == 0 && ll_cas(&l->locked, &free_, 1, LL_ACQUIRE))
-            break;
-        free_ = 0;
-        ll_wait_relax(wp, &relax);
-        if (!impatient && steps % CLOCK_EVERY == 0 && ll_now_ns() >= deadline) {
-            ll_store_relaxed(&l->impatient, 1); /* relaxed: gates barging only (header) */
-            impatient = true;
-        }
-    }
-    if (impatient)
-        ll_store_relaxed(&l->impatient, 0); /* relaxed: as above */
+    ll_ts_gate_standby(&l->gate, l->patience_ns, wp);
     ll_cna_release(&l->inner, me, wp); /* the next standby: CNA's choice */
     ll_qnode_put(me);
 }

@@ -1,0 +1,46 @@
+/*
+ * ts_standby.h — the standby's side of the TS gate (include/locklab/ts_gate.h),
+ * once, for the locks that put a queue behind a barging test-and-set word
+ * (fissile: a CNA queue; shfl: a shuffled MCS queue).  Private to src/locks.
+ * Source: the "impatient" standby of Dice & Kogan, Fissile Locks, §3 (and
+ * LOITER's, Malthusian Locks App. A.1).
+ *
+ * The queue's head, the standby, is the only waiter that contends for the
+ * word: it spins on it (TTAS; global spinning on one word by one thread per
+ * lock, through ll_wait_relax: yielding under the yield policy) until its CAS
+ * wins.  Once it has waited patience_ns it raises `impatient`, which turns
+ * arrivals away from the fast path, so it is bypassed at most patience_ns
+ * plus one barge per thread that read the flag before it was raised; it
+ * clears the flag once it owns the word.  `impatient` is relaxed everywhere:
+ * it orders no data (ll_ts_gate_try says why).
+ */
+#ifndef LOCKLAB_SRC_LOCKS_TS_STANDBY_H
+#define LOCKLAB_SRC_LOCKS_TS_STANDBY_H
+
+#include "locklab/ts_gate.h"
+
+/* Clock reads in the standby's spin: one per this many attempts. */
+enum { LL_TS_GATE_CLOCK_EVERY = 64 };
+
+/* The standby takes the gate (returns owning it).  Cold, one copy per lock file. */
+LL_COLD __attribute__((unused)) static void ll_ts_gate_standby(ll_ts_gate *g, uint64_t patience_ns, ll_wait_policy *wp)
+{
+    uint64_t deadline = ll_now_ns() + patience_ns;
+    bool impatient = false;
+    uint32_t free_ = 0, relax = 0;
+    for (uint32_t steps = 1;; steps++) {
+        /* acquire: pairs with the releasing store in ll_ts_gate_release */
+        if (ll_load_relaxed(&g->locked) == 0 && ll_cas(&g->locked, &free_, 1, LL_ACQUIRE))
+            break;
+        free_ = 0;
+        ll_wait_relax(wp, &relax);
+        if (!impatient && steps % LL_TS_GATE_CLOCK_EVERY == 0 && ll_now_ns() >= deadline) {
+            ll_store_relaxed(&g->impatient, 1); /* relaxed: gates barging only (header) */
+            impatient = true;
+        }
+    }
+    if (impatient)
+        ll_store_relaxed(&g->impatient, 0); /* relaxed: as above */
+}
+
+#endif /* LOCKLAB_SRC_LOCKS_TS_STANDBY_H */

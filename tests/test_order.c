@@ -1,0 +1,149 @@
+/*
+ * Admission order of hemlock, reciprocating and shfl, which the validator
+ * cannot see.  A holder (the main thread) lets waiters arrive one at a time
+ * (each one's arrival visible in the lock word before the next starts), then
+ * releases; the order in which they get the lock must be the algorithm's:
+ *   hemlock        FIFO:                                   A B C
+ *   reciprocating  the arrivals form one entry segment, served newest first: C B A
+ *   shfl           2 virtual sockets; A (socket 1) is the queue head, B D on
+ *                  socket 0, C E on socket 1 queue behind it.  A holds the
+ *                  lock until B, made head, has shuffled (B's next is D, or
+ *                  2 s passed): B groups D behind itself:  A B D C E
+ *                  (with max_batch=0, no shuffling:        A B C D E)
+ * Thread i (in order of first use of locklab) is on virtual socket i % 2.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "locklab/hemlock.h"
+#include "locklab/reciprocating.h"
+#include "locklab/shfl.h"
+#include "test_util.h"
+
+static ll_wait_policy yield_wp = LL_WAIT_POLICY_INIT(ll_wait_yield); /* 6 threads on 2 CPUs */
+static char order[16];
+static int norder;
+
+static void check_order(const char *expect, const char *what)
+{
+    order[norder] = '\0';
+    int ok = strcmp(order, expect) == 0;
+    printf("%s %s: admission order %s (expected %s)\n", ok ? "ok  " : "FAIL", what, order, expect);
+    if (!ok)
+        failures++;
+    norder = 0;
+}
+
+/* Start waiter i, then wait until its arrival changed *word (its value is returned). */
+static void *arrive(pthread_t *t, test_thread_fn fn, int i, ll_atomic_ptr *word)
+{
+    void *before = ll_load_acquire(word); /* acquire: the waiters' nodes, read below */
+    test_start(t, fn, (void *)(intptr_t)i);
+    void *now;
+    while ((now = ll_load_acquire(word)) == before) /* acquire: as above */
+        ll_yield();
+    return now;
+}
+
+/* ---- shfl ---------------------------------------------------------------------------- */
+static ll_shfl_lock shfl;
+static ll_shfl_node *shfl_nodes[5];
+
+static void *shfl_waiter(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    ll_shfl_acquire(&shfl, &yield_wp);
+    order[norder++] = (char)('A' + i);
+    if (i == 0) { /* A: hold until B is the head and has grouped D behind itself (or 2 s) */
+        ll_shfl_node *b = shfl_nodes[1], *d = shfl_nodes[3];
+        uint64_t deadline = ll_now_ns() + 2000000000ull;
+        /* acquire: the head's grant and relinks (relaxed or release stores; we only compare) */
+        while (!(ll_load_acquire(&b->mcs.waiting) == 0 && ll_load_acquire(&b->mcs.next) == (void *)&d->mcs) &&
+               ll_now_ns() < deadline)
+            ll_yield();
+    }
+    ll_shfl_release(&shfl, &yield_wp);
+    return NULL;
+}
+
+static void shfl_case(uint32_t max_batch, const char *expect, const char *what)
+{
+    pthread_t t[5];
+    ll_shfl_init(&shfl, max_batch, 1000000000u); /* patience 1 s: no impatience in this test */
+    ll_shfl_acquire(&shfl, &yield_wp);
+    for (int i = 0; i < 5; i++) {
+        shfl_nodes[i] = (ll_shfl_node *)arrive(&t[i], shfl_waiter, i, &shfl.tail);
+        if (i > 0) /* linked behind the previous one (the head edits only linked nodes) */
+            while (ll_load_acquire(&shfl_nodes[i - 1]->mcs.next) != (void *)&shfl_nodes[i]->mcs) /* acquire: as above */
+                ll_yield();
+    }
+    ll_shfl_release(&shfl, &yield_wp);
+    test_join_n(t, 5);
+    check_order(expect, what);
+}
+
+/* ---- reciprocating and hemlock ---------------------------------------------------------- */
+static ll_reciprocating_lock recip = LL_RECIPROCATING_INITIALIZER;
+static ll_hemlock_lock hem = LL_HEMLOCK_INITIALIZER;
+
+static void *recip_waiter(void *arg)
+{
+    ll_reciprocating_acquire(&recip, &yield_wp);
+    order[norder++] = (char)('A' + (int)(intptr_t)arg);
+    ll_reciprocating_release(&recip, &yield_wp);
+    return NULL;
+}
+static void *hem_waiter(void *arg)
+{
+    ll_hemlock_acquire(&hem, &yield_wp);
+    order[norder++] = (char)('A' + (int)(intptr_t)arg);
+    ll_hemlock_release(&hem, &yield_wp);
+    return NULL;
+}
+
+static void stack_case(bool reciprocating, const char *expect, const char *what)
+{
+    pthread_t t[3];
+    if (reciprocating)
+        ll_reciprocating_acquire(&recip, &yield_wp);
+    else
+        ll_hemlock_acquire(&hem, &yield_wp);
+    for (int i = 0; i < 3; i++)
+        arrive(&t[i], reciprocating ? recip_waiter : hem_waiter, i, reciprocating ? &recip.arrivals : &hem.tail);
+    if (reciprocating)
+        ll_reciprocating_release(&recip, &yield_wp);
+    else
+        ll_hemlock_release(&hem, &yield_wp);
+    test_join_n(t, 3);
+    check_order(expect, what);
+}
+
+/* Start and join one thread that touches locklab: the next thread gets the next virtual socket. */
+static void *register_thread(void *arg)
+{
+    (void)arg;
+    ll_self();
+    return NULL;
+}
+
+int main(void)
+{
+    char err[256];
+    if (ll_topology_configure("sockets=2", err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    if (ll_current_socket() != 0) { /* registers the main thread first: index 0, socket 0 */
+        fprintf(stderr, "test_order: main thread is not on virtual socket 0\n");
+        return 2;
+    }
+    /* Waiters register at their first locklab call, in arrival order: A is index 1 (socket 1). */
+    shfl_case(LL_SHFL_DEFAULT_MAX_BATCH, "ABDCE", "shfl: the head groups its socket's waiters behind itself");
+    test_run_threads(1, register_thread, NULL, 0); /* indices 1-5 used, this one 6: A gets 7 (socket 1) */
+    shfl_case(0, "ABCDE", "shfl max_batch=0: no shuffling, FIFO");
+    stack_case(true, "CBA", "reciprocating: one entry segment, newest first");
+    stack_case(false, "ABC", "hemlock: FIFO");
+    printf("%d failures\n", failures);
+    return failures ? 1 : 0;
+}
