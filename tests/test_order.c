@@ -10,6 +10,10 @@
  *                  lock until B, made head, has shuffled (B's next is D, or
  *                  2 s passed): B groups D behind itself:  A B D C E
  *                  (with max_batch=0, no shuffling:        A B C D E)
+ *   parkinglot     fairness: a waiter parked longer than LL_PARKINGLOT_FAIR_NS
+ *                  is handed the lock by the next release, so the releaser's
+ *                  immediate try_acquire fails (without the handoff it succeeds:
+ *                  the woken waiter would still be waking up)
  * Thread i (in order of first use of locklab) is on virtual socket i % 2.
  */
 #include <pthread.h>
@@ -17,6 +21,7 @@
 #include <string.h>
 
 #include "locklab/hemlock.h"
+#include "locklab/parkinglot.h"
 #include "locklab/reciprocating.h"
 #include "locklab/shfl.h"
 #include "test_util.h"
@@ -119,6 +124,43 @@ static void stack_case(bool reciprocating, const char *expect, const char *what)
     check_order(expect, what);
 }
 
+/* ---- parkinglot ---------------------------------------------------------------------- */
+static ll_parkinglot_lock pl = LL_PARKINGLOT_INITIALIZER;
+static ll_atomic_ptr pl_parker; /* the waiter's parker, published before it waits */
+
+static void *pl_waiter(void *arg)
+{
+    (void)arg;
+    ll_store_release(&pl_parker, ll_self()->parker); /* release: pairs with main's acquire load */
+    ll_parkinglot_acquire(&pl, &yield_wp);
+    ll_parkinglot_release(&pl, &yield_wp);
+    return NULL;
+}
+
+static void parkinglot_case(void)
+{
+    pthread_t t;
+    ll_parkinglot_acquire(&pl, &yield_wp);
+    test_start(&t, pl_waiter, NULL);
+    ll_parker *p;
+    while ((p = (ll_parker *)ll_load_acquire(&pl_parker)) == NULL) /* acquire: pairs with the waiter's store */
+        ll_yield();
+    /* Parked (it parks only in the table, after appending itself), for longer than FAIR_NS. */
+    while (!ll_parker_sleeping(p))
+        ll_yield();
+    uint64_t parked_at = ll_now_ns();
+    while (ll_now_ns() - parked_at < 2 * (uint64_t)LL_PARKINGLOT_FAIR_NS || !ll_parker_sleeping(p))
+        ll_yield();
+    ll_parkinglot_release(&pl, &yield_wp);
+    bool barged = ll_parkinglot_try_acquire(&pl);
+    if (barged)
+        ll_parkinglot_release(&pl, &yield_wp);
+    test_join_n(&t, 1);
+    printf("%s parkinglot: a waiter parked > %u ns is handed the lock (the releaser's try_acquire %s)\n",
+           barged ? "FAIL" : "ok  ", LL_PARKINGLOT_FAIR_NS, barged ? "succeeded" : "failed");
+    failures += barged;
+}
+
 /* Start and join one thread that touches locklab: the next thread gets the next virtual socket. */
 static void *register_thread(void *arg)
 {
@@ -144,6 +186,7 @@ int main(void)
     shfl_case(0, "ABCDE", "shfl max_batch=0: no shuffling, FIFO");
     stack_case(true, "CBA", "reciprocating: one entry segment, newest first");
     stack_case(false, "ABC", "hemlock: FIFO");
+    parkinglot_case();
     printf("%d failures\n", failures);
     return failures ? 1 : 0;
 }

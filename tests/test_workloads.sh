@@ -2,8 +2,11 @@
 # Every locklab-bench workload end to end, under a queue lock and glibc's mutex:
 # exclusion holds, operations complete, the workload's extras are reported and
 # consistent, and bad parameters give exit 2 with one line.  No timing asserts.
+#   test_workloads.sh BENCH [SPEC...]: also runs every workload under each SPEC
+#   (exclusion holds, operations complete).
 set -u
 bench=$1
+shift
 DURATION=0.2 # long enough for both threads to be scheduled on a loaded 2-CPU machine
 . "$(dirname "$0")/lib.sh" # ok, bad, expect_error, finish
 
@@ -35,14 +38,7 @@ check_run() {
 }
 
 # Each workload: its extras, then one first-parameter name to give a bad value.
-while read -r wl extras first_param; do
-  extras=${extras//,/ }
-  [ "$extras" = - ] && extras=""
-  check_run "$wl runs" "$extras" -- "$wl"
-  expect_error "$wl unknown param" "$wl has no parameter 'nosuch'" -- "$bench" "$wl" --lock mcs --param nosuch=1
-  expect_error "$wl bad value" "bad value '-5' for --param $first_param" -- \
-    "$bench" "$wl" --lock mcs --param "$first_param=-5"
-done <<'TABLE'
+WORKLOADS=$(cat <<'TABLE'
 randarray l2_kib,l2_from_sysfs,private_kib,shared_kib private_ints
 ringwalker page_bytes ring_elems
 stress-latency - cs_iters
@@ -55,6 +51,28 @@ null-thread ns_per_thread,chains round
 thread-work ns_per_thread,chains,create_to_start_ns round
 thread-counter ns_per_increment cs_iters
 TABLE
+)
+while read -r wl extras first_param; do
+  extras=${extras//,/ }
+  [ "$extras" = - ] && extras=""
+  check_run "$wl runs" "$extras" -- "$wl"
+  expect_error "$wl unknown param" "$wl has no parameter 'nosuch'" -- "$bench" "$wl" --lock mcs --param nosuch=1
+  expect_error "$wl bad value" "bad value '-5' for --param $first_param" -- \
+    "$bench" "$wl" --lock mcs --param "$first_param=-5"
+done <<< "$WORKLOADS"
+
+# The specs given after BENCH: every workload (and mutexbench) runs under each.
+for spec in "$@"; do
+  while read -r wl _; do
+    out=$("$bench" "$wl" --lock "$spec" --threads 2 --duration "$DURATION" --json 2>&1); rc=$?
+    if [ $rc -eq 0 ] && [[ $out == *'"exclusion_ok":true'* ]] && [[ $(json_num "$out" ops) -gt 0 ]] 2>/dev/null; then
+      ok "$wl runs under $spec"
+    else
+      bad "$wl under $spec (rc=$rc): $out"
+    fi
+  done <<< "mutexbench
+$WORKLOADS"
+done
 
 # Consistency of the extras (counts and sizes, never timings).
 # expect NAME CONDITION: an awk expression over numbers read with json_num.
