@@ -10,7 +10,9 @@
  *   ll_lock_destroy(l);
  *
  * Spec grammar:  ALGO[-POLICY][:KEY=VALUE[,KEY=VALUE...]]
- *   ALGO    tas ttas backoff ticket ticket-pb anderson clh mcs k42 twa pthread
+ *   ALGO    tas ttas backoff ticket ticket-pb anderson clh mcs k42 twa mcscr lifocr loiter
+ *           acr cna hmcs mcscrn fissile shfl hemlock reciprocating parkinglot pthread
+ *           pthread-adaptive (`locklab-bench --list`)
  *   POLICY  spin (default) yield park stp astp   (see wait.h; not every lock
  *           supports every policy: `locklab-bench --list` shows the valid specs)
  *   KEYS    per algorithm and policy (`locklab-bench --list --verbose`)
