@@ -14,12 +14,16 @@
  *                  is handed the lock by the next release, so the releaser's
  *                  immediate try_acquire fails (without the handoff it succeeds:
  *                  the woken waiter would still be waking up)
+ *   fissile, shfl  the queue head (standby) past its patience raises the gate's
+ *                  impatient flag (arrivals stop barging) and clears it once it
+ *                  owns the lock
  * Thread i (in order of first use of locklab) is on virtual socket i % 2.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "locklab/fissile.h"
 #include "locklab/hemlock.h"
 #include "locklab/parkinglot.h"
 #include "locklab/reciprocating.h"
@@ -161,6 +165,48 @@ static void parkinglot_case(void)
     failures += barged;
 }
 
+/* ---- fissile, shfl: the standby's impatience ------------------------------------------------ */
+static ll_fissile_lock fis;
+static ll_shfl_lock shf;
+
+static void *gate_waiter(void *arg)
+{
+    if (arg == &fis) {
+        ll_fissile_acquire(&fis, &yield_wp);
+        ll_fissile_release(&fis, &yield_wp);
+    } else {
+        ll_shfl_acquire(&shf, &yield_wp);
+        ll_shfl_release(&shf, &yield_wp);
+    }
+    return NULL;
+}
+
+static void impatience_case(ll_ts_gate *g, void *lock, const char *name)
+{
+    pthread_t t;
+    bool fissile = lock == (void *)&fis;
+    if (fissile)
+        ll_fissile_acquire(&fis, &yield_wp);
+    else
+        ll_shfl_acquire(&shf, &yield_wp);
+    test_start(&t, gate_waiter, lock);
+    uint64_t deadline = ll_now_ns() + 2000000000ull;
+    /* relaxed: the flag carries no data (ts_gate.h) */
+    while (ll_load_relaxed(&g->impatient) == 0 && ll_now_ns() < deadline)
+        ll_yield();
+    bool raised = ll_load_relaxed(&g->impatient) != 0;
+    if (fissile)
+        ll_fissile_release(&fis, &yield_wp);
+    else
+        ll_shfl_release(&shf, &yield_wp);
+    test_join_n(&t, 1);
+    bool cleared = ll_load_relaxed(&g->impatient) == 0;
+    int ok = raised && cleared;
+    printf("%s %s: the standby raises impatient past its patience (%s) and clears it once it owns the lock (%s)\n",
+           ok ? "ok  " : "FAIL", name, raised ? "raised" : "never raised", cleared ? "cleared" : "still set");
+    failures += !ok;
+}
+
 /* Start and join one thread that touches locklab: the next thread gets the next virtual socket. */
 static void *register_thread(void *arg)
 {
@@ -187,6 +233,10 @@ int main(void)
     stack_case(true, "CBA", "reciprocating: one entry segment, newest first");
     stack_case(false, "ABC", "hemlock: FIFO");
     parkinglot_case();
+    ll_fissile_init(&fis, 0); /* patience 0: impatient at once */
+    impatience_case(&fis.gate, &fis, "fissile patience_ns=0");
+    ll_shfl_init(&shf, LL_SHFL_DEFAULT_MAX_BATCH, 0);
+    impatience_case(&shf.gate, &shf, "shfl patience_ns=0");
     printf("%d failures\n", failures);
     return failures ? 1 : 0;
 }

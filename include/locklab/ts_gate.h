@@ -19,7 +19,9 @@ LL_INLINE void ll_ts_gate_init(ll_ts_gate *g)
     ll_store_relaxed(&g->locked, 0);
     ll_store_relaxed(&g->impatient, 0);
 }
-/* An arrival's (or a try-acquire's) one attempt: barge, unless the standby is impatient. */
+/* An arrival's (or a try-acquire's) one attempt: barge, unless the standby is impatient
+ * (then a try-acquire fails even if the word is free for an instant: the standby is about
+ * to take it, and a loop of try-acquires must not starve it). */
 LL_INLINE bool ll_ts_gate_try(ll_ts_gate *g)
 {
     uint32_t free_ = 0;
