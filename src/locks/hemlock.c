@@ -117,15 +117,20 @@ bool ll_hemlock_is_locked(ll_hemlock_lock *l)
 /* ---- release --------------------------------------------------------------------------- */
 
 /* Wait until our successor cleared our grant: it is running (or was just woken), so
- * this is short; yield now and then in case it was preempted. */
+ * this is short; yield now and then in case it was preempted, and sleep if we run a
+ * real-time policy (ll_spin_steps: the successor may be a lower-priority thread on our
+ * CPU, which a spin or a yield would never let run; as ll_await_link does). */
 static void hem_await_ack(hem_element *me)
 {
+    uint32_t steps = 0;
     /* acquire: pairs with the acknowledging release store in hem_wait */
-    for (uint32_t steps = 1; ll_load_acquire(&me->grant) != NULL; steps++)
+    while (ll_load_acquire(&me->grant) != NULL) {
+        ll_spin_steps(&steps, 1);
         if ((steps & 255) == 0)
             ll_yield();
         else
             ll_pause();
+    }
 }
 
 LL_COLD static void hem_hand_over(ll_hemlock_lock *l, hem_element *me, ll_wait_policy *wp)
