@@ -38,6 +38,10 @@
  * exited and its thread-local element gone.  The grant word is a pointer, so
  * waiting on it takes the extra 32-bit wake word (futexes are 32-bit).
  *
+ * The thread is its element: release must run on the pthread that acquired
+ * (as POSIX requires of a mutex; the lightweight-thread runtime acquires and
+ * releases its locks on one worker).
+ *
  * Fairness: strict FIFO (each waiter is served by its predecessor).
  * Footprint: 8 bytes per lock; one element per thread (grant + wake, 16 B,
  * on its own cache line), nothing per held lock or per waiting thread
