@@ -76,9 +76,23 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     return 0;
 }
 LL_LOCK_ADAPTER(ll_backoff_lock, ll_backoff)
+/* Timed: the waiters' own backoff loop, until the deadline (barging, as they are). */
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    (void)wp;
+    ll_backoff_lock *l = (ll_backoff_lock *)s;
+    uint64_t cap = l->min_delay;
+    while (!try_once(l)) {
+        if (ll_now_ns() >= deadline_ns)
+            return false;
+        ll_backoff_step(&cap, cap < l->max_delay ? l->max_delay : cap); /* as backoff_acquire_slow */
+    }
+    return true;
+}
 
 const ll_lock_ops ll_lock_backoff = {
     "backoff", "Anderson, Lazowska, Levy 1989 §4 (Ethernet-style backoff)",
     "TTAS with randomized exponential backoff", "none (newcomers favoured; starvation possible)", LL_SPIN_ONLY,
     params, sizeof(ll_backoff_lock), sizeof(ll_backoff_lock), 0, init, NULL, acquire, try_acquire, release,
+    acquire_until,
 };

@@ -131,6 +131,30 @@ uint32_t ll_wait_while_eq_until(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_
     }
 }
 
+bool ll_spin_try_until(const ll_wait_policy *wp, ll_ready_fn try_acquire, void *ctx, uint64_t deadline_ns)
+{
+    for (uint32_t steps = 0, i = 1;; i++) {
+        if (try_acquire(ctx))
+            return true;
+        if ((i % STEPS_PER_ROUND) == 0 && ll_now_ns() >= deadline_ns)
+            return false;
+        ll_wait_relax(wp, &steps);
+    }
+}
+
+uint32_t ll_wait_while_eq_or_leave(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_t busy, ll_parker *self,
+                                   uint64_t deadline_ns)
+{
+    /* acquire (inside): pairs with the release half of the exchange in ll_grant_word */
+    uint32_t v = ll_wait_while_eq_until(wp, word, busy, self, deadline_ns);
+    /* acq_rel.  release (success): our earlier writes to the node, before the holder that
+     * finds it abandoned takes it over (pairs with the acquire half of ll_grant_word's
+     * exchange); acquire (failure: a grant came first): the critical section before it */
+    if (v == busy && ll_cas(word, &v, LL_WAIT_ABANDONED, LL_ACQ_REL))
+        return LL_WAIT_ABANDONED;
+    return v;
+}
+
 /* ---- shared wait words -------------------------------------------------------------- */
 
 typedef struct { ll_atomic_u32 *w; uint32_t observed; } word_moved_ctx;
