@@ -78,6 +78,8 @@ void ll_wait_policy_init(ll_wait_policy *wp, const ll_wait_ops *ops, uint64_t sp
 /* Spin (and yield, per policy) until ready(ctx) or the budget is spent.
  * Returns true if ready.  Spin and yield policies never give up. */
 bool ll_spin_phase(ll_wait_policy *wp, ll_ready_fn ready, void *ctx);
+/* The same, but never past deadline_ns (ll_now_ns clock; spin and yield policies too). */
+bool ll_spin_phase_until(ll_wait_policy *wp, ll_ready_fn ready, void *ctx, uint64_t deadline_ns);
 
 /* ---- what a lock may ask of a policy (locks never read wp->ops themselves) -------- */
 /* Can a waiter under wp block in the kernel?  Then a waker must unpark it
@@ -226,6 +228,9 @@ void ll_waitword_wait(ll_wait_policy *wp, ll_atomic_u32 *w, uint32_t observed, l
 /* The same without the spin phase: announce (set bit 0), re-check, sleep.  For
  * callers that spun on something else first (a TWA short-term waiter). */
 void ll_waitword_sleep(ll_atomic_u32 *w, uint32_t observed, ll_ready_fn still_waiting, void *ctx);
+/* The same, giving up at deadline_ns (ll_now_ns clock): false if it passed while asleep. */
+bool ll_waitword_sleep_until(ll_atomic_u32 *w, uint32_t observed, ll_ready_fn still_waiting, void *ctx,
+                             uint64_t deadline_ns);
 /* Advance the word (faa STEP) and wake its sleepers, if any. */
 void ll_waitword_bump(ll_atomic_u32 *w);
 /* Store a new value (bit 0 clear) into w and wake its sleepers, if any. */
