@@ -25,15 +25,22 @@ static bool try_once(ll_backoff_lock *l)
     return ll_load_relaxed(&l->held) == 0 && ll_xchg(&l->held, 1, LL_ACQUIRE) == 0; /* acquire: pairs with ll_backoff_release */
 }
 
-LL_COLD static void backoff_acquire_slow(ll_backoff_lock *l)
+/* The waiters' loop: back off, then try, until the lock is ours (true) or deadline_ns
+ * (LL_NO_DEADLINE: never) passes (false). */
+static bool backoff_wait(ll_backoff_lock *l, uint64_t deadline_ns)
 {
     uint64_t cap = l->min_delay;
     uint32_t steps = 0;
     do {
+        if (deadline_ns != LL_NO_DEADLINE && ll_now_ns() >= deadline_ns)
+            return false;
         ll_spin_steps(&steps, (uint32_t)cap + 1); /* a real-time caller sleeps (wait.h) */
         ll_backoff_step(&cap, cap < l->max_delay ? l->max_delay : cap); /* a min above max (expert API) stays */
     } while (!try_once(l));
+    return true;
 }
+
+LL_COLD static void backoff_acquire_slow(ll_backoff_lock *l) { (void)backoff_wait(l, LL_NO_DEADLINE); }
 
 void ll_backoff_init(ll_backoff_lock *l, uint32_t min_delay, uint32_t max_delay)
 {
@@ -80,14 +87,7 @@ LL_LOCK_ADAPTER(ll_backoff_lock, ll_backoff)
 static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 {
     (void)wp;
-    ll_backoff_lock *l = (ll_backoff_lock *)s;
-    uint64_t cap = l->min_delay;
-    while (!try_once(l)) {
-        if (ll_now_ns() >= deadline_ns)
-            return false;
-        ll_backoff_step(&cap, cap < l->max_delay ? l->max_delay : cap); /* as backoff_acquire_slow */
-    }
-    return true;
+    return try_once((ll_backoff_lock *)s) || backoff_wait((ll_backoff_lock *)s, deadline_ns);
 }
 
 const ll_lock_ops ll_lock_backoff = {
