@@ -4,7 +4,7 @@
 # violations (issue 13).  Used by `make soak HOURS=N`.
 #   soak.sh BUILD_DIR HOURS [LOG]
 # Each round takes every spec of `locklab-bench --list` in a random order and runs
-# the validator's four clients (counter, nested, trylock, mixed) on it with a random
+# the validator's five clients (counter, nested, trylock, mixed, timed) on it with a random
 # thread count (2, 3, 8 or 16) for SOAK_CASE_SECONDS (default 1) each; every 10th
 # spec also runs one interposer test case (mutex, sync, threads or mix) under it.
 # Each round starts with the validator's deliberately broken lock, which must be caught.
@@ -49,7 +49,7 @@ while [ "$(date +%s)" -lt "$deadline" ]; do
         out=$("$validator" --lock "$spec" --client all --threads "$t" --duration "$case_seconds" 2>&1)
         rc=$?
         printf '%s\n' "$out" >>"$log"
-        while read -r verdict _ _ _ acq; do
+        while read -r verdict _ _ _ acq _; do # (the timed client appends timeouts=N)
             case $verdict in
             ok) acquired=$((acquired + ${acq#acquisitions=})); cases=$((cases + 1)) ;;
             FAIL) violations=$((violations + 1)); cases=$((cases + 1)) ;;

@@ -12,10 +12,13 @@
  *   mixed     alternate between the lock under test and a lock of another
  *             algorithm (mcs-park, or clh-park for mcs locks): queue nodes are
  *             recycled across lock types while late releasers may still look
+ *   timed     half the attempts are timed acquires with very short timeouts
+ *             (0-4 us: many give up, some right as the lock reaches them), the
+ *             other half acquire: waiters leave the queue while others are granted
  * A deliberately broken lock (test-then-set with a gap) must be caught: that
  * is the test that proves the checker can fail.
  *
- *   validator [--client counter|nested|trylock|all] [--threads N] [--duration S]
+ *   validator [--client counter|nested|trylock|mixed|timed|all] [--threads N] [--duration S]
  *             [--lock SPEC]... [--broken]
  * Prints one line per case and "N passed, N failed".  Exit 0 iff all passed
  * (with --broken: iff the broken lock was caught).
@@ -68,10 +71,14 @@ typedef struct lut {
 static void lut_acquire(lut *l) { l->handle ? ll_lock_acquire(l->handle) : broken_acquire(&l->broken_word, &l->wp); }
 static bool lut_try(lut *l) { return l->handle ? ll_lock_try_acquire(l->handle) : broken_try(&l->broken_word, &l->wp); }
 static void lut_release(lut *l) { l->handle ? ll_lock_release(l->handle) : broken_release(&l->broken_word, &l->wp); }
+static bool lut_timed(lut *l, uint64_t ns)
+{
+    return l->handle ? ll_lock_acquire_for(l->handle, ns) : broken_try(&l->broken_word, &l->wp);
+}
 
 /* ---- clients ------------------------------------------------------------------------ */
-enum client { COUNTER, NESTED, TRYLOCK, MIXED, NCLIENTS };
-static const char *const client_names[] = {"counter", "nested", "trylock", "mixed"};
+enum client { COUNTER, NESTED, TRYLOCK, MIXED, TIMED, NCLIENTS };
+static const char *const client_names[] = {"counter", "nested", "trylock", "mixed", "timed"};
 
 typedef struct shared {
     lut *a, *b;
@@ -81,6 +88,7 @@ typedef struct shared {
     uint64_t counter_b;                       /* plain data, protected by b */
     int inside;                               /* plain occupancy count, protected by a */
     int violations;                           /* plain, protected by a (only if it works...) */
+    LL_ALIGNED(LL_SECTOR) ll_atomic_u64 timeouts; /* timed: acquires that gave up (a statistic) */
 } shared;
 
 typedef struct worker {
@@ -134,9 +142,15 @@ static void *worker_main(void *arg)
             break;
         case COUNTER:
         case TRYLOCK: /* trylock: every other acquisition, by this thread's parity */
+        case TIMED:   /* timed: likewise, with a timeout of 0-4 us */
             if (sh->client == TRYLOCK && ((n + (uint64_t)w->index) & 1)) {
                 if (!lut_try(sh->a)) {
                     ll_pause();
+                    continue;
+                }
+            } else if (sh->client == TIMED && ((n + (uint64_t)w->index) & 1)) {
+                if (!lut_timed(sh->a, ll_rand_below(4000))) {
+                    ll_faa(&sh->timeouts, 1, LL_RELAXED); /* relaxed: a statistic */
                     continue;
                 }
             } else {
@@ -153,6 +167,8 @@ static void *worker_main(void *arg)
     w->acquired = n;
     return NULL;
 }
+
+static uint64_t last_timeouts; /* the timed client's give-ups in the last case */
 
 /* Runs one case; returns 1 if mutual exclusion held (nested/mixed: for both locks). */
 static int run_case(lut *a, lut *b, enum client c, int threads, double seconds, uint64_t *total_out)
@@ -179,6 +195,7 @@ static int run_case(lut *a, lut *b, enum client c, int threads, double seconds, 
     }
     int ok = sh->counter_a == total && sh->violations == 0 && ((c != NESTED && c != MIXED) || sh->counter_b == total);
     *total_out = total;
+    last_timeouts = ll_load_relaxed(&sh->timeouts); /* relaxed: the workers were joined */
     free(ws);
     free(sh);
     return ok;
@@ -233,8 +250,11 @@ static void validate(const char *spec, enum client c, int threads, double second
     if (total == 0)
         ok = 0;
     alarm(0);
-    printf("%-6s %-16s %-8s threads=%d acquisitions=%llu\n", ok ? "ok" : "FAIL", spec ? spec : "broken",
+    printf("%-6s %-16s %-8s threads=%d acquisitions=%llu", ok ? "ok" : "FAIL", spec ? spec : "broken",
            client_names[c], threads, (unsigned long long)total);
+    if (c == TIMED)
+        printf(" timeouts=%llu", (unsigned long long)last_timeouts);
+    printf("\n");
     fflush(stdout);
     ok ? passed++ : failed++;
     free_lut(a);
@@ -271,7 +291,7 @@ int main(int argc, char **argv)
                 if (strcmp(c, client_names[k]) == 0)
                     clients = 1 << k;
             if (!clients) {
-                fprintf(stderr, "validator: unknown client '%s' (valid: counter, nested, trylock, mixed, all)\n", c);
+                fprintf(stderr, "validator: unknown client '%s' (valid: counter, nested, trylock, mixed, timed, all)\n", c);
                 return 2;
             }
         } else {

@@ -36,6 +36,9 @@ void ll_acr_params_init(ll_acr_params *p, uint64_t spin_ns, uint64_t patience_ns
 
 void ll_acr_init(ll_acr_lock *l);
 void ll_acr_acquire_slow(ll_acr_lock *l, const ll_acr_params *p);
+/* Timed acquire: false if ll_now_ns() reached deadline_ns first (the waiter leaves the
+ * spinners, the passive queue or the standby role without a trace). */
+bool ll_acr_acquire_until(ll_acr_lock *l, const ll_acr_params *p, uint64_t deadline_ns);
 void ll_acr_release_slow(ll_acr_lock *l, uint32_t state);
 
 LL_INLINE bool ll_acr_try_acquire(ll_acr_lock *l)

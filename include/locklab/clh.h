@@ -22,6 +22,8 @@ typedef struct ll_clh_lock {
 void ll_clh_init(ll_clh_lock *l);
 void ll_clh_destroy(ll_clh_lock *l); /* the lock must be free: returns its node to the cache */
 LL_LOCK_VERBS(ll_clh, ll_clh_lock);
+/* Timed acquire: false if ll_now_ns() reached deadline_ns first (clh.c, "Timed acquire"). */
+bool ll_clh_acquire_until(ll_clh_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 #ifdef __cplusplus
 }
 #endif

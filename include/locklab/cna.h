@@ -43,6 +43,9 @@ typedef struct ll_cna_params {
 /* The node must stay valid from acquire until the matching release returns. */
 void ll_cna_acquire(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp);
 bool ll_cna_try_acquire(ll_cna_lock *l, ll_cna_node *me);
+/* Timed acquire: false if ll_now_ns() reached deadline_ns first.  me must come from
+ * ll_qnode_get(): on false it belongs to the lock (abandoned; a later release recycles it). */
+bool ll_cna_acquire_until(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, uint64_t deadline_ns);
 /* Release with the default tunables. */
 void ll_cna_release(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp);
 /* init: as LL_CNA_INITIALIZER; is_locked: a snapshot (tail is NULL only when free). As mcs. */

@@ -20,6 +20,8 @@ typedef struct ll_hmcs_node {
 typedef struct ll_hmcs_socket {
     LL_ALIGNED(LL_SECTOR) ll_atomic_ptr tail;
     LL_ALIGNED(LL_SECTOR) ll_mcs_node global_node; /* used by the socket's current cohort head only */
+    ll_mcs_node *global_holder; /* the node the cohort holds the global lock with: global_node, or a
+                                   timed cohort head's cache node (hmcs.c); holder only */
 } ll_hmcs_socket;
 
 typedef struct ll_hmcs_lock {
@@ -39,6 +41,10 @@ uint32_t ll_hmcs_socket_of_caller(const ll_hmcs_lock *l);
 void ll_hmcs_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp);
 bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp);
 void ll_hmcs_release(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp);
+/* Timed acquire: false if ll_now_ns() reached deadline_ns first.  me must come from
+ * ll_qnode_get(): on false it belongs to the lock (hmcs.c, "Timed acquire"). */
+bool ll_hmcs_acquire_until(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp,
+                           uint64_t deadline_ns);
 /* is_locked: a snapshot, for assertions and statistics.  The holder holds the
  * global lock (a cohort passes it on without freeing it), which is free only
  * when no socket holds or waits for it. */

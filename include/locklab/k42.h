@@ -13,6 +13,8 @@ typedef struct ll_k42_lock {
 #define LL_K42_INITIALIZER { LL_ATOMIC_INIT(NULL), LL_ATOMIC_INIT(NULL) }
 void ll_k42_init(ll_k42_lock *l);
 LL_LOCK_VERBS(ll_k42, ll_k42_lock);
+/* Timed acquire: false if ll_now_ns() reached deadline_ns first (k42.c, "Timed acquire"). */
+bool ll_k42_acquire_until(ll_k42_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 #ifdef __cplusplus
 }
 #endif

@@ -32,6 +32,8 @@ void ll_lifocr_init(ll_lifocr_lock *l, uint32_t fairness, uint32_t patience_ns);
 /* No node in the API: a contended acquire takes one from the per-thread cache
  * and returns it as soon as it owns the lock (the granting holder unlinked it). */
 LL_LOCK_VERBS(ll_lifocr, ll_lifocr_lock);
+/* Timed acquire: false if ll_now_ns() reached deadline_ns first (lifocr.c, "Timed acquire"). */
+bool ll_lifocr_acquire_until(ll_lifocr_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 #ifdef __cplusplus
 }
 #endif

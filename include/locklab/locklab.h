@@ -41,6 +41,11 @@ void ll_lock_acquire(ll_lock *lock);
 /* true if acquired; every lock in locklab supports it. */
 bool ll_lock_try_acquire(ll_lock *lock);
 void ll_lock_release(ll_lock *lock);
+/* Acquire, or give up after timeout_ns: true if acquired.  The caller waits as
+ * ll_lock_acquire's waiters do (queued, same policy) and leaves at the deadline
+ * (each lock's header, "Timed acquire"); a lock without a timed acquire of its own
+ * (a peer's) polls try_acquire. */
+bool ll_lock_acquire_for(ll_lock *lock, unsigned long long timeout_ns);
 /* Canonical spec of the lock, e.g. "mcs-stp:spin_ns=35000". */
 const char *ll_lock_name(const ll_lock *lock);
 /* Spin budget of its waiting policy in ns (stp: fixed, astp: upper bound), 0 if none. */

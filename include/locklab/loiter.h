@@ -26,6 +26,8 @@ typedef struct ll_loiter_lock {
 void ll_loiter_init(ll_loiter_lock *l, uint64_t spin_ns, uint64_t patience_ns, uint32_t max_spinners);
 void ll_loiter_acquire(ll_loiter_lock *l);
 bool ll_loiter_try_acquire(ll_loiter_lock *l);
+/* Timed acquire: false if ll_now_ns() reached deadline_ns first (loiter.c, "Timed acquire"). */
+bool ll_loiter_acquire_until(ll_loiter_lock *l, uint64_t deadline_ns);
 void ll_loiter_release(ll_loiter_lock *l);
 bool ll_loiter_is_locked(ll_loiter_lock *l); /* a snapshot: the outer lock's LOCKED bit */
 #ifdef __cplusplus

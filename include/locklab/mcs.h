@@ -24,6 +24,9 @@ typedef struct ll_mcs_lock { ll_atomic_ptr tail; } ll_mcs_lock;
 void ll_mcs_acquire(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp);
 bool ll_mcs_try_acquire(ll_mcs_lock *l, ll_mcs_node *me);
 void ll_mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp);
+/* Timed acquire: false if ll_now_ns() reached deadline_ns first.  me must come from
+ * ll_qnode_get(): on false it belongs to the lock (recycled by a later release). */
+bool ll_mcs_acquire_until(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp, uint64_t deadline_ns);
 /* init: as LL_MCS_INITIALIZER (relaxed: like pthread_mutex_init, publish the lock yourself). */
 LL_INLINE void ll_mcs_init(ll_mcs_lock *l) { ll_store_relaxed(&l->tail, NULL); }
 /* is_locked: a snapshot, for assertions and statistics (tail is NULL only when free). */

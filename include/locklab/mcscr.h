@@ -41,6 +41,9 @@ void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint3
 /* The node must stay valid from acquire until the matching release returns. */
 void ll_mcscr_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);
 void ll_mcscr_release(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);
+/* Timed acquire: false if ll_now_ns() reached deadline_ns first.  me must come from
+ * ll_qnode_get(): on false it belongs to the lock (mcscr.c, "Timed acquire"). */
+bool ll_mcscr_acquire_until(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp, uint64_t deadline_ns);
 /* As MCS: CAS tail NULL -> me, so it fails while anyone is queued (with cpu_aware=1 it
  * may succeed while passive threads wait: they are the holder's to serve). */
 bool ll_mcscr_try_acquire(ll_mcscr_lock *l, ll_mcscr_node *me);

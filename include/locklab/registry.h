@@ -43,6 +43,12 @@ typedef struct ll_lock_ops {
     void (*acquire)(void *state, ll_wait_policy *wp);
     bool (*try_acquire)(void *state, ll_wait_policy *wp);
     void (*release)(void *state, ll_wait_policy *wp);
+    /* Timed acquire (may be NULL: then callers can only poll try_acquire): acquire, or give
+     * up once ll_now_ns() reaches deadline_ns and return false, leaving the lock as if this
+     * caller had never come; it waits as acquire does (same queue, same policy), spinning
+     * then parking until the deadline.  Each lock's header says how it leaves, and how many
+     * handovers a timed waiter may have to let pass ("Timed acquire"; docs/interposer.md). */
+    bool (*acquire_until)(void *state, ll_wait_policy *wp, uint64_t deadline_ns);
 } ll_lock_ops;
 
 /* Does the algorithm block its waiters in the kernel by itself, whatever the
@@ -127,6 +133,19 @@ extern const ll_lock_ops *const ll_peer_locks[];
         ll_qnode_put(me);                                                                \
     }
 #define LL_QUEUE_LOCK_ADAPTER(STATE, NODE, PREFIX) LL_QUEUE_LOCK_ADAPTER_NAMED(STATE, NODE, PREFIX, )
+/* The timed verb of such a lock, PREFIX_acquire_until(lock *, node *, wp, deadline_ns):
+ * defines static acquire_until.  The node comes from the per-thread cache; on a
+ * timeout it is the lock's (an abandoned node, recycled by the releaser who finds it). */
+#define LL_QUEUE_LOCK_ADAPTER_UNTIL(STATE, NODE, PREFIX)                                     \
+    static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)         \
+    {                                                                                    \
+        STATE *st = (STATE *)s;                                                          \
+        NODE *me = (NODE *)ll_qnode_get();                                               \
+        if (!PREFIX##_acquire_until(&st->lock, me, wp, deadline_ns))                     \
+            return false; /* me is the lock's now */                                     \
+        st->holder = me;                                                                 \
+        return true;                                                                     \
+    }
 const ll_lock_ops *ll_lock_find_algorithm(const char *name);
 
 /* Parsed spec, for tools (the bench's --list --verbose, tests). */

@@ -15,6 +15,8 @@ typedef struct ll_twa_lock {
 #define LL_TWA_INITIALIZER { LL_TICKET_INITIALIZER, LL_TWA_DEFAULT_THRESHOLD }
 void ll_twa_init(ll_twa_lock *l, uint32_t threshold);
 LL_LOCK_VERBS(ll_twa, ll_twa_lock);
+/* Timed acquire: false if ll_now_ns() reached deadline_ns first (twa.c, "Timed acquire"). */
+bool ll_twa_acquire_until(ll_twa_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 #ifdef __cplusplus
 }
 #endif

@@ -36,6 +36,14 @@ extern "C" {
 #endif
 
 #define LL_SPIN_FOREVER UINT64_MAX
+#define LL_NO_DEADLINE UINT64_MAX /* the deadline_ns of a wait without one */
+
+/* ns, or less if deadline_ns (ll_now_ns clock) comes sooner: a spin budget cut to a deadline. */
+LL_INLINE uint64_t ll_ns_before(uint64_t deadline_ns, uint64_t ns)
+{
+    uint64_t now = ll_now_ns(), left = deadline_ns > now ? deadline_ns - now : 0;
+    return ns < left ? ns : left;
+}
 
 typedef struct ll_wait_policy ll_wait_policy;
 typedef struct ll_wait_ops {
@@ -70,6 +78,8 @@ void ll_wait_policy_init(ll_wait_policy *wp, const ll_wait_ops *ops, uint64_t sp
 /* Spin (and yield, per policy) until ready(ctx) or the budget is spent.
  * Returns true if ready.  Spin and yield policies never give up. */
 bool ll_spin_phase(ll_wait_policy *wp, ll_ready_fn ready, void *ctx);
+/* The same, but never past deadline_ns (ll_now_ns clock; spin and yield policies too). */
+bool ll_spin_phase_until(ll_wait_policy *wp, ll_ready_fn ready, void *ctx, uint64_t deadline_ns);
 
 /* ---- what a lock may ask of a policy (locks never read wp->ops themselves) -------- */
 /* Can a waiter under wp block in the kernel?  Then a waker must unpark it
@@ -101,6 +111,30 @@ LL_INLINE uint32_t ll_wait_while_eq(ll_wait_policy *wp, ll_atomic_u32 *word, uin
  * too stop at the deadline), then parks until woken or the deadline. */
 uint32_t ll_wait_while_eq_until(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_t busy, ll_parker *self,
                                 uint64_t deadline_ns);
+/* ---- leaving a local wait (timed waiters of queue locks) ----------------------- */
+/* A timed waiter waiting on its own word leaves at its deadline by one CAS from busy
+ * to LL_WAIT_ABANDONED; a holder grants such a word with ll_grant_word, an exchange,
+ * which tells whether the waiter had left first.  The one word decides the race:
+ * exactly one of them wins.  (mcs_queue.h, "timed acquire", tells what a holder does
+ * with an abandoned node.)  No lock uses this value as a busy or granted value. */
+#define LL_WAIT_ABANDONED 0xfffffffeu
+/* Wait until *word != busy (the new value, acquire) or deadline_ns (ll_now_ns); then
+ * CAS busy -> LL_WAIT_ABANDONED.  Returns the granted value, or LL_WAIT_ABANDONED: the
+ * waiter left, and whatever holds the word is no longer the caller's. */
+uint32_t ll_wait_while_eq_or_leave(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_t busy, ll_parker *self,
+                                   uint64_t deadline_ns);
+/* Grant a word a waiter may leave: exchange value in; false if the waiter had left
+ * (the word read LL_WAIT_ABANDONED): then the caller did not hand anything over. */
+LL_INLINE bool ll_grant_word(ll_atomic_u32 *word, uint32_t value)
+{
+    /* acq_rel.  release: the critical section (and whatever the holder wrote for the
+     * grantee) to the waiter's acquire load in ll_wait_while_eq(_until/_or_leave).
+     * acquire: a departure, i.e. the departed waiter's writes before its release CAS in
+     * ll_wait_while_eq_or_leave, before the holder takes over its node.  An exchange, not
+     * a store: it must see a departure that came first. */
+    return ll_xchg(word, value, LL_ACQ_REL) != LL_WAIT_ABANDONED;
+}
+
 /* Handover in two steps, because after the handover store the lock (and the
  * policy, which lives in it) may already be released and destroyed:
  *   ll_parker *p = ll_wait_wakee(wp, succ->parker);   // before the store
@@ -158,6 +192,11 @@ LL_INLINE void ll_spin_steps(uint32_t *steps, uint32_t n)
 void ll_wait_set_realtime_hook(void (*hook)(void));
 
 /* ---- global spinning --------------------------------------------------------------- */
+/* The timed acquire of a barging lock: try(ctx) until it succeeds (true) or deadline_ns
+ * (ll_now_ns clock) passes (false), with ll_wait_relax between tries, as the lock's own
+ * spinning waiters do (tas, ttas). */
+bool ll_spin_try_until(const ll_wait_policy *wp, ll_ready_fn try_acquire, void *ctx, uint64_t deadline_ns);
+
 /* One polite delay step inside a global spin loop (PAUSE, a yield every 64th step under
  * a yielding policy, a sleep under a real-time policy: ll_spin_steps). */
 LL_INLINE void ll_wait_relax(const ll_wait_policy *wp, uint32_t *steps)
@@ -189,6 +228,9 @@ void ll_waitword_wait(ll_wait_policy *wp, ll_atomic_u32 *w, uint32_t observed, l
 /* The same without the spin phase: announce (set bit 0), re-check, sleep.  For
  * callers that spun on something else first (a TWA short-term waiter). */
 void ll_waitword_sleep(ll_atomic_u32 *w, uint32_t observed, ll_ready_fn still_waiting, void *ctx);
+/* The same, giving up at deadline_ns (ll_now_ns clock): false if it passed while asleep. */
+bool ll_waitword_sleep_until(ll_atomic_u32 *w, uint32_t observed, ll_ready_fn still_waiting, void *ctx,
+                             uint64_t deadline_ns);
 /* Advance the word (faa STEP) and wake its sleepers, if any. */
 void ll_waitword_bump(ll_atomic_u32 *w);
 /* Store a new value (bit 0 clear) into w and wake its sleepers, if any. */

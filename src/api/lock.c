@@ -92,6 +92,15 @@ void ll_lock_destroy(ll_lock *l)
 void ll_lock_acquire(ll_lock *l) { l->ops->acquire(l->state, &l->wp); }
 bool ll_lock_try_acquire(ll_lock *l) { return l->ops->try_acquire(l->state, &l->wp); }
 void ll_lock_release(ll_lock *l) { l->ops->release(l->state, &l->wp); }
+
+static bool try_handle(void *l) { return ll_lock_try_acquire((ll_lock *)l); }
+bool ll_lock_acquire_for(ll_lock *l, unsigned long long timeout_ns)
+{
+    uint64_t deadline = ll_now_ns() + timeout_ns;
+    if (l->ops->acquire_until)
+        return l->ops->acquire_until(l->state, &l->wp, deadline);
+    return ll_spin_try_until(&l->wp, try_handle, l, deadline); /* a peer: polls */
+}
 const char *ll_lock_name(const ll_lock *l) { return l->name; }
 unsigned long long ll_lock_spin_ns(const ll_lock *l) { return l->wp.ops->has_budget ? l->wp.spin_ns : 0; }
 bool ll_lock_never_parks(const ll_lock *l) { return ll_spec_never_parks(l->ops, l->wp.ops); }

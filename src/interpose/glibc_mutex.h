@@ -20,11 +20,13 @@ int lp_real_mutex_destroy(pthread_mutex_t *m);
 int lp_real_mutex_lock(pthread_mutex_t *m);
 int lp_real_mutex_trylock(pthread_mutex_t *m);
 int lp_real_mutex_unlock(pthread_mutex_t *m);
+int lp_real_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime);
 
 #define pthread_mutex_init lp_real_mutex_init
 #define pthread_mutex_destroy lp_real_mutex_destroy
 #define pthread_mutex_lock lp_real_mutex_lock
 #define pthread_mutex_trylock lp_real_mutex_trylock
 #define pthread_mutex_unlock lp_real_mutex_unlock
+#define pthread_mutex_timedlock lp_real_mutex_timedlock
 
 #endif

@@ -14,14 +14,18 @@
  * pthread_mutex_destroy of a held mutex: EBUSY; a destroyed mutex answers
  * EINVAL (glibc's answer: mutex.h).
  *
- * Timed acquisition (timedlock, clocklock) over an arbitrary lock: one
- * try_acquire, then (EINVAL if tv_nsec is out of range, as glibc checks it
- * only when it would block) a bounded wait: try_acquire polls, spinning for
- * LP_DEFAULT_SPIN_NS, then sleeping with a delay that doubles from 1 us to
- * 1 ms, until the deadline.  Fairness caveat: a timed waiter is not queued in
- * the lock, so under sustained contention of a FIFO lock it may time out
- * although the lock was released many times (it only gets it when it polls
- * while the lock happens to be free).
+ * Timed acquisition (timedlock, clocklock): one try_acquire, then (EINVAL if
+ * tv_nsec is out of range, as glibc checks it only when it would block) the
+ * lock's own timed acquire (ops->acquire_until, registry.h): the timed waiter
+ * queues and waits as any waiter does and leaves at the deadline, so it is
+ * served within the lock's own bound (docs/interposer.md, "Timed locks", has
+ * each lock's).  The deadline is converted to the monotonic clock; if the
+ * caller's clock says it has not passed yet when the lock gives up (a
+ * CLOCK_REALTIME set back), it waits again.  A lock without acquire_until (the
+ * peers') is polled: try_acquire, spinning for LP_DEFAULT_SPIN_NS, then
+ * sleeping 1 us doubling to 1 ms; such a waiter is not queued, so under
+ * sustained contention of a FIFO lock it may time out although the lock
+ * changed hands many times.
  *
  * fork: a mutex the forking thread held at the fork is repaired by its unlock
  * in the child (its lock re-initialised, not handed to a parent thread the
@@ -309,6 +313,21 @@ const ll_mutex_iface lp_mutex_iface = {iface_lock, iface_unlock};
 
 /* ---- timed acquisition ---------------------------------------------------------------- */
 
+/* The lock's own timed acquire (acr inline, or ops->acquire_until) until abstime on clock. */
+static bool ops_acquire_until(lock_ref r, clockid_t clock, const struct timespec *abstime)
+{
+    for (;;) {
+        struct timespec now;
+        clock_gettime(clock, &now);
+        if (!before(&now, abstime))
+            return false;
+        uint64_t deadline = ll_now_ns() + ns_between(&now, abstime);
+        if (lp_cfg.acr_inline ? ll_acr_acquire_until((ll_acr_lock *)r.state, &lp_cfg.acr, deadline)
+                              : lp_cfg.ops->acquire_until(r.state, r.wp, deadline))
+            return true;
+    }
+}
+
 static int lock_acquire_until(lp_mutex *m, void *pc, clockid_t clock, const struct timespec *abstime)
 {
     lock_ref r = lock_of(m, pc);
@@ -326,6 +345,17 @@ static int lock_acquire_until(lp_mutex *m, void *pc, clockid_t clock, const stru
     if (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000)
         return EINVAL;
     uint64_t t0 = ll_now_ns(), spin_until = t0 + LP_DEFAULT_SPIN_NS;
+    if (lp_cfg.acr_inline || lp_cfg.ops->acquire_until) {
+        lp_note_spinning_thread();
+        if (!ops_acquire_until(r, clock, abstime)) {
+            if (r.prof)
+                lp_profile_trylock_failed(r.prof); /* a timed lock that gave up counts as a failed try */
+            return ETIMEDOUT;
+        }
+        if (r.prof)
+            lp_profile_acquired(r.prof, true, ll_now_ns() - t0);
+        return 0;
+    }
     uint64_t nap_ns = 1000;
     for (;;) {
         struct timespec now;

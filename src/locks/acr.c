@@ -72,6 +72,13 @@
  * and on waking takes a free lock.  So a lost wake-up costs at most one
  * timeout, and only when the lock goes idle in that window; the gain is a
  * release without an atomic (glibc's pays one).
+ * Timed acquire (ll_acr_acquire_until): as acquire, every stage cut at the
+ * deadline: the arrival spin ends there, a queued waiter abandons its node (the
+ * standby that reaches it passes the role on in its place: mcs_queue.h, "timed
+ * acquire"), and a standby withdraws SLEEPING/IMPATIENT by CAS unless a release
+ * handed it the lock first (GRANTED), then passes the role on.  So a timed
+ * waiter is served as any other: after the standbys ahead of it in the queue,
+ * each bypassed at most about patience_ns.
  */
 #include <errno.h>
 
@@ -240,9 +247,28 @@ static bool standby_spin(ll_acr_lock *l, const ll_acr_params *p, bool impatient)
     }
 }
 
-/* The head of the queue: own the lock.  Spin; then announce SLEEPING, re-check, and sleep on
- * `state` while the announcement stands, in timed sleeps (header: lost wake-ups). */
-static void standby_acquire(ll_acr_lock *l, const ll_acr_params *p)
+/* A timed standby's deadline passed: withdraw SLEEPING/IMPATIENT, unless a release handed
+ * us the lock first (GRANTED: then we own it).  True if withdrawn.  The CAS here and the
+ * handing-over CAS in release_slow decide the race: a release that read our announcement
+ * and finds it gone frees the lock instead (release_slow re-reads state). */
+static bool standby_withdraw(ll_acr_lock *l)
+{
+    uint32_t s = ll_load_acquire(&l->state); /* acquire: GRANTED pairs with the handing-over CAS in release_slow */
+    for (;;) {
+        if (s & GRANTED) {
+            standby_owned(l);
+            return false;
+        }
+        /* acquire (on failure, s reloaded): as above */
+        if (ll_cas(&l->state, &s, s & ~(uint32_t)(SLEEPING | IMPATIENT), LL_ACQUIRE))
+            return true;
+    }
+}
+
+/* The head of the queue: own the lock, or give up at deadline_ns (LL_NO_DEADLINE: never).
+ * Spin; then announce SLEEPING, re-check, and sleep on `state` while the announcement
+ * stands, in timed sleeps (header: lost wake-ups).  True if we own the lock. */
+static bool standby_acquire(ll_acr_lock *l, const ll_acr_params *p, uint64_t deadline_ns)
 {
     uint64_t deadline = ll_now_ns() + p->patience_ns;
     uint64_t nap_ns = p->patience_ns ? p->patience_ns : 1000000u;
@@ -253,6 +279,8 @@ static void standby_acquire(ll_acr_lock *l, const ll_acr_params *p)
             if ((s & GRANTED) || (standby_may_take(s, impatient) && take(l)))
                 goto owned;
             uint64_t now = ll_now_ns();
+            if (now >= deadline_ns)
+                return !standby_withdraw(l); /* not withdrawn: granted meanwhile, ours */
             if (!impatient && now >= deadline)
                 impatient = true;
             uint32_t want = s | SLEEPING | (impatient ? IMPATIENT : 0u);
@@ -266,6 +294,8 @@ static void standby_acquire(ll_acr_lock *l, const ll_acr_params *p)
                     goto owned;
             }
             uint64_t until = impatient ? now + nap_ns : deadline;
+            if (until > deadline_ns)
+                until = deadline_ns;
             struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
             /* Sleeps only while state is still s: a release, a spinner, a grant return at once. */
             int rc = ll_futex_wait_until(&l->state, s, CLOCK_MONOTONIC, &ts);
@@ -280,42 +310,67 @@ static void standby_acquire(ll_acr_lock *l, const ll_acr_params *p)
             if (!(s & (SLEEPING | GRANTED)))
                 break; /* a release consumed our announcement and woke us: spin again */
         }
+        if (ll_now_ns() >= deadline_ns)
+            return !standby_withdraw(l);
     }
 owned:
     standby_owned(l);
+    return true;
 }
 
-LL_COLD void ll_acr_acquire_slow(ll_acr_lock *l, const ll_acr_params *p)
+/* The slow path, with a deadline (LL_NO_DEADLINE: none).  True if we own the lock. */
+static bool acquire_slow(ll_acr_lock *l, const ll_acr_params *p, uint64_t deadline_ns)
 {
     uint32_t s = current_state(l, ll_load_relaxed(&l->state)); /* relaxed: the CAS validates it */
     for (;;) {
         if (take(l)) /* freed meanwhile: barge */
-            return;
+            return true;
         uint64_t budget = spin_budget(p, s);
+        if (deadline_ns != LL_NO_DEADLINE)
+            budget = ll_ns_before(deadline_ns, budget); /* a timed arrival spins until its deadline at most */
         if (budget == 0 || SPINNERS(s) >= p->max_spinners)
             break;
         if (ll_cas(&l->state, &s, s + SPINNER, LL_RELAXED)) { /* relaxed: a head count, orders no data */
             if (arrival_spin(l, budget))
-                return;
+                return true;
             break;
         }
     }
+    if (ll_now_ns() >= deadline_ns)
+        return false;
     /* The passive queue (the shared MCS queue, mcs_queue.h, which names each memory order's
      * pair): wait until we are its head, then act as the standby.  Queue waiters spin-then-park
      * with the lock's budget: one near the head is often still spinning when it is made the
-     * standby (no wake-up between two standbys). */
+     * standby (no wake-up between two standbys).  A timed waiter abandons its node at the
+     * deadline (mcs_queue.h, "timed acquire"). */
     ll_wait_policy queue_wp;
     ll_wait_policy_init(&queue_wp, &ll_wait_stp, p->spin_ns ? p->spin_ns : 1);
-    ll_mcs_node *me = (ll_mcs_node *)ll_qnode_get();
+    ll_mcs_node *me = (ll_mcs_node *)ll_qnode_get(), *mine = me;
     ll_mcs_node *pred = ll_mcsq_enqueue(&l->tail, me);
-    if (pred != NULL)
-        ll_mcsq_wait(me, pred, 1, LL_MCSQ_PLAIN, &queue_wp);
-    standby_acquire(l, p);
-    /* We own the lock: hand the standby role to our successor (waking it if it parked). */
-    ll_mcs_node *succ = ll_mcsq_leave(&l->tail, me);
-    if (succ != NULL)
-        ll_mcsq_grant(succ, 0, &queue_wp, NULL);
-    ll_qnode_put(me);
+    if (pred != NULL) {
+        if (deadline_ns == LL_NO_DEADLINE)
+            ll_mcsq_wait(me, pred, 1, LL_MCSQ_PLAIN, &queue_wp);
+        else if (ll_mcsq_wait_until(me, pred, 1, LL_MCSQ_PLAIN, &queue_wp, deadline_ns) == LL_MCSQ_ABANDONED)
+            return false; /* me is the queue's now */
+    }
+    bool owned = standby_acquire(l, p, deadline_ns);
+    /* Hand the standby role to our successor (waking it if it parked); a successor that
+     * abandoned its node is passed over (we release the role in its place). */
+    for (;;) {
+        ll_mcs_node *succ = ll_mcsq_leave(&l->tail, me);
+        ll_mcsq_take_place(&me, mine, succ);
+        if (succ == NULL || ll_mcsq_grant(succ, 0, &queue_wp, NULL))
+            break;
+    }
+    ll_qnode_put(mine);
+    return owned;
+}
+
+LL_COLD void ll_acr_acquire_slow(ll_acr_lock *l, const ll_acr_params *p) { (void)acquire_slow(l, p, LL_NO_DEADLINE); }
+
+bool ll_acr_acquire_until(ll_acr_lock *l, const ll_acr_params *p, uint64_t deadline_ns)
+{
+    return take(l) || acquire_slow(l, p, deadline_ns);
 }
 
 /* ---- release ------------------------------------------------------------------------------- */
@@ -375,6 +430,12 @@ static void acquire(void *s, ll_wait_policy *wp)
     ll_acr_acquire(&st->lock, &st->params);
 }
 static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_acr_try_acquire(&((acr_state *)s)->lock); }
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    (void)wp;
+    acr_state *st = (acr_state *)s;
+    return ll_acr_acquire_until(&st->lock, &st->params, deadline_ns);
+}
 static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_acr_release(&((acr_state *)s)->lock); }
 
 const ll_lock_ops ll_lock_acr = {
@@ -382,4 +443,5 @@ const ll_lock_ops ll_lock_acr = {
     "barging TAS, spinners capped by the CPUs available, FIFO queue of parked threads whose head is the standby",
     "none short-term (barging); bypass bounded by patience_ns per standby (queue FIFO)", LL_SPIN_ONLY, params,
     sizeof(acr_state), sizeof(ll_acr_lock), sizeof(ll_mcs_node), init, NULL, acquire, try_acquire, release,
+    acquire_until,
 };

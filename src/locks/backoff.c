@@ -25,15 +25,22 @@ static bool try_once(ll_backoff_lock *l)
     return ll_load_relaxed(&l->held) == 0 && ll_xchg(&l->held, 1, LL_ACQUIRE) == 0; /* acquire: pairs with ll_backoff_release */
 }
 
-LL_COLD static void backoff_acquire_slow(ll_backoff_lock *l)
+/* The waiters' loop: back off, then try, until the lock is ours (true) or deadline_ns
+ * (LL_NO_DEADLINE: never) passes (false). */
+static bool backoff_wait(ll_backoff_lock *l, uint64_t deadline_ns)
 {
     uint64_t cap = l->min_delay;
     uint32_t steps = 0;
     do {
+        if (deadline_ns != LL_NO_DEADLINE && ll_now_ns() >= deadline_ns)
+            return false;
         ll_spin_steps(&steps, (uint32_t)cap + 1); /* a real-time caller sleeps (wait.h) */
         ll_backoff_step(&cap, cap < l->max_delay ? l->max_delay : cap); /* a min above max (expert API) stays */
     } while (!try_once(l));
+    return true;
 }
+
+LL_COLD static void backoff_acquire_slow(ll_backoff_lock *l) { (void)backoff_wait(l, LL_NO_DEADLINE); }
 
 void ll_backoff_init(ll_backoff_lock *l, uint32_t min_delay, uint32_t max_delay)
 {
@@ -76,9 +83,16 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     return 0;
 }
 LL_LOCK_ADAPTER(ll_backoff_lock, ll_backoff)
+/* Timed: the waiters' own backoff loop, until the deadline (barging, as they are). */
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    (void)wp;
+    return try_once((ll_backoff_lock *)s) || backoff_wait((ll_backoff_lock *)s, deadline_ns);
+}
 
 const ll_lock_ops ll_lock_backoff = {
     "backoff", "Anderson, Lazowska, Levy 1989 §4 (Ethernet-style backoff)",
     "TTAS with randomized exponential backoff", "none (newcomers favoured; starvation possible)", LL_SPIN_ONLY,
     params, sizeof(ll_backoff_lock), sizeof(ll_backoff_lock), 0, init, NULL, acquire, try_acquire, release,
+    acquire_until,
 };

@@ -58,6 +58,10 @@
  * (sockets - 1) * flush_ns plus a few times 64 handovers (a flushed waiter
  * can land in a fresh secondary queue whose timer restarts; the clock check
  * is a 1-in-64 coin).  Same-socket waiters are served in arrival order.
+ * Timed acquire (ll_cna_acquire_until): abortable; a timed waiter abandons its
+ * node at its deadline wherever it is, main or secondary queue, and the release
+ * that grants it releases again in its place (mcs_queue.h, "timed acquire"): a
+ * timed waiter gets the bound above, like any waiter.
  * Footprint: 8 bytes per lock (one word, any number of sockets); one node
  * (48 B, a 128-B slot from the per-thread cache) per thread waiting or holding.
  * Policies: all (waiters wait on their own node word through the policy; under
@@ -119,14 +123,16 @@ static ll_parker *cna_warm_target(ll_cna_node *succ, void *v)
     return first ? first->mcs.parker : NULL;
 }
 
-/* Hand the lock to succ with secondary-queue value v (GRANTED or the secondary head). */
-static void cna_grant(ll_cna_node *succ, void *v, ll_wait_policy *wp)
+/* Hand the lock to succ with secondary-queue value v (GRANTED or the secondary head).
+ * Returns NULL, or succ if its owner had abandoned it (a timed waiter that left): then
+ * we hold the lock in succ's place, succ->sec = v as if granted (mcs_queue.h, "timed acquire"). */
+static ll_cna_node *cna_grant(ll_cna_node *succ, void *v, ll_wait_policy *wp)
 {
     /* Anticipatory warm-up for spin-then-park (as in mcs, with CNA's own target):
      * wake the likely next holder early, so that it is spinning again when the lock reaches it. */
     ll_parker *warm = ll_wait_has_spin_phase(wp) ? cna_warm_target(succ, v) : NULL;
-    succ->sec = v; /* plain: published to succ by the release store in ll_mcsq_publish */
-    ll_mcsq_grant(&succ->mcs, 0, wp, warm);
+    succ->sec = v; /* plain: published to succ by the release half of the exchange in ll_mcsq_publish */
+    return ll_mcsq_grant(&succ->mcs, 0, wp, warm) ? NULL : succ;
 }
 
 /* Figure 5: the first main-queue waiter on the holder's socket, or NULL.  If it
@@ -188,7 +194,8 @@ LL_INLINE bool cna_keep_local(void *sec, const ll_cna_params *p)
     return !cna_secondary_overdue((ll_cna_node *)sec, p->flush_ns);
 }
 
-void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, const ll_cna_params *p)
+/* The release proper; returns NULL, or the granted node if it was abandoned (cna_grant). */
+static ll_cna_node *cna_release_once(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, const ll_cna_params *p)
 {
     void *sec = me->sec; /* plain: our own node (set by us, or by our granter before the release we acquired) */
     ll_cna_node *next = cna_next(me);
@@ -196,27 +203,45 @@ void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, c
         /* Main queue empty: free the lock (secondary empty), or make the secondary tail,
          * whose next is NULL, the main tail and grant the secondary head. */
         ll_cna_node *sh = sec == LL_CNA_GRANTED ? NULL : (ll_cna_node *)sec;
-        if (ll_mcsq_pass_tail(&l->tail, &me->mcs, sh ? &sh->sec_tail->mcs : NULL)) {
-            if (sh != NULL)
-                cna_grant(sh, LL_CNA_GRANTED, wp);
-            return;
-        }
+        if (ll_mcsq_pass_tail(&l->tail, &me->mcs, sh ? &sh->sec_tail->mcs : NULL))
+            return sh != NULL ? cna_grant(sh, LL_CNA_GRANTED, wp) : NULL;
         next = CNA(ll_mcsq_await_next(&me->mcs));
     }
-    if (sec == LL_CNA_GRANTED && cna_coin(p->shuffle_shift)) { /* shuffle reduction (§6) */
-        cna_grant(next, LL_CNA_GRANTED, wp);
-        return;
-    }
+    if (sec == LL_CNA_GRANTED && cna_coin(p->shuffle_shift)) /* shuffle reduction (§6) */
+        return cna_grant(next, LL_CNA_GRANTED, wp);
     ll_cna_node *succ;
-    if (cna_keep_local(sec, p) && (succ = cna_find_successor(me, next, &sec)) != NULL) {
-        cna_grant(succ, sec, wp);
-    } else if (sec != LL_CNA_GRANTED) { /* flush: secondary queue first, then the main queue */
+    if (cna_keep_local(sec, p) && (succ = cna_find_successor(me, next, &sec)) != NULL)
+        return cna_grant(succ, sec, wp);
+    if (sec != LL_CNA_GRANTED) { /* flush: secondary queue first, then the main queue */
         ll_cna_node *sh = (ll_cna_node *)sec;
         ll_mcsq_set_next(&sh->sec_tail->mcs, &next->mcs); /* published by the grant below */
-        cna_grant(sh, LL_CNA_GRANTED, wp);
-    } else {
-        cna_grant(next, LL_CNA_GRANTED, wp);
+        return cna_grant(sh, LL_CNA_GRANTED, wp);
     }
+    return cna_grant(next, LL_CNA_GRANTED, wp);
+}
+
+void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, const ll_cna_params *p)
+{
+    ll_mcs_node *mine = &me->mcs, *cur = mine;
+    for (;;) {
+        ll_cna_node *gone = cna_release_once(l, CNA(cur), wp, p);
+        ll_mcsq_take_place(&cur, mine, gone ? &gone->mcs : NULL); /* cur is out of both queues */
+        if (gone == NULL)
+            return;
+        /* A granted node was abandoned (a timed waiter left): release again in its place. */
+    }
+}
+
+bool ll_cna_acquire_until(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    /* As ll_cna_acquire; a waiter is granted with me->sec written by its granter (cna_grant). */
+    ll_mcs_node *pred = ll_mcsq_enqueue(&l->tail, &me->mcs);
+    if (pred == NULL) {
+        me->mcs.socket = -1;
+        me->sec = LL_CNA_GRANTED; /* plain: read only by ourselves, at release */
+        return true;
+    }
+    return ll_mcsq_wait_until(&me->mcs, pred, 1, LL_MCSQ_RECORD_SOCKET, wp, deadline_ns) != LL_MCSQ_ABANDONED;
 }
 
 void ll_cna_release(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp)
@@ -257,16 +282,18 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 /* The handle's verbs: cna's, releasing with the spec's tuning (st->params). */
 #define cna_tuned_acquire ll_cna_acquire
 #define cna_tuned_try_acquire ll_cna_try_acquire
+#define cna_tuned_acquire_until ll_cna_acquire_until
 static void cna_tuned_release(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp)
 {
     const cna_state *st = (const cna_state *)(const void *)((const char *)l - offsetof(cna_state, lock));
     ll_cna_release_tuned(l, me, wp, &st->params);
 }
 LL_QUEUE_LOCK_ADAPTER(cna_state, ll_cna_node, cna_tuned)
+LL_QUEUE_LOCK_ADAPTER_UNTIL(cna_state, ll_cna_node, cna_tuned)
 
 const ll_lock_ops ll_lock_cna = {
     "cna", "Dice & Kogan 2019 (CNA), EuroSys", "MCS variant: same-socket successor first, others to a secondary queue",
     "socket-local first; other sockets admitted with probability 2^-16 per handover or after flush_ns (10 ms)", LL_ALL_POLICIES,
     params, sizeof(cna_state), sizeof(ll_cna_lock), sizeof(ll_cna_node),
-    init, NULL, acquire, try_acquire, release,
+    init, NULL, acquire, try_acquire, release, acquire_until,
 };

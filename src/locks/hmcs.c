@@ -47,6 +47,16 @@
  * itself) and report failure.  Caveat: that undo waits for such a waiter to
  * link itself behind us, so if it was preempted in that window try_acquire
  * blocks until it runs again (the pre-check makes the window rare).
+ * Timed acquire (ll_hmcs_acquire_until): abortable at both levels.  A socket
+ * waiter abandons its node at its deadline (mcs_queue.h, "timed acquire"); the
+ * holder that grants it finds it abandoned and carries on in its place: with a
+ * cohort count, it releases both locks as that node (ll_hmcs_release loops);
+ * with ACQUIRE_PARENT, it releases the socket lock again.  A timed cohort head
+ * waits for the global lock with a cache node instead of the socket's
+ * global_node (recorded in global_holder, which the cohort passes on), so that
+ * at its deadline the node stays abandoned in the global queue while the
+ * socket lock passes to the next socket waiter.  A timed waiter gets the bound
+ * above, like any waiter.
  * Release order: the global lock first, then the socket lock, so the socket's
  * global node is never reused while still queued.  The socket release is thus
  * a touch of the lock after it became available to another socket: destroy
@@ -78,6 +88,7 @@ int ll_hmcs_init(ll_hmcs_lock *l, uint32_t nsockets, uint32_t threshold)
         ll_store_relaxed(&l->sockets[i].global_node.next, NULL); /* relaxed: as above */
         ll_store_relaxed(&l->sockets[i].global_node.waiting, 0); /* relaxed: as above */
         l->sockets[i].global_node.parker = NULL;
+        l->sockets[i].global_holder = &l->sockets[i].global_node;
     }
     l->nsockets = nsockets;
     l->threshold = threshold ? threshold : 1;
@@ -116,23 +127,64 @@ void ll_hmcs_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait
         return; /* cohort handoff: the global lock came with the socket lock */
     ll_store_relaxed(&me->mcs.waiting, 1); /* relaxed: our own word from now on; first of a cohort */
     ll_mcs_acquire(&l->global, &s->global_node, wp);
+    s->global_holder = &s->global_node; /* holder-only, passed on with the cohort */
 }
 
 /* Grant succ the status (a cohort count, or ACQUIRE_PARENT), with the plain MCS
- * anticipatory warm-up of the next socket waiter under stp/astp, as in mcs. */
-static void hmcs_grant(ll_mcs_node *succ, uint32_t status, ll_wait_policy *wp)
+ * anticipatory warm-up of the next socket waiter under stp/astp, as in mcs.  False:
+ * succ was abandoned by a timed waiter; we hold what it was granted, in its place. */
+static bool hmcs_grant(ll_mcs_node *succ, uint32_t status, ll_wait_policy *wp)
 {
-    ll_mcsq_grant(succ, status, wp, ll_mcsq_warm_next(succ, wp));
+    return ll_mcsq_grant(succ, status, wp, ll_mcsq_warm_next(succ, wp));
 }
 
-/* Release the socket lock alone (the global lock is not ours, or no longer). */
-static void hmcs_release_socket(ll_hmcs_socket *s, ll_hmcs_node *me, ll_wait_policy *wp)
+/* Release the socket lock alone (the global lock is not ours, or no longer), held through
+ * cur, our own node being mine (ll_mcsq_take_place): a successor that abandoned its node
+ * is passed over (we release the socket lock again in its place). */
+static void hmcs_release_socket(ll_hmcs_socket *s, ll_mcs_node *cur, ll_mcs_node *mine, ll_wait_policy *wp)
 {
-    /* Freeing the socket tail (release CAS in ll_mcsq_pass_tail) also orders our last
-     * use of the socket's global node before the next cohort head's reuse of it. */
-    ll_mcs_node *succ = ll_mcsq_leave(&s->tail, &me->mcs);
-    if (succ != NULL)
-        hmcs_grant(succ, LL_HMCS_ACQUIRE_PARENT, wp);
+    for (;;) {
+        /* Freeing the socket tail (release CAS in ll_mcsq_pass_tail) also orders our last
+         * use of the socket's global node before the next cohort head's reuse of it. */
+        ll_mcs_node *succ = ll_mcsq_leave(&s->tail, cur);
+        ll_mcsq_take_place(&cur, mine, succ);
+        if (succ == NULL || hmcs_grant(succ, LL_HMCS_ACQUIRE_PARENT, wp))
+            return;
+    }
+}
+
+/* Release the global lock, held through s->global_holder (a timed head's node is recycled). */
+static void hmcs_release_global(ll_hmcs_lock *l, ll_hmcs_socket *s, ll_wait_policy *wp)
+{
+    ll_mcs_node *g = s->global_holder;
+    ll_mcs_release(&l->global, g, wp);
+    if (g != &s->global_node)
+        ll_qnode_put(g);
+}
+
+bool ll_hmcs_acquire_until(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp,
+                           uint64_t deadline_ns)
+{
+    ll_hmcs_socket *s = &l->sockets[socket];
+    ll_mcs_node *pred = ll_mcsq_enqueue(&s->tail, &me->mcs); /* orders: see mcs_queue.h */
+    if (pred != NULL) {
+        uint32_t v = ll_mcsq_wait_until(&me->mcs, pred, LL_HMCS_WAIT, LL_MCSQ_PLAIN, wp, deadline_ns);
+        if (v == LL_MCSQ_ABANDONED)
+            return false; /* me is the socket queue's now */
+        if (v != LL_HMCS_ACQUIRE_PARENT)
+            return true; /* cohort handoff */
+    }
+    ll_store_relaxed(&me->mcs.waiting, 1); /* relaxed: our own word from now on; first of a cohort */
+    /* A cache node, not the socket's global_node: at the deadline it stays abandoned in the
+     * global queue while the socket lock (and with it global_node) passes on. */
+    ll_mcs_node *g = (ll_mcs_node *)ll_qnode_get();
+    if (!ll_mcs_acquire_until(&l->global, g, wp, deadline_ns)) {
+        hmcs_release_socket(s, &me->mcs, &me->mcs, wp); /* the next socket waiter acquires the global lock */
+        ll_qnode_put(me);
+        return false;
+    }
+    s->global_holder = g; /* holder-only, passed on with the cohort */
+    return true;
 }
 
 bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp)
@@ -143,25 +195,32 @@ bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_
     if (!ll_mcsq_try_enqueue(&s->tail, &me->mcs)) /* acq_rel CAS: see mcs_queue.h */
         return false;
     ll_store_relaxed(&me->mcs.waiting, 1); /* relaxed: our own word */
-    if (ll_mcs_try_acquire(&l->global, &s->global_node))
+    if (ll_mcs_try_acquire(&l->global, &s->global_node)) {
+        s->global_holder = &s->global_node; /* holder-only, passed on with the cohort */
         return true;
-    hmcs_release_socket(s, me, wp); /* undo: a socket waiter that queued meanwhile takes the global lock itself */
+    }
+    /* undo: a socket waiter that queued meanwhile takes the global lock itself */
+    hmcs_release_socket(s, &me->mcs, &me->mcs, wp);
     return false;
 }
 
 void ll_hmcs_release(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp)
 {
     ll_hmcs_socket *s = &l->sockets[socket];
-    uint32_t k = ll_load_relaxed(&me->mcs.waiting); /* relaxed: our own word (granted with acquire, or set by us) */
-    if (k < l->threshold) {
-        ll_mcs_node *succ = ll_mcsq_next(&me->mcs); /* acquire: pairs with the link store in ll_mcsq_wait */
-        if (succ != NULL) {
-            hmcs_grant(succ, k + 1, wp); /* cohort handoff: the global lock stays on this socket */
+    ll_mcs_node *mine = &me->mcs, *cur = mine;
+    for (;;) {
+        uint32_t k = ll_load_relaxed(&cur->waiting); /* relaxed: our own word (granted with acquire, or set by us) */
+        ll_mcs_node *succ = k < l->threshold ? ll_mcsq_next(cur) : NULL; /* acquire: pairs with the link store in ll_mcsq_link */
+        if (succ == NULL)
+            break;
+        bool granted = hmcs_grant(succ, k + 1, wp); /* cohort handoff: the global lock stays on this socket */
+        ll_mcsq_take_place(&cur, mine, granted ? NULL : succ);
+        if (granted)
             return;
-        }
+        /* succ was abandoned: we hold both locks in its place (its status reads k + 1) */
     }
-    ll_mcs_release(&l->global, &s->global_node, wp);
-    hmcs_release_socket(s, me, wp);
+    hmcs_release_global(l, s, wp);
+    hmcs_release_socket(s, cur, mine, wp);
 }
 
 /* Generic handle: the holder's node and socket are remembered in the lock (written only by the holder). */
@@ -209,6 +268,17 @@ static bool try_acquire(void *s, ll_wait_policy *wp)
     st->holder_socket = socket;
     return true;
 }
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    hmcs_state *st = (hmcs_state *)s;
+    ll_hmcs_node *me = (ll_hmcs_node *)ll_qnode_get();
+    uint32_t socket = ll_hmcs_socket_of_caller(&st->lock);
+    if (!ll_hmcs_acquire_until(&st->lock, me, socket, wp, deadline_ns))
+        return false; /* me is the lock's */
+    st->holder = me;
+    st->holder_socket = socket;
+    return true;
+}
 static void release(void *s, ll_wait_policy *wp)
 {
     hmcs_state *st = (hmcs_state *)s;
@@ -221,5 +291,5 @@ const ll_lock_ops ll_lock_hmcs = {
     "hmcs", "Chabbi, Fagan & Mellor-Crummey 2015 (HMCS, 2 levels)", "per-socket MCS locks under a global MCS lock",
     "FIFO per socket; a socket keeps the lock for at most `threshold` holders", LL_ALL_POLICIES, params,
     sizeof(hmcs_state), sizeof(ll_hmcs_lock) + 2 * sizeof(ll_hmcs_socket), sizeof(ll_hmcs_node),
-    init, destroy, acquire, try_acquire, release,
+    init, destroy, acquire, try_acquire, release, acquire_until,
 };

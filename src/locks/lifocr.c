@@ -72,6 +72,11 @@
  * holds everyone up until it runs, and a release that sees a single waiter does no check
  * (that waiter is the eldest; the pop grants it unless newer pushes race
  * with the release, and the next release then sees two or more).
+ * Timed acquire (ll_lifocr_acquire_until): a timed waiter pushes its node as any
+ * other and, at its deadline, abandons it in place (one CAS of its waiting word,
+ * ll_wait_while_eq_or_leave); the release that grants an abandoned node finds it
+ * (the grant is an exchange), recycles it and hands the lock on again.  So a
+ * timed waiter gets the bounds above (1/fairness, patience_ns), like any waiter.
  * Footprint: 24 bytes per lock (8 B word, the fairness and patience_ns
  * parameters, 4 B each, and check_at); one node (32 B in a 128-B slot of
  * the per-thread cache) per waiting thread, none while holding (the holder
@@ -89,7 +94,8 @@ LL_STATIC_ASSERT(sizeof(ll_lifocr_node) <= LL_QNODE_USABLE, "node must fit a que
 
 #define LOCKED LL_LIFOCR_LOCKED
 
-LL_COLD static void lifocr_acquire_slow(ll_lifocr_lock *l, ll_wait_policy *wp)
+/* Take the free lock (NULL), or push a node and return it (the caller waits on it). */
+static ll_lifocr_node *lifocr_take_or_push(ll_lifocr_lock *l)
 {
     ll_lifocr_node *me = NULL;
     void *top = ll_load_relaxed(&l->top); /* relaxed: only a guess for the CASes below */
@@ -100,7 +106,7 @@ LL_COLD static void lifocr_acquire_slow(ll_lifocr_lock *l, ll_wait_policy *wp)
             if (ll_cas(&l->top, &top, LOCKED, LL_ACQUIRE)) {
                 if (me)
                     ll_qnode_put(me);
-                return;
+                return NULL;
             }
             continue;
         }
@@ -114,11 +120,37 @@ LL_COLD static void lifocr_acquire_slow(ll_lifocr_lock *l, ll_wait_policy *wp)
         /* release: our node's fields (next, waiting, parker, since) before a holder reads them;
          * pairs with the acquire on failure of the CAS in ll_lifocr_release (and in lifocr_grant) */
         if (ll_cas(&l->top, &top, me, LL_RELEASE))
-            break;
+            return me;
     }
-    /* acquire (inside ll_wait_while_eq): pairs with the release store of waiting in lifocr_grant */
+}
+
+LL_COLD static void lifocr_acquire_slow(ll_lifocr_lock *l, ll_wait_policy *wp)
+{
+    ll_lifocr_node *me = lifocr_take_or_push(l);
+    if (me == NULL)
+        return;
+    /* acquire (inside ll_wait_while_eq): pairs with the release half of the exchange in lifocr_grant */
     ll_wait_while_eq(wp, &me->waiting, 1, me->parker);
     ll_qnode_put(me); /* the granting holder unlinked it and never touches it again */
+}
+
+/* Timed: as lifocr_acquire_slow, leaving the stack at the deadline by abandoning the node
+ * (ll_wait_while_eq_or_leave): it stays where it is, and the holder that grants it recycles
+ * it and hands the lock on again (lifocr_release_slow). */
+bool ll_lifocr_acquire_until(ll_lifocr_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    void *expected = NULL;
+    /* acquire: as in ll_lifocr_acquire */
+    if (ll_cas(&l->top, &expected, LOCKED, LL_ACQUIRE))
+        return true;
+    ll_lifocr_node *me = lifocr_take_or_push(l);
+    if (me == NULL)
+        return true;
+    /* acquire (inside): as in lifocr_acquire_slow */
+    if (ll_wait_while_eq_or_leave(wp, &me->waiting, 1, me->parker, deadline_ns) == LL_WAIT_ABANDONED)
+        return false; /* me is the lock's now */
+    ll_qnode_put(me);
+    return true;
 }
 
 void ll_lifocr_init(ll_lifocr_lock *l, uint32_t fairness, uint32_t patience_ns)
@@ -156,8 +188,10 @@ LL_COLD static ll_lifocr_node *lifocr_bottom(ll_lifocr_node *top, void *below, l
     return succ;
 }
 
-/* Hand the lock to one waiter; top is a node (the stack is non-empty), read with acquire. */
-LL_COLD static void lifocr_grant(ll_lifocr_lock *l, ll_lifocr_node *top, ll_wait_policy *wp)
+/* Hand the lock to one waiter; top is a node (the stack is non-empty), read with acquire.
+ * False if that waiter had left (a timed waiter, ll_lifocr_acquire_until): its node, out of
+ * the stack now, is recycled, and we still hold the lock. */
+static bool lifocr_grant(ll_lifocr_lock *l, ll_lifocr_node *top, ll_wait_policy *wp)
 {
     ll_lifocr_node *succ = NULL, *pred = NULL;
     /* Links (and since): written by the pusher before its release push (which our acquire of
@@ -201,10 +235,25 @@ LL_COLD static void lifocr_grant(ll_lifocr_lock *l, ll_lifocr_node *top, ll_wait
         }
     }
     ll_parker *p = ll_wait_wakee(wp, succ->parker); /* read before the handover: succ's node may be reused after it */
-    /* release: the critical section and our link edits; pairs with the acquire in
-     * ll_wait_while_eq, in the grantee's lifocr_acquire_slow */
-    ll_store_release(&succ->waiting, 0);
+    /* the exchange (ll_grant_word): release, the critical section and our link edits, to the
+     * acquire in ll_wait_while_eq*, in the grantee's lifocr_acquire_slow / _acquire_until */
+    if (!ll_grant_word(&succ->waiting, 0)) {
+        ll_qnode_put(succ); /* abandoned: ours (unlinked above) */
+        return false;
+    }
     ll_wake(p);
+    return true;
+}
+
+/* A contended release: grant a waiter, until one was still there or the stack emptied. */
+LL_COLD static void lifocr_release_slow(ll_lifocr_lock *l, void *top, ll_wait_policy *wp)
+{
+    while (!lifocr_grant(l, (ll_lifocr_node *)top, wp)) {
+        top = LOCKED;
+        /* release and acquire: as in ll_lifocr_release */
+        if (ll_cas(&l->top, &top, NULL, LL_ACQ_REL))
+            return;
+    }
 }
 
 void ll_lifocr_release(ll_lifocr_lock *l, ll_wait_policy *wp)
@@ -215,7 +264,7 @@ void ll_lifocr_release(ll_lifocr_lock *l, ll_wait_policy *wp)
      * fields, pairing with the release push CAS in lifocr_acquire_slow */
     if (LL_LIKELY(ll_cas(&l->top, &top, NULL, LL_ACQ_REL)))
         return;
-    lifocr_grant(l, (ll_lifocr_node *)top, wp);
+    lifocr_release_slow(l, top, wp);
 }
 
 bool ll_lifocr_is_locked(ll_lifocr_lock *l) { return ll_load_acquire(&l->top) != NULL; /* acquire: as a successful try_acquire */ }
@@ -233,6 +282,10 @@ static const ll_param params[] = {
 
 LL_INIT_ADAPTER(ll_lifocr_init((ll_lifocr_lock *)s, (uint32_t)p[0], (uint32_t)p[1]))
 LL_LOCK_ADAPTER(ll_lifocr_lock, ll_lifocr)
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    return ll_lifocr_acquire_until((ll_lifocr_lock *)s, wp, deadline_ns);
+}
 
 const ll_lock_ops ll_lock_lifocr = {
     "lifocr", "Dice 2017, Malthusian Locks, App. A.2 (LIFO-CR)",
@@ -240,5 +293,5 @@ const ll_lock_ops ll_lock_lifocr = {
     "none short-term (mostly LIFO); eldest waiter granted with probability 1/fairness per contended release "
     "or after patience_ns (50 ms)",
     LL_ALL_POLICIES, params, sizeof(ll_lifocr_lock), sizeof(ll_lifocr_lock), sizeof(ll_lifocr_node),
-    init, NULL, acquire, try_acquire, release,
+    init, NULL, acquire, try_acquire, release, acquire_until,
 };

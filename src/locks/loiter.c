@@ -86,6 +86,12 @@
  * default 2: the owner's successor plus one spare; 0 sends every contended
  * arrival straight to the inner lock).
  * try_acquire: one attempt on the outer lock (barging), never queues.
+ * Timed acquire (ll_loiter_acquire_until): as acquire, each stage cut at the
+ * deadline: the arrival spin ends there, a waiter on the inner lock abandons its
+ * node (ll_mcs_acquire_until; inner_handover passes over it), and a standby
+ * withdraws SLEEPING/IMPATIENT by CAS unless a release handed it the lock first
+ * (GRANTED), then passes the standby role on.  So a timed waiter gets the bound
+ * above, like any waiter.
  */
 #include "locklab/loiter.h"
 #include "locklab/registry.h"
@@ -119,10 +125,10 @@ void ll_loiter_init(ll_loiter_lock *l, uint64_t spin_ns, uint64_t patience_ns, u
 
 /* ---- fast path: arrival spinning on the outer lock ------------------------------------- */
 
-/* Registered as a spinner: spin for spin_ns, then leave the count.  True if we got the lock. */
-static bool arrival_spin(ll_loiter_lock *l)
+/* Registered as a spinner: spin for budget_ns, then leave the count.  True if we got the lock. */
+static bool arrival_spin(ll_loiter_lock *l, uint64_t budget_ns)
 {
-    uint64_t deadline = ll_now_ns() + l->spin_ns;
+    uint64_t deadline = ll_now_ns() + budget_ns;
     uint64_t cap = BACKOFF_MIN;
     for (uint32_t i = 1;; i++) {
         uint32_t v = ll_load_relaxed(&l->word); /* relaxed: only a hint; the CAS orders */
@@ -211,7 +217,30 @@ static bool standby_announce(ll_loiter_lock *l, standby_ctx *c)
     }
 }
 
-LL_COLD static void standby_acquire(ll_loiter_lock *l)
+/* A timed standby's deadline passed: take the lock if we may (as standby_try), else withdraw
+ * SLEEPING/IMPATIENT, unless a release handed us the lock first (GRANTED).  True if we own it.
+ * Our CAS and the releasers' CAS on the one word decide the race: a release that finds our
+ * announcement gone frees the lock instead of handing it over (outer_release_contended). */
+static bool standby_withdraw(ll_loiter_lock *l, standby_ctx *c)
+{
+    for (;;) {
+        if (standby_try(c))
+            return true;
+        uint32_t v = ll_load_relaxed(&l->word); /* relaxed: the CAS below validates it */
+        if (v & GRANTED)
+            continue; /* standby_try takes it (with acquire) */
+        if (!(v & LOCKED) && (c->impatient || SPINNERS(v) == 0))
+            continue; /* looks free for us: standby_try again */
+        /* relaxed: clears only our own announcement; a releaser that already read it and
+         * fails its CAS re-reads the word (no data goes with the bits) */
+        if (ll_cas(&l->word, &v, v & ~(uint32_t)(SLEEPING | IMPATIENT), LL_RELAXED))
+            return false;
+    }
+}
+
+/* The standby: own the outer lock, or give up at deadline_ns (LL_NO_DEADLINE: never).
+ * True if we own it. */
+LL_COLD static bool standby_acquire(ll_loiter_lock *l, uint64_t deadline_ns)
 {
     ll_parker *self = ll_self()->parker;
     uint64_t deadline = ll_now_ns() + l->patience_ns;
@@ -225,35 +254,55 @@ LL_COLD static void standby_acquire(ll_loiter_lock *l)
             break;
         if (!c.impatient && ll_now_ns() >= deadline)
             c.impatient = true;
-        if (!standby_announce(l, &c))
+        if (ll_now_ns() >= deadline_ns && !standby_withdraw(l, &c))
+            return false;
+        if (c.owner || !standby_announce(l, &c))
             break;
-        ll_parker_park_until(self, standby_woken, &c);
+        if (deadline_ns == LL_NO_DEADLINE) {
+            ll_parker_park_until(self, standby_woken, &c);
+        } else {
+            struct timespec until = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
+            ll_parker_park_deadline(self, standby_woken, &c, CLOCK_MONOTONIC, &until);
+        }
         if (c.owner)
             break;
-        /* Woken for a free lock, but someone barged: spin again, then re-announce. */
+        /* Woken for a free lock, but someone barged (or our deadline passed): spin again, then
+         * re-announce (or withdraw). */
     }
     if (c.granted) /* we own the lock; others may be changing the spinner count: an RMW */
         ll_faa(&l->word, (uint32_t)0 - (uint32_t)GRANTED, LL_RELAXED); /* relaxed: a marker only we read */
+    return true;
 }
 
-LL_COLD static void loiter_acquire_slow(ll_loiter_lock *l, uint32_t v)
+static ll_parker *inner_handover(ll_loiter_lock *l, ll_mcs_node *me);
+
+/* The slow path, with a deadline (LL_NO_DEADLINE: none).  True if we own the lock. */
+static bool loiter_acquire_slow(ll_loiter_lock *l, uint32_t v, uint64_t deadline_ns)
 {
     for (;;) {
         if (!(v & LOCKED)) { /* free (with a sleeping standby and spinners): barge */
             if (ll_cas(&l->word, &v, v | LOCKED, LL_ACQUIRE)) /* acquire: pairs with the freeing CAS, as in arrival_spin */
-                return;
+                return true;
         } else if (SPINNERS(v) >= l->max_spinners) {
             break;
         } else if (ll_cas(&l->word, &v, v + SPINNER, LL_RELAXED)) { /* relaxed: a head count, orders no data */
-            if (arrival_spin(l))
-                return;
+            if (arrival_spin(l, deadline_ns == LL_NO_DEADLINE ? l->spin_ns : ll_ns_before(deadline_ns, l->spin_ns)))
+                return true;
             break;
         }
     }
     ll_mcs_node *me = (ll_mcs_node *)ll_qnode_get();
-    ll_mcs_acquire(&l->inner, me, &l->inner_wp); /* now the standby */
-    standby_acquire(l);
+    if (deadline_ns == LL_NO_DEADLINE)
+        ll_mcs_acquire(&l->inner, me, &l->inner_wp); /* now the standby */
+    else if (!ll_mcs_acquire_until(&l->inner, me, &l->inner_wp, deadline_ns))
+        return false; /* me is the inner lock's now */
+    if (!standby_acquire(l, deadline_ns)) {
+        ll_wake(inner_handover(l, me)); /* pass the standby role on (we never held the outer lock) */
+        ll_qnode_put(me);
+        return false;
+    }
     l->holder = me; /* holder-only field: the release must also release the inner lock */
+    return true;
 }
 
 void ll_loiter_acquire(ll_loiter_lock *l)
@@ -262,7 +311,14 @@ void ll_loiter_acquire(ll_loiter_lock *l)
     /* acquire: the previous holder's critical section; pairs with the acq_rel CAS that freed
      * the lock (ll_loiter_release, loiter_release_standby, outer_release_contended) */
     if (LL_UNLIKELY(!ll_cas(&l->word, &v, LOCKED, LL_ACQUIRE)))
-        loiter_acquire_slow(l, v);
+        (void)loiter_acquire_slow(l, v, LL_NO_DEADLINE);
+}
+
+bool ll_loiter_acquire_until(ll_loiter_lock *l, uint64_t deadline_ns)
+{
+    uint32_t v = 0;
+    /* acquire: as in ll_loiter_acquire */
+    return ll_cas(&l->word, &v, LOCKED, LL_ACQUIRE) || loiter_acquire_slow(l, v, deadline_ns);
 }
 
 bool ll_loiter_try_acquire(ll_loiter_lock *l)
@@ -313,11 +369,18 @@ LL_COLD static ll_parker *outer_release_contended(ll_loiter_lock *l, uint32_t v)
 
 /* Pass the inner lock (the standby role) on: the MCS queue's release without the
  * wake-up, which waits until the outer lock is released.  Returns the successor's
- * parker (the inner policy is stp: it may have parked), or NULL. */
+ * parker (the inner policy is stp: it may have parked), or NULL.  A successor that
+ * abandoned its node (a timed waiter that left) is passed over: we release the inner
+ * lock again in its place (mcs_queue.h, "timed acquire"). */
 static ll_parker *inner_handover(ll_loiter_lock *l, ll_mcs_node *me)
 {
-    ll_mcs_node *succ = ll_mcsq_leave(&l->inner.tail, me); /* orders: see mcs_queue.h */
-    return succ ? ll_mcsq_publish(succ, 0, &l->inner_wp) : NULL;
+    ll_parker *p = NULL;
+    for (ll_mcs_node *mine = me;;) {
+        ll_mcs_node *succ = ll_mcsq_leave(&l->inner.tail, me); /* orders: see mcs_queue.h */
+        ll_mcsq_take_place(&me, mine, succ);
+        if (succ == NULL || ll_mcsq_publish(succ, 0, &l->inner_wp, &p))
+            return p;
+    }
 }
 
 LL_COLD static void loiter_release_standby(ll_loiter_lock *l, ll_mcs_node *me)
@@ -372,6 +435,11 @@ static const ll_param params[] = {
 LL_INIT_ADAPTER(ll_loiter_init((ll_loiter_lock *)s, p[0], p[1], (uint32_t)p[2]))
 static void acquire(void *s, ll_wait_policy *wp) { (void)wp; ll_loiter_acquire((ll_loiter_lock *)s); }
 static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_loiter_try_acquire((ll_loiter_lock *)s); }
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    (void)wp;
+    return ll_loiter_acquire_until((ll_loiter_lock *)s, deadline_ns);
+}
 static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_loiter_release((ll_loiter_lock *)s); }
 
 const ll_lock_ops ll_lock_loiter = {
@@ -379,5 +447,5 @@ const ll_lock_ops ll_lock_loiter = {
     "outer TAS with bounded arrival spin + inner MCS (stp) holding one standby; concurrency restriction",
     "none short-term (barging); bypass bounded by patience_ns per standby (inner queue FIFO)", LL_SPIN_ONLY,
     params, sizeof(ll_loiter_lock), sizeof(ll_loiter_lock), sizeof(ll_mcs_node), init, NULL, acquire,
-    try_acquire, release,
+    try_acquire, release, acquire_until,
 };

@@ -19,6 +19,9 @@
  * when the lock reaches it.
  * Footprint: 8 bytes per lock; one node (24 B, a 128-B slot from the
  * per-thread cache) per thread waiting or holding.  Policies: all.
+ * Timed acquire: abortable; a timed waiter that gives up abandons its node, and
+ * the release that reaches it releases again in its place (mcs_queue.h, "timed
+ * acquire").  It is served like any waiter: within the waiters ahead of it.
  * Code: the steps are those of the shared MCS queue (src/locks/mcs_queue.h),
  * which mcscr, mcscrn, cna, hmcs and loiter's inner lock use too.
  */
@@ -36,20 +39,30 @@ void ll_mcs_acquire(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp)
 
 bool ll_mcs_try_acquire(ll_mcs_lock *l, ll_mcs_node *me) { return ll_mcsq_try_enqueue(&l->tail, me); }
 
+bool ll_mcs_acquire_until(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    return ll_mcsq_acquire_until(&l->tail, me, 1, LL_MCSQ_PLAIN, wp, deadline_ns);
+}
+
 void ll_mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp)
 {
-    ll_mcs_node *succ = ll_mcsq_leave(&l->tail, me);
-    if (succ != NULL) /* warm-up: also wake succ's successor under stp/astp (§5.1, note 19) */
-        ll_mcsq_grant(succ, 0, wp, ll_mcsq_warm_next(succ, wp));
+    for (ll_mcs_node *mine = me;;) {
+        ll_mcs_node *succ = ll_mcsq_leave(&l->tail, me);
+        ll_mcsq_take_place(&me, mine, succ); /* me (if abandoned, not ours) is out of the queue */
+        /* warm-up: also wake succ's successor under stp/astp (§5.1, note 19) */
+        if (succ == NULL || ll_mcsq_grant(succ, 0, wp, ll_mcsq_warm_next(succ, wp)))
+            return;
+    }
 }
 
 /* Generic handle: the holder's node is remembered in the lock (written only by the holder). */
 typedef struct { ll_mcs_lock lock; ll_mcs_node *holder; } mcs_state;
 
 LL_QUEUE_LOCK_ADAPTER(mcs_state, ll_mcs_node, ll_mcs)
+LL_QUEUE_LOCK_ADAPTER_UNTIL(mcs_state, ll_mcs_node, ll_mcs)
 
 const ll_lock_ops ll_lock_mcs = {
     "mcs", "Mellor-Crummey & Scott 1991", "queue lock, each waiter spins on its own node",
     "FIFO", LL_ALL_POLICIES, NULL, sizeof(mcs_state), sizeof(ll_mcs_lock), sizeof(ll_mcs_node),
-    NULL, NULL, acquire, try_acquire, release,
+    NULL, NULL, acquire, try_acquire, release, acquire_until,
 };

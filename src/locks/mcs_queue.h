@@ -23,12 +23,15 @@
  * A lock's life in steps:
  *   acquire   ll_mcsq_acquire(tail, me, busy, flags, wp), or ll_mcsq_enqueue
  *             + ll_mcsq_wait when the caller needs the granted value (hmcs);
- *             try-acquire: ll_mcsq_try_enqueue.
+ *             try-acquire: ll_mcsq_try_enqueue; timed: ll_mcsq_enqueue +
+ *             ll_mcsq_wait_until, which abandons the node at the deadline.
  *   release   ll_mcsq_next(me) (the linked successor, or NULL), then either
  *             ll_mcsq_pass_tail(tail, me, NULL or a node) + on failure
  *             ll_mcsq_await_next(me), or ll_mcsq_leave (those three, the plain
  *             MCS way); then ll_mcsq_grant(succ, value, wp, warm) with a
- *             warm-up target (ll_mcsq_warm_next, or the lock's own choice).
+ *             warm-up target (ll_mcsq_warm_next, or the lock's own choice);
+ *             if the grant finds the node abandoned, release again in its place
+ *             (ll_mcsq_take_place) until a grant succeeds or the lock is free.
  * Every node is a 128-B slot from the per-thread cache (or the caller's
  * memory, which must stay valid until the release returns); a holder never
  * touches a node after the store that grants it (ll_mcsq_publish reads the
@@ -71,12 +74,10 @@ LL_INLINE bool ll_mcsq_try_enqueue(ll_atomic_ptr *tail, ll_mcs_node *me)
 /* Flags for ll_mcsq_wait / ll_mcsq_acquire. */
 enum { LL_MCSQ_PLAIN = 0, LL_MCSQ_RECORD_SOCKET = 1 };
 
-/* Link me behind pred and wait until a holder grants the node (its waiting word
- * leaves busy); returns the granted value.  LL_MCSQ_RECORD_SOCKET: also record
- * the caller's socket in me->socket, for NUMA-aware holders.  Out of line and
- * cold, one copy per lock file (unused in files that only release). */
-LL_COLD __attribute__((unused)) static uint32_t ll_mcsq_wait(ll_mcs_node *me, ll_mcs_node *pred, uint32_t busy,
-                                                            unsigned flags, ll_wait_policy *wp)
+/* Link me behind pred, to wait for a grant (its waiting word leaves busy).
+ * LL_MCSQ_RECORD_SOCKET: also record the caller's socket in me->socket, for
+ * NUMA-aware holders. */
+LL_INLINE void ll_mcsq_link(ll_mcs_node *me, ll_mcs_node *pred, uint32_t busy, unsigned flags)
 {
     me->parker = ll_self()->parker;
     if (flags & LL_MCSQ_RECORD_SOCKET)
@@ -86,7 +87,16 @@ LL_COLD __attribute__((unused)) static uint32_t ll_mcsq_wait(ll_mcs_node *me, ll
     /* release: waiting, socket and parker before any holder sees us; pairs with the
      * acquire load of pred->next in ll_mcsq_next / ll_mcsq_await_next / ll_mcsq_warm_next */
     ll_store_release(&pred->next, me);
-    /* acquire (inside ll_wait_while_eq): pairs with the release store in ll_mcsq_publish */
+}
+
+/* Link me behind pred and wait until a holder grants the node; returns the
+ * granted value.  Out of line and cold, one copy per lock file (unused in files
+ * that only release). */
+LL_COLD __attribute__((unused)) static uint32_t ll_mcsq_wait(ll_mcs_node *me, ll_mcs_node *pred, uint32_t busy,
+                                                            unsigned flags, ll_wait_policy *wp)
+{
+    ll_mcsq_link(me, pred, busy, flags);
+    /* acquire (inside ll_wait_while_eq): pairs with the release half of the exchange in ll_mcsq_publish */
     return ll_wait_while_eq(wp, &me->waiting, busy, me->parker);
 }
 
@@ -100,6 +110,56 @@ LL_INLINE bool ll_mcsq_acquire(ll_atomic_ptr *tail, ll_mcs_node *me, uint32_t bu
         return false;
     ll_mcsq_wait(me, pred, busy, flags, wp);
     return true;
+}
+
+/* ---- timed acquire: leaving the queue ------------------------------------------------ */
+/*
+ * A timed waiter whose deadline passes leaves by abandoning its node: one CAS of
+ * its waiting word from busy to LL_MCSQ_ABANDONED (ll_wait_while_eq_or_leave, wait.h).  The node stays where it is
+ * (in the queue, or wherever the lock keeps waiting nodes), and from then on
+ * belongs to the lock: the holder that grants it (an exchange, ll_mcsq_publish)
+ * finds ABANDONED, holds the lock in the node's place, and releases it as the
+ * node's owner would (the node's waiting word now reads the granted value, as if
+ * granted), then recycles the node (ll_qnode_put).  The CAS and the exchange on
+ * the one word decide the race between a grant and a departure: exactly one
+ * wins, so the lock ends with exactly one owner (the waiter, if the grant came
+ * first: it then returns with the lock although its deadline passed).  After
+ * Scott & Scherer's abortable MCS ("Scalable queue-based spin locks with
+ * timeout", PPoPP 2001), simplified: the releaser skips the departed node
+ * instead of the waiter unlinking itself, O(1) per departure, and no waiter
+ * ever waits for another to leave.
+ * Such nodes must come from the per-thread cache (ll_qnode_get): whichever
+ * thread releases in their place recycles them.
+ */
+#define LL_MCSQ_ABANDONED LL_WAIT_ABANDONED
+
+/* ll_mcsq_wait with a deadline: link me behind pred and wait until granted (the
+ * granted value) or until deadline_ns (LL_MCSQ_ABANDONED: me is the lock's now). */
+LL_COLD __attribute__((unused)) static uint32_t ll_mcsq_wait_until(ll_mcs_node *me, ll_mcs_node *pred,
+                                                                  uint32_t busy, unsigned flags,
+                                                                  ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    ll_mcsq_link(me, pred, busy, flags);
+    return ll_wait_while_eq_or_leave(wp, &me->waiting, busy, me->parker, deadline_ns);
+}
+
+/* ll_mcsq_acquire with a deadline: true if we own the lock; false: me is the lock's. */
+LL_INLINE bool ll_mcsq_acquire_until(ll_atomic_ptr *tail, ll_mcs_node *me, uint32_t busy, unsigned flags,
+                                     ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    ll_mcs_node *pred = ll_mcsq_enqueue(tail, me);
+    return pred == NULL || ll_mcsq_wait_until(me, pred, busy, flags, wp, deadline_ns) != LL_MCSQ_ABANDONED;
+}
+
+/* Release in an abandoned node's place, for a release loop: *me (the node just
+ * released for) is recycled unless it is the caller's own node, mine; then the
+ * abandoned node n becomes *me.  (Called once *me is out of the queue: no one
+ * reads it any more.) */
+LL_INLINE void ll_mcsq_take_place(ll_mcs_node **me, ll_mcs_node *mine, ll_mcs_node *n)
+{
+    if (*me != mine)
+        ll_qnode_put(*me);
+    *me = n;
 }
 
 /* ---- the holder's view of the queue -------------------------------------------------- */
@@ -158,26 +218,39 @@ LL_INLINE ll_mcs_node *ll_mcsq_leave(ll_atomic_ptr *tail, ll_mcs_node *me)
 
 /* ---- handover ------------------------------------------------------------------------ */
 
-/* Grant n (store value into its waiting word) and return the parker to wake, or
- * NULL; the caller wakes it (ll_wake) when it sees fit, e.g. after releasing an
- * outer lock.  The parker is read first: after the store n may be reused. */
-LL_INLINE ll_parker *ll_mcsq_publish(ll_mcs_node *n, uint32_t value, ll_wait_policy *wp)
+/* Grant n (exchange value into its waiting word).  True: granted, and *wake is
+ * the parker to wake, or NULL; the caller wakes it (ll_wake) when it sees fit,
+ * e.g. after releasing an outer lock.  The parker is read first: after the
+ * exchange n may be reused.  False: n's owner had abandoned it (a timed waiter
+ * that left, ll_mcsq_wait_until): the caller still holds the lock, now in n's
+ * place, and releases it as n (then recycles n: ll_mcsq_take_place). */
+LL_INLINE bool ll_mcsq_publish(ll_mcs_node *n, uint32_t value, ll_wait_policy *wp, ll_parker **wake)
 {
     ll_parker *p = ll_wait_wakee(wp, n->parker); /* plain: published by n's link store, which we acquired */
-    /* release: the critical section and every queue edit the holder made (relinks, grafts,
-     * lock-specific node fields) to the grantee; pairs with the acquire load in
-     * ll_wait_while_eq, called from ll_mcsq_wait */
-    ll_store_release(&n->waiting, value);
-    return p;
+    /* The exchange (ll_grant_word): release, the critical section and every queue edit the
+     * holder made (relinks, grafts, lock-specific node fields) to the grantee, pairing with
+     * the acquire load in ll_wait_while_eq*, called from ll_mcsq_wait / _wait_until; acquire,
+     * a departure (the departed waiter's writes to n, before we take n over). */
+    if (!ll_grant_word(&n->waiting, value)) {
+        *wake = NULL;
+        return false;
+    }
+    *wake = p;
+    return true;
 }
 
 /* Grant n with value, wake it if the policy parks, then unpark warm (NULL: none),
- * a waiter the caller expects to be served soon: an anticipatory warm-up. */
-LL_INLINE void ll_mcsq_grant(ll_mcs_node *n, uint32_t value, ll_wait_policy *wp, ll_parker *warm)
+ * a waiter the caller expects to be served soon: an anticipatory warm-up.
+ * False: n was abandoned, release in its place (ll_mcsq_publish). */
+LL_INLINE bool ll_mcsq_grant(ll_mcs_node *n, uint32_t value, ll_wait_policy *wp, ll_parker *warm)
 {
-    ll_wake(ll_mcsq_publish(n, value, wp));
+    ll_parker *p;
+    if (!ll_mcsq_publish(n, value, wp, &p))
+        return false;
+    ll_wake(p);
     if (warm)
         ll_parker_unpark(warm); /* early: it re-checks its node, spins, and may park again */
+    return true;
 }
 
 /* The plain warm-up target when granting succ (mcs, hmcs): succ's own successor,

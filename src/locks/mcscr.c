@@ -111,6 +111,13 @@
  * never touches a node after the store that grants it (parkers are read
  * before it; unparking a stale parker is harmless).
  *
+ * Timed acquire (ll_mcscr_acquire_until): abortable.  A timed waiter queues as
+ * any other and, at its deadline, abandons its node wherever it is, in the chain
+ * or in the passive set (mcs_queue.h, "timed acquire"); a release that grants an
+ * abandoned node releases again in its place (ll_mcscr_release_contended), and a
+ * reactivation that reaches one recycles it.  cpu_aware: the waiter's rounds end
+ * at the deadline, and its last round still tries to take a free lock first.  A
+ * timed waiter gets the long-term bound below, like any waiter.
  * Fairness: not FIFO; short-term unfair by design (mostly LIFO admission;
  * the active circulating set shrinks to what keeps the lock saturated).
  * Long-term: while the PS is non-empty every unlock is a Bernoulli trial
@@ -154,18 +161,22 @@ void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint3
 /* cpu_aware: wait on our node in timed rounds; a round that ends with the lock free
  * and our node still waiting means we sit in the passive set of a lock nobody uses
  * any more (the active threads left): take the lock with our own node (its chain
- * link is NULL while listed: cr_cull) and leave the set.  True: we own the lock. */
-LL_COLD static bool cpu_aware_wait(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcs_node *pred, ll_wait_policy *wp)
+ * link is NULL while listed: cr_cull) and leave the set.  At deadline_ns
+ * (LL_NO_DEADLINE: never) abandon the node (mcs_queue.h, "timed acquire").
+ * Returns 0 (we own the lock), LL_MCSCR_REACTIVATED (arrive again) or
+ * LL_MCSQ_ABANDONED (me is the lock's now). */
+LL_COLD static uint32_t cpu_aware_wait(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcs_node *pred, ll_wait_policy *wp,
+                                       uint64_t deadline_ns)
 {
-    me->mcs.parker = ll_self()->parker;
-    ll_store_relaxed(&me->mcs.waiting, 1); /* relaxed: published by the link store below (as in ll_mcsq_wait) */
-    ll_store_release(&pred->next, &me->mcs); /* release: pairs with the holder's acquire in ll_mcsq_next */
+    ll_mcsq_link(&me->mcs, pred, 1, LL_MCSQ_PLAIN);
     uint64_t round_ns = l->patience_ns ? l->patience_ns : LL_MCSCR_DEFAULT_PATIENCE_NS;
     for (;;) {
-        /* acquire (inside): pairs with the release store in ll_mcsq_publish */
-        uint32_t v = ll_wait_while_eq_until(wp, &me->mcs.waiting, 1, me->mcs.parker, ll_now_ns() + round_ns);
+        uint64_t until = ll_now_ns() + round_ns;
+        bool last = until >= deadline_ns;
+        /* acquire (inside): pairs with the release half of the exchange in ll_mcsq_publish */
+        uint32_t v = ll_wait_while_eq_until(wp, &me->mcs.waiting, 1, me->mcs.parker, last ? deadline_ns : until);
         if (v != 1)
-            return v == 0;
+            return v;
         void *expected = NULL;
         /* acq_rel, as ll_mcsq_try_enqueue: acquire pairs with the last holder's release CAS in
          * ll_mcsq_pass_tail (its list edits); release publishes our node to the next arrival */
@@ -173,22 +184,45 @@ LL_COLD static bool cpu_aware_wait(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcs_n
             /* relaxed: the CAS ordered the last holder's edits; 1 = still listed (else reactivated) */
             if (ll_load_relaxed(&me->mcs.waiting) == 1)
                 cr_unlink(&l->passive, me);
-            return true;
+            return 0;
+        }
+        if (last) /* the deadline passed: abandon the node, unless a grant comes first */
+            return ll_wait_while_eq_or_leave(wp, &me->mcs.waiting, 1, me->mcs.parker, deadline_ns);
+    }
+}
+
+/* cpu_aware: arrive (again, if reactivated) until we own the lock, or until
+ * deadline_ns.  True if we own it; false: me is the lock's. */
+static bool cpu_aware_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    ll_mcs_node *pred;
+    while ((pred = ll_mcsq_enqueue(&l->tail, &me->mcs)) != NULL) {
+        uint32_t v = cpu_aware_wait(l, me, pred, wp, deadline_ns);
+        if (v != LL_MCSCR_REACTIVATED)
+            return v == 0;
+        if (ll_now_ns() >= deadline_ns) { /* reactivated at our deadline: the node is back with us */
+            ll_qnode_put(me);
+            return false;
         }
     }
+    return true;
 }
 
 /* Acquire is classic MCS (mcs_queue.h, memory orders explained there): busy = 1, granted = 0.
  * cpu_aware: a reactivated thread (LL_MCSCR_REACTIVATED) arrives again. */
 void ll_mcscr_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp)
 {
-    if (!cr_cpu_aware(l, NULL, wp)) {
+    if (!cr_cpu_aware(l, NULL, wp))
         ll_mcsq_acquire(&l->tail, &me->mcs, 1, LL_MCSQ_PLAIN, wp);
-        return;
-    }
-    ll_mcs_node *pred;
-    while ((pred = ll_mcsq_enqueue(&l->tail, &me->mcs)) != NULL && !cpu_aware_wait(l, me, pred, wp))
-        ;
+    else
+        (void)cpu_aware_acquire(l, me, wp, LL_NO_DEADLINE);
+}
+
+bool ll_mcscr_acquire_until(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    if (cr_cpu_aware(l, NULL, wp))
+        return cpu_aware_acquire(l, me, wp, deadline_ns);
+    return ll_mcsq_acquire_until(&l->tail, &me->mcs, 1, LL_MCSQ_PLAIN, wp, deadline_ns);
 }
 
 bool ll_mcscr_try_acquire(ll_mcscr_lock *l, ll_mcscr_node *me) { return ll_mcsq_try_enqueue(&l->tail, &me->mcs); }
@@ -197,7 +231,18 @@ bool ll_mcscr_try_acquire(ll_mcscr_lock *l, ll_mcscr_node *me) { return ll_mcsq_
 LL_COLD void ll_mcscr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_mcscr_node *succ,
                                         ll_wait_policy *wp)
 {
-    cr_release_contended(l, x, me, succ, wp);
+    ll_mcs_node *mine = &me->mcs, *cur = mine;
+    for (;;) {
+        ll_mcscr_node *gone = cr_release_contended(l, x, CR_NODE(cur), succ, wp);
+        ll_mcsq_take_place(&cur, mine, gone ? &gone->mcs : NULL); /* cur is out of the queue and the lists */
+        if (gone == NULL)
+            return;
+        /* A granted node was abandoned (a timed waiter left): release again in its place. */
+        if (cr_release_plain(l, x, gone, &succ)) {
+            ll_qnode_put(gone);
+            return;
+        }
+    }
 }
 
 void ll_mcscr_release(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp) { cr_release(l, NULL, me, wp); }
@@ -222,10 +267,11 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     return 0;
 }
 LL_QUEUE_LOCK_ADAPTER(mcscr_state, ll_mcscr_node, ll_mcscr)
+LL_QUEUE_LOCK_ADAPTER_UNTIL(mcscr_state, ll_mcscr_node, ll_mcscr)
 
 const ll_lock_ops ll_lock_mcscr = {
     "mcscr", "Dice 2017 (Malthusian Locks) §4", "MCS that culls surplus waiters into a passive set (concurrency restriction)",
     "CR: short-term unfair, eldest passive thread served w.p. 1/fairness or after patience_ns", LL_ALL_POLICIES, params,
     sizeof(mcscr_state), sizeof(ll_mcscr_lock), sizeof(ll_mcscr_node),
-    init, NULL, acquire, try_acquire, release,
+    init, NULL, acquire, try_acquire, release, acquire_until,
 };

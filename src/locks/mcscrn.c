@@ -94,6 +94,7 @@
  * per-thread cache) per waiting or holding thread.  Policies: all (waiting
  * is local, on one's own node; culled threads spin, then park under stp).
  * try_acquire: as MCS (tail is NULL only when nobody waits).
+ * Timed acquire: abortable, as mcscr's (mcscr.c, "Timed acquire").
  * Code: this design is mcscr's release with a NUMA extension, so there is
  * one implementation of both: src/locks/passive_set.h (lists, culling,
  * patience, grants, the release loop; the steps above are its x != NULL
@@ -118,6 +119,13 @@ void ll_mcscrn_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp
     ll_mcsq_acquire(&l->cr.tail, &me->mcs, 1, LL_MCSQ_RECORD_SOCKET, wp);
 }
 
+/* Timed acquire: the same, abandoning the node at the deadline (mcs_queue.h, "timed acquire";
+ * the release passes over abandoned nodes: ll_mcscr_release_contended). */
+bool ll_mcscrn_acquire_until(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    return ll_mcsq_acquire_until(&l->cr.tail, &me->mcs, 1, LL_MCSQ_RECORD_SOCKET, wp, deadline_ns);
+}
+
 /* Release: mcscr's, with the NUMA extension (passive_set.h; steps 2-5 in mcscr.c's
  * ll_mcscr_release_contended). */
 void ll_mcscrn_release(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp) { cr_release(&l->cr, l, me, wp); }
@@ -136,6 +144,7 @@ static const ll_param params[] = CR_PARAMS(
 LL_INIT_ADAPTER(ll_mcscrn_init(&((mcscrn_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2],
                                (uint32_t)p[3], (uint32_t)p[4]))
 LL_QUEUE_LOCK_ADAPTER(mcscrn_state, ll_mcscrn_node, ll_mcscrn)
+LL_QUEUE_LOCK_ADAPTER_UNTIL(mcscrn_state, ll_mcscrn_node, ll_mcscrn)
 
 const ll_lock_ops ll_lock_mcscrn = {
     "mcscrn", "Dice 2017 (Malthusian Locks) §9.1 (design ours)",
@@ -143,5 +152,5 @@ const ll_lock_ops ll_lock_mcscrn = {
     "CR: short-term unfair; home socket changes w.p. 1/rehome, eldest passive served w.p. 1/fairness; "
     "eldest waiter served after patience_ns",
     LL_ALL_POLICIES, params, sizeof(mcscrn_state), sizeof(ll_mcscrn_lock), sizeof(ll_mcscrn_node),
-    init, NULL, acquire, try_acquire, release,
+    init, NULL, acquire, try_acquire, release, acquire_until,
 };

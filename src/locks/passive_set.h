@@ -159,14 +159,16 @@ LL_INLINE bool cr_parked(ll_mcscr_node *n) { return ll_parker_sleeping(n->mcs.pa
  * the next arrival will likely time out and park behind it (a convoy of parked
  * handovers): so also wake the newest passive thread early (anticipatory
  * warm-up, after §5.1 note 19).  It spins on its node for a while, and the next
- * release can serve it instead of another parked thread. */
-LL_INLINE void cr_grant_and_warm(ll_mcscr_lock *l, ll_mcscr_node *g, ll_wait_policy *wp)
+ * release can serve it instead of another parked thread.
+ * Returns NULL, or g if its owner had abandoned it (a timed waiter that left): then
+ * we still hold the lock, in g's place (mcs_queue.h, "timed acquire"). */
+LL_INLINE ll_mcscr_node *cr_grant_and_warm(ll_mcscr_lock *l, ll_mcscr_node *g, ll_wait_policy *wp)
 {
     ll_parker *warm = NULL;
     if (l->warm && ll_wait_has_spin_phase(wp) && cr_parked(g) && l->passive.newest != NULL &&
         cr_parked(l->passive.newest))
         warm = l->passive.newest->mcs.parker; /* read before the grant: the lists belong to the next holder after it */
-    ll_mcsq_grant(&g->mcs, 0, wp, warm);
+    return ll_mcsq_grant(&g->mcs, 0, wp, warm) ? NULL : g;
 }
 
 /* Make listed node g the last node of the chain in place of me (the chain behind
@@ -177,15 +179,16 @@ LL_INLINE bool cr_become_tail(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node
     return ll_mcsq_pass_tail(&l->tail, &me->mcs, &g->mcs);
 }
 
-/* Grant listed node g in front of the chain (succ = our successor, or NULL). */
-LL_INLINE void cr_graft_and_grant(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node *g, ll_mcscr_node *succ,
-                                  ll_wait_policy *wp)
+/* Grant listed node g in front of the chain (succ = our successor, or NULL).
+ * Returns NULL, or g if abandoned (cr_grant_and_warm). */
+LL_INLINE ll_mcscr_node *cr_graft_and_grant(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node *g,
+                                            ll_mcscr_node *succ, ll_wait_policy *wp)
 {
     if (succ == NULL && !cr_become_tail(l, me, g))
         succ = CR_NODE(ll_mcsq_await_next(&me->mcs));
     if (succ != NULL)
         ll_mcsq_set_next(&g->mcs, &succ->mcs); /* g is private to us until the grant's release */
-    cr_grant_and_warm(l, g, wp);
+    return cr_grant_and_warm(l, g, wp);
 }
 
 /* ---- release ----------------------------------------------------------------------------- */
@@ -201,20 +204,23 @@ LL_INLINE bool cr_cpu_aware(const ll_mcscr_lock *l, const ll_mcscrn_lock *x, con
 /* The contended release of cpu_aware mcscr (mcscr.c, "CPU-aware"): never a wake-up
  * on the critical path.  A parked eldest due for service is reactivated (it leaves
  * the passive set and arrives again) instead of granted; a parked successor is
- * culled like a surplus one; a deficit frees the lock and keeps the passive set. */
-static inline void cr_release_cpu_aware(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node *succ,
-                                        ll_wait_policy *wp)
+ * culled like a surplus one; a deficit frees the lock and keeps the passive set.
+ * Returns NULL, or a granted node that was abandoned (cr_grant_and_warm). */
+static inline ll_mcscr_node *cr_release_cpu_aware(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node *succ,
+                                                  ll_wait_policy *wp)
 {
     ll_mcscr_node *late = cr_overdue(l, NULL);
     ll_parker *reactivated = NULL; /* the reactivated thread's parker, woken after the release */
+    ll_mcscr_node *gone = NULL;
     if (l->passive.eldest != NULL && (late == l->passive.eldest || ll_rand_below(l->fairness) == 0)) {
-        if (!cr_parked(l->passive.eldest)) {
-            cr_graft_and_grant(l, me, cr_take_eldest(&l->passive), succ, wp); /* running: serve it now */
-            return;
-        }
+        if (!cr_parked(l->passive.eldest)) /* running: serve it now */
+            return cr_graft_and_grant(l, me, cr_take_eldest(&l->passive), succ, wp);
         /* Published before our release: a reactivated node must never look passive to its
-         * owner's self-service (mcscr.c); the wake-up comes after the release. */
-        reactivated = ll_mcsq_publish(&cr_take_eldest(&l->passive)->mcs, LL_MCSCR_REACTIVATED, wp);
+         * owner's self-service (mcscr.c); the wake-up comes after the release.  A node
+         * abandoned by its (timed) owner is out of every list now: ours to recycle. */
+        ll_mcscr_node *e = cr_take_eldest(&l->passive);
+        if (!ll_mcsq_publish(&e->mcs, LL_MCSCR_REACTIVATED, wp, &reactivated))
+            ll_qnode_put(e);
     }
     uint64_t now = 0;
     for (;;) {
@@ -230,7 +236,7 @@ static inline void cr_release_cpu_aware(ll_mcscr_lock *l, ll_mcscr_node *me, ll_
             succ = next;
         }
         if (!cr_parked(succ)) {
-            cr_grant_and_warm(l, succ, wp); /* (warm never applies: succ is not parked) */
+            gone = cr_grant_and_warm(l, succ, wp); /* (warm never applies: succ is not parked) */
             break;
         }
         /* succ is parked: granting it would put its wake-up inside the critical path.  It is
@@ -244,29 +250,28 @@ static inline void cr_release_cpu_aware(ll_mcscr_lock *l, ll_mcscr_node *me, ll_
         succ = next;
     }
     ll_wake(reactivated); /* parkers are never freed: a late wake is only spurious */
+    return gone;
 }
 
 /* The contended release (steps 2-4 of mcscr.c, 2-5 of mcscrn.c): succ is our
- * linked successor or NULL, and succ != NULL or a list is non-empty. */
-LL_INLINE void cr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_mcscr_node *succ,
-                                    ll_wait_policy *wp)
+ * linked successor or NULL, and succ != NULL or a list is non-empty.  Returns NULL,
+ * or the granted node if its owner had abandoned it (a timed waiter that left): then
+ * we still hold the lock, in that node's place (mcs_queue.h, "timed acquire"). */
+LL_INLINE ll_mcscr_node *cr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me,
+                                              ll_mcscr_node *succ, ll_wait_policy *wp)
 {
-    if (cr_cpu_aware(l, x, wp)) {
-        cr_release_cpu_aware(l, me, succ, wp);
-        return;
-    }
+    if (cr_cpu_aware(l, x, wp))
+        return cr_release_cpu_aware(l, me, succ, wp);
     ll_mcscr_node *late = cr_overdue(l, x); /* patience_ns: NULL, or an eldest node to serve now */
     if (x != NULL && x->remote.eldest != NULL && (late == x->remote.eldest || ll_rand_below(x->rehome) == 0)) {
         /* NUMA fairness: home moves to the eldest remote waiter, which goes next
          * (it is the new passive list's eldest: rehome keeps the remote order). */
         cr_rehome(l, x, x->remote.eldest->mcs.socket);
-        cr_graft_and_grant(l, me, cr_take_eldest(&l->passive), succ, wp);
-        return;
+        return cr_graft_and_grant(l, me, cr_take_eldest(&l->passive), succ, wp);
     }
     if (l->passive.eldest != NULL && (late == l->passive.eldest || ll_rand_below(l->fairness) == 0)) {
         /* Long-term fairness (trial or patience_ns): graft the eldest passive thread in as our successor. */
-        cr_graft_and_grant(l, me, cr_take_eldest(&l->passive), succ, wp);
-        return;
+        return cr_graft_and_grant(l, me, cr_take_eldest(&l->passive), succ, wp);
     }
     bool may_defer = ll_wait_may_park(wp) && l->defer_ns != 0;
     bool warm = l->warm && ll_wait_has_spin_phase(wp); /* a warmed thread must have a spin phase to be useful */
@@ -285,17 +290,14 @@ LL_INLINE void cr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcsc
                      * stays at the head of the chain (culled once someone queues behind it). */
                     ll_mcscr_node *g = cr_take_newest(&l->passive);
                     ll_mcsq_set_next(&g->mcs, &succ->mcs); /* g is private to us until the grant's release */
-                    ll_mcsq_grant(&g->mcs, 0, wp, NULL);
-                    return;
+                    return ll_mcsq_grant(&g->mcs, 0, wp, NULL) ? NULL : g;
                 }
-                cr_grant_and_warm(l, succ, wp);
-                return;
+                return cr_grant_and_warm(l, succ, wp);
             }
             /* mcscrn only from here (x != NULL): succ is remote. */
             if (l->passive.newest == NULL) {
                 cr_rehome(l, x, succ->mcs.socket); /* the home socket ran dry */
-                cr_grant_and_warm(l, succ, wp);
-                return;
+                return cr_grant_and_warm(l, succ, wp);
             }
             if (may_defer && cr_parked(l->passive.newest)) {
                 /* Rather than wake a parked home thread, wait briefly for an arrival behind succ. */
@@ -306,8 +308,7 @@ LL_INLINE void cr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcsc
             /* A home waiter goes before the remote one, which stays at the chain's head. */
             ll_mcscr_node *g = cr_take_newest(&l->passive);
             ll_mcsq_set_next(&g->mcs, &succ->mcs); /* g is private to us until the grant's release */
-            cr_grant_and_warm(l, g, wp);
-            return;
+            return cr_grant_and_warm(l, g, wp);
         }
         /* Deficit: the chain is empty; reprovision, from the home socket if possible
          * (most recently culled first). */
@@ -322,31 +323,39 @@ LL_INLINE void cr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcsc
         if (x != NULL && l->passive.newest == NULL)
             cr_rehome(l, x, x->remote.eldest->mcs.socket); /* the home socket ran dry (remote is non-empty here) */
         ll_mcscr_node *g = cr_take_newest(&l->passive);
-        if (cr_become_tail(l, me, g)) {
-            cr_grant_and_warm(l, g, wp);
-            return;
-        }
+        if (cr_become_tail(l, me, g))
+            return cr_grant_and_warm(l, g, wp);
         cr_push_newest(&l->passive, g); /* an arrival raced in: consider it first (it is spinning); g stays passive */
         succ = CR_NODE(ll_mcsq_await_next(&me->mcs));
     }
 }
 
 /* The one out-of-line instance of cr_release_contended, for both locks (x = NULL
- * for mcscr): defined in mcscr.c.  Internal to src/locks. */
+ * for mcscr), which also releases in the place of granted nodes found abandoned:
+ * defined in mcscr.c.  Internal to src/locks. */
 LL_COLD void ll_mcscr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_mcscr_node *succ,
                                         ll_wait_policy *wp);
+
+/* The plain MCS release, when nobody is culled and nobody is linked behind me: true if
+ * it freed the lock; else *succ is our linked successor or NULL, for the contended release. */
+LL_INLINE bool cr_release_plain(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_mcscr_node **succ)
+{
+    *succ = CR_NODE(ll_mcsq_next(&me->mcs));
+    if (LL_LIKELY(*succ == NULL && cr_lists_empty(l, x))) {
+        if (ll_mcsq_pass_tail(&l->tail, &me->mcs, NULL))
+            return true;
+        *succ = CR_NODE(ll_mcsq_await_next(&me->mcs));
+    }
+    return false;
+}
 
 /* The release: plain MCS when nobody is culled and nobody is linked behind us,
  * else the contended release (out of line, cold). */
 LL_INLINE void cr_release(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_wait_policy *wp)
 {
-    ll_mcscr_node *succ = CR_NODE(ll_mcsq_next(&me->mcs));
-    if (LL_LIKELY(succ == NULL && cr_lists_empty(l, x))) {
-        if (ll_mcsq_pass_tail(&l->tail, &me->mcs, NULL))
-            return;
-        succ = CR_NODE(ll_mcsq_await_next(&me->mcs));
-    }
-    ll_mcscr_release_contended(l, x, me, succ, wp);
+    ll_mcscr_node *succ;
+    if (!cr_release_plain(l, x, me, &succ))
+        ll_mcscr_release_contended(l, x, me, succ, wp);
 }
 
 /* ---- spec keys ---------------------------------------------------------------------------- */

@@ -11,25 +11,40 @@
  * store: only the holder writes grant).  All waiters spin on grant, so every
  * release invalidates every waiter's copy: handover cost grows with waiters.
  *
+ * Timed acquire (ll_ticket_acquire_until): the timed waiter takes a ticket as
+ * any other (after reserving the lock's departure note, gone) and waits for its
+ * turn until the deadline; then it leaves a note "ticket t has left", and
+ * whoever sees t admitted while the note names it (a spinning waiter, an
+ * arrival, a try_acquire) takes t's turn (src/locks/ticket_gone.h).  So a timed
+ * waiter is served after the waiters ahead of it, as any; while one timed
+ * waiter holds the note, others poll try_acquire until it frees.  Caveat: with
+ * nobody waiting behind a departed ticket, the lock stays held by the ghost
+ * until the next acquire or try_acquire takes its turn (is_locked says held).
  * Fairness: strict FIFO.
- * Footprint: 8 bytes per lock, nothing per waiting thread.
+ * Footprint: 12 bytes per lock (next, grant, gone), nothing per waiting thread.
  * Policies: spin, yield (waiters are anonymous: nobody to unpark; TWA is the
  * ticket lock that can park).
  */
 #include "locklab/registry.h"
 #include "locklab/ticket.h"
+#include "ticket_gone.h"
 
 LL_COLD static void ticket_wait(ll_ticket_lock *l, uint32_t t, ll_wait_policy *wp)
 {
-    uint32_t steps = 0;
-    while (ll_load_acquire(&l->grant) != t) /* acquire: pairs with the release store of grant */
-        ll_wait_relax(wp, &steps);
+    uint32_t steps = 0, g;
+    while ((g = ll_load_acquire(&l->grant)) != t) { /* acquire: pairs with the release store of grant */
+        if (LL_UNLIKELY(ll_gone_names(&l->gone, g)) && ll_gone_take(&l->gone, g))
+            ll_ticket_release(l, wp); /* g's waiter left: its turn is ours, pass it on */
+        else
+            ll_wait_relax(wp, &steps);
+    }
 }
 
 void ll_ticket_init(ll_ticket_lock *l)
 {
     ll_store_relaxed(&l->next, 0);  /* relaxed: like pthread_mutex_init, publish the lock yourself */
     ll_store_relaxed(&l->grant, 0); /* relaxed: as above */
+    ll_store_relaxed(&l->gone, LL_GONE_NONE); /* relaxed: as above */
 }
 
 void ll_ticket_acquire(ll_ticket_lock *l, ll_wait_policy *wp)
@@ -43,7 +58,11 @@ bool ll_ticket_try_acquire(ll_ticket_lock *l)
 {
     uint32_t g = ll_load_acquire(&l->grant); /* acquire: pairs with the release store of grant in ll_ticket_release */
     /* next == g means free; grant cannot move while next == g, so the CAS decides. */
-    return ll_cas(&l->next, &g, g + 1, LL_RELAXED); /* relaxed: ordering came from the grant load */
+    if (ll_cas(&l->next, &g, g + 1, LL_RELAXED)) /* relaxed: ordering came from the grant load */
+        return true;
+    /* Held by a ghost (a timed waiter left and its turn came): take its turn. */
+    g = ll_load_acquire(&l->grant); /* acquire: as above */
+    return LL_UNLIKELY(ll_gone_names(&l->gone, g)) && ll_gone_take(&l->gone, g);
 }
 
 void ll_ticket_release(ll_ticket_lock *l, ll_wait_policy *wp)
@@ -53,6 +72,33 @@ void ll_ticket_release(ll_ticket_lock *l, ll_wait_policy *wp)
     ll_store_release(&l->grant, g + 1);        /* release: the critical section; pairs with the acquire loads of grant */
 }
 
+typedef struct { ll_ticket_lock *l; uint32_t t; } ticket_ctx;
+static bool ticket_admitted(void *p)
+{
+    ticket_ctx *c = (ticket_ctx *)p;
+    return ll_load_acquire(&c->l->grant) == c->t; /* acquire: pairs with the release store of grant */
+}
+static bool ticket_try(void *l) { return ll_ticket_try_acquire((ll_ticket_lock *)l); }
+
+bool ll_ticket_acquire_until(ll_ticket_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    if (ll_ticket_try_acquire(l))
+        return true;
+    if (!ll_gone_reserve(&l->gone)) { /* another timed waiter has a ticket: poll until it is done */
+        int r = ll_gone_reserve_until(&l->gone, ticket_try, l, wp, deadline_ns);
+        if (r != 1)
+            return r == 2;
+    }
+    ticket_ctx c = {l, ll_faa(&l->next, 1, LL_RELAXED)}; /* relaxed: ordering comes from reading grant */
+    for (uint32_t steps = 0, i = 1; !ticket_admitted(&c); i++) {
+        if ((i & 63) == 0 && ll_now_ns() >= deadline_ns)
+            return ll_gone_leave(&l->gone, c.t, ticket_admitted, &c); /* spinning waiters take the note */
+        ll_wait_relax(wp, &steps);
+    }
+    ll_gone_unreserve(&l->gone);
+    return true;
+}
+
 bool ll_ticket_is_locked(ll_ticket_lock *l)
 {
     uint32_t g = ll_load_acquire(&l->grant); /* acquire: pairs with ll_ticket_release, as in try_acquire */
@@ -60,9 +106,13 @@ bool ll_ticket_is_locked(ll_ticket_lock *l)
 }
 
 LL_LOCK_ADAPTER(ll_ticket_lock, ll_ticket)
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    return ll_ticket_acquire_until((ll_ticket_lock *)s, wp, deadline_ns);
+}
 
 const ll_lock_ops ll_lock_ticket = {
     "ticket", "Mellor-Crummey & Scott 1991; scalable-locking-slides", "ticket lock, all waiters spin on grant",
     "FIFO", LL_SPIN_YIELD, NULL, sizeof(ll_ticket_lock), sizeof(ll_ticket_lock), 0,
-    NULL, NULL, acquire, try_acquire, release,
+    NULL, NULL, acquire, try_acquire, release, acquire_until,
 };

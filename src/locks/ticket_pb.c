@@ -13,11 +13,16 @@
  */
 #include "locklab/registry.h"
 #include "locklab/ticket_pb.h"
+#include "ticket_gone.h"
 
 LL_COLD static void ticket_pb_wait(ll_ticket_lock *l, uint32_t t, uint32_t g, uint32_t unit)
 {
     uint32_t steps = 0;
     do {
+        if (LL_UNLIKELY(ll_gone_names(&l->gone, g)) && ll_gone_take(&l->gone, g)) {
+            ll_ticket_release(l, NULL); /* g's waiter left: its turn is ours, pass it on (ticket_gone.h) */
+            continue;
+        }
         uint64_t delay = (uint64_t)(t - g) * unit; /* t - g: waiters ahead, wrap-safe */
         ll_spin_steps(&steps, delay < LL_RT_CHECK_STEPS ? (uint32_t)delay + 1 : LL_RT_CHECK_STEPS); /* real-time: sleep (wait.h) */
         for (uint64_t d = delay; d > 0; d--)
@@ -50,9 +55,14 @@ static const ll_param params[] = {
 };
 LL_INIT_ADAPTER(ll_ticket_pb_init((ll_ticket_pb_lock *)s, (uint32_t)p[0]))
 LL_LOCK_ADAPTER(ll_ticket_pb_lock, ll_ticket_pb)
+/* Timed: the ticket lock's (ticket.c), which waits with the plain spin delay, not the backoff. */
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    return ll_ticket_acquire_until(&((ll_ticket_pb_lock *)s)->ticket, wp, deadline_ns);
+}
 
 const ll_lock_ops ll_lock_ticket_pb = {
     "ticket-pb", "Mellor-Crummey & Scott 1991 (proportional backoff)", "ticket lock, delay proportional to queue position",
     "FIFO", LL_SPIN_ONLY, params, sizeof(ll_ticket_pb_lock), sizeof(ll_ticket_lock), 0,
-    init, NULL, acquire, try_acquire, release,
+    init, NULL, acquire, try_acquire, release, acquire_until,
 };

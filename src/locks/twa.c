@@ -20,12 +20,19 @@
  * slot(its ticket); release then also kicks slot(k) if a sleeper flag is set
  * there.  The spin variant is exactly the paper's algorithm.
  *
+ * Timed acquire (ll_twa_acquire_until): as the ticket lock's (ticket.c): a
+ * timed waiter takes a ticket and at its deadline leaves a note "ticket t has
+ * left" (src/locks/ticket_gone.h); it then bumps slot(t + 1), so that its
+ * successor, if asleep as a short-term waiter, wakes and sleeps on slot(t)
+ * instead, which the release admitting t kicks: the successor takes t's turn.
+ * A timed waiter is served after the waiters ahead of it, as any.
  * Fairness: strict FIFO.
- * Footprint: 8 bytes per lock; 16 KiB array shared by all locks; nothing
+ * Footprint: 16 bytes per lock (the ticket lock's 12, threshold); 16 KiB array shared by all locks; nothing
  * per waiting thread.  Policies: all.
  */
 #include "locklab/registry.h"
 #include "locklab/twa.h"
+#include "ticket_gone.h"
 
 LL_ALIGNED(LL_SECTOR) static ll_atomic_u32 wait_array[LL_TWA_ARRAY_SLOTS];
 
@@ -42,9 +49,27 @@ static int32_t distance(const twa_wait_ctx *c)
     /* acquire: the previous holder's critical section; pairs with the release store of grant in ll_twa_release */
     return (int32_t)(c->ticket - ll_load_acquire(&c->l->ticket.grant));
 }
+/* The lock is held by a ghost: a timed waiter left, and its turn came (ticket_gone.h). */
+static bool ghost(const twa_wait_ctx *c)
+{
+    /* acquire: the previous holder's critical section, as in distance() */
+    return ll_gone_names(&c->l->ticket.gone, ll_load_acquire(&c->l->ticket.grant));
+}
 static bool still_long_term(void *p) { return distance((twa_wait_ctx *)p) > (int32_t)((twa_wait_ctx *)p)->threshold; }
-static bool still_waiting(void *p) { return distance((twa_wait_ctx *)p) != 0; }
-static bool granted(void *p) { return distance((twa_wait_ctx *)p) == 0; }
+static bool still_waiting(void *p) { return distance((twa_wait_ctx *)p) != 0 && !ghost((twa_wait_ctx *)p); }
+static bool granted(void *p) { return distance((twa_wait_ctx *)p) == 0 || ghost((twa_wait_ctx *)p); }
+static bool not_admitted(void *p) { return distance((twa_wait_ctx *)p) != 0; }
+static bool admitted(void *p) { return distance((twa_wait_ctx *)p) == 0; }
+
+static void twa_admit(ll_twa_lock *l, uint32_t k, bool parks);
+
+/* The slot a short-term waiter with ticket tx sleeps on: its own, or, if ticket tx - 1
+ * has left (a timed waiter), that one's, which the release admitting tx - 1 kicks. */
+static ll_atomic_u32 *short_term_slot(ll_twa_lock *l, uint32_t tx)
+{
+    return slot_of(l, ll_load_relaxed(&l->ticket.gone) == LL_GONE(tx - 1) ? tx - 1 : tx); /* relaxed: a hint,
+        re-checked by still_waiting after the sleep announcement; the departing waiter bumps slot(tx) */
+}
 
 LL_COLD static void twa_wait(ll_twa_lock *l, uint32_t tx, uint32_t threshold, ll_wait_policy *wp)
 {
@@ -53,6 +78,11 @@ LL_COLD static void twa_wait(ll_twa_lock *l, uint32_t tx, uint32_t threshold, ll
         int32_t dx = distance(&c);
         if (dx == 0)
             return;
+        uint32_t g = tx - (uint32_t)dx;
+        if (LL_UNLIKELY(ll_gone_names(&l->ticket.gone, g)) && ll_gone_take(&l->ticket.gone, g)) {
+            twa_admit(l, g + 1, ll_wait_may_park(wp)); /* g's waiter left: its turn is ours, pass it on */
+            continue;
+        }
         if (dx > (int32_t)threshold) {
             /* Long-term: sample the slot, re-check grant, then wait for the slot to move. */
             ll_atomic_u32 *slot = slot_of(l, tx);
@@ -63,12 +93,12 @@ LL_COLD static void twa_wait(ll_twa_lock *l, uint32_t tx, uint32_t threshold, ll
                 ll_waitword_wait(wp, slot, v, still_long_term, &c);
             continue;
         }
-        /* Short-term: poll grant; a parking policy may give up and sleep on slot(tx). */
+        /* Short-term: poll grant (and a ghost's turn); a parking policy may give up and sleep. */
         bool spun = ll_spin_phase(wp, granted, &c);
         ll_wait_feedback(wp, spun);
         if (spun)
-            return;
-        ll_atomic_u32 *slot = slot_of(l, tx);
+            continue; /* admitted, or a ghost's turn to take: the top of the loop decides */
+        ll_atomic_u32 *slot = short_term_slot(l, tx);
         ll_waitword_sleep(slot, ll_load_acquire(slot), still_waiting, &c); /* acquire: as above (ll_waitword_bump) */
     }
 }
@@ -87,20 +117,60 @@ void ll_twa_acquire(ll_twa_lock *l, ll_wait_policy *wp)
         twa_wait(l, tx, l->threshold, wp);
 }
 
+/* The ticket lock's (which also takes a ghost's turn: ticket_gone.h). */
 bool ll_twa_try_acquire(ll_twa_lock *l) { return ll_ticket_try_acquire(&l->ticket); }
 
-void ll_twa_release(ll_twa_lock *l, ll_wait_policy *wp)
+/* Admit ticket k (the holder of k - 1 releases). */
+static void twa_admit(ll_twa_lock *l, uint32_t k, bool parks)
 {
     /* Read everything we need from the lock first: after the handover it may be destroyed. */
-    uint32_t k = ll_load_relaxed(&l->ticket.grant) + 1; /* relaxed: only the holder writes grant */
     ll_atomic_u32 *promote = slot_of(l, k + l->threshold), *owner = slot_of(l, k); /* the array is global */
-    bool parks = ll_wait_may_park(wp);
     /* release: the handover, before anything else; pairs with the acquire loads of grant in
      * ll_twa_acquire and distance() (twa_wait) */
     ll_store_release(&l->ticket.grant, k);
     ll_waitword_bump(promote);      /* promote the next long-term waiter */
     if (parks)
-        ll_waitword_kick(owner); /* the new owner, if it slept as a short-term waiter */
+        ll_waitword_kick(owner); /* the new owner, if it slept as a short-term waiter (or its successor,
+                                    sleeping there because k's waiter left: ticket_gone.h) */
+}
+
+void ll_twa_release(ll_twa_lock *l, ll_wait_policy *wp)
+{
+    /* relaxed: only the holder writes grant */
+    twa_admit(l, ll_load_relaxed(&l->ticket.grant) + 1, ll_wait_may_park(wp));
+}
+
+static bool twa_try(void *l) { return ll_twa_try_acquire((ll_twa_lock *)l); }
+
+/* Timed: reserve the departure note, take a ticket, and wait (spin per policy, then sleep
+ * on slot(tx), woken by the promotion and by the admission) until the deadline; then leave
+ * a note and wake our successor, which then watches our slot (ticket_gone.h). */
+bool ll_twa_acquire_until(ll_twa_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    if (ll_twa_try_acquire(l))
+        return true;
+    if (!ll_gone_reserve(&l->ticket.gone)) { /* another timed waiter has a ticket: poll until it is done */
+        int r = ll_gone_reserve_until(&l->ticket.gone, twa_try, l, wp, deadline_ns);
+        if (r != 1)
+            return r == 2;
+    }
+    twa_wait_ctx c = {l, ll_faa(&l->ticket.next, 1, LL_RELAXED), l->threshold}; /* relaxed: as in ll_twa_acquire */
+    ll_atomic_u32 *slot = slot_of(l, c.ticket);
+    while (!admitted(&c) && ll_now_ns() < deadline_ns) {
+        bool spun = ll_spin_phase_until(wp, admitted, &c, deadline_ns);
+        if (spun || !ll_wait_may_park(wp))
+            continue;
+        /* acquire: as in twa_wait (ll_waitword_bump) */
+        ll_waitword_sleep_until(slot, ll_load_acquire(slot), not_admitted, &c, deadline_ns);
+    }
+    if (admitted(&c)) {
+        ll_gone_unreserve(&l->ticket.gone);
+        return true;
+    }
+    if (ll_gone_leave(&l->ticket.gone, c.ticket, admitted, &c))
+        return true;
+    ll_waitword_bump(slot_of(l, c.ticket + 1)); /* our successor may sleep on its slot: watch ours now */
+    return false;
 }
 
 bool ll_twa_is_locked(ll_twa_lock *l) { return ll_ticket_is_locked(&l->ticket); }
@@ -111,9 +181,13 @@ static const ll_param params[] = {
 };
 LL_INIT_ADAPTER(ll_twa_init((ll_twa_lock *)s, (uint32_t)p[0]))
 LL_LOCK_ADAPTER(ll_twa_lock, ll_twa)
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    return ll_twa_acquire_until((ll_twa_lock *)s, wp, deadline_ns);
+}
 
 const ll_lock_ops ll_lock_twa = {
     "twa", "Dice & Kogan 2019, TWA (ticket lock + waiting array)", "ticket lock; long-term waiters wait on a shared array",
     "FIFO", LL_ALL_POLICIES, params, sizeof(ll_twa_lock), sizeof(ll_ticket_lock), 0,
-    init, NULL, acquire, try_acquire, release,
+    init, NULL, acquire, try_acquire, release, acquire_until,
 };

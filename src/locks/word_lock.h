@@ -3,7 +3,9 @@
  * after a failed exchange and returning with the lock held.
  * LL_WORD_LOCK_DEFINE(ll_X, SLOW) defines ll_X_init, ll_X_acquire,
  * ll_X_try_acquire, ll_X_release, ll_X_is_locked and the registry adapter
- * (static acquire, try_acquire, release). */
+ * (static acquire, try_acquire, release, acquire_until).  Timed acquire: tries
+ * with the spinning waiters' delays until the deadline; as barging as they are
+ * (no bound on bypass, for anyone). */
 #ifndef LOCKLAB_SRC_WORD_LOCK_H
 #define LOCKLAB_SRC_WORD_LOCK_H
 #include "locklab/registry.h"
@@ -31,5 +33,11 @@
                                                                                                                     \
     bool P##_is_locked(P##_lock *l) { return ll_load_acquire(&l->held) != 0; /* acquire: pairs with P##_release */ } \
                                                                                                                     \
-    LL_LOCK_ADAPTER(P##_lock, P)
+    LL_LOCK_ADAPTER(P##_lock, P)                                                                                    \
+    /* Timed: as the spinning waiters, tries with polite delays until the deadline (barging). */                   \
+    static bool try_word(void *s) { return P##_try_acquire((P##_lock *)s); }                                        \
+    static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)                                   \
+    {                                                                                                               \
+        return ll_spin_try_until(wp, try_word, s, deadline_ns);                                                     \
+    }
 #endif

@@ -87,7 +87,7 @@
     static void ID##_release(void *s, ll_wait_policy *wp) { (void)wp; PREFIX##_unlock((TYPE *)s); } \
     static const ll_lock_ops ID##_ops = {                                                        \
         NAME, "Concurrency Kit 0.7.1, " #LOCKFN, SUMMARY, "none (barging)", LL_SPIN_ONLY, NULL,  \
-        sizeof(TYPE), sizeof(TYPE), 0, ID##_init, NULL, ID##_acquire, ID##_try_acquire, ID##_release, \
+        sizeof(TYPE), sizeof(TYPE), 0, ID##_init, NULL, ID##_acquire, ID##_try_acquire, ID##_release, NULL, \
     };
 
 CK_BARGING_PEER(fas, ck_spinlock_fas_t, ck_spinlock_fas, ck_spinlock_fas_lock, "ck-fas",
@@ -123,6 +123,7 @@ static const ll_lock_ops ticket_ops = {
     "ck-ticket", "Concurrency Kit 0.7.1, ck_spinlock_ticket", "ticket lock (next and serving in one word)",
     "FIFO", LL_SPIN_ONLY, NULL, sizeof(ck_spinlock_ticket_t), sizeof(ck_spinlock_ticket_t), 0,
     ticket_init, NULL, ticket_acquire, ticket_try_acquire, ticket_release,
+    NULL, /* no timed acquire of its own: callers poll try_acquire */
 };
 
 typedef struct { ck_spinlock_ticket_t lock; unsigned shift; } ticket_pb_state;
@@ -151,6 +152,7 @@ static const ll_lock_ops ticket_pb_ops = {
     "ticket lock, delay proportional to the waiters ahead", "FIFO", LL_SPIN_ONLY, ticket_pb_params,
     sizeof(ticket_pb_state), sizeof(ck_spinlock_ticket_t), 0,
     ticket_pb_init, NULL, ticket_pb_acquire, ticket_try_acquire, ticket_release,
+    NULL, /* no timed acquire of its own: callers poll try_acquire */
 };
 
 /* ---- Anderson's array lock ------------------------------------------------- */
@@ -217,6 +219,7 @@ static const ll_lock_ops anderson_ops = {
     sizeof(anderson_state),
     sizeof(ck_spinlock_anderson_t) + CK_ANDERSON_DEFAULT_SLOTS * sizeof(ck_spinlock_anderson_thread_t), 0,
     anderson_init, anderson_destroy, anderson_acquire, anderson_try_acquire, anderson_release,
+    NULL, /* no timed acquire of its own: callers poll try_acquire */
 };
 
 /* ---- MCS ----------------------------------------------------------------------- */
@@ -254,6 +257,7 @@ static const ll_lock_ops mcs_ops = {
     "queue lock, each waiter spins on its own node", "FIFO", LL_SPIN_ONLY, NULL, sizeof(mcs_state),
     sizeof(ck_spinlock_mcs_t), sizeof(ck_spinlock_mcs_context_t),
     mcs_init, NULL, mcs_acquire, mcs_try_acquire, mcs_release,
+    NULL, /* no timed acquire of its own: callers poll try_acquire */
 };
 
 /* ---- CLH ----------------------------------------------------------------------- */
@@ -316,6 +320,7 @@ static const ll_lock_ops clh_ops = {
     "queue lock, each waiter spins on its predecessor's node", "FIFO", LL_SPIN_ONLY, NULL, sizeof(clh_state),
     sizeof(ck_spinlock_clh_t *) + sizeof(ck_spinlock_clh_t), sizeof(ck_spinlock_clh_t),
     clh_init, clh_destroy, clh_acquire, clh_try_acquire, clh_release,
+    NULL, /* no timed acquire of its own: callers poll try_acquire */
 };
 
 const ll_lock_ops *const ll_peer_locks[] = {

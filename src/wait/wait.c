@@ -4,6 +4,7 @@
  * policies themselves (spin.c, yield.c, park.c, stp.c, astp.c) only say how
  * long to spin and whether to yield.
  */
+#include <errno.h>
 #include <limits.h>
 #include <string.h>
 
@@ -82,10 +83,16 @@ static uint64_t budget_of(const ll_wait_policy *wp)
 
 bool ll_spin_phase(ll_wait_policy *wp, ll_ready_fn ready, void *ctx)
 {
+    return ll_spin_phase_until(wp, ready, ctx, LL_NO_DEADLINE);
+}
+
+bool ll_spin_phase_until(ll_wait_policy *wp, ll_ready_fn ready, void *ctx, uint64_t deadline_ns)
+{
     uint64_t budget = budget_of(wp);
     if (budget == 0)
         return ready(ctx);
-    return spin_until(wp, ready, ctx, budget == LL_SPIN_FOREVER ? UINT64_MAX : ll_now_ns() + budget);
+    uint64_t end = budget == LL_SPIN_FOREVER ? UINT64_MAX : ll_now_ns() + budget;
+    return spin_until(wp, ready, ctx, end < deadline_ns ? end : deadline_ns);
 }
 
 typedef struct { ll_atomic_u32 *word; uint32_t busy; } word_ne_ctx;
@@ -131,6 +138,30 @@ uint32_t ll_wait_while_eq_until(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_
     }
 }
 
+bool ll_spin_try_until(const ll_wait_policy *wp, ll_ready_fn try_acquire, void *ctx, uint64_t deadline_ns)
+{
+    for (uint32_t steps = 0, i = 1;; i++) {
+        if (try_acquire(ctx))
+            return true;
+        if ((i % STEPS_PER_ROUND) == 0 && ll_now_ns() >= deadline_ns)
+            return false;
+        ll_wait_relax(wp, &steps);
+    }
+}
+
+uint32_t ll_wait_while_eq_or_leave(ll_wait_policy *wp, ll_atomic_u32 *word, uint32_t busy, ll_parker *self,
+                                   uint64_t deadline_ns)
+{
+    /* acquire (inside): pairs with the release half of the exchange in ll_grant_word */
+    uint32_t v = ll_wait_while_eq_until(wp, word, busy, self, deadline_ns);
+    /* acq_rel.  release (success): our earlier writes to the node, before the holder that
+     * finds it abandoned takes it over (pairs with the acquire half of ll_grant_word's
+     * exchange); acquire (failure: a grant came first): the critical section before it */
+    if (v == busy && ll_cas(word, &v, LL_WAIT_ABANDONED, LL_ACQ_REL))
+        return LL_WAIT_ABANDONED;
+    return v;
+}
+
 /* ---- shared wait words -------------------------------------------------------------- */
 
 typedef struct { ll_atomic_u32 *w; uint32_t observed; } word_moved_ctx;
@@ -154,6 +185,12 @@ void ll_waitword_wait(ll_wait_policy *wp, ll_atomic_u32 *w, uint32_t observed, l
 
 void ll_waitword_sleep(ll_atomic_u32 *w, uint32_t observed, ll_ready_fn still_waiting, void *ctx)
 {
+    (void)ll_waitword_sleep_until(w, observed, still_waiting, ctx, LL_NO_DEADLINE);
+}
+
+bool ll_waitword_sleep_until(ll_atomic_u32 *w, uint32_t observed, ll_ready_fn still_waiting, void *ctx,
+                             uint64_t deadline_ns)
+{
     uint32_t v = ll_load_relaxed(w);
     while (((v ^ observed) & ~LL_WAITWORD_SLEEPERS) == 0) {
         /* Always an RMW, even if the flag is already set, so that this waiter is in
@@ -163,10 +200,17 @@ void ll_waitword_sleep(ll_atomic_u32 *w, uint32_t observed, ll_ready_fn still_wa
         v |= LL_WAITWORD_SLEEPERS;
         ll_fence(LL_SEQ_CST); /* announce-before-check: pairs with ll_waitword_kick's fence */
         if (!still_waiting(ctx))
-            return;
-        ll_futex_wait(w, v);
+            return true;
+        if (deadline_ns == LL_NO_DEADLINE) {
+            ll_futex_wait(w, v);
+        } else {
+            struct timespec until = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
+            if (ll_futex_wait_until(w, v, CLOCK_MONOTONIC, &until) == ETIMEDOUT) /* ll_now_ns's clock */
+                return false;
+        }
         v = ll_load_acquire(w); /* pairs with the bump's release */
     }
+    return true;
 }
 
 void ll_waitword_bump(ll_atomic_u32 *w)

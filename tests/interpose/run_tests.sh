@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
+# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | timed SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -33,6 +33,9 @@ threads)
     ;;
 mix)
     for spec in "$@"; do run "$spec" "$bindir/test_mix"; done
+    ;;
+timed)
+    for spec in "$@"; do run "$spec" "$bindir/test_timedlock"; done
     ;;
 fork)
     # Every spec locklab-bench --list prints (every algorithm x policy), or the SPECs given:
@@ -318,7 +321,7 @@ secure)
     rm -rf "$dir"
     ;;
 *)
-    echo "unknown case '$case' (valid: mutex sync threads mix fork realtime warn preconstructor cxx bindings badenv profile nomeasure twice malloc secure)" >&2
+    echo "unknown case '$case' (valid: mutex sync threads mix timed fork realtime warn preconstructor cxx bindings badenv profile nomeasure twice malloc secure)" >&2
     exit 2
     ;;
 esac
