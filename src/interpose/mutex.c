@@ -52,7 +52,14 @@
 #include "proftable.h"
 #include "real.h"
 
-__thread char lp_self_anchor __attribute__((tls_model("initial-exec")));
+__thread uint64_t lp_self_tid __attribute__((tls_model("initial-exec")));
+static ll_atomic_u64 last_tid;
+
+uint64_t lp_self_id_assign(void)
+{
+    lp_self_tid = ll_faa(&last_tid, 1, LL_RELAXED) + 1; /* relaxed: only uniqueness matters (the RMW gives it) */
+    return lp_self_tid;
+}
 
 static const char *type_name(int32_t kind)
 {

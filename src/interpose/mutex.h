@@ -71,11 +71,20 @@ _Static_assert(__builtin_offsetof(lp_mutex, kind) == __builtin_offsetof(pthread_
 
 LL_INLINE bool lp_mutex_passthrough(const lp_mutex *m) { return (m->kind & LP_KIND_PASSTHROUGH) != 0; }
 
-/* A per-thread identity: the address of a thread-local byte (never 0). */
-extern __thread char lp_self_anchor __attribute__((tls_model("initial-exec")));
-LL_INLINE uint64_t lp_self_id(void) { return (uint64_t)(uintptr_t)&lp_self_anchor; }
+/* A per-thread identity, unique for the life of the process (never 0, never
+ * reused): a 64-bit counter value given to each thread at its first call.
+ * Not an address: a thread started after the owner exited may get the owner's
+ * TLS block back, and must not pass for the owner of the mutexes it left
+ * locked (errorcheck unlock EPERM, recursive trylock EBUSY, as glibc). */
+extern __thread uint64_t lp_self_tid __attribute__((tls_model("initial-exec")));
+LL_COLD uint64_t lp_self_id_assign(void); /* cold: the calling thread's first call */
+LL_INLINE uint64_t lp_self_id(void)
+{
+    uint64_t id = lp_self_tid; /* one TLS load on the fast path */
+    return LL_LIKELY(id != 0) ? id : lp_self_id_assign();
+}
 
-/* The owner word: the holder's id (a user-space address: below 2^47 on x86_64)
+/* The owner word: the holder's id (a counter value: below 2^48 in any process)
  * and, from bit LP_OWNER_GEN_SHIFT, the fork generation it took the mutex in. */
 #define LP_OWNER_GEN_SHIFT 48
 #define LP_OWNER_ID_MASK ((UINT64_C(1) << LP_OWNER_GEN_SHIFT) - 1)

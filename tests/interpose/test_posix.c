@@ -1,0 +1,555 @@
+/*
+ * POSIX behaviour real programs rely on, checked the same way under the
+ * interposer and under glibc (argument "glibc": run without LD_PRELOAD, the
+ * reference):
+ *   - signals: sem_wait / sem_timedwait / sem_clockwait interrupted by a
+ *     handler installed without SA_RESTART return -1 / EINTR; with SA_RESTART
+ *     sem_wait keeps waiting (the timed ones return EINTR, as on glibc: Linux
+ *     never restarts a timed futex wait); a post racing with signals is never
+ *     lost; condition waits never return EINTR;
+ *   - cancellation: pthread_cancel of a thread blocked in pthread_cond_wait,
+ *     _timedwait, _clockwait, sem_wait or sem_timedwait acts (join returns
+ *     PTHREAD_CANCELED); the cleanup handler of a condition wait runs with the
+ *     mutex held; the cancelled waiter leaves the wait list (other waiters are
+ *     still woken); a signal or post racing with the cancel is not lost;
+ *     a cancel pending at entry acts there;
+ *   - ownership: a thread that exits holding an errorcheck and a recursive
+ *     mutex still owns them; a new thread (which gets the exited thread's
+ *     stack and TLS block back from glibc's cache) gets EPERM on unlock and
+ *     EBUSY on trylock.
+ * Run by run_tests.sh (case posix) once per lock spec.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "locklab/atomics.h"
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&t, &t) != 0)
+        ;
+}
+
+/* Joins t, or fails the test (and leaves t) after 20 s: a hang is the failure these tests look for. */
+static void *join_within(pthread_t t, const char *what)
+{
+    struct timespec dl = in_ms(CLOCK_REALTIME, 20000);
+    void *ret = NULL;
+    int rc = pthread_timedjoin_np(t, &ret, &dl);
+    if (rc != 0) {
+        fprintf(stderr, "%s: thread still blocked after 20 s\n", what);
+        check_failures++;
+        return (void *)(intptr_t)-1;
+    }
+    return ret;
+}
+
+/* Waits until thread tid sleeps in the kernel (state S in /proc), i.e. inside its blocking wait. */
+static void await_sleeping(ll_atomic_u32 *tid_word)
+{
+    pid_t tid;
+    while ((tid = (pid_t)ll_load_acquire(tid_word)) == 0) /* acquire: the thread stored it just before waiting */
+        sleep_ms(1);
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+    for (;;) {
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        buf[n] = '\0';
+        char *close_paren = strrchr(buf, ')');
+        if (close_paren && close_paren[1] == ' ' && close_paren[2] == 'S')
+            return;
+        sleep_ms(1);
+    }
+}
+
+/* ---- signals ------------------------------------------------------------------------- */
+static ll_atomic_u32 handled;
+static void on_signal(int sig)
+{
+    (void)sig;
+    ll_faa(&handled, 1, LL_RELAXED); /* relaxed: counted, read after the handler returned */
+}
+static void install(int sig, int flags)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+}
+#define SIG_NORESTART SIGUSR1
+#define SIG_RESTART SIGUSR2
+
+enum sem_how { SEM_WAIT, SEM_TIMEDWAIT, SEM_CLOCKWAIT };
+static const char *const sem_how_name[] = {"sem_wait", "sem_timedwait", "sem_clockwait"};
+typedef struct sem_waiter {
+    sem_t *s;
+    enum sem_how how;
+    ll_atomic_u32 tid;
+    ll_atomic_u32 returned;
+    int rc, err;
+} sem_waiter;
+static int sem_wait_how(sem_t *s, enum sem_how how)
+{
+    struct timespec dl;
+    switch (how) {
+    case SEM_WAIT:
+        return sem_wait(s);
+    case SEM_TIMEDWAIT:
+        dl = in_ms(CLOCK_REALTIME, 60000);
+        return sem_timedwait(s, &dl);
+    default:
+        dl = in_ms(CLOCK_MONOTONIC, 60000);
+        return sem_clockwait(s, CLOCK_MONOTONIC, &dl);
+    }
+}
+static void *sem_waiter_main(void *arg)
+{
+    sem_waiter *w = (sem_waiter *)arg;
+    ll_store_release(&w->tid, (uint32_t)syscall(SYS_gettid)); /* release: before the wait */
+    errno = 0;
+    w->rc = sem_wait_how(w->s, w->how);
+    w->err = errno;
+    ll_store_release(&w->returned, 1); /* release: rc and err */
+    return NULL;
+}
+
+/* One waiter blocked in how, hit by sig: EINTR (interrupts) or still waiting, then a post. */
+static void sem_signal_case(enum sem_how how, int sig, bool interrupts)
+{
+    sem_t s;
+    sem_init(&s, 0, 0);
+    sem_waiter w = {.s = &s, .how = how};
+    pthread_t t;
+    test_start(&t, sem_waiter_main, &w);
+    await_sleeping(&w.tid);
+    uint32_t before = ll_load_relaxed(&handled); /* relaxed: only this thread and handlers touch it */
+    pthread_kill(t, sig);
+    while (ll_load_relaxed(&handled) == before) /* relaxed: a counter */
+        sleep_ms(1);
+    if (!interrupts)
+        sleep_ms(50); /* a wait that wrongly returned has done so by now (the check below can only miss, never lie) */
+    bool returned_early = ll_load_acquire(&w.returned); /* acquire: rc and err */
+    if (returned_early != interrupts)
+        fprintf(stderr, "%s, %s: %s\n", sem_how_name[how], sig == SIG_RESTART ? "SA_RESTART" : "no SA_RESTART",
+                interrupts ? "did not return EINTR" : "returned on a signal");
+    CHECK(returned_early == interrupts);
+    sem_post(&s); /* lets a still blocked waiter go; after an EINTR, the unit stays in s */
+    join_within(t, sem_how_name[how]);
+    if (interrupts) {
+        CHECK_EQ(w.rc, -1);
+        CHECK_EQ(w.err, EINTR);
+        int v = -1;
+        sem_getvalue(&s, &v);
+        CHECK_EQ(v, 1);
+    } else {
+        CHECK_EQ(w.rc, 0);
+    }
+    sem_destroy(&s);
+}
+
+/* Posts racing with signals: every unit reaches the waiter (an EINTR never swallows one). */
+enum { RACE_UNITS = 20000 };
+static sem_t race_sem;
+static ll_atomic_u32 race_done;
+static ll_atomic_u64 race_eintr;
+static void *race_consumer(void *arg)
+{
+    (void)arg;
+    for (int got = 0; got < RACE_UNITS;) {
+        if (sem_wait(&race_sem) == 0)
+            got++;
+        else if (errno == EINTR)
+            ll_faa(&race_eintr, 1, LL_RELAXED); /* relaxed: a statistic */
+        else
+            CHECK(!"sem_wait failed with an error other than EINTR");
+    }
+    ll_store_release(&race_done, 1); /* release: nothing but the fact */
+    return NULL;
+}
+static void *race_signaller(void *arg)
+{
+    pthread_t target = *(pthread_t *)arg;
+    while (!ll_load_acquire(&race_done)) { /* acquire: pairs with the consumer's release */
+        pthread_kill(target, SIG_NORESTART);
+        sched_yield();
+    }
+    return NULL;
+}
+static void test_sem_post_races_signal(void)
+{
+    sem_init(&race_sem, 0, 0);
+    pthread_t consumer, signaller;
+    test_start(&consumer, race_consumer, NULL);
+    test_start(&signaller, race_signaller, &consumer);
+    for (int i = 0; i < RACE_UNITS; i++) {
+        sem_post(&race_sem);
+        if (i % 16 == 0)
+            sched_yield();
+    }
+    join_within(consumer, "post racing signals (a post was lost)");
+    pthread_join(signaller, NULL);
+    int v = -1;
+    sem_getvalue(&race_sem, &v);
+    CHECK_EQ(v, 0);
+    sem_destroy(&race_sem);
+}
+
+/* Condition waits hit by signals (both kinds) return 0 (or ETIMEDOUT), never EINTR, with the mutex held. */
+static pthread_mutex_t sig_m;
+static pthread_cond_t sig_c = PTHREAD_COND_INITIALIZER;
+static int sig_go, sig_bad_rc;
+static ll_atomic_u32 sig_tid;
+static void *cond_signalled_waiter(void *arg)
+{
+    int timed = (int)(intptr_t)arg;
+    pthread_mutex_lock(&sig_m);
+    ll_store_release(&sig_tid, (uint32_t)syscall(SYS_gettid)); /* release: before the wait */
+    while (!sig_go) {
+        struct timespec dl = in_ms(CLOCK_REALTIME, 60000);
+        int rc = timed ? pthread_cond_timedwait(&sig_c, &sig_m, &dl) : pthread_cond_wait(&sig_c, &sig_m);
+        if (rc != 0 && rc != ETIMEDOUT)
+            sig_bad_rc = rc;
+    }
+    CHECK_EQ(pthread_mutex_unlock(&sig_m), 0); /* errorcheck: EPERM if the wait returned without the mutex */
+    return NULL;
+}
+static void test_cond_wait_signals(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+    pthread_mutex_init(&sig_m, &a);
+    for (int timed = 0; timed < 2; timed++) {
+        sig_go = 0;
+        sig_bad_rc = 0;
+        ll_store_relaxed(&sig_tid, 0); /* relaxed: before the thread starts */
+        pthread_t t;
+        test_start(&t, cond_signalled_waiter, (void *)(intptr_t)timed);
+        for (int i = 0; i < 20; i++) {
+            await_sleeping(&sig_tid);
+            uint32_t before = ll_load_relaxed(&handled); /* relaxed: a counter */
+            pthread_kill(t, i % 2 ? SIG_RESTART : SIG_NORESTART);
+            while (ll_load_relaxed(&handled) == before) /* relaxed: a counter */
+                sleep_ms(1);
+        }
+        pthread_mutex_lock(&sig_m);
+        sig_go = 1;
+        pthread_cond_signal(&sig_c);
+        pthread_mutex_unlock(&sig_m);
+        join_within(t, "cond wait hit by signals");
+        if (sig_bad_rc)
+            fprintf(stderr, "pthread_cond_%swait returned %d (%s) on a signal\n", timed ? "timed" : "", sig_bad_rc,
+                    strerror(sig_bad_rc));
+        CHECK_EQ(sig_bad_rc, 0);
+    }
+    pthread_mutex_destroy(&sig_m);
+}
+
+static void test_signals(void)
+{
+    install(SIG_NORESTART, 0);
+    install(SIG_RESTART, SA_RESTART);
+    for (enum sem_how how = SEM_WAIT; how <= SEM_CLOCKWAIT; how++) {
+        sem_signal_case(how, SIG_NORESTART, true);
+        /* Linux restarts an untimed futex wait after an SA_RESTART handler, never a timed one (glibc's too) */
+        sem_signal_case(how, SIG_RESTART, how != SEM_WAIT);
+    }
+    test_sem_post_races_signal();
+    test_cond_wait_signals();
+}
+
+/* ---- cancellation ----------------------------------------------------------------------- */
+enum cancel_how { C_COND_WAIT, C_COND_TIMEDWAIT, C_COND_CLOCKWAIT, C_SEM_WAIT, C_SEM_TIMEDWAIT };
+static const char *const cancel_how_name[] = {"pthread_cond_wait", "pthread_cond_timedwait",
+                                              "pthread_cond_clockwait", "sem_wait", "sem_timedwait"};
+typedef struct cancel_obj {
+    pthread_mutex_t m; /* errorcheck: the cleanup handler's unlock says whether it holds it */
+    pthread_cond_t c;
+    sem_t s;
+    int go; /* under m */
+} cancel_obj;
+typedef struct cancel_waiter {
+    cancel_obj *o;
+    enum cancel_how how;
+    ll_atomic_u32 tid;
+    int waiting; /* under m: about to wait */
+    int cleanup_ran, cleanup_unlock_rc;
+    int got; /* returned from the wait normally (with the token / unit) */
+} cancel_waiter;
+
+static void cancel_obj_init(cancel_obj *o)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+    pthread_mutex_init(&o->m, &a);
+    pthread_cond_init(&o->c, NULL);
+    sem_init(&o->s, 0, 0);
+    o->go = 0;
+}
+static void cancel_obj_destroy(cancel_obj *o)
+{
+    CHECK_EQ(pthread_mutex_destroy(&o->m), 0);
+    CHECK_EQ(pthread_cond_destroy(&o->c), 0);
+    CHECK_EQ(sem_destroy(&o->s), 0);
+}
+
+static void cond_cleanup(void *arg)
+{
+    cancel_waiter *w = (cancel_waiter *)arg;
+    w->cleanup_ran = 1;
+    w->cleanup_unlock_rc = pthread_mutex_unlock(&w->o->m); /* 0 only if the cancelled wait re-took the mutex */
+}
+static void sem_cleanup(void *arg) { ((cancel_waiter *)arg)->cleanup_ran = 1; }
+
+static void *cancel_waiter_main(void *arg)
+{
+    cancel_waiter *w = (cancel_waiter *)arg;
+    cancel_obj *o = w->o;
+    struct timespec dl;
+    if (w->how >= C_SEM_WAIT) {
+        pthread_cleanup_push(sem_cleanup, w);
+        ll_store_release(&w->tid, (uint32_t)syscall(SYS_gettid)); /* release: before the wait */
+        while (sem_wait_how(&o->s, w->how == C_SEM_WAIT ? SEM_WAIT : SEM_TIMEDWAIT) != 0)
+            CHECK(errno == EINTR);
+        w->got = 1;
+        pthread_cleanup_pop(0);
+        return NULL;
+    }
+    pthread_mutex_lock(&o->m);
+    pthread_cleanup_push(cond_cleanup, w);
+    w->waiting = 1;
+    ll_store_release(&w->tid, (uint32_t)syscall(SYS_gettid)); /* release: before the wait */
+    while (!o->go) {
+        switch (w->how) {
+        case C_COND_WAIT:
+            CHECK_EQ(pthread_cond_wait(&o->c, &o->m), 0);
+            break;
+        case C_COND_TIMEDWAIT:
+            dl = in_ms(CLOCK_REALTIME, 60000);
+            CHECK_EQ(pthread_cond_timedwait(&o->c, &o->m, &dl), 0);
+            break;
+        default:
+            dl = in_ms(CLOCK_MONOTONIC, 60000);
+            CHECK_EQ(pthread_cond_clockwait(&o->c, &o->m, CLOCK_MONOTONIC, &dl), 0);
+            break;
+        }
+    }
+    o->go = 0; /* takes the token */
+    w->got = 1;
+    pthread_cleanup_pop(0);
+    pthread_mutex_unlock(&o->m);
+    return NULL;
+}
+
+/* Starts a waiter and returns once it is listed: a condition waiter has released
+ * the mutex (it lists itself first), a semaphore waiter sleeps in the kernel. */
+static void start_listed(pthread_t *t, cancel_waiter *w)
+{
+    test_start(t, cancel_waiter_main, w);
+    if (w->how >= C_SEM_WAIT) {
+        await_sleeping(&w->tid);
+        return;
+    }
+    for (;;) {
+        pthread_mutex_lock(&w->o->m);
+        int waiting = w->waiting;
+        pthread_mutex_unlock(&w->o->m);
+        if (waiting)
+            break;
+        sleep_ms(1);
+    }
+}
+
+/* Wakes one waiter of o: a token under the mutex and a signal, or a post. */
+static void wake_one(cancel_obj *o, enum cancel_how how)
+{
+    if (how >= C_SEM_WAIT) {
+        sem_post(&o->s);
+        return;
+    }
+    pthread_mutex_lock(&o->m);
+    o->go = 1;
+    pthread_cond_signal(&o->c);
+    pthread_mutex_unlock(&o->m);
+}
+
+/* A is blocked, then B: cancel A (cleanup with the mutex held), then one wake-up must reach B. */
+static void cancel_blocked_case(enum cancel_how how)
+{
+    cancel_obj o;
+    cancel_obj_init(&o);
+    cancel_waiter a = {.o = &o, .how = how, .cleanup_unlock_rc = -1}, b = a;
+    pthread_t ta, tb;
+    start_listed(&ta, &a);
+    if (how < C_SEM_WAIT)
+        await_sleeping(&a.tid);
+    start_listed(&tb, &b);
+    pthread_cancel(ta);
+    void *ret = join_within(ta, cancel_how_name[how]);
+    if (ret != PTHREAD_CANCELED)
+        fprintf(stderr, "%s: the cancelled waiter's join returned %p, not PTHREAD_CANCELED\n", cancel_how_name[how], ret);
+    CHECK(ret == PTHREAD_CANCELED);
+    if (ret == (void *)(intptr_t)-1)
+        return; /* still blocked: the objects cannot be destroyed, and the rest would hang too */
+    CHECK_EQ(a.cleanup_ran, 1);
+    CHECK_EQ(a.got, 0);
+    if (how < C_SEM_WAIT) {
+        if (a.cleanup_unlock_rc != 0)
+            fprintf(stderr, "%s: the cleanup handler ran without the mutex (unlock: %d)\n", cancel_how_name[how],
+                    a.cleanup_unlock_rc);
+        CHECK_EQ(a.cleanup_unlock_rc, 0);
+    }
+    wake_one(&o, how); /* must reach B: A left the wait list */
+    ret = join_within(tb, "the waiter behind a cancelled one");
+    if (ret == (void *)(intptr_t)-1)
+        return;
+    CHECK_EQ(b.got, 1);
+    cancel_obj_destroy(&o);
+}
+
+/* A cancel pending at entry acts there (with the mutex held for a condition wait), even if a unit is there. */
+static void *pending_cancel_main(void *arg)
+{
+    cancel_waiter *w = (cancel_waiter *)arg;
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    while (!ll_load_acquire(&w->tid)) /* acquire: main stored it after its pthread_cancel */
+        sleep_ms(1);
+    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+    if (w->how >= C_SEM_WAIT) {
+        pthread_cleanup_push(sem_cleanup, w);
+        sem_wait(&w->o->s);
+        w->got = 1;
+        pthread_cleanup_pop(0);
+        return NULL;
+    }
+    pthread_mutex_lock(&w->o->m);
+    pthread_cleanup_push(cond_cleanup, w);
+    pthread_cond_wait(&w->o->c, &w->o->m);
+    w->got = 1;
+    pthread_cleanup_pop(1);
+    return NULL;
+}
+static void cancel_pending_case(enum cancel_how how)
+{
+    cancel_obj o;
+    cancel_obj_init(&o);
+    sem_post(&o.s); /* a unit is there: sem_wait must still act on the cancel */
+    cancel_waiter w = {.o = &o, .how = how, .cleanup_unlock_rc = -1};
+    pthread_t t;
+    test_start(&t, pending_cancel_main, &w);
+    pthread_cancel(t);
+    ll_store_release(&w.tid, 1); /* release: after the cancel request */
+    void *ret = join_within(t, "pending cancel");
+    if (ret != PTHREAD_CANCELED)
+        fprintf(stderr, "%s: a pending cancel did not act at entry\n", cancel_how_name[how]);
+    CHECK(ret == PTHREAD_CANCELED);
+    CHECK_EQ(w.got, 0);
+    if (how < C_SEM_WAIT)
+        CHECK_EQ(w.cleanup_unlock_rc, 0);
+    cancel_obj_destroy(&o);
+}
+
+/* A wake-up racing with the cancel of the waiter it chose is not lost: whoever
+ * did not get it (the cancelled waiter) passes it on (to B, or back to the semaphore). */
+static void cancel_race_case(enum cancel_how how, int rounds)
+{
+    for (int i = 0; i < rounds; i++) {
+        cancel_obj o;
+        cancel_obj_init(&o);
+        cancel_waiter a = {.o = &o, .how = how, .cleanup_unlock_rc = -1}, b = a;
+        pthread_t ta, tb;
+        start_listed(&ta, &a);
+        if (how < C_SEM_WAIT)
+            start_listed(&tb, &b);
+        if (i % 2)
+            sched_yield();
+        wake_one(&o, how);
+        pthread_cancel(ta);
+        void *ret = join_within(ta, "cancel racing a wake-up");
+        if (ret == (void *)(intptr_t)-1)
+            return;
+        if (how >= C_SEM_WAIT) {
+            int v = -1;
+            sem_getvalue(&o.s, &v);
+            if (a.got + v != 1)
+                fprintf(stderr, "%s: cancel racing a post: got %d, value %d (the unit was lost)\n",
+                        cancel_how_name[how], a.got, v);
+            CHECK_EQ(a.got + v, 1);
+        } else {
+            if (a.got)
+                wake_one(&o, how); /* A took the token: give B its own */
+            ret = join_within(tb, "cancel racing a signal: the waiter left waiting");
+            if (ret == (void *)(intptr_t)-1)
+                return;
+            CHECK_EQ(b.got, 1);
+        }
+        cancel_obj_destroy(&o);
+    }
+}
+
+static void test_cancellation(void)
+{
+    for (enum cancel_how how = C_COND_WAIT; how <= C_SEM_TIMEDWAIT; how++) {
+        cancel_blocked_case(how);
+        cancel_pending_case(how);
+        cancel_race_case(how, 100);
+    }
+}
+
+/* ---- ownership by a thread that exited -------------------------------------------------- */
+static pthread_mutex_t ex_errorcheck = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+static pthread_mutex_t ex_recursive = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static __thread char tls_probe;
+static void *tls_block;
+static void *lock_and_exit(void *arg)
+{
+    (void)arg;
+    CHECK_EQ(pthread_mutex_lock(&ex_errorcheck), 0);
+    CHECK_EQ(pthread_mutex_lock(&ex_recursive), 0);
+    tls_block = &tls_probe;
+    return NULL;
+}
+static void *after_owner_exited(void *arg)
+{
+    int *reused = (int *)arg;
+    *reused = tls_block == (void *)&tls_probe;
+    CHECK_EQ(pthread_mutex_unlock(&ex_errorcheck), EPERM);
+    CHECK_EQ(pthread_mutex_trylock(&ex_errorcheck), EBUSY);
+    CHECK_EQ(pthread_mutex_trylock(&ex_recursive), EBUSY);
+    CHECK_EQ(pthread_mutex_unlock(&ex_recursive), EPERM);
+    return NULL;
+}
+static void test_exited_owner(void)
+{
+    int reused = 0;
+    test_run_threads(1, lock_and_exit, NULL, 0);
+    test_run_threads(1, after_owner_exited, &reused, 0);
+    printf("exited owner: the new thread %s the owner's TLS block\n", reused ? "reused" : "did not reuse");
+}
+
+int main(int argc, char **argv)
+{
+    if (!(argc > 1 && strcmp(argv[1], "glibc") == 0))
+        require_interposed((void *)pthread_mutex_lock);
+    test_exited_owner();
+    test_signals();
+    test_cancellation();
+    return check_done("test_posix");
+}
