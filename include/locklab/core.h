@@ -23,8 +23,11 @@ void ll_futex_wait(ll_atomic_u32 *word, uint32_t expected);
 /* Wake up to n threads sleeping in ll_futex_wait on word. */
 void ll_futex_wake(ll_atomic_u32 *word, int n);
 /* Sleep while *word == expected, at most until the absolute time abstime on
- * clock (CLOCK_REALTIME or CLOCK_MONOTONIC).  Returns 0 (woken, mismatch or
- * spurious), ETIMEDOUT, or EINVAL (a clock or abstime the kernel rejects). */
+ * clock (CLOCK_REALTIME or CLOCK_MONOTONIC; abstime NULL: no deadline).
+ * Returns 0 (woken, mismatch or spurious), ETIMEDOUT, EINTR (a signal handler
+ * ran: always for a deadline, and without one only for a handler installed
+ * without SA_RESTART, which the kernel does not restart), or EINVAL (a clock or
+ * abstime the kernel rejects). */
 int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock, const struct timespec *abstime);
 void ll_yield(void);
 uint64_t ll_now_ns(void); /* monotonic clock */
@@ -93,6 +96,19 @@ LL_INLINE void ll_parker_park_until(ll_parker *self, ll_ready_fn ready, void *ct
  * (an abstime the kernel rejects counts as already passed). */
 bool ll_parker_park_deadline(ll_parker *self, ll_ready_fn ready, void *ctx, clockid_t clock,
                              const struct timespec *abstime);
+/* Options of ll_parker_park_opts (POSIX waits of the interposer). */
+enum {
+    LL_PARK_EINTR = 1u,  /* a signal handler that interrupts the sleep ends the wait: EINTR */
+    LL_PARK_CANCEL = 2u, /* the sleep is a POSIX cancellation point: asynchronous cancellation is
+                          * enabled around the futex wait only, and a cancellation acted on there
+                          * unwinds through the caller, which must have pushed a cleanup handler */
+};
+/* Park until ready(ctx) holds (0), the absolute time abstime on clock has
+ * passed (ETIMEDOUT; also for an abstime the kernel rejects; NULL: no
+ * deadline) or, with LL_PARK_EINTR, a signal handler interrupted the sleep
+ * (EINTR, see ll_futex_wait_until). */
+int ll_parker_park_opts(ll_parker *self, ll_ready_fn ready, void *ctx, clockid_t clock, const struct timespec *abstime,
+                        unsigned opts);
 /* Wake the owner of p if it announced sleep.  Call after publishing the condition. */
 LL_INLINE void ll_parker_unpark(ll_parker *p)
 {

@@ -30,6 +30,15 @@
  *     (CLOCK_REALTIME or CLOCK_MONOTONIC).
  *   - a waiter that times out after it was signalled still returns 0 and waits
  *     until its deferred wake-up has been delivered (its node lives on its stack).
+ *   - options (ll_cond_wait_opts, ll_sem_wait_opts), the POSIX behaviour the
+ *     interposer needs: LL_SYNC_EINTR (semaphores only: a signal handler that
+ *     interrupts the sleep ends the wait with EINTR, see ll_futex_wait_until;
+ *     a condition wait never returns EINTR), LL_SYNC_CANCEL (the sleep is a
+ *     POSIX cancellation point: a cancelled waiter leaves the list, passes on
+ *     a wake-up it had consumed -- a signal to another waiter, a unit back to
+ *     the semaphore -- and a condition waiter re-takes the mutex before the
+ *     thread's cleanup handlers run).  A request pending at entry is the
+ *     caller's to act on (pthread_testcancel).
  */
 #ifndef LOCKLAB_SYNC_H
 #define LOCKLAB_SYNC_H
@@ -89,6 +98,9 @@ void ll_cond_init(ll_cond *c, const ll_sync_config *cfg); /* cfg NULL: defaults 
 void ll_cond_destroy(ll_cond *c);                           /* EBUSY-free: caller guarantees no waiters */
 int ll_cond_wait(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t clock,
                  const struct timespec *abstime);
+enum { LL_SYNC_EINTR = 1u, LL_SYNC_CANCEL = 2u }; /* options, see the contract above */
+int ll_cond_wait_opts(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t clock,
+                      const struct timespec *abstime, unsigned opts); /* LL_SYNC_CANCEL */
 /* defer: the wake list of the mutex the caller holds (wait morphing), or NULL to wake now. */
 void ll_cond_signal(ll_cond *c, ll_wake_list *defer);
 void ll_cond_broadcast(ll_cond *c, ll_wake_list *defer);
@@ -112,6 +124,8 @@ typedef struct ll_sem {
 int ll_sem_init(ll_sem *s, unsigned value, const ll_sync_config *cfg); /* EINVAL if value > INT32_MAX */
 void ll_sem_destroy(ll_sem *s);
 int ll_sem_wait(ll_sem *s, clockid_t clock, const struct timespec *abstime); /* 0, ETIMEDOUT or EINVAL */
+int ll_sem_wait_opts(ll_sem *s, clockid_t clock, const struct timespec *abstime,
+                     unsigned opts); /* LL_SYNC_EINTR, LL_SYNC_CANCEL; also EINTR */
 int ll_sem_trywait(ll_sem *s);                                               /* 0 or EAGAIN */
 int ll_sem_post(ll_sem *s);                                                  /* 0 or EOVERFLOW */
 int ll_sem_getvalue(ll_sem *s);                                              /* units available, >= 0 */

@@ -43,8 +43,8 @@ int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock,
     futex_waits++;
     if (syscall(SYS_futex, (uint32_t *)word, op, expected, abstime, NULL, FUTEX_BITSET_MATCH_ANY) == 0)
         return 0;
-    /* EAGAIN (value changed) and EINTR are "re-check and carry on", like a wake-up. */
-    return errno == ETIMEDOUT || errno == EINVAL ? errno : 0;
+    /* EAGAIN (value changed) is "re-check and carry on", like a wake-up; EINTR is the caller's choice. */
+    return errno == ETIMEDOUT || errno == EINVAL || errno == EINTR ? errno : 0;
 }
 
 void ll_yield(void) { sched_yield(); }

@@ -30,8 +30,12 @@
  * Profiling (LOCKLAB_PROFILE): one record per condition variable
  * (proftable.h), with the waits and their durations; glibc's are counted per call.
  *
- * Not emulated: thread cancellation inside a wait (glibc's waits are
- * cancellation points; ours are not).
+ * POSIX behaviour: the waits are cancellation points (a request pending at
+ * entry acts there, with the mutex held; one made while blocked interrupts the
+ * sleep, and the waiter leaves the wait list, passes on a signal it had
+ * consumed and re-takes the mutex before the cleanup handlers run: sync.h,
+ * LL_SYNC_CANCEL); a signal handler never makes a wait return EINTR (the sleep
+ * starts again).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -83,15 +87,39 @@ static const ll_mutex_iface glibc_mutex_iface = {glibc_lock, glibc_unlock};
 
 enum wait_kind { WAIT, TIMEDWAIT, CLOCKWAIT };
 
-/* The wait itself, timed for the profile when profiling. */
+/* The wait itself (a cancellation point), timed for the profile when profiling. */
 static int profiled_wait(lp_profile *p, lp_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t clock,
                          const struct timespec *abstime)
 {
     if (LL_LIKELY(p == NULL))
-        return ll_cond_wait(&c->c, mi, mutex, clock, abstime);
+        return ll_cond_wait_opts(&c->c, mi, mutex, clock, abstime, LL_SYNC_CANCEL);
     uint64_t t0 = ll_now_ns();
-    int rc = ll_cond_wait(&c->c, mi, mutex, clock, abstime);
+    int rc = ll_cond_wait_opts(&c->c, mi, mutex, clock, abstime, LL_SYNC_CANCEL);
     lp_profile_waited(p, true, ll_now_ns() - t0);
+    return rc;
+}
+
+/* The recursion depth of a mutex released by a wait, restored once it is held again. */
+typedef struct depth_ref {
+    lp_mutex *m;
+    uint32_t depth;
+} depth_ref;
+static void restore_depth(void *arg)
+{
+    depth_ref *d = (depth_ref *)arg;
+    d->m->depth = d->depth;
+}
+
+/* A wait with a recursive mutex held depth + 1 times: the depth is restored when the
+ * mutex is held again, also when cancelled (the handlers see the depth they left). */
+static int wait_restoring_depth(lp_profile *p, lp_cond *c, lp_mutex *m, uint32_t depth, clockid_t clock,
+                                const struct timespec *abstime)
+{
+    depth_ref d = {m, depth};
+    int rc;
+    pthread_cleanup_push(restore_depth, &d);
+    rc = profiled_wait(p, c, &lp_mutex_iface, m, clock, abstime);
+    pthread_cleanup_pop(1);
     return rc;
 }
 
@@ -109,6 +137,7 @@ static int cond_wait(pthread_cond_t *pc, pthread_mutex_t *pm, enum wait_kind kin
                : kind == TIMEDWAIT ? lp_real.cond_timedwait(pc, pm, abstime)
                                    : lp_real.cond_clockwait(pc, pm, clock, abstime);
     }
+    pthread_testcancel(); /* a cancellation point: a pending request acts here, the mutex held */
     if (kind == TIMEDWAIT)
         clock = c->monotonic ? CLOCK_MONOTONIC : CLOCK_REALTIME;
     if (lp_mutex_passthrough(m)) {
@@ -119,9 +148,9 @@ static int cond_wait(pthread_cond_t *pc, pthread_mutex_t *pm, enum wait_kind kin
     if (!lp_mutex_held_by_me(m))
         return EPERM;
     uint32_t depth = m->depth; /* a recursive mutex is released entirely while waiting */
-    int rc = profiled_wait(p, c, &lp_mutex_iface, m, clock, abstime);
-    m->depth = depth;
-    return rc;
+    if (LL_LIKELY(depth == 0)) /* nothing to restore: the last owner released with depth 0 */
+        return profiled_wait(p, c, &lp_mutex_iface, m, clock, abstime);
+    return wait_restoring_depth(p, c, m, depth, clock, abstime);
 }
 
 int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)

@@ -18,12 +18,18 @@
  *
  * Errors as POSIX: -1 with errno EINVAL (value > SEM_VALUE_MAX, bad abstime
  * or clock when the caller would block), EAGAIN (trywait), ETIMEDOUT,
- * EOVERFLOW (post at SEM_VALUE_MAX).  Not emulated: EINTR on signals and
- * thread cancellation inside a wait.
+ * EOVERFLOW (post at SEM_VALUE_MAX), EINTR (a signal handler interrupted the
+ * sleep: one installed without SA_RESTART, or any for the timed waits, as
+ * glibc; a post that raced with it is not lost: sync.h, LL_SYNC_EINTR).
+ * sem_wait, sem_timedwait and sem_clockwait are cancellation points: a
+ * pending request acts at entry, even if a unit is there (as glibc); one made
+ * while blocked interrupts the sleep, and the waiter leaves the list or gives
+ * back the unit a post had handed it (LL_SYNC_CANCEL).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <semaphore.h>
 
 #include "config.h"
@@ -77,13 +83,14 @@ int sem_destroy(sem_t *s)
 /* A wait; first a try, so that the profile can tell waits that blocked. */
 static int sem_wait_until(lp_profile *p, sem_t *s, clockid_t clock, const struct timespec *abstime)
 {
+    pthread_testcancel(); /* a cancellation point, even when a unit is there (as glibc) */
     if (ll_sem_trywait((ll_sem *)s) == 0) { /* POSIX: abstime is not checked when no wait is needed */
         if (p)
             lp_profile_waited(p, false, 0);
         return 0;
     }
     uint64_t t0 = p ? ll_now_ns() : 0;
-    int rc = ll_sem_wait((ll_sem *)s, clock, abstime);
+    int rc = ll_sem_wait_opts((ll_sem *)s, clock, abstime, LL_SYNC_EINTR | LL_SYNC_CANCEL);
     if (p)
         lp_profile_waited(p, true, ll_now_ns() - t0);
     return rc == 0 ? 0 : fail(rc);

@@ -40,8 +40,26 @@ void ll_cond_destroy(ll_cond *c)
     ll_sync_await_empty(&l); /* a timed-out waiter may still be unlinking itself */
 }
 
-int ll_cond_wait(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t clock,
-                 const struct timespec *abstime)
+typedef struct cond_waiting {
+    ll_cond *c;
+    struct ll_sync_waiter *w;
+} cond_waiting;
+
+/* A cancellation acted on while blocked (LL_SYNC_CANCEL): leave the list, or pass
+ * on the wake-up already consumed (POSIX: a cancelled waiter consumes no signal
+ * another waiter could take; an extra wake-up is only spurious), then re-take
+ * the mutex (POSIX: the cleanup handlers run with it held). */
+static void cond_wait_cancelled(void *arg)
+{
+    cond_waiting *cw = (cond_waiting *)arg;
+    ll_sync_list l = list_of(cw->c);
+    if (!ll_sync_withdraw(&l, cw->w))
+        ll_cond_signal(cw->c, NULL);
+    cw->w->mi->lock(cw->w->mutex);
+}
+
+int ll_cond_wait_opts(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t clock,
+                      const struct timespec *abstime, unsigned opts)
 {
     int rc = ll_sync_check_deadline(clock, abstime);
     if (rc != 0)
@@ -55,9 +73,21 @@ int ll_cond_wait(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t cl
     ll_sync_guard_unlock(&c->guard);
     /* Listed before the mutex is released: a signaller that takes the mutex after us sees us. */
     mi->unlock(mutex);
-    rc = ll_sync_block(&l, &w, clock, abstime);
+    opts &= LL_SYNC_CANCEL; /* never EINTR: a signal only makes the sleep start again */
+    if (opts) {
+        cond_waiting cw = {c, &w};
+        rc = ll_sync_block_cancellable(&l, &w, clock, abstime, opts, cond_wait_cancelled, &cw);
+    } else {
+        rc = ll_sync_block(&l, &w, clock, abstime, 0);
+    }
     mi->lock(mutex);
     return rc;
+}
+
+int ll_cond_wait(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t clock,
+                 const struct timespec *abstime)
+{
+    return ll_cond_wait_opts(c, mi, mutex, clock, abstime, 0);
 }
 
 /* Take the first listed waiter (TAKEN), or NULL. */

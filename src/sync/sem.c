@@ -46,7 +46,22 @@ void ll_sem_destroy(ll_sem *s)
     ll_sync_await_empty(&l); /* a timed-out waiter may still be unlinking itself */
 }
 
-int ll_sem_wait(ll_sem *s, clockid_t clock, const struct timespec *abstime)
+typedef struct sem_waiting {
+    ll_sem *s;
+    struct ll_sync_waiter *w;
+} sem_waiting;
+
+/* A cancellation acted on while blocked (LL_SYNC_CANCEL): leave the list, or
+ * give back the unit a post already handed us (to the next waiter or the value). */
+static void sem_wait_cancelled(void *arg)
+{
+    sem_waiting *sw = (sem_waiting *)arg;
+    ll_sync_list l = list_of(sw->s);
+    if (!ll_sync_withdraw(&l, sw->w))
+        ll_sem_post(sw->s); /* cannot overflow: the unit came from a post */
+}
+
+int ll_sem_wait_opts(ll_sem *s, clockid_t clock, const struct timespec *abstime, unsigned opts)
 {
     ll_sync_list l = list_of(s);
     struct ll_sync_waiter w;
@@ -63,7 +78,17 @@ int ll_sem_wait(ll_sem *s, clockid_t clock, const struct timespec *abstime)
     }
     ll_sync_enqueue(&l, &w, ll_sync_policy_resolve(s->discipline, s->append_one_in, &ll_sync_sem_defaults));
     ll_sync_guard_unlock(&s->guard);
-    return ll_sync_block(&l, &w, clock, abstime); /* 0: a post handed us its unit */
+    /* 0: a post handed us its unit; EINTR, ETIMEDOUT: none did (a unit that raced is kept) */
+    if (opts & LL_SYNC_CANCEL) {
+        sem_waiting sw = {s, &w};
+        return ll_sync_block_cancellable(&l, &w, clock, abstime, opts, sem_wait_cancelled, &sw);
+    }
+    return ll_sync_block(&l, &w, clock, abstime, opts);
+}
+
+int ll_sem_wait(ll_sem *s, clockid_t clock, const struct timespec *abstime)
+{
+    return ll_sem_wait_opts(s, clock, abstime, 0);
 }
 
 int ll_sem_trywait(ll_sem *s)

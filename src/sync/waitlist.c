@@ -9,6 +9,8 @@
 #include "locklab/wait.h"
 #include "waitlist.h"
 
+_Static_assert((unsigned)LL_SYNC_EINTR == (unsigned)LL_PARK_EINTR && (unsigned)LL_SYNC_CANCEL == (unsigned)LL_PARK_CANCEL, "sync options are park options");
+
 enum { GUARD_SPINS = 100 }; /* PAUSEs before yielding: the holder may have been preempted */
 
 void ll_sync_guard_lock(ll_atomic_u32 *guard)
@@ -120,26 +122,33 @@ static bool woken(void *ctx)
     return ll_load_acquire(&((struct ll_sync_waiter *)ctx)->state) == LL_SYNC_WOKEN;
 }
 
-int ll_sync_block(ll_sync_list *l, struct ll_sync_waiter *w, clockid_t clock, const struct timespec *abstime)
+int ll_sync_block(ll_sync_list *l, struct ll_sync_waiter *w, clockid_t clock, const struct timespec *abstime,
+                  unsigned opts)
 {
-    if (abstime == NULL) {
+    if (abstime == NULL && opts == 0) {
         ll_parker_park_until(w->parker, woken, w);
         return 0;
     }
-    if (ll_parker_park_deadline(w->parker, woken, w, clock, abstime))
-        return 0;
+    int rc = ll_parker_park_opts(w->parker, woken, w, clock, abstime, opts);
+    if (rc == 0 || !ll_sync_withdraw(l, w))
+        return 0; /* woken, or taken by a signal or post before we could withdraw: the wake-up is ours */
+    return rc;
+}
+
+bool ll_sync_withdraw(ll_sync_list *l, struct ll_sync_waiter *w)
+{
     uint32_t expected = LL_SYNC_LISTED;
     /* relaxed: decides against a signaller's LISTED -> TAKEN; the unlink below is under the guard */
     if (ll_cas(&w->state, &expected, LL_SYNC_CANCELLING, LL_RELAXED)) {
         ll_sync_guard_lock(l->guard);
         unlink_node(l, w);
         ll_sync_guard_unlock(l->guard);
-        return ETIMEDOUT;
+        return true;
     }
-    /* Taken by a signal or post before we could cancel: the wake-up is ours (perhaps still on
+    /* Taken by a signal or post before we could withdraw: the wake-up is ours (perhaps still on
      * a mutex's deferred list) and will touch our node, so wait for it. */
     ll_parker_park_until(w->parker, woken, w);
-    return 0;
+    return false;
 }
 
 int ll_sync_check_deadline(clockid_t clock, const struct timespec *abstime)

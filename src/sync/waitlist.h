@@ -65,10 +65,24 @@ struct ll_sync_waiter *ll_sync_take_first(ll_sync_list *l);
 /* Deliver a TAKEN waiter's wake-up; w may be gone as soon as this stores WOKEN. */
 void ll_sync_wake(struct ll_sync_waiter *w);
 /* Owner side, after ll_sync_enqueue and releasing the guard (and, for a condition
- * variable, the mutex): block until woken (0) or until abstime (ETIMEDOUT,
- * after unlinking itself).  A waiter taken before it could cancel waits for
- * its wake-up and returns 0.  abstime NULL: no deadline. */
-int ll_sync_block(ll_sync_list *l, struct ll_sync_waiter *w, clockid_t clock, const struct timespec *abstime);
+ * variable, the mutex): block until woken (0), until abstime (ETIMEDOUT) or,
+ * with LL_SYNC_EINTR in opts, until a signal handler interrupts the sleep
+ * (EINTR); a wait that ends without its wake-up withdraws w first.  A waiter
+ * taken before it could withdraw waits for its wake-up and returns 0.
+ * abstime NULL: no deadline.  LL_SYNC_CANCEL: see ll_sync_block_cancellable. */
+int ll_sync_block(ll_sync_list *l, struct ll_sync_waiter *w, clockid_t clock, const struct timespec *abstime,
+                  unsigned opts);
+/* Owner side, once its wait ended without a wake-up (a deadline, a signal, a
+ * cancellation): take w off the list (true), or, if a signal or post took w
+ * first, wait until that wake-up has been delivered (it writes to w) and
+ * return false: the wake-up was consumed by w's owner. */
+bool ll_sync_withdraw(ll_sync_list *l, struct ll_sync_waiter *w);
+/* ll_sync_block as a POSIX cancellation point (src/sync/cancel.c, the one file
+ * of this layer that uses pthreads): a cancellation acted on while blocked
+ * runs cancelled(arg) -- which must ll_sync_withdraw w and pass on a wake-up w
+ * consumed -- and then the thread's own cleanup handlers. */
+int ll_sync_block_cancellable(ll_sync_list *l, struct ll_sync_waiter *w, clockid_t clock,
+                              const struct timespec *abstime, unsigned opts, void (*cancelled)(void *), void *arg);
 /* 0 if abstime is NULL or a valid time on CLOCK_REALTIME / CLOCK_MONOTONIC, else EINVAL. */
 int ll_sync_check_deadline(clockid_t clock, const struct timespec *abstime);
 /* Wait until no waiter is listed (a timed-out one may still be unlinking itself). */

@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | timed SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
+# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | timed SPEC... | posix SPEC... | memory SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -36,6 +36,26 @@ mix)
     ;;
 timed)
     for spec in "$@"; do run "$spec" "$bindir/test_timedlock"; done
+    ;;
+posix)
+    # glibc first: the test's expectations are glibc's behaviour.
+    timeout 120 "$bindir/test_posix" glibc >/dev/null || bad "test_posix under glibc (exit $?)"
+    # The interpreter itself, not a wrapper script (pyenv's shims are shell scripts).
+    python=$(python3 -c 'import sys; print(sys.executable)')
+    for spec in "$@"; do
+        for discipline in fifo lifo-cr; do
+            LOCKLAB_COND=$discipline LOCKLAB_SEM=$discipline run "$spec" "$bindir/test_posix"
+        done
+        for timeout in "" 30; do # Ctrl-C in threading.Event().wait(): sem_wait, then sem_clockwait
+            run "$spec" "$python" "$(dirname "$0")/ctrl_c.py" $timeout >/dev/null
+        done
+    done
+    ;;
+memory)
+    for spec in "$@"; do
+        run "$spec" "$bindir/test_memory"
+        LOCKLAB_PROFILE=/dev/null LOCKLAB_PROFILE_FORMAT=json run "$spec" "$bindir/test_memory" profile
+    done
     ;;
 fork)
     # Every spec locklab-bench --list prints (every algorithm x policy), or the SPECs given:
@@ -321,7 +341,7 @@ secure)
     rm -rf "$dir"
     ;;
 *)
-    echo "unknown case '$case' (valid: mutex sync threads mix timed fork realtime warn preconstructor cxx bindings badenv profile nomeasure twice malloc secure)" >&2
+    echo "unknown case '$case' (valid: mutex sync threads mix timed posix memory fork realtime warn preconstructor cxx bindings badenv profile nomeasure twice malloc secure)" >&2
     exit 2
     ;;
 esac
