@@ -148,6 +148,11 @@ void *ll_arena_take(ll_arena_pool *pool);
 void ll_arena_put(ll_arena_pool *pool, void *block);
 /* Give back a NULL-terminated list already linked through the pool's link word. */
 void ll_arena_put_list(ll_arena_pool *pool, void *first);
+/* Hold the arena's lock (recursive per thread) across several calls, so that a
+ * caller's own bookkeeping of blocks stays consistent with the pool (the
+ * interposer's registry of lock objects); fork-safe like the arena. */
+void ll_arena_lock(void);
+void ll_arena_unlock(void);
 /* The block *slot points to; at the first call for a slot, a zeroed block from
  * pool, prepared by init(block, ctx) and then published in *slot (release),
  * all under the arena's lock, so that racing first users agree on one block

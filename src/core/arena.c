@@ -95,6 +95,9 @@ void *ll_arena_alloc(size_t bytes, size_t align) { return locked_pop_or_bump(NUL
 void *ll_arena_get(ll_arena_pool *pool) { return locked_pop_or_bump(pool, pool->bytes, pool->align); }
 void *ll_arena_take(ll_arena_pool *pool) { return locked_pop_or_bump(pool, 0, 0); }
 
+void ll_arena_lock(void) { arena_acquire(); }
+void ll_arena_unlock(void) { arena_release(); }
+
 void ll_arena_put_list(ll_arena_pool *pool, void *first)
 {
     if (first == NULL)

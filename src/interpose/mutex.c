@@ -125,11 +125,24 @@ static void init_object(void *obj, void *arg)
         h->prof = lp_profile_new(c->m, "mutex", type_name(c->m->kind), false, c->pc);
 }
 
+/* An object leaving its mutex (destroyed, or dropped without a destroy: slab.h):
+ * release what its lock holds, and fold its profile record into its call site's. */
+static void retire_object(void *obj)
+{
+    lp_objhdr *h = lp_hdr(obj);
+    if (lp_cfg.ops->destroy)
+        lp_cfg.ops->destroy(obj);
+    if (h->prof) {
+        lp_profile_retire(h->prof);
+        h->prof = NULL;
+    }
+}
+
 /* First use of a mutex in out-of-line mode: install its object, once. */
 static LL_COLD void *install_object(lp_mutex *m, void *pc)
 {
     install_ctx c = {m, pc};
-    return lp_slab_install(&m->lock.obj, init_object, &c);
+    return lp_slab_install(&m->lock.obj, init_object, retire_object, &c);
 }
 
 LL_INLINE lock_ref lock_of(lp_mutex *m, void *pc)
@@ -607,9 +620,7 @@ int pthread_mutex_destroy(pthread_mutex_t *pm)
         return EBUSY;
     void *obj = !ready || lp_cfg.inline_state ? NULL : ll_load_acquire(&m->lock.obj); /* acquire: the object's contents */
     if (obj) {
-        if (lp_cfg.ops->destroy)
-            lp_cfg.ops->destroy(obj);
-        lp_slab_put(obj);
+        lp_slab_put(obj, retire_object);
         ll_store_relaxed(&m->lock.obj, NULL); /* relaxed: no one may use a mutex being destroyed */
     }
     m->kind = -1; /* as glibc: a later use gets EINVAL (passthrough to glibc) */

@@ -38,10 +38,13 @@ int lp_profile_init(void);
 /* The configuration to name in the report header (strings are copied). */
 void lp_profile_set_config(const char *lock_spec, const char *cond, const char *sem);
 
-/* A record for one object; never freed.  kind: "mutex" "cond" "sem"; type:
+/* A record for one object.  kind: "mutex" "cond" "sem"; type:
  * "normal" "recursive" "errorcheck" "adaptive" "robust" "pi" "pshared" ... */
 lp_profile *lp_profile_new(const void *addr, const char *kind, const char *type, bool passthrough,
                            void *caller_pc);
+/* The object of p is gone (a destroyed mutex): its counts go to the aggregate
+ * record of its call site, kind and type, and p is recycled (profile_data.h). */
+void lp_profile_retire(lp_profile *p);
 
 /* Mutual-exclusion objects: called by the holder, inside the critical section.
  * contended: the fast path failed; wait_ns: measured only when contended. */

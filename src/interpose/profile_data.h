@@ -20,6 +20,15 @@
  * and MTTR as locklab-bench computes them (locklab/fairness.h: windows of
  * 1000 admissions; MTTR the median of a log-linear histogram here).
  *
+ * Records of destroyed mutexes (and of mutexes dropped without a destroy,
+ * slab.h) are retired (lp_profile_retire): their counts are added to the
+ * aggregate record of their call site (first use), kind and type (address
+ * NULL, `merged` of them), and the record and its detail go to free lists
+ * for the next mutexes, so that memory stays flat under any create/destroy
+ * pattern.  A retired record stays on the list (kind NULL: skipped).
+ * Aggregates are updated under the arena's lock.  The aggregate has no LWSS
+ * (windows of different objects do not add up); its shares add per thread.
+ *
  * Histograms are log-linear (4 sub-buckets per power of two): percentiles are
  * the upper bound of their bucket, at most 25% above the true value.  Wait
  * times of mutual-exclusion objects go to the detail's wait_hist (holder-side);
@@ -49,12 +58,16 @@ typedef struct lp_detail {
     lp_thread_share share[LP_TRACKED_THREADS];
     ll_admit_seq admit;      /* admissions since the detail exists, LWSS windows */
     uint64_t reacquisitions; /* samples in mttr_hist */
+    void *free_link;         /* the free list of retired details */
 } lp_detail;
 
 struct lp_profile {
-    lp_profile *next; /* list of every record (push-only) */
-    const void *addr;
-    const char *kind, *type;
+    lp_profile *next;  /* list of every record (push-only: a retired record stays, skipped, until reused) */
+    void *free_link;   /* the free list of retired records (lp_profile_retire) */
+    const void *addr;  /* NULL for a call site's aggregate */
+    const char *kind;  /* NULL while retired (the report skips it) */
+    const char *type;
+    uint64_t merged;   /* a call site's aggregate: how many retired records it holds */
     void *caller;
     bool passthrough;
     /* written by the holder */

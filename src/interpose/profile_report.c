@@ -304,8 +304,9 @@ static void write_json(FILE *f, lp_row *rows, size_t n, size_t listed, const uin
         lp_profile *p = r->p;
         lp_detail *d = (lp_detail *)ll_load_acquire(&p->detail); /* acquire: pairs with the release in detail_of */
         describe_caller(p->caller, where, sizeof where);
-        fprintf(f, "%s\n{\"address\":\"%p\",\"kind\":\"%s\",\"type\":\"%s\",\"passthrough\":%s,\"first_use\":",
-                i ? "," : "", p->addr, p->kind, p->type, p->passthrough ? "true" : "false");
+        fprintf(f, "%s\n{\"address\":\"%p\",\"merged\":%llu,\"kind\":\"%s\",\"type\":\"%s\",\"passthrough\":%s,"
+                   "\"first_use\":",
+                i ? "," : "", p->addr, (unsigned long long)p->merged, p->kind, p->type, p->passthrough ? "true" : "false");
         json_string(f, where);
         fprintf(f,
                 ",\"acquisitions\":%llu,\"contended\":%llu,\"contended_pct\":%.3f,\"owner_changes\":%llu,"
@@ -373,8 +374,13 @@ static void write_table(FILE *f, lp_row *rows, size_t n, size_t listed, const ui
         snprintf(lw, sizeof lw, r->lwss >= 0 ? "%.1f" : "-", r->lwss);
         snprintf(mm, sizeof mm, r->min_share ? "%.1f" : "-", r->min_share ? (double)r->max_share / (double)r->min_share : 0);
         describe_caller(p->caller, where, sizeof where);
-        fprintf(f, "%3zu %-18p %-6s %-10s %11llu %6.2f%% %9llu %9s %9s %9s %9s %9s %6llu %6s %7s  %s\n", i + 1,
-                p->addr, p->kind, p->passthrough ? "passthru" : p->type, (unsigned long long)r->acquisitions,
+        char addr[32];
+        if (p->merged) /* a call site's aggregate of destroyed objects */
+            snprintf(addr, sizeof addr, "%llu destroyed", (unsigned long long)p->merged);
+        else
+            snprintf(addr, sizeof addr, "%p", p->addr);
+        fprintf(f, "%3zu %-18s %-6s %-10s %11llu %6.2f%% %9llu %9s %9s %9s %9s %9s %6llu %6s %7s  %s\n", i + 1,
+                addr, p->kind, p->passthrough ? "passthru" : p->type, (unsigned long long)r->acquisitions,
                 r->acquisitions ? 100.0 * (double)r->contended / (double)r->acquisitions : 0.0,
                 (unsigned long long)p->owner_changes, w, wa, wp, ha, hm, (unsigned long long)r->threads, lw, mm,
                 where);
@@ -423,7 +429,7 @@ static void write_report(const char *path)
 {
     size_t n = 0;
     for (lp_profile *p = (lp_profile *)ll_load_acquire(&lp_all_profiles); p; p = p->next) /* acquire: pairs with the CAS in lp_profile_new */
-        n++;
+        n += p->kind != NULL; /* NULL: retired (profile_data.h) */
     lp_row *rows = n ? (lp_row *)mmap(NULL, n * sizeof(lp_row), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                                       -1, 0)
                      : NULL;
@@ -431,12 +437,16 @@ static void write_report(const char *path)
         return;
     uint64_t totals[3] = {0, 0, 0}; /* passthrough objects, acquisitions, contended */
     size_t i = 0;
-    for (lp_profile *p = (lp_profile *)ll_load_acquire(&lp_all_profiles); p && i < n; p = p->next, i++) { /* acquire: as above */
+    for (lp_profile *p = (lp_profile *)ll_load_acquire(&lp_all_profiles); p && i < n; p = p->next) { /* acquire: as above */
+        if (p->kind == NULL)
+            continue;
         summarize(p, &rows[i]);
         totals[0] += p->passthrough;
         totals[1] += rows[i].acquisitions;
         totals[2] += rows[i].contended;
+        i++;
     }
+    n = i; /* records retired since the count */
     if (n)
         qsort(rows, n, sizeof *rows, by_wait_then_acquisitions);
     size_t listed = report_top == 0 || (size_t)report_top > n ? n : (size_t)report_top;

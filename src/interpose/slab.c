@@ -1,4 +1,5 @@
-/* Out-of-line lock objects from the core's arena (slab.h). */
+/* Out-of-line lock objects from the core's arena, and the registry that recycles
+ * the objects of mutexes dropped without a destroy (slab.h). */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdio.h>
@@ -16,19 +17,107 @@ void lp_slab_init(void)
 {
     lp_slab_hdr_offset = round_up(lp_cfg.ops->state_bytes, _Alignof(lp_objhdr));
     size_t stride = round_up(lp_slab_hdr_offset + sizeof(lp_objhdr), LL_SECTOR);
-    ll_arena_pool pool = LL_ARENA_POOL(stride, LL_SECTOR, lp_slab_hdr_offset + offsetof(lp_objhdr, free_link));
+    ll_arena_pool pool = LL_ARENA_POOL(stride, LL_SECTOR, lp_slab_hdr_offset + offsetof(lp_objhdr, link));
     objects = pool;
 }
 
 size_t lp_slab_object_bytes(void) { return objects.bytes; }
 
-void *lp_slab_install(ll_atomic_ptr *slot, void (*init)(void *obj, void *ctx), void *ctx)
+/* ---- the registry: objects in use, by slot ----------------------------------------------
+ * A hash table of chains through lp_objhdr.link (an object in use is on no free list),
+ * under the arena's lock.  It doubles when it holds twice as many objects as buckets; the
+ * old bucket arrays stay in the arena (at most as much again as the last one). */
+enum { FIRST_BUCKETS = 1024 };
+static void **buckets;
+static size_t nbuckets, nregistered;
+
+static size_t bucket_of(const ll_atomic_ptr *slot, size_t n)
+{
+    return (size_t)(((uint64_t)(uintptr_t)slot >> 3) * 0x9E3779B97F4A7C15ull >> 32) & (n - 1);
+}
+
+static bool grow(void)
+{
+    size_t n = nbuckets ? nbuckets * 2 : FIRST_BUCKETS;
+    void **b = (void **)ll_arena_alloc(n * sizeof *b, LL_CACHELINE);
+    if (b == NULL)
+        return nbuckets != 0; /* out of memory: keep the table we have (longer chains) */
+    for (size_t i = 0; i < nbuckets; i++)
+        for (void *obj = buckets[i], *next; obj; obj = next) {
+            lp_objhdr *h = lp_hdr(obj);
+            next = h->link;
+            size_t k = bucket_of(h->slot, n);
+            h->link = b[k];
+            b[k] = obj;
+        }
+    buckets = b;
+    nbuckets = n;
+    return true;
+}
+
+/* Unlink and return the object registered for slot, or NULL. */
+static void *registry_take(const ll_atomic_ptr *slot)
+{
+    if (nbuckets == 0)
+        return NULL;
+    for (void **link = &buckets[bucket_of(slot, nbuckets)]; *link; link = &lp_hdr(*link)->link) {
+        lp_objhdr *h = lp_hdr(*link);
+        if (h->slot == slot) {
+            void *obj = *link;
+            *link = h->link;
+            nregistered--;
+            return obj;
+        }
+    }
+    return NULL;
+}
+
+static void registry_add(void *obj, ll_atomic_ptr *slot)
+{
+    if ((nregistered >= 2 * nbuckets && !grow()) || nbuckets == 0) {
+        lp_hdr(obj)->slot = NULL; /* no table (out of memory): not recycled if dropped */
+        return;
+    }
+    lp_objhdr *h = lp_hdr(obj);
+    size_t k = bucket_of(slot, nbuckets);
+    h->slot = slot;
+    h->link = buckets[k];
+    buckets[k] = obj;
+    nregistered++;
+}
+
+/* ---- install, put ---------------------------------------------------------------------- */
+typedef struct install_ctx {
+    ll_atomic_ptr *slot;
+    void (*init)(void *obj, void *ctx);
+    void (*retire)(void *obj);
+    void *ctx;
+} install_ctx;
+
+/* Under the arena's lock, for a slot that is NULL: an object still registered for
+ * it belongs to a mutex that the program dropped without destroying it (zeroed,
+ * re-initialised, freed and allocated again at the same address), and whose
+ * memory now holds a new mutex: that object is retired and recycled. */
+static void init_registered(void *obj, void *arg)
+{
+    install_ctx *c = (install_ctx *)arg;
+    void *dropped = registry_take(c->slot);
+    if (dropped) {
+        c->retire(dropped);
+        ll_arena_put(&objects, dropped);
+    }
+    c->init(obj, c->ctx);
+    registry_add(obj, c->slot);
+}
+
+void *lp_slab_install(ll_atomic_ptr *slot, void (*init)(void *obj, void *ctx), void (*retire)(void *obj), void *ctx)
 {
     /* This thread's context first, outside the arena's lock: init may need it
      * (a lock whose state holds a queue node), and creating it calls
      * pthread_setspecific, which may call malloc. */
     ll_self();
-    void *obj = ll_arena_install(&objects, slot, init, ctx);
+    install_ctx c = {slot, init, retire, ctx};
+    void *obj = ll_arena_install(&objects, slot, init_registered, &c);
     if (obj == NULL) {
         fprintf(stderr, "liblocklab-preload: out of memory for lock objects (mmap of %u bytes failed)\n",
                 LL_ARENA_CHUNK_BYTES);
@@ -37,4 +126,13 @@ void *lp_slab_install(ll_atomic_ptr *slot, void (*init)(void *obj, void *ctx), v
     return obj;
 }
 
-void lp_slab_put(void *obj) { ll_arena_put(&objects, obj); }
+void lp_slab_put(void *obj, void (*retire)(void *obj))
+{
+    ll_arena_lock();
+    lp_objhdr *h = lp_hdr(obj);
+    if (h->slot)
+        registry_take(h->slot);
+    retire(obj);
+    ll_arena_put(&objects, obj);
+    ll_arena_unlock();
+}

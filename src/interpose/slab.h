@@ -7,6 +7,16 @@
  * malloc replacement may itself lock pthread mutexes; never returned to the
  * OS; fork-safe); destroyed mutexes give their object back to a free list.
  *
+ * Mutexes dropped without a destroy (a std::mutex: trivial destructor; a
+ * mutex zeroed, re-initialised over a live one, or freed, perhaps while held)
+ * cannot tell us.  A registry of the objects in use, keyed by the address of
+ * their slot (the mutex's lock word), finds them when a mutex at the same
+ * address installs an object again (its slot is NULL, yet an object is still
+ * registered for it: the old mutex is gone) and recycles them.  So memory
+ * stays flat whenever addresses come back (malloc reuses freed blocks, a
+ * variable is re-initialised); an object of an address never used for a
+ * mutex again stays allocated (one per such address).
+ *
  * Object layout (stride lp_slab_object_bytes(), LL_SECTOR-aligned):
  *   [0, state_bytes)          the lock algorithm's state (ll_lock_ops.state_bytes)
  *   [hdr_offset, +sizeof hdr) lp_objhdr: the per-lock waiting policy and profile
@@ -25,7 +35,8 @@ struct lp_profile;
 typedef struct lp_objhdr {
     struct lp_profile *prof; /* the lock's profile record, NULL when not profiling; set before publication */
     ll_wait_policy wp;       /* per lock, so an adaptive policy adapts per lock */
-    void *free_link;         /* the arena pool's free-list link while the object is free */
+    ll_atomic_ptr *slot;     /* the slot it is installed in (registry key; NULL: not registered) */
+    void *link;              /* the registry's chain while in use, the pool's free list while free */
 } lp_objhdr;
 
 extern size_t lp_slab_hdr_offset;
@@ -36,8 +47,12 @@ size_t lp_slab_object_bytes(void);  /* stride: memory per out-of-line mutex */
 /* The object *slot points to; at the first call for a slot, a new zeroed
  * object, prepared by init(obj, ctx) and then published in *slot (release),
  * all under the arena's lock so that racing first users agree on one object
- * without creating a spare one (ll_arena_install). */
-void *lp_slab_install(ll_atomic_ptr *slot, void (*init)(void *obj, void *ctx), void *ctx);
-void lp_slab_put(void *obj);
+ * without creating a spare one (ll_arena_install).  An object of a dropped
+ * mutex found meanwhile (the registry above) is given to retire(obj), which
+ * releases what the lock holds (its algorithm's destroy, a held queue node, a
+ * profile record), and recycled. */
+void *lp_slab_install(ll_atomic_ptr *slot, void (*init)(void *obj, void *ctx), void (*retire)(void *obj), void *ctx);
+/* A destroyed mutex's object: retire(obj), then back to the free list (under the arena's lock). */
+void lp_slab_put(void *obj, void (*retire)(void *obj));
 
 #endif
