@@ -49,6 +49,11 @@ typedef struct ll_lock_ops {
      * then parking until the deadline.  Each lock's header says how it leaves, and how many
      * handovers a timed waiter may have to let pass ("Timed acquire"; docs/interposer.md). */
     bool (*acquire_until)(void *state, ll_wait_policy *wp, uint64_t deadline_ns);
+    /* The state of a lock whose memory is being reused while it may be held (a
+     * mutex dropped without destroy, found by the interposer's registry): give
+     * back what a holder keeps (its queue node).  No thread touches the lock
+     * again.  NULL: a holder keeps nothing. */
+    void (*abandon)(void *state);
 } ll_lock_ops;
 
 /* Does the algorithm block its waiters in the kernel by itself, whatever the
@@ -100,9 +105,10 @@ extern const ll_lock_ops *const ll_peer_locks[];
 /* The generic-handle adapter of a queue lock whose expert API is
  *   PREFIX_acquire(lock *, node *, wp), PREFIX_try_acquire(lock *, node *),
  *   PREFIX_release(lock *, node *, wp):
- * defines static acquire/try_acquire/release over STATE, a struct with members
+ * defines static acquire/try_acquire/release/abandon over STATE, a struct with members
  * `lock` and `holder` (the holder's node: taken from the per-thread cache,
- * remembered while held, written only by the holder, returned at release).
+ * remembered while held, written only by the holder, NULL again and returned at
+ * release; abandon returns the node of a lock dropped while held).
  * LL_QUEUE_LOCK_ADAPTER_NAMED: the same, named FN##acquire, FN##try_acquire,
  * FN##release (several adapters in one file: src/peers/ck.c). */
 #define LL_QUEUE_LOCK_ADAPTER_NAMED(STATE, NODE, PREFIX, FN)                                 \
@@ -129,8 +135,16 @@ extern const ll_lock_ops *const ll_peer_locks[];
     {                                                                                    \
         STATE *st = (STATE *)s;                                                          \
         NODE *me = st->holder;                                                           \
+        st->holder = NULL; /* holder-only: before the release hands the lock on */       \
         PREFIX##_release(&st->lock, me, wp);                                             \
         ll_qnode_put(me);                                                                \
+    }                                                                                    \
+    static __attribute__((unused)) void FN##abandon(void *s)                             \
+    {                                                                                    \
+        STATE *st = (STATE *)s;                                                          \
+        if (st->holder)                                                                  \
+            ll_qnode_put(st->holder);                                                    \
+        st->holder = NULL;                                                               \
     }
 #define LL_QUEUE_LOCK_ADAPTER(STATE, NODE, PREFIX) LL_QUEUE_LOCK_ADAPTER_NAMED(STATE, NODE, PREFIX, )
 /* The timed verb of such a lock, PREFIX_acquire_until(lock *, node *, wp, deadline_ns):
@@ -181,7 +195,8 @@ typedef struct ll_placement {
     size_t state_bytes; /* memory the state needs (ops->state_bytes) */
     size_t state_align; /* and its alignment (LL_SECTOR: no false sharing with neighbours) */
     /* Set only when a state was initialised: the initialised state is all zeros and
-     * needs no destroy, so zeroed memory (a static initialiser) is a valid free lock. */
+     * needs no destroy nor abandon, so zeroed memory (a static initialiser) is a valid
+     * free lock, and memory reused without notice loses nothing. */
     bool inlinable;
     /* Leading bytes of the state that are all zeros once initialised and hold
      * everything that differs between two locks of this spec; the bytes after them

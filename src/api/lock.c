@@ -47,7 +47,8 @@ int ll_lock_place(const ll_spec *spec, ll_defaults defaults, void *state, ll_wai
         size_t zeros = 0; /* leading zero bytes of the initialised state */
         while (zeros < ops->state_bytes && b[zeros] == 0)
             zeros++;
-        pl.inlinable = zeros == ops->state_bytes && ops->destroy == NULL;
+        /* no abandon: a lock whose holder keeps a queue node would lose it with a mutex dropped while held */
+        pl.inlinable = zeros == ops->state_bytes && ops->destroy == NULL && ops->abandon == NULL;
         size_t prefix = ll_lock_inline_prefix_bytes(ops);
         pl.inline_prefix_bytes = prefix <= zeros && ops->destroy == NULL ? prefix : 0;
     }

@@ -130,6 +130,8 @@ static void init_object(void *obj, void *arg)
 static void retire_object(void *obj)
 {
     lp_objhdr *h = lp_hdr(obj);
+    if (lp_cfg.ops->abandon) /* a mutex dropped while held: its holder's node */
+        lp_cfg.ops->abandon(obj);
     if (lp_cfg.ops->destroy)
         lp_cfg.ops->destroy(obj);
     if (h->prof) {

@@ -444,4 +444,5 @@ const ll_lock_ops ll_lock_acr = {
     "none short-term (barging); bypass bounded by patience_ns per standby (queue FIFO)", LL_SPIN_ONLY, params,
     sizeof(acr_state), sizeof(ll_acr_lock), sizeof(ll_mcs_node), init, NULL, acquire, try_acquire, release,
     acquire_until,
+    NULL,
 };

@@ -202,5 +202,5 @@ const ll_lock_ops ll_lock_anderson = {
     "FIFO", LL_ALL_POLICIES, params, sizeof(ll_anderson_lock),
     offsetof(ll_anderson_lock, holder) /* the holder's ticket: bookkeeping, as in other handles */ +
         LL_ANDERSON_DEFAULT_SLOTS * sizeof(ll_anderson_slot), 0,
-    init, destroy, acquire, try_acquire, release, acquire_until,
+    init, destroy, acquire, try_acquire, release, acquire_until, NULL,
 };

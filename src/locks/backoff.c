@@ -95,4 +95,5 @@ const ll_lock_ops ll_lock_backoff = {
     "TTAS with randomized exponential backoff", "none (newcomers favoured; starvation possible)", LL_SPIN_ONLY,
     params, sizeof(ll_backoff_lock), sizeof(ll_backoff_lock), 0, init, NULL, acquire, try_acquire, release,
     acquire_until,
+    NULL,
 };

@@ -202,6 +202,7 @@ bool ll_clh_try_acquire(ll_clh_lock *l)
 void ll_clh_release(ll_clh_lock *l, ll_wait_policy *wp)
 {
     ll_clh_node *me = l->holder, *pred = l->holder_pred; /* read before the handover */
+    l->holder = l->holder_pred = NULL; /* holder-only: before the handover (abandon tells a held lock by them) */
     if (!ll_wait_may_park(wp)) {
         ll_store_release(&me->state, LL_CLH_FREE); /* release: the critical section; pairs with node_free's acquire */
     } else {
@@ -223,6 +224,15 @@ bool ll_clh_is_locked(ll_clh_lock *l)
 /* Generic handle: the lock itself. */
 LL_INIT_ADAPTER(ll_clh_init((ll_clh_lock *)s))
 static void destroy(void *s) { ll_clh_destroy((ll_clh_lock *)s); }
+/* A lock dropped while held (ll_lock_ops.abandon): the holder's predecessor node is its to
+ * give back (its own is the tail, which destroy returns). */
+static void abandon(void *s)
+{
+    ll_clh_lock *l = (ll_clh_lock *)s;
+    if (l->holder_pred)
+        ll_qnode_put(l->holder_pred);
+    l->holder = l->holder_pred = NULL;
+}
 LL_LOCK_ADAPTER(ll_clh_lock, ll_clh)
 static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 {
@@ -232,5 +242,5 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 const ll_lock_ops ll_lock_clh = {
     "clh", "Craig 1993; Magnusson, Landin, Hagersten 1994", "queue lock, each waiter spins on its predecessor's node",
     "FIFO", LL_ALL_POLICIES, NULL, sizeof(ll_clh_lock), sizeof(ll_atomic_ptr) + sizeof(ll_clh_node), sizeof(ll_clh_node),
-    init, destroy, acquire, try_acquire, release, acquire_until,
+    init, destroy, acquire, try_acquire, release, acquire_until, abandon,
 };

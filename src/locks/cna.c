@@ -295,5 +295,5 @@ const ll_lock_ops ll_lock_cna = {
     "cna", "Dice & Kogan 2019 (CNA), EuroSys", "MCS variant: same-socket successor first, others to a secondary queue",
     "socket-local first; other sockets admitted with probability 2^-16 per handover or after flush_ns (10 ms)", LL_ALL_POLICIES,
     params, sizeof(cna_state), sizeof(ll_cna_lock), sizeof(ll_cna_node),
-    init, NULL, acquire, try_acquire, release, acquire_until,
+    init, NULL, acquire, try_acquire, release, acquire_until, abandon,
 };

@@ -283,13 +283,25 @@ static void release(void *s, ll_wait_policy *wp)
 {
     hmcs_state *st = (hmcs_state *)s;
     ll_hmcs_node *me = st->holder;
+    st->holder = NULL; /* holder-only: before the release hands the lock on */
     ll_hmcs_release(&st->lock, me, st->holder_socket, wp);
     ll_qnode_put(me);
+}
+/* A lock dropped while held (ll_lock_ops.abandon): the holder's node goes back, and the
+ * socket queues are forgotten so that destroy does not wait for them to drain. */
+static void abandon(void *s)
+{
+    hmcs_state *st = (hmcs_state *)s;
+    if (st->holder)
+        ll_qnode_put(st->holder);
+    st->holder = NULL;
+    for (uint32_t i = 0; i < st->lock.nsockets; i++)
+        ll_store_relaxed(&st->lock.sockets[i].tail, NULL); /* relaxed: no thread touches a dropped lock again */
 }
 
 const ll_lock_ops ll_lock_hmcs = {
     "hmcs", "Chabbi, Fagan & Mellor-Crummey 2015 (HMCS, 2 levels)", "per-socket MCS locks under a global MCS lock",
     "FIFO per socket; a socket keeps the lock for at most `threshold` holders", LL_ALL_POLICIES, params,
     sizeof(hmcs_state), sizeof(ll_hmcs_lock) + 2 * sizeof(ll_hmcs_socket), sizeof(ll_hmcs_node),
-    init, destroy, acquire, try_acquire, release, acquire_until,
+    init, destroy, acquire, try_acquire, release, acquire_until, abandon,
 };

@@ -162,5 +162,5 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 const ll_lock_ops ll_lock_k42 = {
     "k42", "Auslander et al. (IBM K42); Scott 2013 §4.3.2", "MCS variant, queue node on the waiter's stack",
     "FIFO", LL_ALL_POLICIES, NULL, sizeof(ll_k42_lock), sizeof(ll_k42_lock), sizeof(k42_node),
-    NULL, NULL, acquire, try_acquire, release, acquire_until,
+    NULL, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };

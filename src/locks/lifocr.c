@@ -293,5 +293,5 @@ const ll_lock_ops ll_lock_lifocr = {
     "none short-term (mostly LIFO); eldest waiter granted with probability 1/fairness per contended release "
     "or after patience_ns (50 ms)",
     LL_ALL_POLICIES, params, sizeof(ll_lifocr_lock), sizeof(ll_lifocr_lock), sizeof(ll_lifocr_node),
-    init, NULL, acquire, try_acquire, release, acquire_until,
+    init, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };

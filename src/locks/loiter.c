@@ -447,5 +447,5 @@ const ll_lock_ops ll_lock_loiter = {
     "outer TAS with bounded arrival spin + inner MCS (stp) holding one standby; concurrency restriction",
     "none short-term (barging); bypass bounded by patience_ns per standby (inner queue FIFO)", LL_SPIN_ONLY,
     params, sizeof(ll_loiter_lock), sizeof(ll_loiter_lock), sizeof(ll_mcs_node), init, NULL, acquire,
-    try_acquire, release, acquire_until,
+    try_acquire, release, acquire_until, NULL,
 };

@@ -64,5 +64,5 @@ LL_QUEUE_LOCK_ADAPTER_UNTIL(mcs_state, ll_mcs_node, ll_mcs)
 const ll_lock_ops ll_lock_mcs = {
     "mcs", "Mellor-Crummey & Scott 1991", "queue lock, each waiter spins on its own node",
     "FIFO", LL_ALL_POLICIES, NULL, sizeof(mcs_state), sizeof(ll_mcs_lock), sizeof(ll_mcs_node),
-    NULL, NULL, acquire, try_acquire, release, acquire_until,
+    NULL, NULL, acquire, try_acquire, release, acquire_until, abandon,
 };

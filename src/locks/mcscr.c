@@ -273,5 +273,5 @@ const ll_lock_ops ll_lock_mcscr = {
     "mcscr", "Dice 2017 (Malthusian Locks) §4", "MCS that culls surplus waiters into a passive set (concurrency restriction)",
     "CR: short-term unfair, eldest passive thread served w.p. 1/fairness or after patience_ns", LL_ALL_POLICIES, params,
     sizeof(mcscr_state), sizeof(ll_mcscr_lock), sizeof(ll_mcscr_node),
-    init, NULL, acquire, try_acquire, release, acquire_until,
+    init, NULL, acquire, try_acquire, release, acquire_until, abandon,
 };

@@ -152,5 +152,5 @@ const ll_lock_ops ll_lock_mcscrn = {
     "CR: short-term unfair; home socket changes w.p. 1/rehome, eldest passive served w.p. 1/fairness; "
     "eldest waiter served after patience_ns",
     LL_ALL_POLICIES, params, sizeof(mcscrn_state), sizeof(ll_mcscrn_lock), sizeof(ll_mcscrn_node),
-    init, NULL, acquire, try_acquire, release, acquire_until,
+    init, NULL, acquire, try_acquire, release, acquire_until, abandon,
 };

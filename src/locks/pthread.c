@@ -52,7 +52,7 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 const ll_lock_ops ll_lock_pthread = {
     "pthread", "glibc (baseline)", "glibc pthread_mutex_t, futex-based, barging",
     "none (barging)", LL_SPIN_ONLY, NULL, sizeof(pthread_mutex_t), sizeof(pthread_mutex_t), 0,
-    init, destroy, acquire, try_acquire, release, acquire_until,
+    init, destroy, acquire, try_acquire, release, acquire_until, NULL,
 };
 
 /* The adaptive type: only the initialisation differs. */

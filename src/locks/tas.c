@@ -26,5 +26,5 @@ LL_WORD_LOCK_DEFINE(ll_tas, tas_acquire_slow) /* init, acquire, try_acquire, rel
 const ll_lock_ops ll_lock_tas = {
     "tas", "Anderson, Lazowska, Levy 1989 §4 (spin on xchg)", "test-and-set, spinning on the atomic exchange",
     "none (barging, unbounded bypass)", LL_SPIN_YIELD, NULL, sizeof(ll_tas_lock), sizeof(ll_tas_lock), 0,
-    NULL, NULL, acquire, try_acquire, release, acquire_until,
+    NULL, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };

@@ -114,5 +114,5 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 const ll_lock_ops ll_lock_ticket = {
     "ticket", "Mellor-Crummey & Scott 1991; scalable-locking-slides", "ticket lock, all waiters spin on grant",
     "FIFO", LL_SPIN_YIELD, NULL, sizeof(ll_ticket_lock), sizeof(ll_ticket_lock), 0,
-    NULL, NULL, acquire, try_acquire, release, acquire_until,
+    NULL, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };

@@ -28,5 +28,5 @@ LL_WORD_LOCK_DEFINE(ll_ttas, ttas_acquire_slow) /* init, acquire, try_acquire, r
 const ll_lock_ops ll_lock_ttas = {
     "ttas", "Anderson, Lazowska, Levy 1989 §4 (spin on read)", "test-and-test-and-set, spinning on a plain read",
     "none (barging, unbounded bypass)", LL_SPIN_YIELD, NULL, sizeof(ll_ttas_lock), sizeof(ll_ttas_lock), 0,
-    NULL, NULL, acquire, try_acquire, release, acquire_until,
+    NULL, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };

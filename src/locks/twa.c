@@ -189,5 +189,5 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 const ll_lock_ops ll_lock_twa = {
     "twa", "Dice & Kogan 2019, TWA (ticket lock + waiting array)", "ticket lock; long-term waiters wait on a shared array",
     "FIFO", LL_ALL_POLICIES, params, sizeof(ll_twa_lock), sizeof(ll_ticket_lock), 0,
-    init, NULL, acquire, try_acquire, release, acquire_until,
+    init, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };

@@ -124,6 +124,7 @@ static const ll_lock_ops ticket_ops = {
     "FIFO", LL_SPIN_ONLY, NULL, sizeof(ck_spinlock_ticket_t), sizeof(ck_spinlock_ticket_t), 0,
     ticket_init, NULL, ticket_acquire, ticket_try_acquire, ticket_release,
     NULL, /* no timed acquire of its own: callers poll try_acquire */
+    NULL,
 };
 
 typedef struct { ck_spinlock_ticket_t lock; unsigned shift; } ticket_pb_state;
@@ -153,6 +154,7 @@ static const ll_lock_ops ticket_pb_ops = {
     sizeof(ticket_pb_state), sizeof(ck_spinlock_ticket_t), 0,
     ticket_pb_init, NULL, ticket_pb_acquire, ticket_try_acquire, ticket_release,
     NULL, /* no timed acquire of its own: callers poll try_acquire */
+    NULL,
 };
 
 /* ---- Anderson's array lock ------------------------------------------------- */
@@ -220,6 +222,7 @@ static const ll_lock_ops anderson_ops = {
     sizeof(ck_spinlock_anderson_t) + CK_ANDERSON_DEFAULT_SLOTS * sizeof(ck_spinlock_anderson_thread_t), 0,
     anderson_init, anderson_destroy, anderson_acquire, anderson_try_acquire, anderson_release,
     NULL, /* no timed acquire of its own: callers poll try_acquire */
+    NULL,
 };
 
 /* ---- MCS ----------------------------------------------------------------------- */
@@ -258,6 +261,7 @@ static const ll_lock_ops mcs_ops = {
     sizeof(ck_spinlock_mcs_t), sizeof(ck_spinlock_mcs_context_t),
     mcs_init, NULL, mcs_acquire, mcs_try_acquire, mcs_release,
     NULL, /* no timed acquire of its own: callers poll try_acquire */
+    mcs_abandon,
 };
 
 /* ---- CLH ----------------------------------------------------------------------- */
@@ -321,6 +325,7 @@ static const ll_lock_ops clh_ops = {
     sizeof(ck_spinlock_clh_t *) + sizeof(ck_spinlock_clh_t), sizeof(ck_spinlock_clh_t),
     clh_init, clh_destroy, clh_acquire, clh_try_acquire, clh_release,
     NULL, /* no timed acquire of its own: callers poll try_acquire */
+    NULL,
 };
 
 const ll_lock_ops *const ll_peer_locks[] = {
