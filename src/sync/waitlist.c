@@ -9,7 +9,7 @@
 #include "locklab/wait.h"
 #include "waitlist.h"
 
-_Static_assert((unsigned)LL_SYNC_EINTR == (unsigned)LL_PARK_EINTR && (unsigned)LL_SYNC_CANCEL == (unsigned)LL_PARK_CANCEL, "sync options are park options");
+LL_STATIC_ASSERT((unsigned)LL_SYNC_EINTR == (unsigned)LL_PARK_EINTR && (unsigned)LL_SYNC_CANCEL == (unsigned)LL_PARK_CANCEL, "sync options are park options");
 
 enum { GUARD_SPINS = 100 }; /* PAUSEs before yielding: the holder may have been preempted */
 
