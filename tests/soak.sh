@@ -6,7 +6,7 @@
 # Each round takes every spec of `locklab-bench --list` in a random order and runs
 # the validator's five clients (counter, nested, trylock, mixed, timed) on it with a random
 # thread count (2, 3, 8 or 16) for SOAK_CASE_SECONDS (default 1) each; every 10th
-# spec also runs one interposer test case (mutex, sync, threads or mix) under it.
+# spec also runs one interposer test case (mutex, sync, threads, mix, posix or memory) under it.
 # Each round starts with the validator's deliberately broken lock, which must be caught.
 # Prints a summary line per round and at the end:
 #   soak: H h, R rounds, C cases, A acquisitions validated, V violations, F interposer failures
@@ -34,7 +34,7 @@ start=$(date +%s)
 deadline=$(awk -v s="$start" -v h="$hours" 'BEGIN { printf "%d", s + h * 3600 }')
 rounds=0 cases=0 acquired=0 violations=0 interpose_failed=0 interpose_runs=0
 threads_choices=(2 3 8 16)
-interpose_cases=(mutex sync threads mix)
+interpose_cases=(mutex sync threads mix posix memory)
 : >"$log"
 while [ "$(date +%s)" -lt "$deadline" ]; do
     # Each round first proves that the checker still catches a broken lock.
@@ -61,7 +61,7 @@ while [ "$(date +%s)" -lt "$deadline" ]; do
         fi
         n=$((n + 1))
         if [ $((n % 10)) -eq 0 ]; then
-            c=${interpose_cases[RANDOM % 4]}
+            c=${interpose_cases[RANDOM % ${#interpose_cases[@]}]}
             interpose_runs=$((interpose_runs + 1))
             if ! "$here/interpose/run_tests.sh" "$build/lib/liblocklab-preload.so" "$build/tests/interpose" "$c" "$spec" >>"$log" 2>&1; then
                 interpose_failed=$((interpose_failed + 1))

@@ -17,7 +17,9 @@
  *     mutex still owns them; a new thread (which gets the exited thread's
  *     stack and TLS block back from glibc's cache) gets EPERM on unlock and
  *     EBUSY on trylock.
- * Run by run_tests.sh (case posix) once per lock spec.
+ * Run by run_tests.sh (case posix) once per lock spec.  Under glibc, the
+ * race of a signal with the cancel of the waiter it chose is left out: glibc
+ * 2.36 loses that signal now and then (POSIX forbids it; ours must not).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -201,8 +203,10 @@ static void test_sem_post_races_signal(void)
         if (i % 16 == 0)
             sched_yield();
     }
-    join_within(consumer, "post racing signals (a post was lost)");
-    pthread_join(signaller, NULL);
+    /* The signaller first: it stops once the consumer has all its units, and a consumer
+     * that exited but is not joined yet is still a valid target (ESRCH). */
+    join_within(signaller, "post racing signals (a post was lost)");
+    pthread_join(consumer, NULL);
     int v = -1;
     sem_getvalue(&race_sem, &v);
     CHECK_EQ(v, 0);
@@ -468,8 +472,11 @@ static void cancel_pending_case(enum cancel_how how)
 
 /* A wake-up racing with the cancel of the waiter it chose is not lost: whoever
  * did not get it (the cancelled waiter) passes it on (to B, or back to the semaphore). */
+static bool reference_run; /* under glibc, the reference */
 static void cancel_race_case(enum cancel_how how, int rounds)
 {
+    if (how < C_SEM_WAIT && reference_run)
+        return; /* glibc 2.36 itself leaves B waiting now and then here (1 run in ~15): POSIX, not glibc, is the reference */
     for (int i = 0; i < rounds; i++) {
         cancel_obj o;
         cancel_obj_init(&o);
@@ -546,7 +553,8 @@ static void test_exited_owner(void)
 
 int main(int argc, char **argv)
 {
-    if (!(argc > 1 && strcmp(argv[1], "glibc") == 0))
+    reference_run = argc > 1 && strcmp(argv[1], "glibc") == 0;
+    if (!reference_run)
         require_interposed((void *)pthread_mutex_lock);
     test_exited_owner();
     test_signals();
