@@ -315,8 +315,18 @@ static void clh_release(void *s, ll_wait_policy *wp)
     (void)wp;
     clh_state *st = (clh_state *)s;
     ck_spinlock_clh_t *node = st->holder;
+    st->holder = NULL; /* holder-only: before the handover (abandon tells a held lock by it) */
     ck_spinlock_clh_unlock(&node); /* node := our predecessor's node, now ours */
     ll_qnode_put(node);
+}
+/* A lock dropped while held (ll_lock_ops.abandon): the predecessor's node is the holder's to
+ * give back (its own is the tail, which destroy returns). */
+static void clh_abandon(void *s)
+{
+    clh_state *st = (clh_state *)s;
+    if (st->holder)
+        ll_qnode_put(st->holder->previous);
+    st->holder = NULL;
 }
 
 static const ll_lock_ops clh_ops = {
@@ -325,7 +335,7 @@ static const ll_lock_ops clh_ops = {
     sizeof(ck_spinlock_clh_t *) + sizeof(ck_spinlock_clh_t), sizeof(ck_spinlock_clh_t),
     clh_init, clh_destroy, clh_acquire, clh_try_acquire, clh_release,
     NULL, /* no timed acquire of its own: callers poll try_acquire */
-    NULL,
+    clh_abandon,
 };
 
 const ll_lock_ops *const ll_peer_locks[] = {
