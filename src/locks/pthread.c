@@ -71,5 +71,5 @@ const ll_lock_ops ll_lock_pthread_adaptive = {
     "pthread-adaptive", "glibc PTHREAD_MUTEX_ADAPTIVE_NP (baseline)",
     "glibc pthread_mutex_t of the adaptive type: spins up to glibc.pthread.mutex_spin_count before the futex",
     "none (barging)", LL_SPIN_ONLY, NULL, sizeof(pthread_mutex_t), sizeof(pthread_mutex_t), 0,
-    init_adaptive, destroy, acquire, try_acquire, release, acquire_until,
+    init_adaptive, destroy, acquire, try_acquire, release, acquire_until, NULL,
 };
