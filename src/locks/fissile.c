@@ -79,5 +79,5 @@ const ll_lock_ops ll_lock_fissile = {
     "test-and-set fast path; a CNA queue whose head (the standby) alone contends for the TS word",
     "none short-term (barging); the standby is bypassed at most patience_ns (1 ms) + T-1 barges; queue CNA",
     LL_ALL_POLICIES, params, sizeof(ll_fissile_lock), sizeof(ll_fissile_lock), sizeof(ll_cna_node),
-    init, NULL, acquire, try_acquire, release, NULL,
+    init, NULL, acquire, try_acquire, release, NULL, NULL,
 };

@@ -168,5 +168,5 @@ const ll_lock_ops ll_lock_hemlock = {
     "hemlock", "Dice & Kogan 2021 (Hemlock), SPAA",
     "queue lock: one word per lock, one grant word per thread; a waiter watches its predecessor's grant",
     "FIFO", LL_ALL_POLICIES, NULL, sizeof(ll_hemlock_lock), sizeof(ll_hemlock_lock), sizeof(hem_element),
-    init, NULL, acquire, try_acquire, release, NULL,
+    init, NULL, acquire, try_acquire, release, NULL, NULL,
 };

@@ -234,5 +234,5 @@ const ll_lock_ops ll_lock_parkinglot = {
     "two-bit lock word; waiters spin a little, then park in a global address-hashed table",
     "none short-term (barging); a waiter parked 0.5 ms is handed the lock", LL_SPIN_ONLY, NULL,
     sizeof(ll_parkinglot_lock), sizeof(ll_parkinglot_lock), sizeof(pl_waiter),
-    init, NULL, acquire, try_acquire, release, NULL,
+    init, NULL, acquire, try_acquire, release, NULL, NULL,
 };

@@ -169,5 +169,5 @@ const ll_lock_ops ll_lock_reciprocating = {
     "arrivals push onto a stack; the owner detaches it as the next segment, served top down",
     "bounded bypass (at most 2(T-1) admissions pass a waiter); not FIFO", LL_ALL_POLICIES, NULL,
     sizeof(ll_reciprocating_lock), sizeof(ll_reciprocating_lock), sizeof(recip_element),
-    init, NULL, acquire, try_acquire, release, NULL,
+    init, NULL, acquire, try_acquire, release, NULL, NULL,
 };

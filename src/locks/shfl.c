@@ -146,5 +146,5 @@ const ll_lock_ops ll_lock_shfl = {
     "TS lock + MCS queue of waiters; the queue head groups its socket's waiters behind itself off the critical path",
     "none short-term (barging, bounded by the head's patience_ns); same socket first, <= max_batch per run",
     LL_ALL_POLICIES, params, sizeof(ll_shfl_lock), sizeof(ll_shfl_lock), sizeof(ll_shfl_node),
-    init, NULL, acquire, try_acquire, release, NULL,
+    init, NULL, acquire, try_acquire, release, NULL, NULL,
 };

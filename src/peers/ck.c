@@ -87,7 +87,7 @@
     static void ID##_release(void *s, ll_wait_policy *wp) { (void)wp; PREFIX##_unlock((TYPE *)s); } \
     static const ll_lock_ops ID##_ops = {                                                        \
         NAME, "Concurrency Kit 0.7.1, " #LOCKFN, SUMMARY, "none (barging)", LL_SPIN_ONLY, NULL,  \
-        sizeof(TYPE), sizeof(TYPE), 0, ID##_init, NULL, ID##_acquire, ID##_try_acquire, ID##_release, NULL, \
+        sizeof(TYPE), sizeof(TYPE), 0, ID##_init, NULL, ID##_acquire, ID##_try_acquire, ID##_release, NULL, NULL, \
     };
 
 CK_BARGING_PEER(fas, ck_spinlock_fas_t, ck_spinlock_fas, ck_spinlock_fas_lock, "ck-fas",
