@@ -9,8 +9,9 @@
  * Layout: ll_atomic_u32/u64/ptr keep the production layout (one word), so every
  * struct, static assertion and "state is all zeros" rule of the sources holds.
  * The modelled atomic of a word lives in a side table keyed by its address and
- * is created at the word's first use with the word's plain value as its initial
- * value (the zeros of a placed lock, a fresh queue node).  The table is emptied
+ * is created at the word's first use, holding zero as if written before every
+ * thread started: a word that is read before any store must hold zeros (a placed
+ * lock's state, a fresh queue node, a parker), else the check fails.  The table is emptied
  * at the end of every iteration (ll_model_reset, verify/relacy_env.cpp).
  * Consequence: after a word's first verb its plain memory is stale; the sources
  * only touch atomics through the verbs, and the checker zeroes a lock's memory
@@ -41,8 +42,10 @@
 #include <relacy/dyn_thread.hpp>
 #include <relacy/stdlib/mutex.hpp>
 #include <relacy/stdlib/condition_variable.hpp>
+#include <relacy/stdlib/semaphore.hpp>
+#include <relacy/stdlib/event.hpp>
 
-#include <unordered_map>
+#include <new>
 
 #define LL_ALIGNED(n) alignas(n)
 typedef rl::memory_order ll_order;
@@ -61,29 +64,71 @@ struct ll_thread;
 struct ll_thread *ll_model_self(void);
 
 namespace ll_model {
-/* The modelled atomics of words of type T, by address. */
-template <class T> inline std::unordered_map<const void *, rl::atomic<T> *> &table()
-{
-    static std::unordered_map<const void *, rl::atomic<T> *> t;
-    return t;
-}
+/* The modelled atomics of words of type T, by address: an open-addressing table
+ * in static memory (Relacy replaces the global operator new with its own
+ * per-iteration heap, so the table allocates nothing). */
+/* A modelled word: initialised to zero as if before every thread started ("strong
+ * init"; a lazily created rl::atomic would be uninitialised for threads that did
+ * not see its first store). */
+template <class T> using cell_t = rl::generic_atomic<T, true>;
+template <class T> struct table {
+    enum { CAP = 4096 }; /* a power of two; the largest case uses a few hundred words */
+    const void *key[CAP];
+    alignas(cell_t<T>) unsigned char cell[CAP][sizeof(cell_t<T>)];
+    unsigned used[CAP], nused;
+    static table &get()
+    {
+        static table t;
+        return t;
+    }
+};
 /* The modelled atomic of the word at raw; created at first use with *raw as its value. */
-template <class T> inline rl::atomic<T> &cell(T *raw, rl::debug_info_param info)
+template <class T> inline cell_t<T> &cell(T *raw, rl::debug_info_param info, bool first_is_store = false)
 {
-    rl::atomic<T> *&a = table<T>()[raw];
-    if (a == nullptr) {
-        a = new rl::atomic<T>();
-        a->store(*raw, rl::mo_relaxed, info);
+    table<T> &t = table<T>::get();
+    unsigned h = (unsigned)(((uintptr_t)raw >> 2) * 2654435761u) & (table<T>::CAP - 1);
+    while (t.key[h] != nullptr && t.key[h] != raw)
+        h = (h + 1) & (table<T>::CAP - 1);
+    cell_t<T> *a = reinterpret_cast<cell_t<T> *>(t.cell[h]);
+    if (t.key[h] == nullptr) {
+        /* the creation and its initial store are one step: no other thread may see
+         * the key before the value */
+        rl::preemption_disabler atomically(rl::ctx());
+        RL_VERIFY(t.nused < table<T>::CAP / 2);
+        t.key[h] = raw;
+        t.used[t.nused++] = h;
+        new (a) cell_t<T>();
+        /* a word read before any store holds zeros (placed locks, fresh nodes, parkers) */
+        RL_ASSERT(first_is_store || *raw == T());
+        (void)info;
     }
     return *a;
 }
 template <class T> inline void clear()
 {
-    for (auto &e : table<T>())
-        delete e.second;
-    table<T>().clear();
+    table<T> &t = table<T>::get();
+    for (unsigned i = 0; i < t.nused; i++) {
+        reinterpret_cast<cell_t<T> *>(t.cell[t.used[i]])->~generic_atomic();
+        t.key[t.used[i]] = nullptr;
+    }
+    t.nused = 0;
 }
-/* Forget every modelled atomic (end of an iteration: Relacy checks for leaks). */
+/* Drop the entries a failed iteration left (Relacy abandons it without running
+ * the test's destructor; its atomics went with that simulation). */
+template <class T> inline void forget()
+{
+    table<T> &t = table<T>::get();
+    for (unsigned i = 0; i < t.nused; i++)
+        t.key[t.used[i]] = nullptr;
+    t.nused = 0;
+}
+inline void forget_all()
+{
+    forget<uint32_t>();
+    forget<uint64_t>();
+    forget<void *>();
+}
+/* Destroy every modelled atomic (end of an iteration: Relacy checks for leaks). */
 inline void reset()
 {
     clear<uint32_t>();
@@ -98,7 +143,7 @@ inline rl::memory_order cas_failure_order(rl::memory_order o)
 /* The verbs; A is ll_atomic_u32/u64/ptr, value arguments convert to its word type. */
 template <class A> using word_t = decltype(A::v);
 template <class A> inline word_t<A> load(A *p, ll_order o, rl::debug_info_param i) { return cell(&p->v, i).load(o, i); }
-template <class A> inline void store(A *p, word_t<A> x, ll_order o, rl::debug_info_param i) { cell(&p->v, i).store(x, o, i); }
+template <class A> inline void store(A *p, word_t<A> x, ll_order o, rl::debug_info_param i) { cell(&p->v, i, true).store(x, o, i); }
 template <class A> inline word_t<A> xchg(A *p, word_t<A> x, ll_order o, rl::debug_info_param i)
 {
     return cell(&p->v, i).exchange(x, o, i);

@@ -47,10 +47,12 @@ struct futex_model {
     const ll_atomic_u32 *waiting_on[LL_MODEL_MAX_THREADS]; /* under bucket: NULL = not waiting */
     bool woken[LL_MODEL_MAX_THREADS];
 };
+alignas(futex_model) static unsigned char futex_memory[sizeof(futex_model)]; /* not Relacy's heap */
 static futex_model *futexes;
 
 void ll_model_begin(void)
 {
+    ll_model::forget_all();
     memset(slots, 0, sizeof slots);
     memset(nodes, 0, sizeof nodes);
     nodes_used = 0;
@@ -61,14 +63,14 @@ void ll_model_begin(void)
         slots[i].thread.rng = 0x9E3779B97F4A7C15ull * (i + 1); /* deterministic: iterations replay */
         slots[i].parker.id = i;
     }
-    futexes = new futex_model();
+    futexes = new (futex_memory) futex_model();
     memset(futexes->waiting_on, 0, sizeof futexes->waiting_on);
     memset(futexes->woken, 0, sizeof futexes->woken);
 }
 
 void ll_model_end(void)
 {
-    delete futexes;
+    futexes->~futex_model();
     futexes = nullptr;
     ll_model::reset();
 }

@@ -33,8 +33,10 @@
 #define LL_COLD __attribute__((noinline, cold))
 #ifdef __cplusplus
 #define LL_STATIC_ASSERT(c, msg) static_assert(c, msg)
+#define LL_ALIGNOF(T) alignof(T)
 #else
 #define LL_STATIC_ASSERT(c, msg) _Static_assert(c, msg)
+#define LL_ALIGNOF(T) _Alignof(T)
 #endif
 #define LL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define LL_UNLIKELY(x) __builtin_expect(!!(x), 0)
