@@ -11,9 +11,16 @@
  * also reports deadlocks (a lost wake-up: a thread parked for ever) and
  * livelocks, and after the threads the counter must equal T x K.
  *
- *   locklab-check [--lock SPEC]... [--broken NAME]... [--client C|all] [--threads 2|3]
- *                 [--acquisitions 1|2] [--sched full|bound|random] [--iterations N]
- *                 [--depth N] [--clock-step NS] [--expect-fail] [--history]
+ *   locklab-check [--lock SPEC]... [--broken NAME]... [--client C|locks|all] [--threads 2|3]
+ *                 [--acquisitions 1|2] [--sched full|bound|random] [--bound N] [--iterations N]
+ *                 [--depth N] [--clock-step NS] [--discipline fifo|lifo-cr[:append_one_in=N]]
+ *                 [--expect-fail] [--history]
+ * Clients: the validator's (counter, nested, trylock, mixed: --client locks, the
+ * default) and the checker's own for src/sync (below); all: both.
+ * Schedulers (Relacy's): full = every interleaving and every value a load may read
+ * (exhaustive; only small cases end); bound = the same with at most --bound
+ * preemptions (default 2; exhaustive within the bound); random = --iterations
+ * random executions.  --depth: steps per execution before Relacy calls it a livelock.
  * --broken NAME: a deliberately broken lock (see broken_locks below).
  * --expect-fail: each case passes iff Relacy finds an error (the broken locks).
  * Prints one line per case and "N passed, N failed"; exit 0 iff all passed,
@@ -27,6 +34,7 @@
 #include <fstream>
 
 #include "locklab/registry.h"
+#include "locklab/sync.h"
 #include "relacy_env.h"
 
 /* ---- the deliberately broken locks: the checker must catch each ----------------- */
@@ -101,6 +109,7 @@ struct lut {
     alignas(LL_SECTOR) unsigned char state[STATE_BYTES];
     const ll_lock_ops *ops;
     ll_wait_policy wp;
+    ll_wake_list deferred; /* condition-variable wake-ups morphed onto this lock (holder only) */
 };
 
 static void lut_place(lut *l, const ll_spec *spec)
@@ -126,6 +135,18 @@ static void lut_acquire(lut *l) { l->ops->acquire(l->state, &l->wp); }
 static bool lut_try(lut *l) { return l->ops->try_acquire(l->state, &l->wp); }
 static void lut_release(lut *l) { l->ops->release(l->state, &l->wp); }
 
+/* The lock as a condition variable's mutex: unlock flushes the morphed wake-ups. */
+static void mutex_lock(void *m) { lut_acquire((lut *)m); }
+static void mutex_unlock(void *m)
+{
+    lut *l = (lut *)m;
+    ll_wake_list woken = l->deferred;
+    l->deferred.head = NULL;
+    lut_release(l);
+    ll_wake_list_flush(&woken);
+}
+static const ll_mutex_iface mutex_iface = {mutex_lock, mutex_unlock};
+
 /* ---- the clients ------------------------------------------------------------------------ */
 struct shared;
 static void client_cs_a(shared *d);
@@ -137,18 +158,81 @@ static void client_cs_b(shared *d);
 #define client_release lut_release
 #include "clients.h"
 
+/* ---- the checker's own clients: the wait lists of src/sync ------------------------------ *
+ *   sem-mutex       a semaphore of 1 as the lock: wait; critical section; post
+ *   sem-handoff     thread 0 writes data, then posts once per other thread; each of
+ *                   them waits, then reads the data (a race = the post did not publish)
+ *   cond-signal     thread 0, once per other thread: lock; tokens++; signal (deferred
+ *                   onto the mutex, wait morphing, every other time); unlock.  The
+ *                   others: lock; while (!tokens) wait; tokens--; unlock
+ *   cond-broadcast  the same with one broadcast for all the tokens
+ * The mutex of the condition variable is the lock under test.  A lost wake-up
+ * leaves a waiter parked for ever: Relacy's deadlock. */
+enum { SEM_MUTEX = NCLIENTS, SEM_HANDOFF, COND_SIGNAL, COND_BROADCAST, NALL };
+static const char *const sync_client_names[] = {"sem-mutex", "sem-handoff", "cond-signal", "cond-broadcast"};
+static const char *client_name(int c) { return c < NCLIENTS ? client_names[c] : sync_client_names[c - NCLIENTS]; }
+
 /* The case being checked (read by every iteration). */
 static struct {
     ll_spec a, b;
-    enum client client;
+    int client; /* enum client, or one of the checker's own */
     unsigned acquisitions;
+    ll_sync_config sync;
 } the_case;
 
 static lut lock_a, lock_b;
+static ll_sem sem;
+static ll_cond cond;
 
 struct shared {
     rl::var<int> counter_a, counter_b; /* plain data guarded by a and b: a race = a violation */
+    rl::var<int> tokens;               /* cond-*: guarded by a */
+    rl::var<int> message;              /* sem-handoff: written before the posts */
 };
+
+static void sync_thread(shared *d, unsigned index, unsigned threads)
+{
+    switch (the_case.client) {
+    case SEM_MUTEX:
+        for (unsigned n = 0; n < the_case.acquisitions; n++) {
+            ll_sem_wait(&sem, CLOCK_MONOTONIC, NULL);
+            client_cs_a(d);
+            ll_sem_post(&sem);
+        }
+        break;
+    case SEM_HANDOFF:
+        if (index == 0) {
+            d->message($) = 42;
+            for (unsigned k = 1; k < threads; k++)
+                ll_sem_post(&sem);
+        } else {
+            ll_sem_wait(&sem, CLOCK_MONOTONIC, NULL);
+            RL_ASSERT(d->message($) == 42);
+        }
+        break;
+    case COND_SIGNAL:
+    case COND_BROADCAST:
+        if (index == 0) {
+            for (unsigned k = 1; k < threads; k++) {
+                mutex_lock(&lock_a);
+                d->tokens($) = d->tokens($) + 1;
+                ll_wake_list *defer = k & 1 ? &lock_a.deferred : NULL; /* morphed, then direct */
+                if (the_case.client == COND_SIGNAL)
+                    ll_cond_signal(&cond, defer);
+                else if (k == threads - 1)
+                    ll_cond_broadcast(&cond, defer);
+                mutex_unlock(&lock_a);
+            }
+        } else {
+            mutex_lock(&lock_a);
+            while (d->tokens($) == 0)
+                ll_cond_wait(&cond, &mutex_iface, &lock_a, CLOCK_MONOTONIC, NULL);
+            d->tokens($) = d->tokens($) - 1;
+            mutex_unlock(&lock_a);
+        }
+        break;
+    }
+}
 static void client_cs_a(shared *d)
 {
     int x = d->counter_a($);
@@ -164,13 +248,20 @@ template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
     {
         data.counter_a($) = 0;
         data.counter_b($) = 0;
+        data.tokens($) = 0;
+        data.message($) = 0;
         lut_place(&lock_a, &the_case.a);
         lut_place(&lock_b, &the_case.b);
+        lock_a.deferred.head = lock_b.deferred.head = NULL;
+        ll_sem_init(&sem, the_case.client == SEM_MUTEX ? 1 : 0, &the_case.sync);
+        ll_cond_init(&cond, &the_case.sync);
     }
     void thread(unsigned index)
     {
+        if (the_case.client >= NCLIENTS)
+            return sync_thread(&data, index, T);
         for (uint64_t n = 0; n < the_case.acquisitions;)
-            if (client_step(the_case.client, &lock_a, &lock_b, &data, (int)index, n))
+            if (client_step((enum client)the_case.client, &lock_a, &lock_b, &data, (int)index, n))
                 n++;
             else
                 ll_pause(); /* a failed try_acquire */
@@ -178,8 +269,13 @@ template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
     void after()
     {
         int total = (int)(T * the_case.acquisitions);
-        RL_ASSERT(data.counter_a($) == total);
-        RL_ASSERT(the_case.client == COUNTER || the_case.client == TRYLOCK || data.counter_b($) == total);
+        bool uses_a = the_case.client < NCLIENTS || the_case.client == SEM_MUTEX;
+        bool uses_b = the_case.client == NESTED || the_case.client == MIXED;
+        RL_ASSERT(!uses_a || data.counter_a($) == total);
+        RL_ASSERT(!uses_b || data.counter_b($) == total);
+        RL_ASSERT(data.tokens($) == 0);
+        ll_sem_destroy(&sem);
+        ll_cond_destroy(&cond);
         lut_destroy(&lock_a);
         lut_destroy(&lock_b);
     }
@@ -230,7 +326,8 @@ int main(int argc, char **argv)
 {
     const char *specs[64];
     int nspecs = 0, threads[2] = {2, 3}, nthreads = 2;
-    unsigned clients = (1u << NCLIENTS) - 1, acquisitions = 1, iterations = 20000, depth = 20000;
+    unsigned clients = (1u << NCLIENTS) - 1, all_clients = (1u << NALL) - 1, acquisitions = 1, iterations = 20000, depth = 20000,
+             bound = 2;
     bool expect_fail = false, history = false;
     rl::scheduler_type_e sched = rl::sched_random;
     for (int i = 1; i < argc; i++) {
@@ -238,12 +335,13 @@ int main(int argc, char **argv)
         if ((strcmp(a, "--lock") == 0 || strcmp(a, "--broken") == 0) && v && nspecs < 64)
             specs[nspecs++] = argv[++i];
         else if (strcmp(a, "--client") == 0 && v) {
-            clients = strcmp(v, "all") == 0 ? (1u << NCLIENTS) - 1 : 0;
-            for (int k = 0; k < NCLIENTS; k++)
-                if (strcmp(v, client_names[k]) == 0)
+            clients = strcmp(v, "all") == 0 ? all_clients : strcmp(v, "locks") == 0 ? (1u << NCLIENTS) - 1 : 0;
+            for (int k = 0; k < NALL; k++)
+                if (strcmp(v, client_name(k)) == 0)
                     clients = 1u << k;
             if (!clients) {
-                fprintf(stderr, "locklab-check: unknown client '%s' (valid: counter, nested, trylock, mixed, all)\n", v);
+                fprintf(stderr, "locklab-check: unknown client '%s' (valid: counter, nested, trylock, mixed, sem-mutex, "
+                                "sem-handoff, cond-signal, cond-broadcast, locks, all)\n", v);
                 return 2;
             }
             i++;
@@ -255,6 +353,8 @@ int main(int argc, char **argv)
             acquisitions = parse_count(a, argv[++i], 1, 2);
         } else if (strcmp(a, "--iterations") == 0 && v) {
             iterations = parse_count(a, argv[++i], 1, 1000000000);
+        } else if (strcmp(a, "--bound") == 0 && v) {
+            bound = parse_count(a, argv[++i], 1, 100);
         } else if (strcmp(a, "--depth") == 0 && v) {
             depth = parse_count(a, argv[++i], 100, 10000000);
         } else if (strcmp(a, "--clock-step") == 0 && v) {
@@ -271,6 +371,13 @@ int main(int argc, char **argv)
                 return 2;
             }
             i++;
+        } else if (strcmp(a, "--discipline") == 0 && v) {
+            char err[256];
+            if (ll_sync_config_parse(v, &the_case.sync, err, sizeof err) != 0) {
+                fprintf(stderr, "locklab-check: %s\n", err);
+                return 2;
+            }
+            i++;
         } else if (strcmp(a, "--expect-fail") == 0) {
             expect_fail = true;
         } else if (strcmp(a, "--history") == 0) {
@@ -278,8 +385,8 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr,
                     "locklab-check: bad argument '%s' (valid: --lock SPEC, --broken NAME, --client C, --threads 2|3, "
-                    "--acquisitions 1|2, --sched full|bound|random, --iterations N, --depth N, --clock-step NS, "
-                    "--expect-fail, --history)\n",
+                    "--acquisitions 1|2, --sched full|bound|random, --bound N, --iterations N, --depth N, --clock-step NS, "
+                    "--discipline D, --expect-fail, --history)\n",
                     a);
             return 2;
         }
@@ -300,31 +407,39 @@ int main(int argc, char **argv)
     }
     close(fd);
     for (int s = 0; s < nspecs; s++)
-        for (int c = 0; c < NCLIENTS; c++) {
+        for (int c = 0; c < NALL; c++) {
             if (!(clients & (1u << c)))
                 continue;
             parse_spec(specs[s], &the_case.a);
             /* mixed: a lock of another algorithm, as in the validator */
             parse_spec(c != MIXED ? specs[s] : strncmp(specs[s], "mcs", 3) == 0 ? "clh-park" : "mcs-park", &the_case.b);
-            the_case.client = (enum client)c;
+            the_case.client = c;
             the_case.acquisitions = acquisitions;
             for (int t = 0; t < nthreads; t++) {
                 rl::test_params p;
                 p.search_type = sched;
                 p.iteration_count = iterations;
                 p.execution_depth_limit = depth;
-                p.context_bound = 2;
+                p.context_bound = bound;
                 p.output_history = history;
-                p.collect_history = history;
+                p.collect_history = true; /* no replay: the failing run itself is reported */
                 /* Relacy reports to streams that must not allocate while it runs (it
                  * replaces operator new): a file opened before, shown if the case fails. */
                 std::ofstream report(report_path, std::ios::trunc);
                 p.progress_stream = &report;
                 p.output_stream = &report;
                 bool ok = threads[t] == 2 ? rl::simulate<lock_test<2>>(p) : rl::simulate<lock_test<3>>(p);
+                if (!ok && p.test_result == rl::test_result_success) {
+                    /* Relacy's replay of the failing iteration did not fail again (it starts
+                     * from a saved scheduler state): run again, collecting the history. */
+                    p.collect_history = true;
+                    report.close();
+                    report.open(report_path, std::ios::trunc);
+                    ok = threads[t] == 2 ? rl::simulate<lock_test<2>>(p) : rl::simulate<lock_test<3>>(p);
+                }
                 bool pass = ok != expect_fail;
                 printf("%-6s %-22s %-8s threads=%d acquisitions=%u sched=%s iterations=%llu%s%s\n",
-                       pass ? "ok" : "FAIL", specs[s], client_names[c], threads[t], acquisitions, rl::format(sched),
+                       pass ? "ok" : "FAIL", specs[s], client_name(c), threads[t], acquisitions, rl::format(sched),
                        (unsigned long long)p.stop_iteration, ok ? "" : "  error: ", ok ? "" : rl::test_result_str(p.test_result));
                 report.close();
                 if (!pass || history)

@@ -8,7 +8,9 @@
  *   with respect to every other futex call (as the kernel does under the bucket
  *   lock), then blocks until an ll_futex_wake on the same word picks it.  No
  *   spurious returns are modelled, so a lost wake-up leaves its thread blocked
- *   for ever, which Relacy reports as a deadlock.  (The bucket lock also orders
+ *   for ever, which Relacy reports as a deadlock.  A timed wait (ll_futex_wait_until)
+ *   yields and times out: the deadline always comes, and a lost wake-up of a timed
+ *   waiter is only a delay (not checked).  (The bucket lock also orders
  *   the futex calls themselves: a fence the protocol needs between them would not
  *   be caught missing; the parker's and wait words' fences sit before the
  *   futex calls, on plain atomics, where the checker sees them.)
@@ -99,13 +101,19 @@ void ll_futex_wait(ll_atomic_u32 *word, uint32_t expected)
     futexes->bucket.unlock($);
 }
 
+/* A timed wait never blocks in the model: after the compare it lets the other
+ * threads run (a yield) and reports that the deadline passed.  (Relacy's own timed
+ * waits leave a thread running past the end of an iteration.) */
 int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock, const struct timespec *abstime)
 {
     (void)clock, (void)abstime;
-    if (rl::rand(2)) /* the deadline may pass at any moment */
-        return ETIMEDOUT;
-    ll_futex_wait(word, expected);
-    return 0;
+    futexes->bucket.lock($);
+    bool sleeps = ll_load_relaxed(word) == expected; /* relaxed: as in ll_futex_wait */
+    futexes->bucket.unlock($);
+    if (!sleeps)
+        return 0;
+    rl::yield(1, $);
+    return ETIMEDOUT;
 }
 
 void ll_futex_wake(ll_atomic_u32 *word, int n)
