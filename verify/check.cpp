@@ -16,7 +16,7 @@
  *                 [--depth N] [--clock-step NS] [--discipline fifo|lifo-cr[:append_one_in=N]]
  *                 [--expect-fail] [--history]
  * Clients: the validator's (counter, nested, trylock, mixed: --client locks, the
- * default) and the checker's own for src/sync (below); all: both.
+ * default) and the checker's own for src/sync (below); all: both; --client may repeat.
  * Schedulers (Relacy's): full = every interleaving and every value a load may read
  * (exhaustive; only small cases end); bound = the same with at most --bound
  * preemptions (default 2; exhaustive within the bound); random = --iterations
@@ -281,14 +281,18 @@ template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
     }
 };
 
-/* Copy Relacy's report (the failing execution's history) to stdout. */
+/* Copy Relacy's report (the failing execution's history) to stdout, at most 300
+ * lines (a livelock's history is the whole --depth). */
 static void show(const char *path)
 {
     FILE *f = fopen(path, "r");
-    char buf[4096];
-    size_t n;
-    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, stdout);
+    char line[1024];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (n++ < 300)
+            fputs(line, stdout);
+    if (n > 300)
+        printf("... (%d more lines of Relacy's report)\n", n - 300);
     if (f)
         fclose(f);
 }
@@ -328,18 +332,20 @@ int main(int argc, char **argv)
     int nspecs = 0, threads[2] = {2, 3}, nthreads = 2;
     unsigned clients = (1u << NCLIENTS) - 1, all_clients = (1u << NALL) - 1, acquisitions = 1, iterations = 20000, depth = 20000,
              bound = 2;
-    bool expect_fail = false, history = false;
+    bool expect_fail = false, history = false, clients_given = false;
     rl::scheduler_type_e sched = rl::sched_random;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if ((strcmp(a, "--lock") == 0 || strcmp(a, "--broken") == 0) && v && nspecs < 64)
             specs[nspecs++] = argv[++i];
         else if (strcmp(a, "--client") == 0 && v) {
-            clients = strcmp(v, "all") == 0 ? all_clients : strcmp(v, "locks") == 0 ? (1u << NCLIENTS) - 1 : 0;
+            unsigned c = strcmp(v, "all") == 0 ? all_clients : strcmp(v, "locks") == 0 ? (1u << NCLIENTS) - 1 : 0;
             for (int k = 0; k < NALL; k++)
                 if (strcmp(v, client_name(k)) == 0)
-                    clients = 1u << k;
-            if (!clients) {
+                    c = 1u << k;
+            clients = (clients_given ? clients : 0) | c; /* repeated --client: the union */
+            clients_given = true;
+            if (!c) {
                 fprintf(stderr, "locklab-check: unknown client '%s' (valid: counter, nested, trylock, mixed, sem-mutex, "
                                 "sem-handoff, cond-signal, cond-broadcast, locks, all)\n", v);
                 return 2;
@@ -422,7 +428,7 @@ int main(int argc, char **argv)
                 p.execution_depth_limit = depth;
                 p.context_bound = bound;
                 p.output_history = history;
-                p.collect_history = true; /* no replay: the failing run itself is reported */
+                p.collect_history = history;
                 /* Relacy reports to streams that must not allocate while it runs (it
                  * replaces operator new): a file opened before, shown if the case fails. */
                 std::ofstream report(report_path, std::ios::trunc);

@@ -98,9 +98,14 @@ template <class T> inline cell_t<T> &cell(T *raw, rl::debug_info_param info, boo
         t.key[h] = raw;
         t.used[t.nused++] = h;
         new (a) cell_t<T>();
+        /* and a relaxed store of the same zero: Relacy's strong init leaves the
+         * record's per-thread "first seen" stamps as a recycled record had them, which
+         * can let a spinning thread read that record for ever (a false livelock);
+         * a store's record is clean, and after its next yield a thread reads no
+         * older than what it has seen. */
+        a->store(T(), rl::mo_relaxed, info);
         /* a word read before any store holds zeros (placed locks, fresh nodes, parkers) */
         RL_ASSERT(first_is_store || *raw == T());
-        (void)info;
     }
     return *a;
 }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Model checking of every lock x policy, the park protocol and the sync wait lists
+# with locklab-check (docs/verification.md).
+#   verify/verify.sh CHECKER quick   the CI subset (make test; < 2 min)
+#   verify/verify.sh CHECKER full    everything (make verify; < 20 min on 2 CPUs)
+# Prints each case and "N passed, N failed"; exits non-zero if any case failed.
+set -uo pipefail
+checker=${1:?usage: verify.sh CHECKER quick|full}
+mode=${2:-full}
+case "$mode" in quick|full) ;; *) echo "verify.sh: unknown mode '$mode' (valid: quick, full)" >&2; exit 2;; esac
+# Bounds of the random scheduler (executions per case); the full run's are larger.
+ITER=${ITER:-$([ "$mode" = quick ] && echo 300 || echo 3000)}
+
+passed=0 failed=0
+run() { # run ARGS...: one locklab-check invocation; its cases are added to the totals
+    local out
+    out=$(nice -n 19 "$checker" "$@" 2>&1)
+    local rc=$?
+    printf '%s\n' "$out" | grep -v ' passed, .* failed$'
+    local line p f
+    line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1)
+    if [ -z "$line" ]; then
+        echo "FAIL   locklab-check $* (exit $rc, no summary)"
+        failed=$((failed + 1))
+        return
+    fi
+    p=${line%% passed*}
+    f=${line#*passed, }
+    f=${f%% failed*}
+    passed=$((passed + p))
+    failed=$((failed + f))
+}
+
+# Specs whose exhaustive search (full scheduler) of the smallest client (2 threads,
+# 1 acquisition each) does not end within a minute here: random scheduler only.
+too_big='^(clh-park|twa-park|lifocr-park|mcscr-park|mcscr-stp|mcscr-astp|cna-park|cna-stp|cna-astp|hmcs.*|mcscrn-park|mcscrn-stp|mcscrn-astp)$'
+
+echo "== the deliberately broken locks must be caught"
+run --broken broken-relaxed-tas --broken broken-test-then-set --broken broken-relaxed-ticket \
+    --client counter --sched full --expect-fail
+
+if [ "$mode" = quick ]; then
+    echo "== exhaustive: counter, 2 threads x 1 acquisition (spin, park and stp waiting)"
+    run --lock tas --lock ticket --lock mcs --lock mcs-park --lock clh-stp --lock twa --lock anderson-park \
+        --client counter --threads 2 --sched full
+    echo "== random: every lock client, 3 threads x 2 acquisitions, $ITER executions"
+    run --lock mcs-park --lock twa-stp --lock mcscr --client locks --threads 3 --acquisitions 2 \
+        --sched random --iterations "$ITER"
+    echo "== random: semaphore and condition-variable wait lists"
+    run --lock tas --client sem-handoff --client cond-signal --sched random --iterations "$ITER"
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit
+fi
+
+bench=$(dirname "$checker")/locklab-bench
+specs=$("$bench" --list | grep -v -E '^(pthread|ck-)') || { echo "verify.sh: '$bench --list' failed" >&2; exit 2; }
+# (pthread is glibc's mutex and ck-* Concurrency Kit's locks: not locklab sources)
+
+echo "== exhaustive: counter, 2 threads x 1 acquisition, every spec the full search finishes"
+full=() ; for s in $specs; do [[ $s =~ $too_big ]] || full+=(--lock "$s"); done
+run "${full[@]}" --client counter --threads 2 --sched full
+
+echo "== random: every lock client, 2 and 3 threads, 1 and 2 acquisitions, $ITER executions"
+for s in $specs; do
+    for a in 1 2; do
+        run --lock "$s" --client locks --acquisitions "$a" --sched random --iterations "$ITER"
+    done
+done
+
+echo "== semaphore and condition-variable wait lists (FIFO and LIFO-CR) over tas and mcs-park"
+for d in fifo lifo-cr:append_one_in=2; do
+    run --lock tas --lock mcs-park --client sem-mutex --client sem-handoff --client cond-signal --client cond-broadcast \
+        --discipline "$d" --acquisitions 2 --sched random --iterations $((ITER * 10))
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
