@@ -11,7 +11,7 @@ that cover the file; report caught (and by what) or not caught.
     acquire -> relaxed, release -> relaxed (ll_load_acquire/ll_store_release too)
     ll_fence(...) -> removed
 
-    verify/mutate.py [--jobs N] [--only SUBSTRING] [--timeout S] [--table FILE]
+    verify/mutate.py [--jobs N] [--only SUBSTRING-OF-PATH:LINE] [--timeout S] [--table FILE]
 
 Each job copies the sources to a private tree under build/mutate/ and builds
 there (the work tree is never modified).  Prints one line per mutant and writes
@@ -36,6 +36,7 @@ PARK = ["mcs-park", "twa-park", "anderson-park", "mcs-stp"]
 # Specs whose exhaustive search does not end within a minute (as in verify.sh).
 TOO_BIG = re.compile(r"^(clh-park|twa-park|lifocr-park|mcscr-park|mcscr-stp|mcscr-astp|cna-park|cna-stp|cna-astp|"
                      r"hmcs.*|mcscrn-park|mcscrn-stp|mcscrn-astp)$")
+SPIN_WAITWORD = ["anderson", "twa"]  # the wait words' non-parking branches (ll_waitword_publish)
 MCS_FAMILY = ["mcs", "mcs-park", "mcscr", "mcscrn", "cna", "hmcs", "loiter", "acr"]
 SYNC = "sync"
 
@@ -47,7 +48,7 @@ def covering(path):
         return [SYNC]
     if path.startswith("src/wait/") or path in ("include/locklab/wait.h", "include/locklab/core.h",
                                                    "src/core/parker.c"):
-        return PARK + [SYNC]
+        return PARK + SPIN_WAITWORD + [SYNC]
     if base == "mcs_queue.h":
         return MCS_FAMILY
     if base == "word_lock.h":
@@ -207,7 +208,7 @@ def main():
     a = ap.parse_args()
     if a.jobs < 1:
         sys.exit("mutate.py: bad --jobs %d (valid: 1 or more)" % a.jobs)
-    mus = [mu for f in files() if a.only in f for mu in mutants(f)]
+    mus = [mu for f in files() for mu in mutants(f) if a.only in "%s:%d" % (f, mu[1])]
     if not mus:
         sys.exit("mutate.py: no mutant in files matching '%s'" % a.only)
     print("mutate.py: %d mutants, %d jobs" % (len(mus), a.jobs), flush=True)

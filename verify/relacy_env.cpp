@@ -17,7 +17,8 @@
  * clock: a virtual nanosecond clock that advances by ll_model_clock_step at every
  *   read (default 1 ms), so every spin budget and patience ends after one round:
  *   spin-then-park policies really park, and time-based fairness paths run.
- * ll_yield and ll_pause: scheduler yields.
+ * ll_yield, ll_sleep_ns and ll_pause: scheduler yields; no thread runs a
+ *   real-time policy (ll_thread_realtime is false).
  * ll_self: one context and parker per simulated thread; queue nodes come from a
  *   pool zeroed per iteration and are recycled through the threads' caches as in
  *   production (so a late access to a reused node is modelled).
@@ -133,6 +134,13 @@ void ll_futex_counts(uint64_t *waits, uint64_t *wakes) { *waits = *wakes = 0; }
 /* ---- time, scheduling, topology ------------------------------------------------------- */
 uint64_t ll_now_ns(void) { return clock_ns += ll_model_clock_step; }
 void ll_yield(void) { rl::yield(1, $); }
+void ll_sleep_ns(uint64_t ns)
+{
+    (void)ns;
+    rl::yield(1, $);
+}
+/* The model's threads run no real-time policy (the engine's real-time naps are not modelled). */
+bool ll_thread_realtime(void) { return false; }
 uint64_t ll_park_cost_ns(void) { return 20000; }
 int ll_topology_sockets(void) { return 2; }
 int ll_current_socket(void) { return (int)(rl::thread_index() % 2); }
