@@ -15,7 +15,7 @@
  *                 [--acquisitions 1|2] [--sched full|bound|random] [--bound N] [--iterations N]
  *                 [--depth N] [--clock-step NS] [--discipline fifo|lifo-cr[:append_one_in=N]]
  *                 [--expect-fail] [--history]
- * Clients: the validator's (counter, nested, trylock, mixed: --client locks, the
+ * Clients: the validator's (counter, nested, trylock, mixed, timed: --client locks, the
  * default) and the checker's own for src/sync (below); all: both; --client may repeat.
  * Schedulers (Relacy's): full = every interleaving and every value a load may read
  * (exhaustive; only small cases end); bound = the same with at most --bound
@@ -151,6 +151,15 @@ static const ll_mutex_iface mutex_iface = {mutex_lock, mutex_unlock};
 struct shared;
 static void client_cs_a(shared *d);
 static void client_cs_b(shared *d);
+/* timed: a deadline 2 us ahead on the model's clock (which advances 1 ms per read, so
+ * the deadline passes at the waiter's first clock read: every give-up path runs) */
+static bool client_timed(lut *l, shared *d)
+{
+    (void)d;
+    if (l->ops->acquire_until == NULL)
+        return lut_try(l);
+    return l->ops->acquire_until(l->state, &l->wp, ll_now_ns() + 2000);
+}
 #define CLIENT_LOCK lut
 #define CLIENT_DATA shared
 #define client_acquire lut_acquire
@@ -346,7 +355,7 @@ int main(int argc, char **argv)
             clients = (clients_given ? clients : 0) | c; /* repeated --client: the union */
             clients_given = true;
             if (!c) {
-                fprintf(stderr, "locklab-check: unknown client '%s' (valid: counter, nested, trylock, mixed, sem-mutex, "
+                fprintf(stderr, "locklab-check: unknown client '%s' (valid: counter, nested, trylock, mixed, timed, sem-mutex, "
                                 "sem-handoff, cond-signal, cond-broadcast, locks, all)\n", v);
                 return 2;
             }
