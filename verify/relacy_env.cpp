@@ -32,7 +32,7 @@
 #include "relacy_env.h"
 
 /* ---- per-iteration state ------------------------------------------------------------ */
-enum { MODEL_NODES = 256 };
+enum { MODEL_NODES = 4096 }; /* timed acquires that give up may leave nodes to their successors */
 struct model_slot {
     ll_parker parker;
     ll_thread thread;

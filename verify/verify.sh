@@ -80,6 +80,11 @@ for s in $specs; do
     run --lock "$s" --client locks --threads 3 --acquisitions 2 --sched random --iterations "$ITER"
 done
 
+echo "== the timed client (acquire_until), 2 threads x 2 acquisitions, $ITER executions"
+for s in $specs; do
+    run --lock "$s" --client timed --threads 2 --acquisitions 2 --sched random --iterations "$ITER"
+done
+
 echo "== semaphore and condition-variable wait lists (FIFO and LIFO-CR) over tas and mcs-park"
 for d in fifo lifo-cr:append_one_in=2; do
     run --lock tas --lock mcs-park --client sem-mutex --client sem-handoff --client cond-signal --client cond-broadcast \
