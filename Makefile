@@ -1,8 +1,11 @@
 # locklab — top-level entry points.  Everything is built into build/.
 #   make        build the library, the interposer-to-be, locklab-bench and the tests,
 #               and install the `locklab` command into .venv (python/, pinned versions)
-#   make test   run every test: ctest (validator, spec, metrics, CLI, sync) + TSan and ASan builds of validator and test_sync
-#               + pytest (tests/python); the lightweight-thread runtime under both sanitizers too
+#   make test   run every test: ctest (validator, spec, metrics, CLI, sync, the model checker's quick subset)
+#               + TSan and ASan builds of validator and test_sync + pytest (tests/python); the lightweight-thread
+#               runtime under both sanitizers too
+#   make verify model-check every lock x policy, the park protocol and the sync wait lists (docs/verification.md;
+#               <= 20 minutes); make mutate: the mutation score of those checks
 #   make demo   build, then run the default experiment (bench/demo.sh: a `locklab sweep` and its report)
 
 BUILD      ?= build
@@ -10,7 +13,7 @@ JOBS       ?= $(shell nproc)
 GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 SAN_SECONDS ?= 0.04
 
-.PHONY: all build venv test test-unit test-tsan test-asan test-threads-aarch64 test-python demo papers apps performance soak clean
+.PHONY: all build venv test test-unit test-tsan test-asan test-threads-aarch64 test-python verify mutate demo papers apps performance soak clean
 
 all: build venv
 
@@ -52,6 +55,13 @@ test-threads-aarch64:
 	    src/peers/none.c src/threads/arch/aarch64/switch.c tests/test_threads_runtime.c \
 	    -o $(BUILD)-aarch64/test_threads_runtime -lm
 	qemu-aarch64 $(BUILD)-aarch64/test_threads_runtime --quick
+
+# Model checking with Relacy (docs/verification.md; needs Debian's relacy-dev).
+verify: build
+	nice -n 19 verify/verify.sh $(BUILD)/bin/locklab-check full
+
+mutate: build
+	nice -n 19 python3 verify/mutate.py --jobs $(JOBS)
 
 # The Python laboratory: .venv with pinned dependencies and locklab installed
 # (editable, so python/locklab edits need no reinstall).  The stamp makes a

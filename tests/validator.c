@@ -2,19 +2,11 @@
  * The validator: every registered lock x waiting policy runs the same small
  * clients, and mutual exclusion is checked with plain (non-atomic) data.
  *
- * Clients (each runs for a fixed time with T threads):
- *   counter   acquire; x = counter; delay; counter = x + 1; occupancy check; release
- *             -> counter must equal the number of acquisitions, occupancy never > 1
- *   nested    acquire A; acquire B; update both counters; release in alternating
- *             order (B then A, A then B): a thread holds two locks of one kind
- *   trylock   half the attempts use try_acquire (counted when it succeeds),
- *             the other half acquire
- *   mixed     alternate between the lock under test and a lock of another
- *             algorithm (mcs-park, or clh-park for mcs locks): queue nodes are
- *             recycled across lock types while late releasers may still look
- *   timed     half the attempts are timed acquires with very short timeouts
- *             (0-4 us: many give up, some right as the lock reaches them), the
- *             other half acquire: waiters leave the queue while others are granted
+ * Clients: counter, nested, trylock, mixed, timed (tests/clients.h, written once
+ * and also run by the model checker verify/check.cpp); here each runs for a fixed
+ * time with T threads.  Lock a's critical section is
+ *   x = counter; delay; counter = x + 1; occupancy check
+ * -> counter must equal the number of acquisitions, occupancy never > 1.
  * A deliberately broken lock (test-then-set with a gap) must be caught: that
  * is the test that proves the checker can fail.
  *
@@ -76,11 +68,19 @@ static bool lut_timed(lut *l, uint64_t ns)
     return l->handle ? ll_lock_acquire_for(l->handle, ns) : broken_try(&l->broken_word, &l->wp);
 }
 
-/* ---- clients ------------------------------------------------------------------------ */
-enum client { COUNTER, NESTED, TRYLOCK, MIXED, TIMED, NCLIENTS };
-static const char *const client_names[] = {"counter", "nested", "trylock", "mixed", "timed"};
+/* ---- clients (tests/clients.h, shared with the model checker verify/check.cpp) ---- */
+typedef struct shared shared;
+static void client_cs_a(shared *sh);
+static void client_cs_b(shared *sh);
+static bool client_timed(lut *l, shared *sh);
+#define CLIENT_LOCK lut
+#define CLIENT_DATA shared
+#define client_acquire lut_acquire
+#define client_try lut_try
+#define client_release lut_release
+#include "clients.h"
 
-typedef struct shared {
+struct shared {
     lut *a, *b;
     enum client client;
     LL_ALIGNED(LL_SECTOR) ll_atomic_u32 stop;
@@ -89,7 +89,7 @@ typedef struct shared {
     int inside;                               /* plain occupancy count, protected by a */
     int violations;                           /* plain, protected by a (only if it works...) */
     LL_ALIGNED(LL_SECTOR) ll_atomic_u64 timeouts; /* timed: acquires that gave up (a statistic) */
-} shared;
+};
 
 typedef struct worker {
     LL_ALIGNED(LL_SECTOR) shared *sh;
@@ -110,60 +110,27 @@ static void critical_section(shared *sh, uint64_t *counter)
     sh->inside--;
 }
 
+static void client_cs_a(shared *sh) { critical_section(sh, &sh->counter_a); }
+static void client_cs_b(shared *sh) { sh->counter_b++; }
+/* timed: a timeout of 0-4 us */
+static bool client_timed(lut *l, shared *sh)
+{
+    if (lut_timed(l, ll_rand_below(4000)))
+        return true;
+    ll_faa(&sh->timeouts, 1, LL_RELAXED); /* relaxed: a statistic */
+    return false;
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = (worker *)arg;
     shared *sh = w->sh;
     uint64_t n = 0;
-    while (ll_load_relaxed(&sh->stop) == 0) { /* relaxed: a stop hint; join orders results */
-        switch (sh->client) {
-        case NESTED:
-            lut_acquire(sh->a);
-            lut_acquire(sh->b);
-            critical_section(sh, &sh->counter_a);
-            sh->counter_b++;
-            if ((n + (uint64_t)w->index) & 1) { /* release in both orders */
-                lut_release(sh->b);
-                lut_release(sh->a);
-            } else {
-                lut_release(sh->a);
-                lut_release(sh->b);
-            }
+    while (ll_load_relaxed(&sh->stop) == 0) /* relaxed: a stop hint; join orders results */
+        if (client_step(sh->client, sh->a, sh->b, sh, w->index, n))
             n++;
-            break;
-        case MIXED:
-            lut_acquire(sh->a);
-            critical_section(sh, &sh->counter_a);
-            lut_release(sh->a);
-            lut_acquire(sh->b);
-            sh->counter_b++;
-            lut_release(sh->b);
-            n++;
-            break;
-        case COUNTER:
-        case TRYLOCK: /* trylock: every other acquisition, by this thread's parity */
-        case TIMED:   /* timed: likewise, with a timeout of 0-4 us */
-            if (sh->client == TRYLOCK && ((n + (uint64_t)w->index) & 1)) {
-                if (!lut_try(sh->a)) {
-                    ll_pause();
-                    continue;
-                }
-            } else if (sh->client == TIMED && ((n + (uint64_t)w->index) & 1)) {
-                if (!lut_timed(sh->a, ll_rand_below(4000))) {
-                    ll_faa(&sh->timeouts, 1, LL_RELAXED); /* relaxed: a statistic */
-                    continue;
-                }
-            } else {
-                lut_acquire(sh->a);
-            }
-            critical_section(sh, &sh->counter_a);
-            lut_release(sh->a);
-            n++;
-            break;
-        case NCLIENTS:
-            break;
-        }
-    }
+        else
+            ll_pause(); /* a failed try_acquire or timed acquire */
     w->acquired = n;
     return NULL;
 }

@@ -4,8 +4,9 @@
  * Every lock in src/locks/ is written against these types and verbs and
  * nothing else (no _Atomic, no <stdatomic.h>, no syscalls).  Natively they
  * compile to C11 atomics (or std::atomic when the same source is compiled as
- * C++, e.g. for a memory-model checker); a simulator build can replace this
- * header and the futex/clock hooks in core.h with modelled operations.
+ * C++).  With LL_BACKEND_RELACY defined (C++ only), verify/relacy_atomics.h
+ * maps them onto the Relacy model checker's atomics, and verify/relacy_env.cpp
+ * models the futex/clock hooks of core.h (docs/verification.md).
  *
  * Types:  ll_atomic_u32, ll_atomic_u64, ll_atomic_ptr (opaque; use the verbs).
  * Verbs:  ll_load(p, order)            ll_load_relaxed(p) / ll_load_acquire(p)
@@ -32,13 +33,17 @@
 #define LL_COLD __attribute__((noinline, cold))
 #ifdef __cplusplus
 #define LL_STATIC_ASSERT(c, msg) static_assert(c, msg)
+#define LL_ALIGNOF(T) alignof(T)
 #else
 #define LL_STATIC_ASSERT(c, msg) _Static_assert(c, msg)
+#define LL_ALIGNOF(T) _Alignof(T)
 #endif
 #define LL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define LL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(LL_BACKEND_RELACY)
+/* ll_pause: a scheduler yield, defined by the Relacy backend below */
+#elif defined(__x86_64__) || defined(__i386__)
 LL_INLINE void ll_pause(void) { __builtin_ia32_pause(); }
 #elif defined(__aarch64__)
 LL_INLINE void ll_pause(void) { __asm__ __volatile__("yield" ::: "memory"); }
@@ -46,7 +51,12 @@ LL_INLINE void ll_pause(void) { __asm__ __volatile__("yield" ::: "memory"); }
 LL_INLINE void ll_pause(void) { __asm__ __volatile__("" ::: "memory"); }
 #endif
 
-#ifdef __cplusplus
+#if defined(LL_BACKEND_RELACY)
+/* ---- Relacy backend (the model checker, verify/): the same names, each verb a
+ * modelled operation carrying its caller's file and line --------------------- */
+#include "relacy_atomics.h" /* verify/relacy_atomics.h, on the checker's include path */
+
+#elif defined(__cplusplus)
 /* ---- C++ backend: same names, overloads instead of _Generic ---------------- */
 #include <atomic>
 #define LL_ALIGNED(n) alignas(n)

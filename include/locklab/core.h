@@ -172,6 +172,9 @@ extern __thread ll_thread *ll_self_tls __attribute__((tls_model("initial-exec"))
 ll_thread *ll_thread_init(void);
 LL_INLINE ll_thread *ll_self(void)
 {
+#ifdef LL_BACKEND_RELACY
+    return ll_model_self(); /* the checker runs all its threads on one OS thread (verify/relacy_env.cpp) */
+#endif
     ll_thread *t = ll_self_tls;
     return LL_LIKELY(t != NULL) ? t : ll_thread_init();
 }

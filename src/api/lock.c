@@ -65,7 +65,7 @@ ll_lock *ll_lock_create(const char *spec, char *err, size_t errlen)
     ll_placement pl;
     ll_lock_place(&s, LL_DEFAULTS_MEASURED, NULL, NULL, &pl, err, errlen); /* sizes only: cannot fail */
     void *mem = NULL;
-    size_t align = pl.state_align > _Alignof(ll_lock) ? pl.state_align : _Alignof(ll_lock);
+    size_t align = pl.state_align > LL_ALIGNOF(ll_lock) ? pl.state_align : LL_ALIGNOF(ll_lock);
     if (posix_memalign(&mem, align, sizeof(ll_lock) + pl.state_bytes) != 0) {
         snprintf(err, errlen, "out of memory creating lock '%s'", spec);
         return NULL;

@@ -4,13 +4,6 @@
 #include "locklab/acr.h"
 #include "locklab/registry.h"
 
-extern const ll_lock_ops ll_lock_tas, ll_lock_ttas, ll_lock_backoff, ll_lock_ticket, ll_lock_ticket_pb,
-    ll_lock_anderson, ll_lock_clh, ll_lock_mcs, ll_lock_k42, ll_lock_twa, ll_lock_pthread,
-    ll_lock_pthread_adaptive, ll_lock_hemlock, ll_lock_reciprocating, ll_lock_parkinglot,
-    ll_lock_fissile, ll_lock_shfl;
-extern const ll_lock_ops ll_lock_mcscr, ll_lock_lifocr, ll_lock_loiter, ll_lock_acr; /* concurrency restriction */
-extern const ll_lock_ops ll_lock_cna, ll_lock_hmcs, ll_lock_mcscrn;     /* NUMA-aware */
-
 static const ll_lock_ops *const own_locks[] = {
     &ll_lock_tas, &ll_lock_ttas, &ll_lock_backoff, &ll_lock_ticket, &ll_lock_ticket_pb, &ll_lock_anderson,
     &ll_lock_clh, &ll_lock_mcs, &ll_lock_k42, &ll_lock_twa,

@@ -1,0 +1,473 @@
+/*
+ * locklab-check: the model-checking driver of the lock clients (tests/clients.h).
+ *
+ * Each case runs one client on registry locks (include/locklab/registry.h, placed
+ * from a spec as the validator's ll_lock_create does) under Relacy: T threads
+ * (2 or 3), each making K acquisitions (1 or 2), with the lock sources, the
+ * waiting engine and the parker compiled unchanged against the atomics layer's
+ * Relacy backend (verify/relacy_atomics.h, verify/relacy_env.cpp).  The data a
+ * lock guards is an rl::var: two critical sections not ordered by happens-before
+ * are a data race, i.e. a mutual-exclusion (or publication) violation.  Relacy
+ * also reports deadlocks (a lost wake-up: a thread parked for ever) and
+ * livelocks, and after the threads the counter must equal T x K.
+ *
+ *   locklab-check [--lock SPEC]... [--broken NAME]... [--client C|locks|all] [--threads 2|3]
+ *                 [--acquisitions 1|2] [--sched full|bound|random] [--bound N] [--iterations N]
+ *                 [--depth N] [--clock-step NS] [--discipline fifo|lifo-cr[:append_one_in=N]]
+ *                 [--expect-fail] [--history]
+ * Clients: the validator's (counter, nested, trylock, mixed: --client locks, the
+ * default; and timed, run on its own) and the checker's own for src/sync (below);
+ * all: every one; --client may repeat.
+ * Schedulers (Relacy's): full = every interleaving and every value a load may read
+ * (exhaustive; only small cases end); bound = the same with at most --bound
+ * preemptions (default 2; exhaustive within the bound); random = --iterations
+ * random executions.  --depth: steps per execution before Relacy calls it a livelock.
+ * --broken NAME: a deliberately broken lock (see broken_locks below).
+ * --expect-fail: each case passes iff Relacy finds an error (the broken locks).
+ * Prints one line per case and "N passed, N failed"; exit 0 iff all passed,
+ * 2 on bad input.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "locklab/registry.h"
+#include "locklab/sync.h"
+#include "relacy_env.h"
+
+/* ---- the deliberately broken locks: the checker must catch each ----------------- */
+/* tas whose acquire exchange is relaxed: nothing orders the previous holder's
+ * critical section before ours (x86 hides this; the C++ memory model does not). */
+static void relaxed_tas_acquire(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    while (ll_xchg((ll_atomic_u32 *)s, 1, LL_RELAXED) != 0) /* BROKEN on purpose: must be acquire */
+        ll_pause();
+}
+static bool relaxed_tas_try(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    return ll_xchg((ll_atomic_u32 *)s, 1, LL_RELAXED) == 0; /* BROKEN on purpose: must be acquire */
+}
+static void word_release(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    ll_store_release((ll_atomic_u32 *)s, 0); /* release: pairs with the acquire a correct lock would use */
+}
+/* The validator's test-then-set: two threads can both see 0 before either stores 1. */
+static void tts_acquire(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    while (ll_load_acquire((ll_atomic_u32 *)s) != 0) /* acquire: pairs with word_release */
+        ll_pause();
+    ll_store_relaxed((ll_atomic_u32 *)s, 1); /* BROKEN on purpose: not atomic with the test */
+}
+static bool tts_try(void *s, ll_wait_policy *wp)
+{
+    tts_acquire(s, wp);
+    return true;
+}
+/* A ticket lock whose release forgets that a waiter may read the grant concurrently:
+ * plain read-modify-write of the grant word is fine (only the holder writes it), so
+ * the bug here is the relaxed publication of the grant. */
+struct broken_ticket { ll_atomic_u32 next, grant; };
+static void relaxed_ticket_acquire(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    broken_ticket *t = (broken_ticket *)s;
+    uint32_t me = ll_faa(&t->next, 1, LL_RELAXED); /* relaxed: a ticket number only */
+    while (ll_load_acquire(&t->grant) != me)       /* acquire: pairs with the release below */
+        ll_pause();
+}
+static bool relaxed_ticket_try(void *s, ll_wait_policy *wp)
+{
+    relaxed_ticket_acquire(s, wp);
+    return true;
+}
+static void relaxed_ticket_release(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    broken_ticket *t = (broken_ticket *)s;
+    ll_store_relaxed(&t->grant, ll_load_relaxed(&t->grant) + 1); /* BROKEN on purpose: must be release */
+}
+
+static const ll_lock_ops broken_locks[] = {
+    {"broken-relaxed-tas", "", "tas with a relaxed acquire exchange", "", LL_SPIN_ONLY, NULL, sizeof(ll_atomic_u32),
+     0, 0, NULL, NULL, relaxed_tas_acquire, relaxed_tas_try, word_release},
+    {"broken-test-then-set", "", "load, then a separate store (the validator's broken lock)", "", LL_SPIN_ONLY, NULL,
+     sizeof(ll_atomic_u32), 0, 0, NULL, NULL, tts_acquire, tts_try, word_release},
+    {"broken-relaxed-ticket", "", "ticket lock whose release publishes the grant relaxed", "", LL_SPIN_ONLY, NULL,
+     sizeof(broken_ticket), 0, 0, NULL, NULL, relaxed_ticket_acquire, relaxed_ticket_try, relaxed_ticket_release},
+};
+enum { NBROKEN = sizeof broken_locks / sizeof broken_locks[0] };
+
+/* ---- a lock under test, placed per iteration -------------------------------------- */
+enum { STATE_BYTES = 4096 };
+struct lut {
+    alignas(LL_SECTOR) unsigned char state[STATE_BYTES];
+    const ll_lock_ops *ops;
+    ll_wait_policy wp;
+    ll_wake_list deferred; /* condition-variable wake-ups morphed onto this lock (holder only) */
+};
+
+static void lut_place(lut *l, const ll_spec *spec)
+{
+    char err[256];
+    memset(l->state, 0, sizeof l->state);
+    l->ops = spec->ops;
+    if (spec->ops->init == NULL) { /* a broken lock: zeros are free */
+        l->wp = (ll_wait_policy)LL_WAIT_POLICY_INIT(ll_wait_spin);
+        return;
+    }
+    if (ll_lock_place(spec, LL_DEFAULTS_FIXED, l->state, &l->wp, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "locklab-check: %s\n", err);
+        exit(2);
+    }
+}
+static void lut_destroy(lut *l)
+{
+    if (l->ops->destroy)
+        l->ops->destroy(l->state);
+}
+static void lut_acquire(lut *l) { l->ops->acquire(l->state, &l->wp); }
+static bool lut_try(lut *l) { return l->ops->try_acquire(l->state, &l->wp); }
+static void lut_release(lut *l) { l->ops->release(l->state, &l->wp); }
+
+/* The lock as a condition variable's mutex: unlock flushes the morphed wake-ups. */
+static void mutex_lock(void *m) { lut_acquire((lut *)m); }
+static void mutex_unlock(void *m)
+{
+    lut *l = (lut *)m;
+    ll_wake_list woken = l->deferred;
+    l->deferred.head = NULL;
+    lut_release(l);
+    ll_wake_list_flush(&woken);
+}
+static const ll_mutex_iface mutex_iface = {mutex_lock, mutex_unlock};
+
+/* ---- the clients ------------------------------------------------------------------------ */
+struct shared;
+static void client_cs_a(shared *d);
+static void client_cs_b(shared *d);
+/* timed: a deadline 2 us ahead on the model's clock (which advances 1 ms per read, so
+ * the deadline passes at the waiter's first clock read: every give-up path runs) */
+static bool client_timed(lut *l, shared *d)
+{
+    (void)d;
+    if (l->ops->acquire_until == NULL)
+        return lut_try(l);
+    return l->ops->acquire_until(l->state, &l->wp, ll_now_ns() + 2000);
+}
+#define CLIENT_LOCK lut
+#define CLIENT_DATA shared
+#define client_acquire lut_acquire
+#define client_try lut_try
+#define client_release lut_release
+#include "clients.h"
+
+/* ---- the checker's own clients: the wait lists of src/sync ------------------------------ *
+ *   sem-mutex       a semaphore of 1 as the lock: wait; critical section; post
+ *   sem-handoff     thread 0 writes data, then posts once per other thread; each of
+ *                   them waits, then reads the data (a race = the post did not publish)
+ *   cond-signal     thread 0, once per other thread: lock; tokens++; signal (deferred
+ *                   onto the mutex, wait morphing, every other time); unlock.  The
+ *                   others: lock; while (!tokens) wait; tokens--; unlock
+ *   cond-broadcast  the same with one broadcast for all the tokens
+ * The mutex of the condition variable is the lock under test.  A lost wake-up
+ * leaves a waiter parked for ever: Relacy's deadlock. */
+enum { SEM_MUTEX = NCLIENTS, SEM_HANDOFF, COND_SIGNAL, COND_BROADCAST, NALL };
+static const char *const sync_client_names[] = {"sem-mutex", "sem-handoff", "cond-signal", "cond-broadcast"};
+static const char *client_name(int c) { return c < NCLIENTS ? client_names[c] : sync_client_names[c - NCLIENTS]; }
+
+/* The case being checked (read by every iteration). */
+static struct {
+    ll_spec a, b;
+    int client; /* enum client, or one of the checker's own */
+    unsigned acquisitions;
+    ll_sync_config sync;
+} the_case;
+
+static lut lock_a, lock_b;
+static ll_sem sem;
+static ll_cond cond;
+
+struct shared {
+    rl::var<int> counter_a, counter_b; /* plain data guarded by a and b: a race = a violation */
+    rl::var<int> tokens;               /* cond-*: guarded by a */
+    rl::var<int> message;              /* sem-handoff: written before the posts */
+};
+
+static void sync_thread(shared *d, unsigned index, unsigned threads)
+{
+    switch (the_case.client) {
+    case SEM_MUTEX:
+        for (unsigned n = 0; n < the_case.acquisitions; n++) {
+            ll_sem_wait(&sem, CLOCK_MONOTONIC, NULL);
+            client_cs_a(d);
+            ll_sem_post(&sem);
+        }
+        break;
+    case SEM_HANDOFF:
+        if (index == 0) {
+            d->message($) = 42;
+            for (unsigned k = 1; k < threads; k++)
+                ll_sem_post(&sem);
+        } else {
+            ll_sem_wait(&sem, CLOCK_MONOTONIC, NULL);
+            RL_ASSERT(d->message($) == 42);
+        }
+        break;
+    case COND_SIGNAL:
+    case COND_BROADCAST:
+        if (index == 0) {
+            for (unsigned k = 1; k < threads; k++) {
+                mutex_lock(&lock_a);
+                d->tokens($) = d->tokens($) + 1;
+                ll_wake_list *defer = k & 1 ? &lock_a.deferred : NULL; /* morphed, then direct */
+                if (the_case.client == COND_SIGNAL)
+                    ll_cond_signal(&cond, defer);
+                else if (k == threads - 1)
+                    ll_cond_broadcast(&cond, defer);
+                mutex_unlock(&lock_a);
+            }
+        } else {
+            mutex_lock(&lock_a);
+            while (d->tokens($) == 0)
+                ll_cond_wait(&cond, &mutex_iface, &lock_a, CLOCK_MONOTONIC, NULL);
+            d->tokens($) = d->tokens($) - 1;
+            mutex_unlock(&lock_a);
+        }
+        break;
+    }
+}
+static void client_cs_a(shared *d)
+{
+    int x = d->counter_a($);
+    d->counter_a($) = x + 1;
+}
+static void client_cs_b(shared *d) { d->counter_b($) = d->counter_b($) + 1; }
+
+template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
+    shared data;
+    lock_test() { ll_model_begin(); }
+    ~lock_test() { ll_model_end(); }
+    void before()
+    {
+        data.counter_a($) = 0;
+        data.counter_b($) = 0;
+        data.tokens($) = 0;
+        data.message($) = 0;
+        lut_place(&lock_a, &the_case.a);
+        lut_place(&lock_b, &the_case.b);
+        lock_a.deferred.head = lock_b.deferred.head = NULL;
+        ll_sem_init(&sem, the_case.client == SEM_MUTEX ? 1 : 0, &the_case.sync);
+        ll_cond_init(&cond, &the_case.sync);
+    }
+    void thread(unsigned index)
+    {
+        if (the_case.client >= NCLIENTS)
+            return sync_thread(&data, index, T);
+        for (uint64_t n = 0; n < the_case.acquisitions;)
+            if (client_step((enum client)the_case.client, &lock_a, &lock_b, &data, (int)index, n))
+                n++;
+            else
+                ll_pause(); /* a failed try_acquire */
+    }
+    void after()
+    {
+        int total = (int)(T * the_case.acquisitions);
+        bool uses_a = the_case.client < NCLIENTS || the_case.client == SEM_MUTEX;
+        bool uses_b = the_case.client == NESTED || the_case.client == MIXED;
+        RL_ASSERT(!uses_a || data.counter_a($) == total);
+        RL_ASSERT(!uses_b || data.counter_b($) == total);
+        RL_ASSERT(data.tokens($) == 0);
+        ll_sem_destroy(&sem);
+        ll_cond_destroy(&cond);
+        lut_destroy(&lock_a);
+        lut_destroy(&lock_b);
+    }
+};
+
+/* Copy Relacy's report (the failing execution's history) to stdout, at most 300
+ * lines (a livelock's history is the whole --depth). */
+static void show(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (n++ < 300)
+            fputs(line, stdout);
+    if (n > 300)
+        printf("... (%d more lines of Relacy's report)\n", n - 300);
+    if (f)
+        fclose(f);
+}
+
+/* ---- command line ------------------------------------------------------------------------ */
+static void parse_spec(const char *spec, ll_spec *out)
+{
+    for (int i = 0; i < NBROKEN; i++)
+        if (strcmp(spec, broken_locks[i].name) == 0) {
+            memset(out, 0, sizeof *out);
+            out->ops = &broken_locks[i];
+            out->policy = &ll_wait_spin;
+            snprintf(out->name, sizeof out->name, "%s", spec);
+            return;
+        }
+    char err[1024];
+    if (ll_spec_parse(spec, out, err, sizeof err) != 0) {
+        fprintf(stderr, "locklab-check: %s\n", err);
+        exit(2);
+    }
+}
+
+static unsigned parse_count(const char *flag, const char *v, unsigned lo, unsigned hi)
+{
+    char *end;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*v == '\0' || *end != '\0' || n < lo || n > hi) {
+        fprintf(stderr, "locklab-check: bad %s '%s' (valid: %u..%u)\n", flag, v, lo, hi);
+        exit(2);
+    }
+    return (unsigned)n;
+}
+
+int main(int argc, char **argv)
+{
+    const char *specs[64];
+    int nspecs = 0, threads[2] = {2, 3}, nthreads = 2;
+    /* locks: the validator's clients but timed, which is run on its own (--client timed):
+     * on the model's clock every timed attempt gives up at once (docs/verification.md) */
+    const unsigned lock_clients = ((1u << NCLIENTS) - 1) & ~(1u << TIMED);
+    unsigned clients = lock_clients, all_clients = (1u << NALL) - 1, acquisitions = 1, iterations = 20000, depth = 20000,
+             bound = 2;
+    bool expect_fail = false, history = false, clients_given = false;
+    rl::scheduler_type_e sched = rl::sched_random;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if ((strcmp(a, "--lock") == 0 || strcmp(a, "--broken") == 0) && v && nspecs < 64)
+            specs[nspecs++] = argv[++i];
+        else if (strcmp(a, "--client") == 0 && v) {
+            unsigned c = strcmp(v, "all") == 0 ? all_clients : strcmp(v, "locks") == 0 ? lock_clients : 0;
+            for (int k = 0; k < NALL; k++)
+                if (strcmp(v, client_name(k)) == 0)
+                    c = 1u << k;
+            clients = (clients_given ? clients : 0) | c; /* repeated --client: the union */
+            clients_given = true;
+            if (!c) {
+                fprintf(stderr, "locklab-check: unknown client '%s' (valid: counter, nested, trylock, mixed, timed, sem-mutex, "
+                                "sem-handoff, cond-signal, cond-broadcast, locks, all)\n", v);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--threads") == 0 && v) {
+            threads[0] = (int)parse_count(a, v, 2, 3);
+            nthreads = 1;
+            i++;
+        } else if (strcmp(a, "--acquisitions") == 0 && v) {
+            acquisitions = parse_count(a, argv[++i], 1, 2);
+        } else if (strcmp(a, "--iterations") == 0 && v) {
+            iterations = parse_count(a, argv[++i], 1, 1000000000);
+        } else if (strcmp(a, "--bound") == 0 && v) {
+            bound = parse_count(a, argv[++i], 1, 100);
+        } else if (strcmp(a, "--depth") == 0 && v) {
+            depth = parse_count(a, argv[++i], 100, 10000000);
+        } else if (strcmp(a, "--clock-step") == 0 && v) {
+            ll_model_clock_step = parse_count(a, argv[++i], 1, 1000000000);
+        } else if (strcmp(a, "--sched") == 0 && v) {
+            if (strcmp(v, "full") == 0)
+                sched = rl::sched_full;
+            else if (strcmp(v, "bound") == 0)
+                sched = rl::sched_bound;
+            else if (strcmp(v, "random") == 0)
+                sched = rl::sched_random;
+            else {
+                fprintf(stderr, "locklab-check: unknown scheduler '%s' (valid: full, bound, random)\n", v);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--discipline") == 0 && v) {
+            char err[256];
+            if (ll_sync_config_parse(v, &the_case.sync, err, sizeof err) != 0) {
+                fprintf(stderr, "locklab-check: %s\n", err);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--expect-fail") == 0) {
+            expect_fail = true;
+        } else if (strcmp(a, "--history") == 0) {
+            history = true;
+        } else {
+            fprintf(stderr,
+                    "locklab-check: bad argument '%s' (valid: --lock SPEC, --broken NAME, --client C, --threads 2|3, "
+                    "--acquisitions 1|2, --sched full|bound|random, --bound N, --iterations N, --depth N, --clock-step NS, "
+                    "--discipline D, --expect-fail, --history)\n",
+                    a);
+            return 2;
+        }
+    }
+    if (nspecs == 0) {
+        fprintf(stderr, "locklab-check: no --lock SPEC or --broken NAME given (broken: ");
+        for (int i = 0; i < NBROKEN; i++)
+            fprintf(stderr, "%s%s", i ? ", " : "", broken_locks[i].name);
+        fprintf(stderr, ")\n");
+        return 2;
+    }
+    int passed = 0, failed = 0;
+    char report_path[] = "/tmp/locklab-check-XXXXXX";
+    int fd = mkstemp(report_path);
+    if (fd < 0) {
+        perror("locklab-check: mkstemp");
+        return 2;
+    }
+    close(fd);
+    for (int s = 0; s < nspecs; s++)
+        for (int c = 0; c < NALL; c++) {
+            if (!(clients & (1u << c)))
+                continue;
+            parse_spec(specs[s], &the_case.a);
+            /* mixed: a lock of another algorithm, as in the validator */
+            parse_spec(c != MIXED ? specs[s] : strncmp(specs[s], "mcs", 3) == 0 ? "clh-park" : "mcs-park", &the_case.b);
+            the_case.client = c;
+            the_case.acquisitions = acquisitions;
+            for (int t = 0; t < nthreads; t++) {
+                rl::test_params p;
+                p.search_type = sched;
+                p.iteration_count = iterations;
+                p.execution_depth_limit = depth;
+                p.context_bound = bound;
+                p.output_history = history;
+                p.collect_history = history;
+                /* Relacy reports to streams that must not allocate while it runs (it
+                 * replaces operator new): a file opened before, shown if the case fails. */
+                std::ofstream report(report_path, std::ios::trunc);
+                p.progress_stream = &report;
+                p.output_stream = &report;
+                bool ok = threads[t] == 2 ? rl::simulate<lock_test<2>>(p) : rl::simulate<lock_test<3>>(p);
+                if (!ok && p.test_result == rl::test_result_success) {
+                    /* Relacy's replay of the failing iteration did not fail again (it starts
+                     * from a saved scheduler state): run again, collecting the history. */
+                    p.collect_history = true;
+                    report.close();
+                    report.open(report_path, std::ios::trunc);
+                    ok = threads[t] == 2 ? rl::simulate<lock_test<2>>(p) : rl::simulate<lock_test<3>>(p);
+                }
+                bool pass = ok != expect_fail;
+                printf("%-6s %-22s %-8s threads=%d acquisitions=%u sched=%s iterations=%llu%s%s\n",
+                       pass ? "ok" : "FAIL", specs[s], client_name(c), threads[t], acquisitions, rl::format(sched),
+                       (unsigned long long)p.stop_iteration, ok ? "" : "  error: ", ok ? "" : rl::test_result_str(p.test_result));
+                report.close();
+                if (!pass || history)
+                    show(report_path);
+                fflush(stdout);
+                pass ? passed++ : failed++;
+            }
+        }
+    unlink(report_path);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,148 @@
+/*
+ * The operating system as the model checker sees it: core.h's hooks (futex
+ * wait/wake, clock, yield), the per-thread contexts and queue nodes, and the
+ * topology, for sources compiled with LL_BACKEND_RELACY (verify/relacy_atomics.h).
+ *
+ * futex: one Relacy mutex and condition variable stand for the kernel's futex
+ *   hash bucket.  ll_futex_wait(word, expected) compares and enqueues atomically
+ *   with respect to every other futex call (as the kernel does under the bucket
+ *   lock), then blocks until an ll_futex_wake on the same word picks it.  No
+ *   spurious returns are modelled, so a lost wake-up leaves its thread blocked
+ *   for ever, which Relacy reports as a deadlock.  A timed wait (ll_futex_wait_until)
+ *   yields and times out: the deadline always comes, and a lost wake-up of a timed
+ *   waiter is only a delay (not checked).  (The bucket lock also orders
+ *   the futex calls themselves: a fence the protocol needs between them would not
+ *   be caught missing; the parker's and wait words' fences sit before the
+ *   futex calls, on plain atomics, where the checker sees them.)
+ * clock: a virtual nanosecond clock that advances by ll_model_clock_step at every
+ *   read (default 1 ms), so every spin budget and patience ends after one round:
+ *   spin-then-park policies really park, and time-based fairness paths run.
+ * ll_yield, ll_sleep_ns and ll_pause: scheduler yields; no thread runs a
+ *   real-time policy (ll_thread_realtime is false).
+ * ll_self: one context and parker per simulated thread; queue nodes come from a
+ *   pool zeroed per iteration and are recycled through the threads' caches as in
+ *   production (so a late access to a reused node is modelled).
+ * topology: two virtual sockets, thread i on socket i % 2 (the NUMA-aware locks'
+ *   cross-socket paths run with two threads).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "locklab/core.h"
+#include "relacy_env.h"
+
+/* ---- per-iteration state ------------------------------------------------------------ */
+enum { MODEL_NODES = 4096 }; /* timed acquires that give up may leave nodes to their successors */
+struct model_slot {
+    ll_parker parker;
+    ll_thread thread;
+};
+alignas(LL_SECTOR) static model_slot slots[LL_MODEL_MAX_THREADS];
+alignas(LL_SECTOR) static unsigned char nodes[MODEL_NODES][LL_QNODE_BYTES];
+static unsigned nodes_used;
+static uint64_t clock_ns;
+uint64_t ll_model_clock_step = 1000000;
+ll_atomic_u32 ll_fork_generation; /* never changes: the checker does not fork */
+
+struct futex_model {
+    rl::mutex bucket;
+    rl::condition_variable cv;
+    const ll_atomic_u32 *waiting_on[LL_MODEL_MAX_THREADS]; /* under bucket: NULL = not waiting */
+    bool woken[LL_MODEL_MAX_THREADS];
+};
+alignas(futex_model) static unsigned char futex_memory[sizeof(futex_model)]; /* not Relacy's heap */
+static futex_model *futexes;
+
+void ll_model_begin(void)
+{
+    ll_model::forget_all();
+    memset(slots, 0, sizeof slots);
+    memset(nodes, 0, sizeof nodes);
+    nodes_used = 0;
+    clock_ns = 1;
+    for (unsigned i = 0; i < LL_MODEL_MAX_THREADS; i++) {
+        slots[i].thread.parker = &slots[i].parker;
+        slots[i].thread.index = i;
+        slots[i].thread.rng = 0x9E3779B97F4A7C15ull * (i + 1); /* deterministic: iterations replay */
+        slots[i].parker.id = i;
+    }
+    futexes = new (futex_memory) futex_model();
+    memset(futexes->waiting_on, 0, sizeof futexes->waiting_on);
+    memset(futexes->woken, 0, sizeof futexes->woken);
+}
+
+void ll_model_end(void)
+{
+    futexes->~futex_model();
+    futexes = nullptr;
+    ll_model::reset();
+}
+
+ll_thread *ll_model_self(void) { return &slots[rl::thread_index()].thread; }
+
+void *ll_qnode_refill(void)
+{
+    RL_ASSERT(nodes_used < MODEL_NODES);
+    return nodes[nodes_used++];
+}
+
+/* ---- futex ---------------------------------------------------------------------------- */
+void ll_futex_wait(ll_atomic_u32 *word, uint32_t expected)
+{
+    unsigned me = rl::thread_index();
+    futexes->bucket.lock($);
+    /* relaxed: the bucket lock orders this against the wakers (the kernel's bucket lock) */
+    if (ll_load_relaxed(word) == expected) {
+        futexes->waiting_on[me] = word;
+        futexes->woken[me] = false;
+        while (!futexes->woken[me])
+            futexes->cv.wait(futexes->bucket, $);
+        futexes->waiting_on[me] = NULL;
+    }
+    futexes->bucket.unlock($);
+}
+
+/* A timed wait never blocks in the model: after the compare it lets the other
+ * threads run (a yield) and reports that the deadline passed.  (Relacy's own timed
+ * waits leave a thread running past the end of an iteration.) */
+int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock, const struct timespec *abstime)
+{
+    (void)clock, (void)abstime;
+    futexes->bucket.lock($);
+    bool sleeps = ll_load_relaxed(word) == expected; /* relaxed: as in ll_futex_wait */
+    futexes->bucket.unlock($);
+    if (!sleeps)
+        return 0;
+    rl::yield(1, $);
+    return ETIMEDOUT;
+}
+
+void ll_futex_wake(ll_atomic_u32 *word, int n)
+{
+    futexes->bucket.lock($);
+    for (unsigned i = 0; i < LL_MODEL_MAX_THREADS && n > 0; i++)
+        if (futexes->waiting_on[i] == word && !futexes->woken[i]) {
+            futexes->woken[i] = true;
+            n--;
+        }
+    futexes->cv.notify_all($);
+    futexes->bucket.unlock($);
+}
+
+void ll_futex_counts(uint64_t *waits, uint64_t *wakes) { *waits = *wakes = 0; }
+
+/* ---- time, scheduling, topology ------------------------------------------------------- */
+uint64_t ll_now_ns(void) { return clock_ns += ll_model_clock_step; }
+void ll_yield(void) { rl::yield(1, $); }
+void ll_sleep_ns(uint64_t ns)
+{
+    (void)ns;
+    rl::yield(1, $);
+}
+/* The model's threads run no real-time policy (the engine's real-time naps are not modelled). */
+bool ll_thread_realtime(void) { return false; }
+uint64_t ll_park_cost_ns(void) { return 20000; }
+int ll_topology_sockets(void) { return 2; }
+int ll_current_socket(void) { return (int)(rl::thread_index() % 2); }
+int ll_cpus_available(void) { return 2; }
+int ll_ncpus(void) { return 2; }

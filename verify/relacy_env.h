@@ -1,0 +1,17 @@
+/* The model checker's environment (verify/relacy_env.cpp): what a driver calls
+ * around each Relacy iteration. */
+#ifndef LOCKLAB_VERIFY_RELACY_ENV_H
+#define LOCKLAB_VERIFY_RELACY_ENV_H
+
+#include <stdint.h>
+
+enum { LL_MODEL_MAX_THREADS = 4 };
+/* Start an iteration (call from the test suite's constructor): fresh thread
+ * contexts, queue nodes, futexes and clock. */
+void ll_model_begin(void);
+/* End it (the test suite's destructor): forget every modelled object. */
+void ll_model_end(void);
+/* Nanoseconds the virtual clock advances per read (ll_now_ns). */
+extern uint64_t ll_model_clock_step;
+
+#endif
