@@ -4,19 +4,35 @@
 #   make test   run every test: ctest (validator, spec, metrics, CLI, sync) + TSan and ASan builds of validator and test_sync
 #               + pytest (tests/python); the lightweight-thread runtime under both sanitizers too
 #   make demo   build, then run the default experiment (bench/demo.sh: a `locklab sweep` and its report)
+#   make install [PREFIX=/usr/local] [DESTDIR=]   the library, headers, interposer, bench, pkg-config
+#               file, CMake package and manual pages (README "Install"); make uninstall removes them
 
 BUILD      ?= build
 JOBS       ?= $(shell nproc)
 GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 SAN_SECONDS ?= 0.04
 
-.PHONY: all build venv test test-unit test-tsan test-asan test-threads-aarch64 test-python demo papers apps performance soak clean
+.PHONY: all build install uninstall venv test test-unit test-tsan test-asan test-threads-aarch64 test-python demo papers apps performance soak clean
 
 all: build venv
 
 build:
 	@cmake -S . -B $(BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# cmake --install into $(DESTDIR)$(PREFIX); the files it wrote, DESTDIR included,
+# go to $(BUILD)/installed_files.txt for `make uninstall` (tools/install.sh, tools/uninstall.sh).
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+
+install:
+	@cmake -S . -B $(BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+	bash tools/install.sh $(BUILD) "$(DESTDIR)"
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall:
+	@bash tools/uninstall.sh $(BUILD)/installed_files.txt
 
 test: test-unit test-tsan test-asan test-python
 

@@ -1,7 +1,7 @@
 /* Symbol visibility of the shared library (liblocklab.so).
  *
  * The library is compiled with -fvisibility=hidden: only what the public
- * headers (include/locklab/*.h) declare between LL_API_BEGIN and LL_API_END is
+ * headers (include/locklab/) declare between LL_API_BEGIN and LL_API_END is
  * exported; every helper the sources share among themselves stays internal.
  * tests/test_exports.sh checks the dynamic symbol table against the headers. */
 #ifndef LOCKLAB_API_H
