@@ -4,7 +4,10 @@
 # Installs BUILD_DIR into a temporary DESTDIR (tools/install.sh, as `make
 # install`), checks the layout, builds and runs examples/ against it with
 # pkg-config and with CMake's find_package, runs a program under the installed
-# interposer, then `make uninstall` (tools/uninstall.sh) must leave no file.
+# interposer, installs the Python package (`pip install ./python`, pinned by
+# python/requirements.lock) into a fresh venv whose `locklab` must find the
+# installed bench and interposer on PATH, then `make uninstall`
+# (tools/uninstall.sh) must leave no file.
 # Skipped (exit 77) only when pkg-config is missing.
 set -euo pipefail
 src=$(cd "$1" && pwd) build=$(cd "$2" && pwd)
@@ -62,6 +65,24 @@ check "spec_lock refuses a bad spec" sh -c "! LD_LIBRARY_PATH='$p/$libdir' '$tmp
 check "a program runs under the installed interposer" sh -c \
     "LOCKLAB_VERBOSE=1 LOCKLAB_LOCK=mcs-stp LD_PRELOAD='$p/$libdir/locklab/liblocklab-preload.so' \
      '$p/bin/locklab-throw' --threads 2 --duration 0.05 2>&1 | grep -q 'liblocklab-preload: lock=mcs-stp'"
+
+# The Python package in a fresh venv, run outside the repository: it finds the
+# installed bench and interposer through PATH.
+cp -r "$src/python" "$tmp/python" # pip builds in place: keep the source tree clean
+check "pip install ./python into a fresh venv" sh -c "python3 -m venv '$tmp/venv' &&
+    '$tmp/venv/bin/python' -m pip install --quiet --disable-pip-version-check -c '$src/python/requirements.lock' '$tmp/python'"
+if [ -x "$tmp/venv/bin/locklab" ]; then
+    export PATH=$p/bin:$PATH
+    cd "$tmp"
+    check "locklab --version is the installed bench's" \
+        sh -c "[ \"\$('$tmp/venv/bin/locklab' --version)\" = \"\$(locklab-bench --version)\" ]"
+    check "locklab sweep runs the installed bench" sh -c "'$tmp/venv/bin/locklab' sweep --workloads mutexbench \
+        --locks tas,mcs-stp --threads 1,2 --runs 1 --duration 0.02 --out '$tmp/sweep' >/dev/null &&
+        [ \$(grep -c mcs-stp '$tmp/sweep/results.csv') -eq 2 ]"
+    check "locklab run uses the installed interposer" sh -c "LOCKLAB_VERBOSE=1 '$tmp/venv/bin/locklab' run \
+        --lock ticket-yield -- true 2>&1 | grep -q 'liblocklab-preload: lock=ticket-yield'"
+    cd - >/dev/null
+fi
 
 # make uninstall
 "$src/tools/uninstall.sh" "$tmp/installed" >/dev/null
