@@ -7,38 +7,62 @@
 #   make verify model-check every lock x policy, the park protocol and the sync wait lists (docs/verification.md;
 #               <= 20 minutes); make mutate: the mutation score of those checks
 #   make demo   build, then run the default experiment (bench/demo.sh: a `locklab sweep` and its report)
+#   make install [PREFIX=/usr/local] [DESTDIR=]   the library, headers, interposer, bench, pkg-config
+#               file, CMake package and manual pages (README "Install"); make uninstall removes them
 
 BUILD      ?= build
 JOBS       ?= $(shell nproc)
-GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
+# -G for a new build directory (Ninja when installed); an existing one keeps the
+# generator it was configured with.  Recursive (=): ninja may have just been
+# installed by tools/setup-deps.sh.
+GENERATOR   = $(if $(wildcard $(1)/CMakeCache.txt),,-G "$(if $(shell command -v ninja),Ninja,Unix Makefiles)")
 SAN_SECONDS ?= 0.04
 
-.PHONY: all build venv test test-unit test-tsan test-asan test-threads-aarch64 test-python verify mutate demo papers apps performance soak clean
+.PHONY: all build install uninstall venv deps-build deps-venv deps-test test test-unit test-tsan test-asan test-threads-aarch64 test-python verify mutate demo papers apps performance soak clean
 
 all: build venv
 
-build:
-	@cmake -S . -B $(BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Release >/dev/null
+# What the system must provide (gcc, cmake, ninja, python3-venv, ... : tools/setup-deps.sh
+# says what it installs, as root with apt-get, or prints the command): checked first.
+deps-build deps-venv deps-test: deps-%:
+	@bash tools/setup-deps.sh $*
+
+build: deps-build
+	@cmake -S . -B $(BUILD) $(call GENERATOR,$(BUILD)) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# cmake --install into $(DESTDIR)$(PREFIX); the files it wrote, DESTDIR included,
+# go to $(BUILD)/installed_files.txt for `make uninstall` (tools/install.sh, tools/uninstall.sh).
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+
+install: deps-build
+	@cmake -S . -B $(BUILD) $(call GENERATOR,$(BUILD)) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+	bash tools/install.sh $(BUILD) "$(DESTDIR)"
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall:
+	@bash tools/uninstall.sh $(BUILD)/installed_files.txt
 
 test: test-unit test-tsan test-asan test-python
 
-test-unit: build
+test-unit: deps-test build
 	cd $(BUILD) && ctest --output-on-failure -j 1
 
 # Sanitizer builds of the validator (every lock x policy x client, shorter cases)
 # and of test_sync (condition variables and semaphores), and the lightweight-thread
 # runtime (test_threads_runtime --quick: its switches carry the sanitizers' fiber
 # annotations, src/threads/fiber_san.h).
-test-tsan:
-	@cmake -S . -B $(BUILD)-tsan -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Debug -DLOCKLAB_SANITIZE=thread >/dev/null
+test-tsan: deps-test
+	@cmake -S . -B $(BUILD)-tsan $(call GENERATOR,$(BUILD)-tsan) -DCMAKE_BUILD_TYPE=Debug -DLOCKLAB_SANITIZE=thread >/dev/null
 	@cmake --build $(BUILD)-tsan -j $(JOBS) --target validator test_sync test_threads_runtime
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch -R $(BUILD)-tsan/bin/validator --duration $(SAN_SECONDS)
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch -R $(BUILD)-tsan/bin/test_sync
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch -R $(BUILD)-tsan/bin/test_threads_runtime --quick
 
-test-asan:
-	@cmake -S . -B $(BUILD)-asan -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Debug -DLOCKLAB_SANITIZE=address >/dev/null
+test-asan: deps-test
+	@cmake -S . -B $(BUILD)-asan $(call GENERATOR,$(BUILD)-asan) -DCMAKE_BUILD_TYPE=Debug -DLOCKLAB_SANITIZE=address >/dev/null
 	@cmake --build $(BUILD)-asan -j $(JOBS) --target validator test_sync test_threads_runtime
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" $(BUILD)-asan/bin/validator --duration $(SAN_SECONDS)
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1" $(BUILD)-asan/bin/test_sync
@@ -48,9 +72,10 @@ test-asan:
 # qemu-aarch64 (Debian: gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user;
 # not part of `make test`).
 AARCH64_CC ?= aarch64-linux-gnu-gcc
-test-threads-aarch64:
+# (build: its configure generates $(BUILD)/include/locklab/version.h)
+test-threads-aarch64: build
 	@mkdir -p $(BUILD)-aarch64
-	$(AARCH64_CC) -std=gnu11 -O2 -g -static -pthread -Iinclude -Isrc/threads/arch/aarch64 \
+	$(AARCH64_CC) -std=gnu11 -O2 -g -static -pthread -Iinclude -I$(BUILD)/include -Isrc/threads/arch/aarch64 \
 	    $(wildcard src/core/*.c src/wait/*.c src/locks/*.c src/sync/*.c src/api/*.c src/metrics/*.c src/threads/*.c) \
 	    src/peers/none.c src/threads/arch/aarch64/switch.c tests/test_threads_runtime.c \
 	    -o $(BUILD)-aarch64/test_threads_runtime -lm
@@ -71,8 +96,7 @@ PYTHON     ?= python3
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: python/pyproject.toml python/requirements.lock
-	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { echo "make: '$(PYTHON) -m venv' is unavailable: install Debian's python3-venv (apt-get install python3-venv)" >&2; exit 1; }
+$(VENV)/.installed: python/pyproject.toml python/requirements.lock | deps-venv
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c python/requirements.lock -e 'python[test]'
 	@touch $@

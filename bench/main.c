@@ -2,6 +2,7 @@
  * locklab-bench — one measurement, or a side-by-side comparison.
  *
  *   locklab-bench --list [--verbose]
+ *   locklab-bench --version      ("locklab VERSION", as `locklab --version`)
  *   locklab-bench --workloads
  *   locklab-bench WORKLOAD --lock SPEC [--lock SPEC ...] --threads N --duration S [--runs R]
  *                 [--param KEY=VALUE ...] [--json]
@@ -291,8 +292,12 @@ int main(int argc, char **argv)
             verbose = 1;
         else if (strcmp(a, "--json") == 0)
             json = 1;
-        else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        else if (strcmp(a, "--version") == 0) {
+            printf("locklab %s\n", ll_version());
+            return 0;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             printf("usage: locklab-bench --list [--verbose]\n"
+                   "       locklab-bench --version\n"
                    "       locklab-bench --workloads\n"
                    "       locklab-bench WORKLOAD --lock SPEC [--lock SPEC ...] [--threads N] [--duration S]"
                    " [--runs R] [--param KEY=VALUE ...] [--json]\n");
@@ -318,7 +323,7 @@ int main(int argc, char **argv)
                 duration = parse_seconds(a, next);
         } else if (a[0] == '-')
             die("unknown option '%s' (valid: --list, --verbose, --workloads, --lock, --threads, --duration, --runs, "
-                "--param, --json%s)", a, ", --help");
+                "--param, --json%s)", a, ", --version, --help");
         else if (!wname)
             wname = a;
         else

@@ -5,6 +5,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 
 /* 16 bytes, all zeros = free: fits inside a pthread_mutex_t (the interposer's inline mode). */
 typedef struct ll_acr_lock {
@@ -73,6 +74,7 @@ LL_INLINE bool ll_acr_is_locked(ll_acr_lock *l)
     return ll_load_relaxed(&l->locked) != 0; /* relaxed: a snapshot */
 }
 
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

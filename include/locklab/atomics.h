@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api.h"
+
 #define LL_CACHELINE 64
 /* Two lines: adjacent-line prefetchers pull pairs, so hot words that must not
  * false-share are kept 128 bytes apart (TWA paper §4). */

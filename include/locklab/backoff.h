@@ -6,6 +6,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 typedef struct ll_backoff_lock {
     ll_atomic_u32 held;
     uint32_t min_delay, max_delay; /* PAUSE steps; the cap starts at min and doubles up to max */
@@ -16,6 +17,7 @@ typedef struct ll_backoff_lock {
 /* min_delay <= max_delay (spec keys min, max). */
 void ll_backoff_init(ll_backoff_lock *l, uint32_t min_delay, uint32_t max_delay);
 LL_LOCK_VERBS(ll_backoff, ll_backoff_lock); /* wp unused: the backoff is the waiting */
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 /* A queue node.  state: LL_CLH_FREE, LL_CLH_BUSY, or the parker of a successor
  * that sleeps on this node.  Nodes migrate: a releaser's node passes to its
  * successor and the releaser keeps its predecessor's, so the lock takes them
@@ -24,6 +25,7 @@ void ll_clh_destroy(ll_clh_lock *l); /* the lock must be free: returns its node 
 LL_LOCK_VERBS(ll_clh, ll_clh_lock);
 /* Timed acquire: false if ll_now_ns() reached deadline_ns first (clh.c, "Timed acquire"). */
 bool ll_clh_acquire_until(ll_clh_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

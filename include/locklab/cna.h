@@ -5,6 +5,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 typedef struct ll_cna_node {
     /* The MCS node prefix: next (successor in the main or the secondary queue), waiting
      * (1 = keep waiting, 0 = you own the lock), socket (the owner's if it had to wait,
@@ -55,6 +56,7 @@ LL_INLINE bool ll_cna_is_locked(ll_cna_lock *l)
     return ll_load_acquire(&l->tail) != NULL; /* acquire: as ll_mcs_is_locked */
 }
 void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, const ll_cna_params *p);
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 
 /* ---- OS hooks (src/core/os.c) -------------------------------------------- */
 /* Sleep while *word == expected (returns on wake, on mismatch, or spuriously). */
@@ -240,6 +241,7 @@ int ll_ncpus(void);
 /* CPUs this process may run on at once: min(affinity mask, cgroup cpu.max quota), read once (src/core/cpus.c). */
 int ll_cpus_available(void);
 
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -19,9 +19,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 
 #define LL_LWSS_WINDOW 1000 /* the papers' window */
 #define LL_NO_REACQUIRE UINT64_MAX
@@ -74,6 +77,7 @@ double ll_admit_lwss(const ll_admit_seq *s);
  * the histogram is empty.  MTTR is the median of the times to reacquire. */
 double ll_hist_median(const uint64_t *hist, size_t buckets, uint64_t (*value)(size_t bucket));
 
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 typedef struct ll_fissile_lock {
     ll_ts_gate gate;      /* the outer test-and-set lock and the standby's impatient flag */
     ll_cna_lock inner;    /* the slow path's queue; its holder is the standby */
@@ -33,6 +34,7 @@ LL_INLINE void ll_fissile_release(ll_fissile_lock *l, ll_wait_policy *wp)
     ll_ts_gate_release(&l->gate);
 }
 LL_INLINE bool ll_fissile_is_locked(ll_fissile_lock *l) { return ll_ts_gate_is_locked(&l->gate); }
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

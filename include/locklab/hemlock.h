@@ -8,12 +8,14 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 /* The whole lock: the tail, NULL (free) or the element of the last thread to arrive. */
 typedef struct ll_hemlock_lock { ll_atomic_ptr tail; } ll_hemlock_lock;
 #define LL_HEMLOCK_INITIALIZER { LL_ATOMIC_INIT(NULL) }
 /* init: as LL_HEMLOCK_INITIALIZER (relaxed: like pthread_mutex_init, publish the lock yourself). */
 LL_INLINE void ll_hemlock_init(ll_hemlock_lock *l) { ll_store_relaxed(&l->tail, NULL); }
 LL_LOCK_VERBS(ll_hemlock, ll_hemlock_lock);
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 /* A thread's node in its socket's queue: the MCS node prefix, whose waiting word
  * (mcs.waiting) holds the status: LL_HMCS_WAIT, a cohort count 1..threshold, or
  * LL_HMCS_ACQUIRE_PARENT; mcs.next is the socket successor, set by the successor. */
@@ -49,6 +50,7 @@ bool ll_hmcs_acquire_until(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, l
  * global lock (a cohort passes it on without freeing it), which is free only
  * when no socket holds or waits for it. */
 LL_INLINE bool ll_hmcs_is_locked(ll_hmcs_lock *l) { return ll_mcs_is_locked(&l->global); }
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 /* A waiter's stack node (a queue-node slot, taken from the per-thread cache
  * only while the thread waits). */
 typedef struct ll_lifocr_node {
@@ -34,6 +35,7 @@ void ll_lifocr_init(ll_lifocr_lock *l, uint32_t fairness, uint32_t patience_ns);
 LL_LOCK_VERBS(ll_lifocr, ll_lifocr_lock);
 /* Timed acquire: false if ll_now_ns() reached deadline_ns first (lifocr.c, "Timed acquire"). */
 bool ll_lifocr_acquire_until(ll_lifocr_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -28,9 +28,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 
 typedef struct ll_lock ll_lock;
 
@@ -54,9 +57,13 @@ unsigned long long ll_lock_spin_ns(const ll_lock *lock);
  * threads than CPUs it may wait a time slice per handover (ll_spec_never_parks). */
 bool ll_lock_never_parks(const ll_lock *lock);
 
+/* The library's version, "MAJOR.MINOR.PATCH" (LOCKLAB_VERSION in locklab/version.h at compile time). */
+const char *ll_version(void);
+
 /* Every accepted lock spec (without keys), in registry order: calls fn for each. */
 void ll_lock_list(void (*fn)(const char *spec, void *arg), void *arg);
 
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 typedef struct ll_loiter_lock {
     /* line 1: the outer lock, touched by every acquisition */
     LL_ALIGNED(LL_CACHELINE) ll_atomic_u32 word; /* LOCKED | SLEEPING | IMPATIENT | GRANTED | spinners << 4 */
@@ -30,6 +31,7 @@ bool ll_loiter_try_acquire(ll_loiter_lock *l);
 bool ll_loiter_acquire_until(ll_loiter_lock *l, uint64_t deadline_ns);
 void ll_loiter_release(ll_loiter_lock *l);
 bool ll_loiter_is_locked(ll_loiter_lock *l); /* a snapshot: the outer lock's LOCKED bit */
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 typedef struct ll_mcs_node {
     ll_atomic_ptr next;    /* successor's node, set by the successor */
     ll_atomic_u32 waiting; /* the node word: mcs and the CR/NUMA variants 1 = keep waiting, 0 = you own
@@ -34,6 +35,7 @@ LL_INLINE bool ll_mcs_is_locked(ll_mcs_lock *l)
 {
     return ll_load_acquire(&l->tail) != NULL; /* acquire: as a successful try_acquire (pairs with the freeing CAS) */
 }
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

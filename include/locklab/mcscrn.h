@@ -5,6 +5,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 /* mcscr's node: the owner's socket is recorded in mcs.socket when it enqueues to wait. */
 typedef ll_mcscr_node ll_mcscrn_node;
 typedef struct ll_mcscrn_lock {
@@ -35,6 +36,7 @@ bool ll_mcscrn_acquire_until(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_poli
 /* mcscr's try-acquire on the embedded mcscr lock. */
 LL_INLINE bool ll_mcscrn_try_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me) { return ll_mcscr_try_acquire(&l->cr, me); }
 LL_INLINE bool ll_mcscrn_is_locked(ll_mcscrn_lock *l) { return ll_mcscr_is_locked(&l->cr); } /* a snapshot */
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

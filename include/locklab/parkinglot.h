@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 /* 4 bytes, all zeros = free; nothing else per lock. */
 typedef struct ll_parkinglot_lock { ll_atomic_u32 state; } ll_parkinglot_lock;
 #define LL_PARKINGLOT_INITIALIZER { LL_ATOMIC_INIT(0) }
@@ -44,6 +45,7 @@ LL_INLINE bool ll_parkinglot_is_locked(ll_parkinglot_lock *l)
 {
     return (ll_load_acquire(&l->state) & LL_PARKINGLOT_LOCKED) != 0; /* acquire: as a successful try_acquire */
 }
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 typedef struct ll_reciprocating_lock {
     ll_atomic_ptr arrivals; /* NULL free; LOCKED_EMPTY (1) held, nobody arrived; else the arrival stack's top */
     void *succ;             /* holder only: who gets the lock after us in our entry segment (NULL: nobody) */
@@ -21,6 +22,7 @@ LL_INLINE void ll_reciprocating_init(ll_reciprocating_lock *l)
     l->succ = l->eos = NULL;
 }
 LL_LOCK_VERBS(ll_reciprocating, ll_reciprocating_lock);
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

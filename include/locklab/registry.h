@@ -12,6 +12,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 
 /* An integer tunable: spec key, range, default. */
 typedef struct ll_param {
@@ -228,6 +229,7 @@ int ll_lock_place(const ll_spec *spec, ll_defaults defaults, void *state, ll_wai
 /* The algorithm's inline prefix (ll_placement.inline_prefix_bytes; src/api/registry.c). */
 size_t ll_lock_inline_prefix_bytes(const ll_lock_ops *ops);
 
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 typedef struct ll_shfl_node {
     ll_mcs_node mcs; /* the MCS prefix: next, waiting (1 keep waiting, 0 you are the head), socket, parker */
     uint32_t batch;  /* same-socket waiters a run of shuffling has promoted up to this one (shufflers write it) */
@@ -41,6 +42,7 @@ LL_INLINE void ll_shfl_release(ll_shfl_lock *l, ll_wait_policy *wp)
     ll_ts_gate_release(&l->gate);
 }
 LL_INLINE bool ll_shfl_is_locked(ll_shfl_lock *l) { return ll_ts_gate_is_locked(&l->gate); }
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

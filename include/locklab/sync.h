@@ -52,6 +52,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 
 typedef enum ll_discipline {
     LL_DISCIPLINE_DEFAULT = 0, /* the process default (ll_sync_set_defaults), FIFO unless changed */
@@ -130,6 +131,7 @@ int ll_sem_trywait(ll_sem *s);                                               /* 
 int ll_sem_post(ll_sem *s);                                                  /* 0 or EOVERFLOW */
 int ll_sem_getvalue(ll_sem *s);                                              /* units available, >= 0 */
 
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -42,9 +42,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 
 typedef struct llt_runtime llt_runtime;
 typedef struct llt_thread llt_thread;
@@ -128,6 +131,7 @@ void llt_cond_wait(llt_cond *c, llt_mutex *m);
 void llt_cond_signal(llt_cond *c);
 void llt_cond_broadcast(llt_cond *c);
 
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

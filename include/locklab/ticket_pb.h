@@ -6,6 +6,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 /* Proportional backoff: wait (ticket - grant) * unit PAUSE steps between reads of grant. */
 /* PAUSE costs ~13 ns on the Intel host measured here (a few ns on others): 64 made a
  * waiter notice its turn ~0.8 us late per position (2.5x slower than 4-8 at 2 threads). */
@@ -17,6 +18,7 @@ typedef struct ll_ticket_pb_lock {
 #define LL_TICKET_PB_INITIALIZER { LL_TICKET_INITIALIZER, LL_TICKET_PB_DEFAULT_UNIT }
 void ll_ticket_pb_init(ll_ticket_pb_lock *l, uint32_t unit);
 LL_LOCK_VERBS(ll_ticket_pb, ll_ticket_pb_lock); /* wp unused: the backoff is the waiting */
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 typedef struct ll_ts_gate {
     ll_atomic_u32 locked;    /* 0 free, 1 held.  Acquire: CAS 0 -> 1; release: store 0 */
     ll_atomic_u32 impatient; /* 1: the standby waited its patience: arrivals must not barge */
@@ -39,6 +40,7 @@ LL_INLINE bool ll_ts_gate_is_locked(ll_ts_gate *g)
 {
     return ll_load_acquire(&g->locked) != 0; /* acquire: as a successful try */
 }
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

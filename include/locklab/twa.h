@@ -6,6 +6,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 #define LL_TWA_ARRAY_SLOTS 4096
 #define LL_TWA_DEFAULT_THRESHOLD 1
 typedef struct ll_twa_lock {
@@ -17,6 +18,7 @@ void ll_twa_init(ll_twa_lock *l, uint32_t threshold);
 LL_LOCK_VERBS(ll_twa, ll_twa_lock);
 /* Timed acquire: false if ll_now_ns() reached deadline_ns first (twa.c, "Timed acquire"). */
 bool ll_twa_acquire_until(ll_twa_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

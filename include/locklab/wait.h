@@ -34,6 +34,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+LL_API_BEGIN
 
 #define LL_SPIN_FOREVER UINT64_MAX
 #define LL_NO_DEADLINE UINT64_MAX /* the deadline_ns of a wait without one */
@@ -252,6 +253,7 @@ LL_INLINE void ll_waitword_kick(ll_atomic_u32 *w)
         ll_waitword_bump(w);
 }
 
+LL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -7,11 +7,11 @@
 #define LOCKLAB_WORD_LOCK_H
 #include "wait.h"
 #ifdef __cplusplus
-#define LL_WORD_LOCK_C_BEGIN extern "C" {
-#define LL_WORD_LOCK_C_END }
+#define LL_WORD_LOCK_C_BEGIN extern "C" { LL_API_BEGIN
+#define LL_WORD_LOCK_C_END LL_API_END }
 #else
-#define LL_WORD_LOCK_C_BEGIN
-#define LL_WORD_LOCK_C_END
+#define LL_WORD_LOCK_C_BEGIN LL_API_BEGIN
+#define LL_WORD_LOCK_C_END LL_API_END
 #endif
 #define LL_WORD_LOCK(P)                                                                  \
     LL_WORD_LOCK_C_BEGIN                                                                 \

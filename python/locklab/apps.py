@@ -90,7 +90,8 @@ def register(p):
     p.add_argument("--scale", default="1", help="work per run relative to the default (default 1; 0.05 for a smoke)")
     p.add_argument("--out", default="results/apps", metavar="DIR", help="result directory (default results/apps)")
     p.add_argument("--install", action="store_true", help="apt-get install missing packages (needs root)")
-    p.add_argument("--preload", metavar="PATH", help="the interposer (default: the repository's build/lib)")
+    p.add_argument("--preload", metavar="PATH", help="the interposer (default: the repository's build/lib, "
+                   "else the one installed with the locklab-bench on PATH)")
     p.set_defaults(func=run)
 
 

@@ -1,12 +1,15 @@
-"""Talking to build/bin/locklab-bench: finding it, asking it what it accepts
+"""Talking to locklab-bench: finding it, asking it what it accepts
 (--list, --workloads), and running one measurement with --json.
 
-The bench is found relative to the repository this package lives in
-(REPO/build/bin/locklab-bench), or wherever --bench / $LOCKLAB_BENCH points.
+The bench is wherever --bench / $LOCKLAB_BENCH points, else the build of the
+repository this package lives in (REPO/build/bin/locklab-bench, when it runs
+from a checkout: `make`'s editable .venv), else the one installed on PATH
+(`make install`, bin/locklab-bench).
 """
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -20,14 +23,31 @@ class BenchFailed(RuntimeError):
     """locklab-bench exited non-zero during a measurement; the message is its own."""
 
 
+def _executable(path):
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def installed_prefix():
+    """The install prefix of the locklab-bench on PATH (PREFIX of PREFIX/bin/locklab-bench), or None."""
+    found = shutil.which("locklab-bench")
+    return Path(found).resolve().parent.parent if found else None
+
+
 def locate(path=None):
-    """The bench executable: `path` (from --bench), else $LOCKLAB_BENCH, else the repo's build."""
+    """The bench executable: `path` (from --bench), else $LOCKLAB_BENCH, else the
+    repository's build, else the one on PATH."""
     given = path or os.environ.get("LOCKLAB_BENCH")
-    bench = Path(given) if given else DEFAULT_BENCH
-    if not bench.is_file() or not os.access(bench, os.X_OK):
-        hint = "" if given else " (run `make` first, or pass --bench PATH)"
-        raise UsageError(f"locklab-bench not found or not executable at '{bench}'{hint}")
-    return bench
+    if given:
+        if not _executable(Path(given)):
+            raise UsageError(f"locklab-bench not found or not executable at '{given}'")
+        return Path(given)
+    if _executable(DEFAULT_BENCH):
+        return DEFAULT_BENCH
+    prefix = installed_prefix()
+    if prefix is not None:
+        return prefix / "bin" / "locklab-bench"
+    raise UsageError(f"locklab-bench not found at '{DEFAULT_BENCH}' nor on PATH "
+                     "(run `make` or `make install` first, or pass --bench PATH)")
 
 
 def _query(bench, *args):

@@ -11,7 +11,7 @@ subcommand caught (a file that cannot be read or written).
 import argparse
 import sys
 
-from . import advise, apps, bench, compare, profiler, report, runner, schema, sweep
+from . import __version__, advise, apps, bench, compare, profiler, report, runner, schema, sweep
 from .errors import UsageError
 
 SUBCOMMANDS = [sweep, report, compare, runner, profiler, advise, apps]
@@ -28,6 +28,8 @@ class OneLineParser(argparse.ArgumentParser):
 def build_parser():
     parser = OneLineParser(prog="locklab", description="locklab laboratory: sweeps, reports and comparisons "
                            "of locklab-bench measurements")
+    # Same line as `locklab-bench --version`: one version for the library, the bench and this package.
+    parser.add_argument("--version", action="version", version=f"locklab {__version__}")
     subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=OneLineParser)
     subparsers.required = True
     for module in SUBCOMMANDS:

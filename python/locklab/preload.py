@@ -1,5 +1,5 @@
 """Running a program on a locklab lock through the interposer
-(build/lib/liblocklab-preload.so): finding the library and building the
+(liblocklab-preload.so): finding the library and building the
 environment (LOCKLAB_LOCK, LOCKLAB_COND, LOCKLAB_SEM, LOCKLAB_PROFILE,
 LOCKLAB_TOPOLOGY).  The interposer validates every value itself before the
 program's main runs (one line, exit 2), so this module only assembles them.
@@ -15,20 +15,38 @@ import struct
 import subprocess
 from pathlib import Path
 
-from .bench import REPO
+from .bench import REPO, installed_prefix
 from .errors import UsageError
 
 DEFAULT_PRELOAD = REPO / "build" / "lib" / "liblocklab-preload.so"
 NATIVE = "glibc"
 
 
+def installed(prefix):
+    """PREFIX/LIBDIR/locklab/liblocklab-preload.so as `make install` lays it out
+    (LIBDIR: lib, lib64 or lib/<multiarch>), or None."""
+    for libdir in [prefix / "lib", prefix / "lib64", *sorted((prefix / "lib").glob("*-linux-*"))]:
+        lib = libdir / "locklab" / "liblocklab-preload.so"
+        if lib.is_file():
+            return lib
+    return None
+
+
 def locate(path=None):
-    """The interposer: `path`, else $LOCKLAB_PRELOAD, else the repository's build."""
+    """The interposer: `path`, else $LOCKLAB_PRELOAD, else the repository's
+    build, else the one installed with the locklab-bench on PATH."""
     given = path or os.environ.get("LOCKLAB_PRELOAD")
-    lib = Path(given) if given else DEFAULT_PRELOAD
-    if not lib.is_file():
-        hint = "" if given else " (run `make` first, or pass --preload PATH)"
-        raise UsageError(f"interposer not found at '{lib}'{hint}")
+    if given:
+        if not Path(given).is_file():
+            raise UsageError(f"interposer not found at '{given}'")
+        return Path(given).resolve()
+    if DEFAULT_PRELOAD.is_file():
+        return DEFAULT_PRELOAD.resolve()
+    prefix = installed_prefix()
+    lib = installed(prefix) if prefix is not None else None
+    if lib is None:
+        raise UsageError(f"interposer not found at '{DEFAULT_PRELOAD}' nor installed next to a locklab-bench on PATH "
+                         "(run `make` or `make install` first, or pass --preload PATH)")
     return lib.resolve()
 
 
@@ -133,7 +151,8 @@ def add_common_arguments(p):
     p.add_argument("--cond", metavar="SPEC", help="condition variable discipline: fifo | lifo-cr[:append_one_in=N]")
     p.add_argument("--sem", metavar="SPEC", help="semaphore discipline: fifo | lifo-cr[:append_one_in=N]")
     p.add_argument("--topology", metavar="SPEC", help="LOCKLAB_TOPOLOGY, e.g. sockets=2")
-    p.add_argument("--preload", metavar="PATH", help="the interposer (default: the repository's build/lib)")
+    p.add_argument("--preload", metavar="PATH", help="the interposer (default: the repository's build/lib, "
+                   "else the one installed with the locklab-bench on PATH)")
     p.add_argument("command", nargs="*", metavar="-- CMD [ARGS...]", help="the program to run")
 
 

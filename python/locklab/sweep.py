@@ -47,7 +47,8 @@ def register(p):
     p.add_argument("--param", action="append", default=[], metavar="[WORKLOAD.]KEY=VALUE",
                    help="workload parameter; without WORKLOAD. it applies to every workload of the sweep")
     p.add_argument("--out", required=True, metavar="DIR", help="result directory (created; reused to resume)")
-    p.add_argument("--bench", metavar="PATH", help="locklab-bench to run (default: the repository's build/bin)")
+    p.add_argument("--bench", metavar="PATH", help="locklab-bench to run (default: the repository's build/bin, "
+                   "else the one on PATH)")
     p.set_defaults(func=run)
 
 

@@ -1,5 +1,8 @@
 """The installed command end to end: a tiny sweep on the real build/bin/locklab-bench
 (`make test` builds it first), its report and a comparison; argument errors."""
+import re
+import subprocess
+
 import pytest
 
 from conftest import REPO, locklab
@@ -45,3 +48,13 @@ def test_argument_errors_are_one_line_exit_2(argv):
     assert p.returncode == 2, p.stderr
     assert p.stderr.count("\n") == 1 and p.stderr.startswith("locklab"), p.stderr
     assert p.stdout == ""
+
+
+def test_version_is_the_bench_s():
+    # one version (CMakeLists.txt's project(VERSION)) for the package and the bench, same line
+    assert BENCH.is_file(), "build/bin/locklab-bench is missing: run `make` first"
+    p = locklab("--version")
+    assert p.returncode == 0, p.stderr
+    bench = subprocess.run([BENCH, "--version"], capture_output=True, text=True, check=True)
+    assert p.stdout == bench.stdout, (p.stdout, bench.stdout)
+    assert re.fullmatch(r"locklab \d+\.\d+\.\d+\n", p.stdout), p.stdout

@@ -1,0 +1,11 @@
+/* Symbol visibility of the shared library (liblocklab.so).
+ *
+ * The library is compiled with -fvisibility=hidden: only what the public
+ * headers (include/locklab/) declare between LL_API_BEGIN and LL_API_END is
+ * exported; every helper the sources share among themselves stays internal.
+ * tests/test_exports.sh checks the dynamic symbol table against the headers. */
+#ifndef LOCKLAB_API_H
+#define LOCKLAB_API_H
+#define LL_API_BEGIN _Pragma("GCC visibility push(default)")
+#define LL_API_END _Pragma("GCC visibility pop")
+#endif
