@@ -102,7 +102,7 @@ static void fork_while_held(void)
     usleep(30000); /* the waiters queue, spin or sleep (acr: and, patience 1 ms, turn impatient) */
     pid_t pid = fork();
     if (pid == 0) {
-        alarm(10);
+        alarm(60); /* generous: pure-spin locks on a loaded 2-CPU machine are slow, not hung */
         int bad = 0;
         /* A child thread asks for the mutex before the child's first unlock of it. */
         pthread_t late;
@@ -170,7 +170,7 @@ static void atfork_idiom(void)
     for (int i = 0; i < 10; i++) {
         pids[i] = fork();
         if (pids[i] == 0) {
-            alarm(10);
+            alarm(60); /* generous: pure-spin locks on a loaded 2-CPU machine are slow, not hung */
             int bad = pthread_mutex_lock(&guarded) != 0;
             bad |= pthread_mutex_unlock(&guarded) != 0;
             long before = guarded_counter;
