@@ -6,7 +6,7 @@
 # Each round takes every spec of `locklab-bench --list` in a random order and runs
 # the validator's five clients (counter, nested, trylock, mixed, timed) on it with a random
 # thread count (2, 3, 8 or 16) for SOAK_CASE_SECONDS (default 1) each; every 10th
-# parking spec also runs one interposer test case (mutex, sync, threads, mix, posix or memory) under it.
+# spec, if it parks, also runs one interposer test case (mutex, sync, threads, mix, posix or memory) under it.
 # Each round starts with the validator's deliberately broken lock, which must be caught.
 # Prints a summary line per round and at the end:
 #   soak: H h, R rounds, C cases, A acquisitions validated, V violations, F interposer failures
