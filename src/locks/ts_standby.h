@@ -43,8 +43,8 @@ LL_COLD __attribute__((unused)) static bool ll_ts_gate_standby_until(ll_ts_gate 
         }
         free_ = 0;
         ll_wait_relax(wp, &relax);
-        if (steps % LL_TS_GATE_CLOCK_EVERY != 0)
-            continue;
+        if (steps % LL_TS_GATE_CLOCK_EVERY != 0 || (impatient && deadline_ns == LL_NO_DEADLINE))
+            continue; /* no clock read due, or none needed any more */
         uint64_t now = ll_now_ns();
         if (now >= deadline_ns)
             break; /* timed out: leave (header) */
