@@ -1,4 +1,5 @@
-/* hemlock: Dice & Kogan's Hemlock, one word per lock and one grant word per thread (src/locks/hemlock.c).
+/* hemlock: Dice & Kogan's Hemlock, one word per lock (+ a gate word for timed waiters) and one grant
+ * word per thread (src/locks/hemlock.c).
  * Expert verbs: init, acquire, try_acquire, release, is_locked (docs/design.md, "Expert headers");
  * no node to pass: each thread's grant word is its own (thread-local), shared by every lock it holds,
  * so a lock must be released by the thread (pthread) that acquired it, as POSIX requires of a mutex. */

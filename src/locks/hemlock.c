@@ -1,6 +1,7 @@
 /*
- * hemlock — Hemlock: a queue lock with one word per lock and one word per
- * thread, whatever the number of locks the thread holds or waits for.
+ * hemlock — Hemlock: a queue lock with one word per lock (and a gate word for
+ * timed waiters) and one word per thread, whatever the number of locks the
+ * thread holds or waits for.
  * Source: Dice & Kogan, "Hemlock: Compact and Scalable Mutual Exclusion",
  * SPAA 2021 (§2 the algorithm, Listing 1; the "coherence-traffic-reduction"
  * and "aggressive hand-over" variants of §3 are not used, see below).
@@ -243,7 +244,7 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 
 const ll_lock_ops ll_lock_hemlock = {
     "hemlock", "Dice & Kogan 2021 (Hemlock), SPAA",
-    "queue lock: one word per lock, one grant word per thread; a waiter watches its predecessor's grant",
+    "queue lock: one word per lock (+ a gate for timed waiters), one grant word per thread; a waiter watches its predecessor's grant",
     "FIFO", LL_ALL_POLICIES, NULL, sizeof(ll_hemlock_lock), sizeof(ll_hemlock_lock), sizeof(hem_element),
     init, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };
