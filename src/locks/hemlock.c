@@ -54,7 +54,7 @@
  * the tail: it closes the gate (one CAS; a second timed waiter waits for the
  * gate to open, as arrivals do, until its deadline), which holds new arrivals
  * back (they wait on the gate per the policy, before their swap), and waits
- * (spinning, yielding per the policy) until the queue has drained and its CAS
+ * (the policy's spin phase, then yielding) until the queue has drained and its CAS
  * of tail from NULL to its element wins; then, or at its deadline, it opens
  * the gate and wakes the arrivals held back.  The CAS decides the race: the
  * lock has one owner, the timed waiter or the last releaser's successor.  It
@@ -172,15 +172,32 @@ static bool hem_close_gate(void *p)
     return !(g & HEM_GATE_CLOSED) && ll_cas(&l->gate, &g, g | HEM_GATE_CLOSED, LL_RELAXED);
 }
 
+/* try(l) until it succeeds (true) or deadline_ns: the policy's spin phase, then yielding
+ * (nobody wakes a timed waiter: the queue it waits on drains by itself, and its waiters may
+ * need our CPU to be woken and to run). */
+static bool hem_try_until(ll_wait_policy *wp, ll_ready_fn try_, ll_hemlock_lock *l, uint64_t deadline_ns)
+{
+    if (ll_spin_phase_until(wp, try_, l, deadline_ns))
+        return true;
+    for (uint32_t steps = 0;;) {
+        if (try_(l))
+            return true;
+        if (ll_now_ns() >= deadline_ns)
+            return false;
+        ll_spin_steps(&steps, LL_STEPS_PER_YIELD); /* a real-time caller sleeps now and then (wait.h) */
+        ll_yield();
+    }
+}
+
 bool ll_hemlock_acquire_until(ll_hemlock_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
 {
     if (ll_hemlock_try_acquire(l))
         return true;
     /* Close the gate (another timed waiter's closed it: wait for it to open), then wait for the
      * queue to drain and take the free lock (header). */
-    if (!ll_spin_try_until(wp, hem_close_gate, l, deadline_ns))
+    if (!hem_try_until(wp, hem_close_gate, l, deadline_ns))
         return false;
-    bool owner = ll_spin_try_until(wp, hem_take_free, l, deadline_ns);
+    bool owner = hem_try_until(wp, hem_take_free, l, deadline_ns);
     /* Open: 0 (no closer but us; sleepers were waiting for this), waking the held-back arrivals
      * (release: orders nothing they read, the tail does; ll_waitword_publish's own order). */
     ll_waitword_publish(wp, &l->gate, 0);
