@@ -20,6 +20,8 @@ typedef struct ll_fissile_lock {
 #define LL_FISSILE_INITIALIZER { LL_TS_GATE_INITIALIZER, LL_CNA_INITIALIZER, LL_FISSILE_DEFAULT_PATIENCE_NS }
 void ll_fissile_init(ll_fissile_lock *l, uint64_t patience_ns);
 void ll_fissile_acquire_slow(ll_fissile_lock *l, ll_wait_policy *wp);
+/* Timed acquire: true if we own the lock, false if deadline_ns (ll_now_ns clock) passed first. */
+bool ll_fissile_acquire_until(ll_fissile_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 
 /* The fast paths are the gate's (include/locklab/ts_gate.h, which explains their orders). */
 LL_INLINE bool ll_fissile_try_acquire(ll_fissile_lock *l) { return ll_ts_gate_try(&l->gate); }

@@ -22,6 +22,8 @@ enum { LL_PARKINGLOT_LOCKED = 1u, LL_PARKINGLOT_PARKED = 2u };
 /* init: as LL_PARKINGLOT_INITIALIZER (relaxed: like pthread_mutex_init, publish the lock yourself). */
 LL_INLINE void ll_parkinglot_init(ll_parkinglot_lock *l) { ll_store_relaxed(&l->state, 0); }
 void ll_parkinglot_acquire_slow(ll_parkinglot_lock *l);
+/* Timed acquire: true if we own the lock, false if deadline_ns (ll_now_ns clock) passed first. */
+bool ll_parkinglot_acquire_until(ll_parkinglot_lock *l, uint64_t deadline_ns);
 void ll_parkinglot_release_slow(ll_parkinglot_lock *l);
 
 LL_INLINE void ll_parkinglot_acquire(ll_parkinglot_lock *l, ll_wait_policy *wp)

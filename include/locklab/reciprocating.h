@@ -22,6 +22,8 @@ LL_INLINE void ll_reciprocating_init(ll_reciprocating_lock *l)
     l->succ = l->eos = NULL;
 }
 LL_LOCK_VERBS(ll_reciprocating, ll_reciprocating_lock);
+/* Timed acquire: true if we own the lock, false if deadline_ns (ll_now_ns clock) passed first. */
+bool ll_reciprocating_acquire_until(ll_reciprocating_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 LL_API_END
 #ifdef __cplusplus
 }

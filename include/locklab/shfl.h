@@ -28,6 +28,8 @@ typedef struct ll_shfl_lock {
     { LL_TS_GATE_INITIALIZER, LL_ATOMIC_INIT(NULL), LL_SHFL_DEFAULT_MAX_BATCH, LL_SHFL_DEFAULT_PATIENCE_NS / 1000u }
 void ll_shfl_init(ll_shfl_lock *l, uint32_t max_batch, uint64_t patience_ns);
 void ll_shfl_acquire_slow(ll_shfl_lock *l, ll_wait_policy *wp);
+/* Timed acquire: true if we own the lock, false if deadline_ns (ll_now_ns clock) passed first. */
+bool ll_shfl_acquire_until(ll_shfl_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 
 /* The fast paths are the gate's (ts_gate.h, which explains their orders). */
 LL_INLINE bool ll_shfl_try_acquire(ll_shfl_lock *l) { return ll_ts_gate_try(&l->gate); }

@@ -33,6 +33,17 @@
  * lock, as in the paper) through ll_wait_relax: it yields under the yield
  * policy; under policies that park, only the queue behind it parks.
  *
+ * Timed acquire (ll_fissile_acquire_until): the fast path, then the same slow
+ * path with the deadline: the inner CNA lock's abortable acquire (the timed
+ * waiter abandons its CNA node in place, one CAS; the CNA holder whose grant
+ * finds it releases again in its place: cna.c), then the standby's spin cut at
+ * the deadline (ll_ts_gate_standby_until: it clears `impatient` if it raised it,
+ * and leaves holding the inner lock, which it releases at once, passing the
+ * standby role on as an owner would).  The race between a releaser and a
+ * leaving waiter is decided by the grant's exchange against the abandoning CAS
+ * (queue) or by the gate's CAS (standby: a standby that won it owns the lock).
+ * A timed waiter lets pass what any waiter does (below) until its deadline.
+ *
  * Fairness: not FIFO.  The standby is bypassed by barging arrivals for at
  * most patience_ns plus one barge per thread that had not yet seen the flag
  * (at most T-1); the queue behind it is CNA's (same socket first, other
@@ -56,11 +67,21 @@ void ll_fissile_init(ll_fissile_lock *l, uint64_t patience_ns)
 
 LL_COLD void ll_fissile_acquire_slow(ll_fissile_lock *l, ll_wait_policy *wp)
 {
+    ll_fissile_acquire_until(l, wp, LL_NO_DEADLINE);
+}
+
+bool ll_fissile_acquire_until(ll_fissile_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    if (ll_fissile_try_acquire(l))
+        return true;
     ll_cna_node *me = (ll_cna_node *)ll_qnode_get();
-    ll_cna_acquire(&l->inner, me, wp); /* we are the standby */
-    ll_ts_gate_standby(&l->gate, l->patience_ns, wp);
+    if (!ll_cna_acquire_until(&l->inner, me, wp, deadline_ns))
+        return false; /* me was abandoned in the CNA queue: it is the inner lock's now */
+    /* We are the standby. */
+    bool owner = ll_ts_gate_standby_until(&l->gate, l->patience_ns, wp, deadline_ns);
     ll_cna_release(&l->inner, me, wp); /* the next standby: CNA's choice */
     ll_qnode_put(me);
+    return owner;
 }
 
 /* ---- registry adapter ------------------------------------------------------------------- */
@@ -73,11 +94,15 @@ static const ll_param params[] = {
 
 LL_INIT_ADAPTER(ll_fissile_init((ll_fissile_lock *)s, p[0]))
 LL_LOCK_ADAPTER(ll_fissile_lock, ll_fissile)
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    return ll_fissile_acquire_until((ll_fissile_lock *)s, wp, deadline_ns);
+}
 
 const ll_lock_ops ll_lock_fissile = {
     "fissile", "Dice & Kogan 2020 (Fissile Locks), NETYS",
     "test-and-set fast path; a CNA queue whose head (the standby) alone contends for the TS word",
     "none short-term (barging); the standby is bypassed at most patience_ns (1 ms) + T-1 barges; queue CNA",
     LL_ALL_POLICIES, params, sizeof(ll_fissile_lock), sizeof(ll_fissile_lock), sizeof(ll_cna_node),
-    init, NULL, acquire, try_acquire, release, NULL, NULL,
+    init, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };

@@ -1,14 +1,17 @@
 /*
- * hemlock — Hemlock: a queue lock with one word per lock and one word per
- * thread, whatever the number of locks the thread holds or waits for.
+ * hemlock — Hemlock: a queue lock with one word per lock (and a gate word for
+ * timed waiters) and one word per thread, whatever the number of locks the
+ * thread holds or waits for.
  * Source: Dice & Kogan, "Hemlock: Compact and Scalable Mutual Exclusion",
  * SPAA 2021 (§2 the algorithm, Listing 1; the "coherence-traffic-reduction"
  * and "aggressive hand-over" variants of §3 are not used, see below).
  *
- * Lock word (tail):
- *   NULL         free
- *   element E    held; E is the per-thread element of the last thread to
- *                arrive (the holder itself, if nobody waits)
+ * Lock words:
+ *   tail  NULL         free
+ *         element E    held; E is the per-thread element of the last thread
+ *                      to arrive (the holder itself, if nobody waits)
+ *   gate  bit 1 CLOSED a timed waiter is draining the queue (below);
+ *         bit 0        arrivals sleep on the gate (wait.h's shared wait word)
  * Per-thread element (thread-local, one per thread, for every lock):
  *   grant   NULL               nothing being handed over
  *           lock L             "L is yours": the thread is releasing L to the
@@ -42,8 +45,30 @@
  * (as POSIX requires of a mutex; the lightweight-thread runtime acquires and
  * releases its locks on one worker).
  *
- * Fairness: strict FIFO (each waiter is served by its predecessor).
- * Footprint: 8 bytes per lock; one element per thread (grant + wake, 16 B,
+ * Timed acquire (ll_hemlock_acquire_until): not a departure from the queue.
+ * A waiter is known only to its successor, which watches the waiter's own
+ * thread-local grant word: a waiter that left mid-chain would have to leave
+ * behind something its successor follows and its predecessor notices, and the
+ * predecessor, once it has granted, may not touch the lock again (the new
+ * owner may destroy it at once).  So a timed waiter never swaps itself into
+ * the tail: it closes the gate (one CAS; a second timed waiter waits for the
+ * gate to open, as arrivals do, until its deadline), which holds new arrivals
+ * back (they wait on the gate per the policy, before their swap), and waits
+ * (the policy's spin phase, then yielding) until the queue has drained and its CAS
+ * of tail from NULL to its element wins; then, or at its deadline, it opens
+ * the gate and wakes the arrivals held back.  The CAS decides the race: the
+ * lock has one owner, the timed waiter or the last releaser's successor.  It
+ * leaves no trace (the gate opens; it was never in the queue).  Bound: the
+ * waiters queued when it closed the gate, plus at most one late arrival per
+ * other thread (one that read the gate open just before), each served once:
+ * at most the lock's own FIFO bound (T-1 handovers, T threads).  Cost: every
+ * acquire reads the gate (same line as the tail); a try_acquire fails while
+ * the gate is closed (a loop of them must not starve the timed waiter); the
+ * lock grew to 16 bytes.
+ *
+ * Fairness: strict FIFO (each waiter is served by its predecessor), except
+ * that a timed waiter is served at the end of the queue it closed.
+ * Footprint: 16 bytes per lock; one element per thread (grant + wake, 16 B,
  * on its own cache line), nothing per held lock or per waiting thread
  * beyond it (no queue node).  Policies: all (the spin phase and the
  * sleep are the waiting engine's).
@@ -94,9 +119,30 @@ LL_COLD static void hem_wait(ll_hemlock_lock *l, hem_element *pred, ll_wait_poli
     ll_store_release(&pred->grant, NULL);
 }
 
+enum { HEM_GATE_CLOSED = 2u }; /* bit 0 is the wait word's sleepers flag (wait.h) */
+
+static bool gate_closed(void *p)
+{
+    /* relaxed: the gate orders no data (the tail does: a held-back arrival swaps in after) */
+    return (ll_load_relaxed(&((ll_hemlock_lock *)p)->gate) & HEM_GATE_CLOSED) != 0;
+}
+
+/* An arrival found the gate closed: wait per the policy until a timed waiter opens it. */
+LL_COLD static void hem_await_gate(ll_hemlock_lock *l, ll_wait_policy *wp)
+{
+    for (;;) {
+        uint32_t g = ll_load_relaxed(&l->gate); /* relaxed: as in gate_closed */
+        if (!(g & HEM_GATE_CLOSED))
+            return;
+        ll_waitword_wait(wp, &l->gate, g, gate_closed, l);
+    }
+}
+
 void ll_hemlock_acquire(ll_hemlock_lock *l, ll_wait_policy *wp)
 {
     hem_element *me = &hem_self;
+    if (LL_UNLIKELY(gate_closed(l)))
+        hem_await_gate(l, wp);
     /* acq_rel.  acquire: if tail was NULL, the previous holder's critical section (its
      * release CAS in ll_hemlock_release).  release: our element as it is now (its
      * thread-local initialisation, the acknowledgement we last read) to the successor
@@ -106,11 +152,56 @@ void ll_hemlock_acquire(ll_hemlock_lock *l, ll_wait_policy *wp)
         hem_wait(l, pred, wp);
 }
 
-bool ll_hemlock_try_acquire(ll_hemlock_lock *l)
+/* CAS tail NULL -> our element: a free lock, taken. */
+static bool hem_take_free(void *p)
 {
+    ll_hemlock_lock *l = (ll_hemlock_lock *)p;
     void *expected = NULL;
     /* acq_rel: as the swap in ll_hemlock_acquire */
     return ll_load_relaxed(&l->tail) == NULL && ll_cas(&l->tail, &expected, &hem_self, LL_ACQ_REL);
+}
+
+bool ll_hemlock_try_acquire(ll_hemlock_lock *l) { return !gate_closed(l) && hem_take_free(l); }
+
+/* Close the gate if it is open (a timed waiter's reservation). */
+static bool hem_close_gate(void *p)
+{
+    ll_hemlock_lock *l = (ll_hemlock_lock *)p;
+    uint32_t g = ll_load_relaxed(&l->gate); /* relaxed: the CAS validates it */
+    /* relaxed: the gate orders no data (gate_closed) */
+    return !(g & HEM_GATE_CLOSED) && ll_cas(&l->gate, &g, g | HEM_GATE_CLOSED, LL_RELAXED);
+}
+
+/* try(l) until it succeeds (true) or deadline_ns: the policy's spin phase, then yielding
+ * (nobody wakes a timed waiter: the queue it waits on drains by itself, and its waiters may
+ * need our CPU to be woken and to run). */
+static bool hem_try_until(ll_wait_policy *wp, ll_ready_fn try_, ll_hemlock_lock *l, uint64_t deadline_ns)
+{
+    if (ll_spin_phase_until(wp, try_, l, deadline_ns))
+        return true;
+    for (uint32_t steps = 0;;) {
+        if (try_(l))
+            return true;
+        if (ll_now_ns() >= deadline_ns)
+            return false;
+        ll_spin_steps(&steps, LL_STEPS_PER_YIELD); /* a real-time caller sleeps now and then (wait.h) */
+        ll_yield();
+    }
+}
+
+bool ll_hemlock_acquire_until(ll_hemlock_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    if (ll_hemlock_try_acquire(l))
+        return true;
+    /* Close the gate (another timed waiter's closed it: wait for it to open), then wait for the
+     * queue to drain and take the free lock (header). */
+    if (!hem_try_until(wp, hem_close_gate, l, deadline_ns))
+        return false;
+    bool owner = hem_try_until(wp, hem_take_free, l, deadline_ns);
+    /* Open: 0 (no closer but us; sleepers were waiting for this), waking the held-back arrivals
+     * (release: orders nothing they read, the tail does; ll_waitword_publish's own order). */
+    ll_waitword_publish(wp, &l->gate, 0);
+    return owner;
 }
 
 bool ll_hemlock_is_locked(ll_hemlock_lock *l)
@@ -163,10 +254,14 @@ void ll_hemlock_release(ll_hemlock_lock *l, ll_wait_policy *wp)
 
 LL_INIT_ADAPTER(ll_hemlock_init((ll_hemlock_lock *)s))
 LL_LOCK_ADAPTER(ll_hemlock_lock, ll_hemlock)
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    return ll_hemlock_acquire_until((ll_hemlock_lock *)s, wp, deadline_ns);
+}
 
 const ll_lock_ops ll_lock_hemlock = {
     "hemlock", "Dice & Kogan 2021 (Hemlock), SPAA",
-    "queue lock: one word per lock, one grant word per thread; a waiter watches its predecessor's grant",
+    "queue lock: one word per lock (+ a gate for timed waiters), one grant word per thread; a waiter watches its predecessor's grant",
     "FIFO", LL_ALL_POLICIES, NULL, sizeof(ll_hemlock_lock), sizeof(ll_hemlock_lock), sizeof(hem_element),
-    init, NULL, acquire, try_acquire, release, NULL, NULL,
+    init, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };

@@ -45,6 +45,16 @@
  * dropped by the child's releases instead of unparked (their threads do not
  * exist there).
  *
+ * Timed acquire (ll_parkinglot_acquire_until): as acquire, with the park cut
+ * at the deadline (parking_lot's park_until).  A waiter that wakes timed out
+ * takes the bucket lock and looks at its token: still WAITING, it unlinks
+ * itself and, if it was its lock's last parked waiter, clears PARKED (as a
+ * releaser unparking the last one would), then leaves; set, a releaser came
+ * first and it goes on as woken (HANDOFF: it owns the lock, although its
+ * deadline passed; RETRY: it competes once more).  The bucket lock decides the
+ * race: the releaser sets tokens and the leaver unlinks only under it.  A
+ * timed waiter lets pass what any waiter does (below) until its deadline.
+ *
  * Fairness: none short-term (barging: running threads take a freed lock before
  * a woken waiter); eventual: a parked waiter gets a direct handoff once it has
  * waited FAIR_NS (0.5 ms) and is the first of its lock's parked waiters, which
@@ -101,8 +111,45 @@ static bool token_set(void *p)
     return ll_load_acquire(&((pl_waiter *)p)->token) != WAITING;
 }
 
-/* Park in l's bucket if l still reads LOCKED|PARKED; returns true if we were handed the lock. */
-static bool pl_park(ll_parkinglot_lock *l, uint64_t since, bool front)
+/* A timed waiter leaves (header): under the bucket lock, if no releaser set w's token,
+ * unlink w and, if it was l's last parked waiter, clear PARKED.  True if it left. */
+static bool pl_leave(ll_parkinglot_lock *l, pl_bucket *b, pl_waiter *w)
+{
+    ll_acr_acquire(&b->lock, &pl_bucket_params);
+    /* relaxed: releasers set the token only under this bucket lock, which orders it */
+    bool left = ll_load_relaxed(&w->token) == WAITING;
+    if (left) {
+        pl_waiter *prev = NULL;
+        bool more = false;
+        for (pl_waiter *v = b->head; v != NULL; v = v->next) {
+            if (v == w) {
+                if (prev)
+                    prev->next = w->next;
+                else
+                    b->head = w->next;
+                if (b->tail == w)
+                    b->tail = prev;
+                continue; /* prev stays: w is out */
+            }
+            more = more || v->key == (const void *)l;
+            prev = v;
+        }
+        uint32_t s = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
+        /* relaxed: PARKED is a flag whose clearing the bucket lock orders (as in release_slow's
+         * stores); the lock's data is ordered by LOCKED's own CASes and stores */
+        while (!more && (s & PARKED) && !ll_cas(&l->state, &s, s & ~(uint32_t)PARKED, LL_RELAXED))
+            ;
+    }
+    ll_acr_release(&b->lock);
+    return left;
+}
+
+enum { PL_RETRY = 0, PL_HANDED = 1, PL_TIMED_OUT = 2 };
+
+/* Park in l's bucket if l still reads LOCKED|PARKED, until a releaser sets our token or
+ * deadline_ns (LL_NO_DEADLINE: none); returns PL_HANDED (the lock is ours), PL_RETRY (not
+ * parked, or woken to compete) or PL_TIMED_OUT (we left). */
+static int pl_park(ll_parkinglot_lock *l, uint64_t since, bool front, uint64_t deadline_ns)
 {
     pl_bucket *b = bucket_of(l);
     ll_acr_acquire(&b->lock, &pl_bucket_params);
@@ -110,7 +157,7 @@ static bool pl_park(ll_parkinglot_lock *l, uint64_t since, bool front)
      * orders that store before this load; a barging CAS meanwhile only sets LOCKED */
     if (ll_load_relaxed(&l->state) != (LOCKED | PARKED)) {
         ll_acr_release(&b->lock);
-        return false;
+        return PL_RETRY;
     }
     pl_waiter *w = (pl_waiter *)ll_qnode_get();
     w->key = l;
@@ -132,13 +179,22 @@ static bool pl_park(ll_parkinglot_lock *l, uint64_t since, bool front)
         b->tail = w;
     }
     ll_acr_release(&b->lock);
-    ll_parker_park_until(w->parker, token_set, w);
+    if (deadline_ns == LL_NO_DEADLINE) {
+        ll_parker_park_until(w->parker, token_set, w);
+    } else {
+        struct timespec until = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
+        if (!ll_parker_park_deadline(w->parker, token_set, w, CLOCK_MONOTONIC, &until) && pl_leave(l, b, w)) {
+            ll_qnode_put(w);
+            return PL_TIMED_OUT;
+        }
+        (void)token_set(w); /* a releaser came first (pl_leave saw its token): acquire it */
+    }
     bool handed = ll_load_relaxed(&w->token) == HANDOFF; /* relaxed: token_set acquired it */
     ll_qnode_put(w);
-    return handed;
+    return handed ? PL_HANDED : PL_RETRY;
 }
 
-LL_COLD void ll_parkinglot_acquire_slow(ll_parkinglot_lock *l)
+bool ll_parkinglot_acquire_until(ll_parkinglot_lock *l, uint64_t deadline_ns)
 {
     uint32_t spins = 0;
     uint64_t since = 0;
@@ -147,7 +203,7 @@ LL_COLD void ll_parkinglot_acquire_slow(ll_parkinglot_lock *l)
         if (!(s & LOCKED)) {
             /* acquire: pairs with the releasing CAS or store (release, release_slow) */
             if (ll_cas(&l->state, &s, s | LOCKED, LL_ACQUIRE))
-                return;
+                return true;
             continue;
         }
         if (!(s & PARKED) && spins < LL_PARKINGLOT_SPINS) { /* nobody parked yet: spin a little */
@@ -157,18 +213,25 @@ LL_COLD void ll_parkinglot_acquire_slow(ll_parkinglot_lock *l)
             s = ll_load_relaxed(&l->state); /* relaxed: as above */
             continue;
         }
+        if (deadline_ns != LL_NO_DEADLINE && ll_now_ns() >= deadline_ns)
+            return false; /* before parking: nothing of ours to undo (a PARKED we set is a hint) */
         /* relaxed: a flag only; pl_park re-checks it under the bucket lock, which orders the rest */
         if (!(s & PARKED) && !ll_cas(&l->state, &s, s | PARKED, LL_RELAXED))
             continue;
         bool again = since != 0;
         if (!again)
             since = ll_now_ns();
-        if (pl_park(l, since, again))
-            return; /* handed over: LOCKED was kept for us */
+        int r = pl_park(l, since, again, deadline_ns);
+        if (r == PL_HANDED)
+            return true; /* handed over: LOCKED was kept for us */
+        if (r == PL_TIMED_OUT)
+            return false;
         spins = 0;
         s = ll_load_relaxed(&l->state); /* relaxed: as above */
     }
 }
+
+LL_COLD void ll_parkinglot_acquire_slow(ll_parkinglot_lock *l) { ll_parkinglot_acquire_until(l, LL_NO_DEADLINE); }
 
 bool ll_parkinglot_try_acquire(ll_parkinglot_lock *l)
 {
@@ -228,11 +291,16 @@ LL_COLD void ll_parkinglot_release_slow(ll_parkinglot_lock *l)
 
 LL_INIT_ADAPTER(ll_parkinglot_init((ll_parkinglot_lock *)s))
 LL_LOCK_ADAPTER(ll_parkinglot_lock, ll_parkinglot)
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    (void)wp; /* its own waiting (header) */
+    return ll_parkinglot_acquire_until((ll_parkinglot_lock *)s, deadline_ns);
+}
 
 const ll_lock_ops ll_lock_parkinglot = {
     "parkinglot", "WebKit WTF::Lock (Pizlo 2016) / Rust parking_lot",
     "two-bit lock word; waiters spin a little, then park in a global address-hashed table",
     "none short-term (barging); a waiter parked 0.5 ms is handed the lock", LL_SPIN_ONLY, NULL,
     sizeof(ll_parkinglot_lock), sizeof(ll_parkinglot_lock), sizeof(pl_waiter),
-    init, NULL, acquire, try_acquire, release, NULL, NULL,
+    init, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };

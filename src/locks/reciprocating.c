@@ -45,12 +45,34 @@
  * beside eos (the paper passes eos in the spin word itself) so that waiting
  * goes through the policy like every node-waiting lock's.
  *
+ * Timed acquire (ll_reciprocating_acquire_until): a timed waiter pushes an
+ * element of its own for this one arrival, a node from the per-thread cache
+ * (not its thread's element, which it may need for other locks once it has
+ * left), and records in it the value its push returned (below).  At the
+ * deadline it leaves by one CAS of its granted word from 0 to ABANDONED
+ * (ll_wait_while_eq_or_leave); every grant is an exchange (ll_grant_word), so
+ * of a grant and a departure exactly one wins.  A granter that finds the
+ * element abandoned holds the lock in its place: it works out that place from
+ * below and the eos it was passing (as the waiter would have), recycles the
+ * node (nothing refers to an element after its grant: the one element that
+ * pushed onto it was served before it) and releases again.  So a departure
+ * leaves no trace, costs the granter one more step, and no waiter waits for
+ * another to leave.  A timed waiter whose push found the lock free holds it
+ * with its node as the eos; it swaps its thread's element in for the node (a
+ * CAS: only compared, never read) so that the node can be recycled; should
+ * someone have pushed onto the node already, it releases at once (the release
+ * detaches the stack, after which the node's address may be pushed again
+ * without being mistaken for the eos) and queues again: a rare race that lets
+ * one more segment pass.  A timed waiter lets pass what any waiter does (at
+ * most 2(T-1) admissions, below) until its deadline.  Cost: grants are an
+ * exchange instead of a store.
+ *
  * Fairness: not FIFO (a segment is served newest first), but bounded bypass:
  * an arrival is admitted within its own segment, which is detached when the
  * current one is done, so at most 2(T-1) admissions (T threads) pass it
  * (paper §4); admission alternates between segments, never starving anyone.
  * Footprint: 24 bytes per lock (the word + the holder's context); one
- * element per thread (24 B, on its own cache line), nothing per held lock or
+ * element per thread (32 B, on its own cache line), nothing per held lock or
  * waiting thread beyond it.  Policies: all.
  */
 #include "locklab/reciprocating.h"
@@ -59,31 +81,40 @@
 #define LOCKED_EMPTY ((void *)(uintptr_t)1)
 
 typedef struct recip_element {
-    LL_ALIGNED(LL_CACHELINE) ll_atomic_u32 granted; /* 0 keep waiting, 1 the lock is yours */
-    void *eos;                                      /* the segment's eos, written by the granter before granted */
-    ll_parker *parker;                              /* ours, read by the granter */
+    ll_atomic_u32 granted; /* 0 keep waiting, 1 the lock is yours, ABANDONED left */
+    void *eos;             /* the segment's eos, written by the granter before granted */
+    ll_parker *parker;     /* ours, read by the granter */
+    void *below;           /* a timed waiter's: what its push returned (header) */
 } recip_element;
+LL_STATIC_ASSERT(sizeof(recip_element) <= LL_QNODE_USABLE, "a timed waiter's element is a queue-node slot");
 
 /* The calling thread's element; granted once per arrival, so never referred to after the thread
  * returned from its last acquire (an element used as eos is only compared). */
-static __thread recip_element recip_self __attribute__((tls_model("initial-exec"))) = {LL_ATOMIC_INIT(0), NULL, NULL};
+typedef struct { LL_ALIGNED(LL_CACHELINE) recip_element e; } recip_line; /* on its own cache line */
+static __thread recip_line recip_tls __attribute__((tls_model("initial-exec"))) = {{LL_ATOMIC_INIT(0), NULL, NULL, NULL}};
+#define recip_self (recip_tls.e)
 
 /* ---- acquire --------------------------------------------------------------------------- */
 
-/* We pushed onto t: wait for our grant, then work out our place in the segment. */
-LL_COLD static void recip_wait(ll_reciprocating_lock *l, recip_element *me, void *t, ll_wait_policy *wp)
+/* Granted with the segment's eos, having pushed onto t: our place in the segment. */
+static void recip_take_place(ll_reciprocating_lock *l, void *t, void *eos)
 {
-    /* acquire (inside ll_wait_while_eq): the critical section before ours and the eos written
-     * before the grant; pairs with the release store in recip_grant */
-    ll_wait_while_eq(wp, &me->granted, 0, me->parker);
-    void *eos = me->eos; /* plain: written by the granter before the store we acquired */
-    if (t == eos) {      /* the bottom of our segment: the next one starts from LOCKED_EMPTY */
+    if (t == eos) { /* the bottom of our segment: the next one starts from LOCKED_EMPTY */
         l->succ = NULL;
         l->eos = LOCKED_EMPTY;
     } else {
         l->succ = t;
         l->eos = eos;
     }
+}
+
+/* We pushed onto t: wait for our grant, then work out our place in the segment. */
+LL_COLD static void recip_wait(ll_reciprocating_lock *l, recip_element *me, void *t, ll_wait_policy *wp)
+{
+    /* acquire (inside ll_wait_while_eq): the critical section before ours and the eos written
+     * before the grant; pairs with the release half of the exchange in recip_grant */
+    ll_wait_while_eq(wp, &me->granted, 0, me->parker);
+    recip_take_place(l, t, me->eos); /* eos plain: written by the granter before the exchange we acquired */
 }
 
 void ll_reciprocating_acquire(ll_reciprocating_lock *l, ll_wait_policy *wp)
@@ -117,6 +148,45 @@ bool ll_reciprocating_try_acquire(ll_reciprocating_lock *l)
     return true;
 }
 
+bool ll_reciprocating_acquire_until(ll_reciprocating_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    for (;;) {
+        if (ll_reciprocating_try_acquire(l))
+            return true;
+        recip_element *me = (recip_element *)ll_qnode_get();
+        me->parker = ll_self()->parker;   /* plain: published by the release half of the exchange */
+        ll_store_relaxed(&me->granted, 0); /* relaxed: likewise */
+        /* acq_rel: as the exchange in ll_reciprocating_acquire */
+        void *t = ll_xchg(&l->arrivals, me, LL_ACQ_REL);
+        if (t != NULL) {
+            me->below = t; /* plain: read only by a granter that finds us gone, after our releasing CAS */
+            /* acquire (inside): as in recip_wait; on leaving, the CAS releases below to the granter */
+            if (ll_wait_while_eq_or_leave(wp, &me->granted, 0, me->parker, deadline_ns) == LL_WAIT_ABANDONED)
+                return false; /* me is the lock's now */
+            recip_take_place(l, t, me->eos); /* eos plain: as in recip_wait */
+            ll_qnode_put(me);                /* nothing refers to it after its grant (header) */
+            return true;
+        }
+        /* A free lock, taken by our node's push: make our thread's element the eos instead, so
+         * that the node can go back to the cache (header). */
+        l->succ = NULL; /* plain: holder-only fields, ordered by the lock itself */
+        l->eos = me;
+        void *expected = me;
+        /* relaxed: we own the lock already; the new value is only ever compared, never read */
+        if (ll_cas(&l->arrivals, &expected, &recip_self, LL_RELAXED)) {
+            l->eos = &recip_self;
+            ll_qnode_put(me);
+            return true;
+        }
+        /* Someone pushed onto our node already: pass the lock on (its release detaches the
+         * stack, so the node can be reused after it), then queue again. */
+        ll_reciprocating_release(l, wp);
+        ll_qnode_put(me);
+        if (ll_now_ns() >= deadline_ns)
+            return false;
+    }
+}
+
 bool ll_reciprocating_is_locked(ll_reciprocating_lock *l)
 {
     return ll_load_acquire(&l->arrivals) != NULL; /* acquire: as a successful try_acquire */
@@ -124,50 +194,62 @@ bool ll_reciprocating_is_locked(ll_reciprocating_lock *l)
 
 /* ---- release --------------------------------------------------------------------------- */
 
-/* Hand the lock to e, passing the segment's eos. */
-static void recip_grant(recip_element *e, void *eos, ll_wait_policy *wp)
+/* Hand the lock to e, passing the segment's eos.  False: e's timed waiter had left; we
+ * hold the lock in its place (recip_release takes it). */
+static bool recip_grant(recip_element *e, void *eos, ll_wait_policy *wp)
 {
-    e->eos = eos;                                      /* plain: published by the release store below */
-    ll_parker *p = ll_wait_wakee(wp, e->parker);       /* before the store: then e may move on */
-    /* release: the critical section and eos to e; pairs with the acquire in recip_wait */
-    ll_store_release(&e->granted, 1);
+    e->eos = eos;                                      /* plain: published by the exchange below */
+    ll_parker *p = ll_wait_wakee(wp, e->parker);       /* before the exchange: then e may move on */
+    /* the exchange (ll_grant_word): release, the critical section and eos to e (pairs with
+     * the acquire in recip_wait / ll_wait_while_eq_or_leave); acquire, a departed waiter's below */
+    if (!ll_grant_word(&e->granted, 1))
+        return false;
     ll_wake(p);
+    return true;
 }
 
 /* The segment is done and someone arrived: detach the arrival stack, grant its top. */
-LL_COLD static void recip_release_slow(ll_reciprocating_lock *l, void *eos, ll_wait_policy *wp)
+LL_COLD static recip_element *recip_detach(ll_reciprocating_lock *l)
 {
     /* acquire: the top's fields (parker), published by the release half of its push;
      * nothing to release (recip_grant publishes the critical section) */
-    recip_element *top = (recip_element *)ll_xchg(&l->arrivals, LOCKED_EMPTY, LL_ACQUIRE);
-    recip_grant(top, eos, wp);
+    return (recip_element *)ll_xchg(&l->arrivals, LOCKED_EMPTY, LL_ACQUIRE);
 }
 
 void ll_reciprocating_release(ll_reciprocating_lock *l, ll_wait_policy *wp)
 {
-    recip_element *succ = (recip_element *)l->succ; /* plain: our own context */
-    void *eos = l->eos;
-    if (succ != NULL) {
-        recip_grant(succ, eos, wp);
-        return;
+    for (;;) {
+        recip_element *next = (recip_element *)l->succ; /* plain: our own context */
+        void *eos = l->eos;
+        if (next == NULL) {
+            void *expected = eos;
+            /* release: the critical section to the next acquirer; pairs with the acquire half of
+             * the exchange in ll_reciprocating_acquire.  On failure nothing is ordered: we detach. */
+            if (LL_LIKELY(ll_cas(&l->arrivals, &expected, NULL, LL_RELEASE)))
+                return;
+            next = recip_detach(l);
+        }
+        if (LL_LIKELY(recip_grant(next, eos, wp)))
+            return;
+        /* next's timed waiter left: hold the lock in its place, recycle its node, release again */
+        recip_take_place(l, next->below, eos); /* below plain: the exchange acquired its CAS */
+        ll_qnode_put(next);
     }
-    void *expected = eos;
-    /* release: the critical section to the next acquirer; pairs with the acquire half of the
-     * exchange in ll_reciprocating_acquire.  On failure nothing is ordered: we detach. */
-    if (LL_LIKELY(ll_cas(&l->arrivals, &expected, NULL, LL_RELEASE)))
-        return;
-    recip_release_slow(l, eos, wp);
 }
 
 /* ---- registry adapter ------------------------------------------------------------------- */
 
 LL_INIT_ADAPTER(ll_reciprocating_init((ll_reciprocating_lock *)s))
 LL_LOCK_ADAPTER(ll_reciprocating_lock, ll_reciprocating)
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    return ll_reciprocating_acquire_until((ll_reciprocating_lock *)s, wp, deadline_ns);
+}
 
 const ll_lock_ops ll_lock_reciprocating = {
     "reciprocating", "Dice & Kogan 2025 (Reciprocating Locks), PPoPP",
     "arrivals push onto a stack; the owner detaches it as the next segment, served top down",
     "bounded bypass (at most 2(T-1) admissions pass a waiter); not FIFO", LL_ALL_POLICIES, NULL,
     sizeof(ll_reciprocating_lock), sizeof(ll_reciprocating_lock), sizeof(recip_element),
-    init, NULL, acquire, try_acquire, release, NULL, NULL,
+    init, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };

@@ -48,6 +48,18 @@
  * (the next head), as the paper's shuffler wakes the waiters it moves up,
  * and each head hand-over also wakes the one after (mcs_queue.h's warm-up).
  *
+ * Timed acquire (ll_shfl_acquire_until): the fast path, then the same slow
+ * path with the deadline.  Behind the head, a timed waiter abandons its node
+ * in place at the deadline (mcs_queue.h's abortable MCS: one CAS of its
+ * waiting word; the node stays, the shuffler may move it like any other, and
+ * the head whose grant -- an exchange -- finds it abandoned takes its place as
+ * head and passes the role on again, recycling it).  As the head, it spins on
+ * the gate until the deadline (ll_ts_gate_standby_until, which clears
+ * `impatient` if it raised it) and then passes the head role on as an owner
+ * would.  The race between a grant and a departure is decided by the exchange
+ * against the CAS on the node's waiting word; at the gate, by the gate's CAS.
+ * A timed waiter lets pass what any waiter does (below) until its deadline.
+ *
  * Fairness: not FIFO.  A waiter is bypassed by barging arrivals (bounded by
  * the head's patience, as in fissile) and by same-socket waiters promoted
  * ahead of it: each run promotes at most max_batch, and only a waiter that
@@ -111,21 +123,45 @@ static void shfl_shuffle(ll_shfl_node *head, uint32_t max_batch, ll_wait_policy 
         ll_parker_unpark(succ->mcs.parker);
 }
 
-LL_COLD void ll_shfl_acquire_slow(ll_shfl_lock *l, ll_wait_policy *wp)
+/* Pass the head role on (plain MCS release steps; warm-up: the one after it); a successor
+ * that had abandoned its node (a timed waiter gone) is skipped: we pass the role on in its
+ * place and recycle it (mcs_queue.h).  Then me goes back to the cache. */
+static void shfl_pass_head(ll_shfl_lock *l, ll_shfl_node *me, ll_wait_policy *wp)
 {
+    ll_mcs_node *mine = &me->mcs, *cur = mine;
+    for (;;) {
+        ll_mcs_node *succ = ll_mcsq_leave(&l->tail, cur);
+        ll_mcsq_take_place(&cur, mine, succ); /* cur (if abandoned, not ours) is out of the queue */
+        if (succ == NULL || ll_mcsq_grant(succ, 0, wp, ll_mcsq_warm_next(succ, wp)))
+            break;
+    }
+    ll_qnode_put(me);
+}
+
+bool ll_shfl_acquire_until(ll_shfl_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    if (ll_shfl_try_acquire(l))
+        return true;
     ll_shfl_node *me = (ll_shfl_node *)ll_qnode_get();
-    me->batch = 0; /* plain: published by the link store in ll_mcsq_wait (or ours alone) */
-    if (!ll_mcsq_acquire(&l->tail, &me->mcs, 1, LL_MCSQ_RECORD_SOCKET, wp))
+    me->batch = 0; /* plain: published by the link store in ll_mcsq_link (or ours alone) */
+    ll_mcs_node *pred = ll_mcsq_enqueue(&l->tail, &me->mcs);
+    if (pred == NULL)
         me->mcs.socket = (int32_t)ll_current_socket(); /* the queue was empty: head at once */
+    else if (deadline_ns == LL_NO_DEADLINE)
+        ll_mcsq_wait(&me->mcs, pred, 1, LL_MCSQ_RECORD_SOCKET, wp);
+    else if (ll_mcsq_wait_until(&me->mcs, pred, 1, LL_MCSQ_RECORD_SOCKET, wp, deadline_ns) == LL_MCSQ_ABANDONED)
+        return false; /* me is the queue's now (header) */
     /* We are the head.  The lock is held: use the wait to shuffle. */
     if (me->batch < l->max_batch && ll_ts_gate_is_locked(&l->gate))
         shfl_shuffle(me, l->max_batch, wp);
-    ll_ts_gate_standby(&l->gate, (uint64_t)l->patience_us * 1000u, wp);
-    /* Hand the head role on (plain MCS release steps; warm-up: the one after it). */
-    ll_mcs_node *succ = ll_mcsq_leave(&l->tail, &me->mcs);
-    if (succ != NULL)
-        ll_mcsq_grant(succ, 0, wp, ll_mcsq_warm_next(succ, wp));
-    ll_qnode_put(me);
+    bool owner = ll_ts_gate_standby_until(&l->gate, (uint64_t)l->patience_us * 1000u, wp, deadline_ns);
+    shfl_pass_head(l, me, wp);
+    return owner;
+}
+
+LL_COLD void ll_shfl_acquire_slow(ll_shfl_lock *l, ll_wait_policy *wp)
+{
+    ll_shfl_acquire_until(l, wp, LL_NO_DEADLINE);
 }
 
 /* ---- registry adapter ------------------------------------------------------------------- */
@@ -140,11 +176,15 @@ static const ll_param params[] = {
 
 LL_INIT_ADAPTER(ll_shfl_init((ll_shfl_lock *)s, (uint32_t)p[0], p[1]))
 LL_LOCK_ADAPTER(ll_shfl_lock, ll_shfl)
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    return ll_shfl_acquire_until((ll_shfl_lock *)s, wp, deadline_ns);
+}
 
 const ll_lock_ops ll_lock_shfl = {
     "shfl", "Kashyap et al. 2019 (ShflLock), SOSP",
     "TS lock + MCS queue of waiters; the queue head groups its socket's waiters behind itself off the critical path",
     "none short-term (barging, bounded by the head's patience_ns); same socket first, <= max_batch per run",
     LL_ALL_POLICIES, params, sizeof(ll_shfl_lock), sizeof(ll_shfl_lock), sizeof(ll_shfl_node),
-    init, NULL, acquire, try_acquire, release, NULL, NULL,
+    init, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };

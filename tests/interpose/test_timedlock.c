@@ -15,6 +15,14 @@
  * during the failed attempts together.  An attempt during which the lock changed
  * hands fewer times (a pure-spin lock under oversubscription may hand over only a
  * few times a second) proves nothing either way and is just retried.
+ * Two phases: "busy", HAMMERS threads that re-lock at once (the lock is free now
+ * and then on 2 CPUs, so even a poller is served there: this phase guards the
+ * bound, not the queueing), and "queued", QUEUED threads that hold the mutex
+ * HOLD_US and pause PAUSE_US < HOLD_US between holds, so that whenever one
+ * releases, the others are queued behind it and a queue lock is never free: a
+ * timed waiter that only polls try_acquire is never served there (hemlock-stp,
+ * shfl-stp before they had acquire_until), one that queues is served within a
+ * few handovers.  Nothing is timed but the deadlines: the checks count handovers.
  * Also checks mutual exclusion (a plain counter, compared at the end).
  */
 #define _GNU_SOURCE
@@ -26,12 +34,23 @@
 #include "check.h"
 
 enum { HAMMERS = 8, ATTEMPTS = 20, TIMEOUT_MS = 200, WANT_SUCCESSES = 10, HANDOVERS = 20000 };
+/* The queued phase: each attempt would see about TIMEOUT_MS * 1000 / HOLD_US handovers (200) if
+ * it timed out; QUEUED_HANDOVERS is above any lock's bound for QUEUED + 1 threads (mcscr's
+ * patience, 50 ms, is the longest: about 50 holds). */
+enum { QUEUED = 3, HOLD_US = 1000, PAUSE_US = 200, QUEUED_HANDOVERS = 120 };
 
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int stop;
 static atomic_long acquired;   /* by the hammering threads (read by the timed thread: a progress gauge) */
 static long plain_counter;     /* protected by mutex */
 static long hammer_counts[HAMMERS];
+static int hold_us, pause_us;  /* the phase's; 0: re-lock at once */
+
+static void sleep_us(int us)
+{
+    struct timespec ts = {0, us * 1000L};
+    nanosleep(&ts, NULL);
+}
 
 static void *hammer(void *arg)
 {
@@ -39,21 +58,30 @@ static void *hammer(void *arg)
     while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
         pthread_mutex_lock(&mutex);
         plain_counter++;
+        if (hold_us)
+            sleep_us(hold_us);
         pthread_mutex_unlock(&mutex);
         n++;
         atomic_fetch_add_explicit(&acquired, 1, memory_order_relaxed);
+        if (pause_us)
+            sleep_us(pause_us);
     }
     *mine = n;
     return NULL;
 }
 
-int main(void)
+/* One phase: nthreads hammer while the timed thread tries; bound: the most handovers a
+ * timed-out attempt may have let pass. */
+static void phase(const char *name, int nthreads, int hold, int pause, long bound)
 {
-    require_interposed((void *)pthread_mutex_lock);
+    hold_us = hold, pause_us = pause;
+    atomic_store(&stop, 0);
+    atomic_store(&acquired, 0);
+    plain_counter = 0;
     pthread_t t[HAMMERS];
-    for (int i = 0; i < HAMMERS; i++)
+    for (int i = 0; i < nthreads; i++)
         test_start(&t[i], hammer, &hammer_counts[i]);
-    while (atomic_load(&acquired) < 1000) /* everyone is hammering */
+    while (atomic_load(&acquired) < (hold ? 10 : 1000)) /* everyone is hammering */
         sched_yield();
 
     int successes = 0, timeouts = 0, starved = 0;
@@ -72,22 +100,29 @@ int main(void)
             CHECK_EQ(rc, ETIMEDOUT);
             timeouts++;
             timed_out_handovers += during;
-            if (during > HANDOVERS) {
-                fprintf(stderr, "attempt %d timed out after %d ms while the mutex changed hands %ld times\n", a,
-                        TIMEOUT_MS, during);
+            if (during > bound) {
+                fprintf(stderr, "%s: attempt %d timed out after %d ms while the mutex changed hands %ld times\n",
+                        name, a, TIMEOUT_MS, during);
                 starved++;
             }
         }
     }
     atomic_store(&stop, 1);
-    test_join_n(t, HAMMERS);
+    test_join_n(t, nthreads);
     long total = timed_acquired;
-    for (int i = 0; i < HAMMERS; i++)
+    for (int i = 0; i < nthreads; i++)
         total += hammer_counts[i];
     CHECK_EQ(plain_counter, total); /* mutual exclusion */
     CHECK_EQ(starved, 0);
-    CHECK(successes > 0 || timed_out_handovers <= HANDOVERS); /* never served while the lock changed hands a lot */
-    printf("timed: %d acquired, %d timed out; hammering threads: %ld acquisitions\n", successes, timeouts,
-           total - timed_acquired);
+    CHECK(successes > 0 || timed_out_handovers <= bound); /* never served while the lock changed hands a lot */
+    printf("%s: timed: %d acquired, %d timed out; hammering threads: %ld acquisitions\n", name, successes,
+           timeouts, total - timed_acquired);
+}
+
+int main(void)
+{
+    require_interposed((void *)pthread_mutex_lock);
+    phase("busy", HAMMERS, 0, 0, HANDOVERS);
+    phase("queued", QUEUED, HOLD_US, PAUSE_US, QUEUED_HANDOVERS);
     return check_done("test_timedlock");
 }
