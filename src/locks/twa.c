@@ -125,13 +125,20 @@ static void twa_admit(ll_twa_lock *l, uint32_t k, bool parks)
 {
     /* Read everything we need from the lock first: after the handover it may be destroyed. */
     ll_atomic_u32 *promote = slot_of(l, k + l->threshold), *owner = slot_of(l, k); /* the array is global */
+    ll_atomic_u32 *departed = slot_of(l, k - 1);
     /* release: the handover, before anything else; pairs with the acquire loads of grant in
      * ll_twa_acquire and distance() (twa_wait) */
     ll_store_release(&l->ticket.grant, k);
     ll_waitword_bump(promote);      /* promote the next long-term waiter */
-    if (parks)
+    if (parks) {
         ll_waitword_kick(owner); /* the new owner, if it slept as a short-term waiter (or its successor,
                                     sleeping there because k's waiter left: ticket_gone.h) */
+        /* k's waiter may sleep on slot(k - 1) instead: it saw the note "k - 1 left" and
+         * announced itself there after the admission of k - 1 kicked it, while the note's
+         * taker (us, or a try_acquire whose release this is) had taken the note but not
+         * yet admitted k.  Its re-check then saw neither a ghost nor its turn. */
+        ll_waitword_kick(departed);
+    }
 }
 
 void ll_twa_release(ll_twa_lock *l, ll_wait_policy *wp)
