@@ -113,6 +113,15 @@ extern const ll_lock_ops *const ll_peer_locks[];
     }                                                                                    \
     static void release(void *s, ll_wait_policy *wp) { PREFIX##_release((LOCK *)s, wp); }
 
+/* The generic-handle timed adapter of a lock whose expert API has
+ *   PREFIX_acquire_until(LOCK *, wp, deadline_ns):
+ * defines static acquire_until for its ll_lock_ops. */
+#define LL_TIMED_ADAPTER(LOCK, PREFIX)                                                  \
+    static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)         \
+    {                                                                                    \
+        return PREFIX##_acquire_until((LOCK *)s, wp, deadline_ns);                       \
+    }
+
 /* The generic-handle adapter of a queue lock whose expert API is
  *   PREFIX_acquire(lock *, node *, wp), PREFIX_try_acquire(lock *, node *),
  *   PREFIX_release(lock *, node *, wp):

@@ -192,10 +192,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 }
 static void destroy(void *s) { free(((ll_anderson_lock *)s)->slots); }
 LL_LOCK_ADAPTER(ll_anderson_lock, ll_anderson)
-static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
-{
-    return ll_anderson_acquire_until((ll_anderson_lock *)s, wp, deadline_ns);
-}
+LL_TIMED_ADAPTER(ll_anderson_lock, ll_anderson)
 
 const ll_lock_ops ll_lock_anderson = {
     "anderson", "Anderson 1990; Anderson, Lazowska, Levy 1989 Table 4.1", "array-based queue lock, one slot per waiter",

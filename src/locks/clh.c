@@ -234,10 +234,7 @@ static void abandon(void *s)
     l->holder = l->holder_pred = NULL;
 }
 LL_LOCK_ADAPTER(ll_clh_lock, ll_clh)
-static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
-{
-    return ll_clh_acquire_until((ll_clh_lock *)s, wp, deadline_ns);
-}
+LL_TIMED_ADAPTER(ll_clh_lock, ll_clh)
 
 const ll_lock_ops ll_lock_clh = {
     "clh", "Craig 1993; Magnusson, Landin, Hagersten 1994", "queue lock, each waiter spins on its predecessor's node",

@@ -94,10 +94,7 @@ static const ll_param params[] = {
 
 LL_INIT_ADAPTER(ll_fissile_init((ll_fissile_lock *)s, p[0]))
 LL_LOCK_ADAPTER(ll_fissile_lock, ll_fissile)
-static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
-{
-    return ll_fissile_acquire_until((ll_fissile_lock *)s, wp, deadline_ns);
-}
+LL_TIMED_ADAPTER(ll_fissile_lock, ll_fissile)
 
 const ll_lock_ops ll_lock_fissile = {
     "fissile", "Dice & Kogan 2020 (Fissile Locks), NETYS",

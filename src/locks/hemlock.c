@@ -254,10 +254,7 @@ void ll_hemlock_release(ll_hemlock_lock *l, ll_wait_policy *wp)
 
 LL_INIT_ADAPTER(ll_hemlock_init((ll_hemlock_lock *)s))
 LL_LOCK_ADAPTER(ll_hemlock_lock, ll_hemlock)
-static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
-{
-    return ll_hemlock_acquire_until((ll_hemlock_lock *)s, wp, deadline_ns);
-}
+LL_TIMED_ADAPTER(ll_hemlock_lock, ll_hemlock)
 
 const ll_lock_ops ll_lock_hemlock = {
     "hemlock", "Dice & Kogan 2021 (Hemlock), SPAA",

@@ -154,10 +154,7 @@ void ll_k42_release(ll_k42_lock *l, ll_wait_policy *wp)
 bool ll_k42_is_locked(ll_k42_lock *l) { return ll_load_acquire(&l->tail) != NULL; /* acquire: pairs with ll_k42_release */ }
 
 LL_LOCK_ADAPTER(ll_k42_lock, ll_k42)
-static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
-{
-    return ll_k42_acquire_until((ll_k42_lock *)s, wp, deadline_ns);
-}
+LL_TIMED_ADAPTER(ll_k42_lock, ll_k42)
 
 const ll_lock_ops ll_lock_k42 = {
     "k42", "Auslander et al. (IBM K42); Scott 2013 §4.3.2", "MCS variant, queue node on the waiter's stack",

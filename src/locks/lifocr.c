@@ -282,10 +282,7 @@ static const ll_param params[] = {
 
 LL_INIT_ADAPTER(ll_lifocr_init((ll_lifocr_lock *)s, (uint32_t)p[0], (uint32_t)p[1]))
 LL_LOCK_ADAPTER(ll_lifocr_lock, ll_lifocr)
-static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
-{
-    return ll_lifocr_acquire_until((ll_lifocr_lock *)s, wp, deadline_ns);
-}
+LL_TIMED_ADAPTER(ll_lifocr_lock, ll_lifocr)
 
 const ll_lock_ops ll_lock_lifocr = {
     "lifocr", "Dice 2017, Malthusian Locks, App. A.2 (LIFO-CR)",

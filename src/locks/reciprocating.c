@@ -241,10 +241,7 @@ void ll_reciprocating_release(ll_reciprocating_lock *l, ll_wait_policy *wp)
 
 LL_INIT_ADAPTER(ll_reciprocating_init((ll_reciprocating_lock *)s))
 LL_LOCK_ADAPTER(ll_reciprocating_lock, ll_reciprocating)
-static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
-{
-    return ll_reciprocating_acquire_until((ll_reciprocating_lock *)s, wp, deadline_ns);
-}
+LL_TIMED_ADAPTER(ll_reciprocating_lock, ll_reciprocating)
 
 const ll_lock_ops ll_lock_reciprocating = {
     "reciprocating", "Dice & Kogan 2025 (Reciprocating Locks), PPoPP",

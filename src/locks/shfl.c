@@ -176,10 +176,7 @@ static const ll_param params[] = {
 
 LL_INIT_ADAPTER(ll_shfl_init((ll_shfl_lock *)s, (uint32_t)p[0], p[1]))
 LL_LOCK_ADAPTER(ll_shfl_lock, ll_shfl)
-static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
-{
-    return ll_shfl_acquire_until((ll_shfl_lock *)s, wp, deadline_ns);
-}
+LL_TIMED_ADAPTER(ll_shfl_lock, ll_shfl)
 
 const ll_lock_ops ll_lock_shfl = {
     "shfl", "Kashyap et al. 2019 (ShflLock), SOSP",

@@ -106,10 +106,7 @@ bool ll_ticket_is_locked(ll_ticket_lock *l)
 }
 
 LL_LOCK_ADAPTER(ll_ticket_lock, ll_ticket)
-static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
-{
-    return ll_ticket_acquire_until((ll_ticket_lock *)s, wp, deadline_ns);
-}
+LL_TIMED_ADAPTER(ll_ticket_lock, ll_ticket)
 
 const ll_lock_ops ll_lock_ticket = {
     "ticket", "Mellor-Crummey & Scott 1991; scalable-locking-slides", "ticket lock, all waiters spin on grant",

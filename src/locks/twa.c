@@ -188,10 +188,7 @@ static const ll_param params[] = {
 };
 LL_INIT_ADAPTER(ll_twa_init((ll_twa_lock *)s, (uint32_t)p[0]))
 LL_LOCK_ADAPTER(ll_twa_lock, ll_twa)
-static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
-{
-    return ll_twa_acquire_until((ll_twa_lock *)s, wp, deadline_ns);
-}
+LL_TIMED_ADAPTER(ll_twa_lock, ll_twa)
 
 const ll_lock_ops ll_lock_twa = {
     "twa", "Dice & Kogan 2019, TWA (ticket lock + waiting array)", "ticket lock; long-term waiters wait on a shared array",
