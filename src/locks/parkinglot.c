@@ -28,18 +28,23 @@
  * spin again, and if we must park again we go to the *front* of the
  * bucket's list (we were the first before the wake-up).
  * Release: CAS LOCKED -> 0.  Else (PARKED): lock the bucket, unlink the first
- * waiter with our address, and either hand it the lock directly (it has been
- * waiting since its first park for >= LL_PARKINGLOT_FAIR_NS: LOCKED stays,
- * PARKED stays iff more waiters remain) or free the lock (state = PARKED if
- * more remain, else 0) and let it compete; set its token, unlock the bucket,
- * unpark it.  The lock's word is last touched by that store: after it the
+ * waiter with our address, and either hand it the lock directly (a fair
+ * unlock: it has been waiting since its first park for >= LL_PARKINGLOT_FAIR_NS
+ * and the bucket's fair timer has expired; LOCKED stays, PARKED stays iff more
+ * waiters remain; the timer is re-armed uniformly in [0, 2 x FAIR_NS)) or free
+ * the lock (state = PARKED if more remain, else 0) and let it compete; set its
+ * token, unlock the bucket, unpark it.  The lock's word is last touched by that store: after it the
  * lock may be destroyed (the bucket, the node and the parker are ours).
  * Choices: the spin count (40 rounds of 32 PAUSEs, ~ one futex wake-up here)
- * is WTF::Lock's count; the fairness rule is per waiter (time since its first
- * park) rather than parking_lot's per-bucket random 0-1 ms timer, and a
- * woken waiter that loses the race re-parks at the front, so the eldest
- * parked waiter of a lock is the one unparked and, past FAIR_NS, handed the
- * lock.  The table has a fixed size (256 buckets, 16 KiB) instead of growing
+ * is WTF::Lock's count; fairness needs both parking_lot's per-bucket random
+ * timer (mean FAIR_NS) and the waiter's own wait (FAIR_NS since its first
+ * park), and a woken waiter that loses the race re-parks at the front, so the
+ * eldest parked waiter of a lock is the one unparked and, past FAIR_NS, handed
+ * the lock at the next fair unlock.  The timer is what keeps handoffs rare
+ * when every waiter has waited FAIR_NS (oversubscribed: 64 threads on 2 CPUs):
+ * a handoff to a parked thread leaves the lock idle for a wake-up (~30 us),
+ * and with the per-waiter rule alone every release became one (MutexBench at
+ * 64 threads: 0.13x glibc).  The table has a fixed size (256 buckets, 16 KiB) instead of growing
  * with the thread count: collisions only share a bucket's lock and list.
  * Fork: waiters recorded before a fork (an older ll_fork_generation) are
  * dropped by the child's releases instead of unparked (their threads do not
@@ -57,8 +62,10 @@
  *
  * Fairness: none short-term (barging: running threads take a freed lock before
  * a woken waiter); eventual: a parked waiter gets a direct handoff once it has
- * waited FAIR_NS (0.5 ms) and is the first of its lock's parked waiters, which
- * it becomes after at most as many unlocks as there are waiters ahead of it.
+ * waited FAIR_NS (0.5 ms), is the first of its lock's parked waiters (which it
+ * becomes after at most as many unlocks as there are waiters ahead of it),
+ * and its bucket's fair timer has expired (at most 2 x FAIR_NS after the
+ * bucket's previous fair unlock).
  * Footprint: 4 bytes per lock; a 128-B queue-node slot per parked thread (40 B
  * used); 16 KiB shared by all locks.  Policies: its own (spin, then park in the
  * table), registered as spin.
@@ -84,6 +91,7 @@ LL_STATIC_ASSERT(sizeof(pl_waiter) <= LL_QNODE_USABLE, "waiter must fit a queue-
 typedef struct pl_bucket {
     LL_ALIGNED(LL_CACHELINE) ll_acr_lock lock;
     pl_waiter *head, *tail; /* FIFO, under lock */
+    uint64_t fair_at;       /* ll_now_ns after which the next unpark may be a handoff; under lock */
 } pl_bucket;
 
 static pl_bucket pl_table[PL_BUCKETS];
@@ -275,7 +283,10 @@ LL_COLD void ll_parkinglot_release_slow(ll_parkinglot_lock *l)
         ll_store_release(&l->state, 0); /* release: the critical section to the next acquiring CAS */
     } else {
         p = found->parker; /* before the token store: then the node may be reused */
-        bool handoff = ll_now_ns() - found->since >= LL_PARKINGLOT_FAIR_NS;
+        uint64_t now = ll_now_ns();
+        bool handoff = now - found->since >= LL_PARKINGLOT_FAIR_NS && now >= b->fair_at;
+        if (handoff) /* re-arm the bucket's timer: uniform in [0, 2 x FAIR_NS), mean FAIR_NS */
+            b->fair_at = now + ll_rand_below(2u * LL_PARKINGLOT_FAIR_NS);
         if (handoff) /* relaxed: we still own the lock; the token's release store hands it over */
             ll_store_relaxed(&l->state, more ? LOCKED | PARKED : LOCKED);
         else /* release: the critical section to the next acquiring CAS */
