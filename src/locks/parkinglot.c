@@ -311,7 +311,7 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 const ll_lock_ops ll_lock_parkinglot = {
     "parkinglot", "WebKit WTF::Lock (Pizlo 2016) / Rust parking_lot",
     "two-bit lock word; waiters spin a little, then park in a global address-hashed table",
-    "none short-term (barging); a waiter parked 0.5 ms is handed the lock", LL_SPIN_ONLY, NULL,
+    "none short-term (barging); a waiter parked 0.5 ms is handed the lock at its bucket's next fair unlock (timer mean 0.5 ms)", LL_SPIN_ONLY, NULL,
     sizeof(ll_parkinglot_lock), sizeof(ll_parkinglot_lock), sizeof(pl_waiter),
     init, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };
