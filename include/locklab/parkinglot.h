@@ -13,8 +13,9 @@ LL_API_BEGIN
 typedef struct ll_parkinglot_lock { ll_atomic_u32 state; } ll_parkinglot_lock;
 #define LL_PARKINGLOT_INITIALIZER { LL_ATOMIC_INIT(0) }
 enum { LL_PARKINGLOT_LOCKED = 1u, LL_PARKINGLOT_PARKED = 2u };
-/* Spin rounds (32 PAUSEs each) before parking; WTF::Lock spins 40 times. */
-#define LL_PARKINGLOT_SPINS 40
+/* Spin rounds before parking, as parking_lot's SpinWait: rounds 1..3 PAUSE 2, 4, 8 times,
+ * the others yield the CPU (WTF::Lock yields 40 times). */
+#define LL_PARKINGLOT_SPINS 10
 /* A waiter parked this long (since its first park) is handed the lock directly
  * (parking_lot's "fair unlock" timeout: 0.5 ms on average). */
 #define LL_PARKINGLOT_FAIR_NS 500000u

@@ -35,10 +35,12 @@
  * the lock (state = PARKED if more remain, else 0) and let it compete; set its
  * token, unlock the bucket, unpark it.  The lock's word is last touched by that store: after it the
  * lock may be destroyed (the bucket, the node and the parker are ours).
- * Choices: the spin count (40 rounds of 32 PAUSEs, ~ one futex wake-up here)
- * is WTF::Lock's count; fairness needs both parking_lot's per-bucket random
- * timer (mean FAIR_NS) and the waiter's own wait (FAIR_NS since its first
- * park), and a woken waiter that loses the race re-parks at the front, so the
+ * Choices: the spin is parking_lot's SpinWait (3 rounds of 2, 4, 8 PAUSEs, then
+ * 7 rounds that yield the CPU; WTF::Lock yields 40 times): a spin that only
+ * paused (40 x 32 PAUSEs, ~60 us here) cost 0.40x glibc on sysbench threads,
+ * whose holders yield inside the critical section (an unproven guess, below);
+ * fairness needs both parking_lot's per-bucket random timer (mean FAIR_NS)
+ * and the waiter's own wait (FAIR_NS since its first park), and a woken waiter that loses the race re-parks at the front, so the
  * eldest parked waiter of a lock is the one unparked and, past FAIR_NS, handed
  * the lock at the next fair unlock.  The timer is what keeps handoffs rare
  * when every waiter has waited FAIR_NS (oversubscribed: 64 threads on 2 CPUs):
@@ -76,7 +78,7 @@
 
 enum { LOCKED = LL_PARKINGLOT_LOCKED, PARKED = LL_PARKINGLOT_PARKED };
 enum { WAITING = 0, RETRY = 1, HANDOFF = 2 }; /* a parked waiter's token */
-enum { PL_BUCKETS = 256, SPIN_PAUSES = 32 };
+enum { PL_BUCKETS = 256, PAUSE_ROUNDS = 3 };
 
 typedef struct pl_waiter {
     struct pl_waiter *next; /* under the bucket's lock */
@@ -111,6 +113,20 @@ static uint32_t current_gen(void)
 }
 
 /* ---- acquire --------------------------------------------------------------------------- */
+
+/* Spin round n (1..LL_PARKINGLOT_SPINS) of an arrival: the first PAUSE_ROUNDS rounds pause
+ * 2^n times; later ones yield, so that a holder we share a CPU with (oversubscribed, or a
+ * holder that itself yields) runs instead of our spin.  A real-time caller never yields
+ * to a lower priority: it only pauses (its rounds are bounded, then it parks). */
+static void pl_spin_round(uint32_t n)
+{
+    if (n > PAUSE_ROUNDS && !ll_thread_realtime()) {
+        ll_yield();
+        return;
+    }
+    for (uint32_t i = 0; i < 1u << (n < PAUSE_ROUNDS ? n : PAUSE_ROUNDS); i++)
+        ll_pause();
+}
 
 static bool token_set(void *p)
 {
@@ -215,9 +231,7 @@ bool ll_parkinglot_acquire_until(ll_parkinglot_lock *l, uint64_t deadline_ns)
             continue;
         }
         if (!(s & PARKED) && spins < LL_PARKINGLOT_SPINS) { /* nobody parked yet: spin a little */
-            spins++;
-            for (int i = 0; i < SPIN_PAUSES; i++)
-                ll_pause();
+            pl_spin_round(++spins);
             s = ll_load_relaxed(&l->state); /* relaxed: as above */
             continue;
         }
