@@ -38,12 +38,14 @@ typedef struct bench_param {
 } bench_param;
 /* Parameters whose values are names (alternative=local-readyq): the valid names of
  * key (names(i), i = 0, 1, ...; NULL past the last), or NULL for a numeric key.  The
- * value is the name's index; def, min and max are indices too (workloads.c). */
+ * value is the name's index; def, min and max are indices too (workloads.c); --json
+ * prints the name. */
 typedef const char *(*bench_names_fn)(unsigned i);
 bench_names_fn bench_param_names(const char *key);
 
 typedef struct bench_config {
     const char *workload;
+    const bench_param *params; /* the workload's (--json prints the named ones by name) */
     const char *lock_spec;
     unsigned long long spin_ns; /* effective spin budget of the lock's policy, 0 if none */
     int threads;

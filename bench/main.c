@@ -229,6 +229,10 @@ static void print_json(const bench_config *cfg, const bench_result *r, const fai
            r->exclusion_ok ? "true" : "false");
     if (r->ns_per_pair > 0)
         printf(",\"ns_per_pair\":%.3f", r->ns_per_pair);
+    int k = 0; /* named parameters by name (alternative), so that a row says what ran */
+    for (const bench_param *p = cfg->params; p && p->key; p++, k++)
+        if (bench_param_names(p->key))
+            printf(",\"%s\":\"%s\"", p->key, bench_param_names(p->key)((unsigned)cfg->param[k]));
     for (int i = 0; i < r->nextra; i++)
         printf(",\"%s\":%s", r->extra[i].name, format_extra(r->extra[i].value, num, sizeof num));
     if (cfg->spin_ns)
@@ -361,7 +365,8 @@ int main(int argc, char **argv)
     int violated = 0;
     for (int r = 0; r < runs; r++) {
         for (int l = 0; l < nlocks; l++) {
-            bench_config cfg = {w->name, ll_lock_name(handles[l]), ll_lock_spin_ns(handles[l]), threads, duration, {0}};
+            bench_config cfg = {w->name, w->params, ll_lock_name(handles[l]), ll_lock_spin_ns(handles[l]), threads, duration,
+                                {0}};
             memcpy(cfg.param, param_values, sizeof param_values);
             bench_result res;
             if (w->run(handles[l], &cfg, &res) != 0) {

@@ -3,7 +3,10 @@
  * measured as in Anderson, Lazowska & Levy (1989), section 3.
  *
  * --threads P is the runtime's processors (worker pthreads); --lock is the spec
- * of every lock inside the runtime; --param alternative=NAME picks A..E.
+ * of every lock inside the runtime; --param alternative=NAME picks A..E, or
+ * `pthread`, the peer: the same code on kernel threads (pthread_create and
+ * pthread_join, a pthread mutex and condition; P = the concurrent chains or
+ * counting threads), so that both are measured the same way.
  *
  * null-thread (the paper's Table 3.2): `chains` chains of threads (one per
  * processor), each thread counting itself and creating the next before it
@@ -34,17 +37,205 @@
  * The runtime's own locks use the same spec.  ops = increments; exclusion_ok =
  * the counter equals them.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
-#include "locklab/threads.h"
+#include "wl_threads.h"
+
+/* ---- who runs the threads: the runtime (A..E), or the kernel (pthread) ---- */
+
+static unsigned n_alternatives(void)
+{
+    unsigned n = 0;
+    while (llt_alternative_name(n))
+        n++;
+    return n;
+}
+
+const char *wl_threads_alternative_name(unsigned i)
+{
+    const char *name = llt_alternative_name(i);
+    return name ? name : i == n_alternatives() ? "pthread" : NULL;
+}
+
+typedef union th_handle {
+    llt_thread *l;
+    pthread_t p;
+} th_handle;
+
+/* A count of arrivals to wait for, under a mutex, with a condition. */
+typedef struct th_gate {
+    unsigned left; /* set before the threads that arrive are created (their creation publishes it) */
+    llt_mutex lm;
+    llt_cond lc;
+    pthread_mutex_t pm;
+    pthread_cond_t pc;
+} th_gate;
+
+typedef struct thread_api {
+    th_handle (*create)(llt_fn fn, void *arg);
+    void (*join)(th_handle t);
+    void (*detach)(th_handle t);
+    th_handle (*self)(void);
+    void (*yield)(void);
+    void (*gate_init)(th_gate *g); /* in a thread of the api (the runtime's: llt_current()) */
+    void (*gate_arrive)(th_gate *g);
+    void (*gate_wait)(th_gate *g); /* until n arrivals */
+    void (*gate_destroy)(th_gate *g);
+} thread_api;
+
+static th_handle llt_api_create(llt_fn fn, void *arg) { return (th_handle){.l = llt_create(fn, arg)}; }
+static void llt_api_join(th_handle t) { llt_join(t.l); }
+static void llt_api_detach(th_handle t) { llt_detach(t.l); }
+static th_handle llt_api_self(void) { return (th_handle){.l = llt_self()}; }
+static void llt_gate_init(th_gate *g)
+{
+    if (llt_mutex_init(&g->lm, llt_current()) != 0 || llt_cond_init(&g->lc, llt_current()) != 0)
+        abort();
+}
+static void llt_gate_arrive(th_gate *g)
+{
+    llt_mutex_lock(&g->lm);
+    if (--g->left == 0)
+        llt_cond_signal(&g->lc);
+    llt_mutex_unlock(&g->lm);
+}
+static void llt_gate_wait(th_gate *g)
+{
+    llt_mutex_lock(&g->lm);
+    while (g->left > 0)
+        llt_cond_wait(&g->lc, &g->lm);
+    llt_mutex_unlock(&g->lm);
+}
+static void llt_gate_destroy(th_gate *g)
+{
+    llt_mutex_destroy(&g->lm);
+    llt_cond_destroy(&g->lc);
+}
+static const thread_api llt_api = {llt_api_create, llt_api_join, llt_api_detach, llt_api_self, llt_yield,
+                                   llt_gate_init, llt_gate_arrive, llt_gate_wait, llt_gate_destroy};
+
+static th_handle pt_create(llt_fn fn, void *arg)
+{
+    th_handle t;
+    int e = pthread_create(&t.p, NULL, fn, arg);
+    if (e != 0) {
+        fprintf(stderr, "locklab-bench: pthread_create failed: %s\n", strerror(e));
+        exit(1);
+    }
+    return t;
+}
+static void pt_join(th_handle t) { pthread_join(t.p, NULL); }
+static void pt_detach(th_handle t) { pthread_detach(t.p); }
+static th_handle pt_self(void) { return (th_handle){.p = pthread_self()}; }
+static void pt_yield(void) { sched_yield(); }
+static void pt_gate_init(th_gate *g)
+{
+    pthread_mutex_init(&g->pm, NULL);
+    pthread_cond_init(&g->pc, NULL);
+}
+static void pt_gate_arrive(th_gate *g)
+{
+    pthread_mutex_lock(&g->pm);
+    if (--g->left == 0)
+        pthread_cond_signal(&g->pc);
+    pthread_mutex_unlock(&g->pm);
+}
+static void pt_gate_wait(th_gate *g)
+{
+    pthread_mutex_lock(&g->pm);
+    while (g->left > 0)
+        pthread_cond_wait(&g->pc, &g->pm);
+    pthread_mutex_unlock(&g->pm);
+}
+static void pt_gate_destroy(th_gate *g)
+{
+    pthread_mutex_destroy(&g->pm);
+    pthread_cond_destroy(&g->pc);
+}
+static const thread_api pthread_api = {pt_create, pt_join, pt_detach, pt_self, pt_yield,
+                                       pt_gate_init, pt_gate_arrive, pt_gate_wait, pt_gate_destroy};
+
+/* The runtime of --threads processors, alternative cfg->param[0], every lock of --lock, idle
+ * workers spinning spin_ns; bad input exits 2. */
+llt_runtime *wl_threads_start(const bench_config *cfg, uint64_t spin_ns)
+{
+    char err[256];
+    llt_config lc = LLT_CONFIG_DEFAULT;
+    lc.alternative = wl_threads_alternative_name((unsigned)cfg->param[0]); /* pthread: llt_start says it is unknown */
+    lc.processors = (unsigned)cfg->threads;
+    lc.lock_spec = cfg->lock_spec;
+    lc.spin_ns = spin_ns;
+    llt_runtime *rt = llt_start(&lc, err, sizeof err);
+    if (!rt) {
+        fprintf(stderr, "locklab-bench: %s\n", err);
+        exit(2);
+    }
+    return rt;
+}
+
+/* The api of alternative cfg->param[0], and its runtime (NULL for pthread). */
+static const thread_api *api_start(const bench_config *cfg, llt_runtime **rt)
+{
+    if ((unsigned)cfg->param[0] == n_alternatives()) {
+        *rt = NULL;
+        return &pthread_api;
+    }
+    *rt = wl_threads_start(cfg, LLT_DEFAULT_SPIN_NS);
+    return &llt_api;
+}
+
+/* fn(arg) as a thread of the api: a lightweight one in rt, or the caller. */
+static void *api_run(llt_runtime *rt, llt_fn fn, void *arg)
+{
+    return rt ? llt_run(rt, fn, arg) : fn(arg);
+}
+
+/* Runs fn(base + i x stride) for i < n as n threads of the api and joins them: NULL,
+ * or (void *)1 out of memory. */
+static void *fan_out(const thread_api *api, unsigned n, llt_fn fn, void *base, size_t stride)
+{
+    th_handle *t = calloc(n, sizeof *t);
+    if (!t)
+        return (void *)1;
+    for (unsigned i = 0; i < n; i++)
+        t[i] = api->create(fn, (char *)base + i * stride);
+    for (unsigned i = 0; i < n; i++)
+        api->join(t[i]);
+    free(t);
+    return NULL;
+}
+
+void *wl_threads_fan_out(unsigned n, llt_fn fn, void *base, size_t stride)
+{
+    return fan_out(&llt_api, n, fn, base, stride);
+}
+
+void *wl_threads_timed_run(llt_runtime *rt, llt_fn fn, void *arg, uint64_t *wall_ns, bench_result *out)
+{
+    long v0, iv0;
+    double c0;
+    bench_usage_snapshot(&v0, &iv0, &c0);
+    uint64_t t0 = ll_now_ns();
+    void *result = api_run(rt, fn, arg);
+    *wall_ns = ll_now_ns() - t0;
+    bench_usage_snapshot(&out->vcsw, &out->ivcsw, &out->cpu_s);
+    out->vcsw -= v0, out->ivcsw -= iv0, out->cpu_s -= c0;
+    return result;
+}
+
+/* ---- null-thread, thread-work ---- */
 
 enum { P_ALT, P_ROUND, P_JOIN, P_WORK, P_CHAINS };
+#define ALTERNATIVE_PARAM                                                                                      \
+    {"alternative", "the paper's thread-management alternative (A..E; a name), or pthread (the kernel's threads)", \
+     4, 0, 5, 1}
 #define COMMON_PARAMS                                                                                          \
-    {"alternative", "the paper's thread-management alternative (A..E; a name)", 4, 0, 4, 1},     \
-        {"round", "threads per round (the paper: 1000000)", 100000, 1, 1e9, 1},                          \
+    ALTERNATIVE_PARAM, {"round", "threads per round (the paper: 1000000)", 100000, 1, 1e9, 1},          \
         {"join", "1: each thread joins its predecessor; 0: detached (the paper's Table 3.2)", 1, 0, 1, 1}
 static const bench_param null_params[] = {COMMON_PARAMS, {0}};
 static const bench_param work_params[] = {
@@ -57,8 +248,11 @@ static const bench_param work_params[] = {
 typedef struct wl_ctx wl_ctx;
 typedef struct chain {
     LL_ALIGNED(LL_SECTOR) wl_ctx *w;
+    unsigned slot;         /* pthread: the per_proc entry its threads are added to (chain mod P) */
+    uint64_t ran;          /* pthread: threads run (the runtime counts per processor instead) */
     uint64_t left;         /* threads this chain still runs in the round */
-    llt_thread *prev;      /* join=1: the predecessor, joined by its successor */
+    th_handle prev;        /* join=1: the predecessor, joined by its successor */
+    bool has_prev;
     uint64_t created_ns;   /* thread-work: when the next thread was created */
     uint64_t latency_sum, latency_n;
     uint64_t rng, sink;
@@ -67,10 +261,9 @@ typedef struct per_proc {
     LL_ALIGNED(LL_SECTOR) uint64_t threads; /* written only by threads on this processor */
 } per_proc;
 struct wl_ctx {
-    llt_mutex m;
-    llt_cond done;
-    unsigned chains_left; /* under m */
-    unsigned nchains;
+    const thread_api *api;
+    th_gate done; /* the round's chains */
+    unsigned nchains, nprocs;
     int join, timestamps;
     uint64_t work_iters, round;
     double duration_s;
@@ -90,9 +283,12 @@ static void *cycle(void *arg)
         c->latency_sum += ll_now_ns() - c->created_ns;
         c->latency_n++;
     }
-    if (c->prev)
-        llt_join(c->prev);
-    w->procs[llt_processor()].threads++;
+    if (c->has_prev)
+        w->api->join(c->prev);
+    if (w->api == &llt_api)
+        w->procs[llt_processor()].threads++;
+    else
+        c->ran++; /* pthread: no processors; a chain's threads run one after another */
     if (w->work_iters) {
         uint64_t x = c->rng = bench_xorshift(c->rng);
         uint64_t steps = (uint64_t)(((unsigned __int128)x * (2 * w->work_iters + 1)) >> 64);
@@ -102,55 +298,47 @@ static void *cycle(void *arg)
     }
     if (--c->left == 0) {
         if (w->join)
-            llt_detach(llt_self());
-        llt_mutex_lock(&w->m);
-        if (--w->chains_left == 0)
-            llt_cond_signal(&w->done);
-        llt_mutex_unlock(&w->m);
+            w->api->detach(w->api->self());
+        w->api->gate_arrive(&w->done);
         return NULL;
     }
-    c->prev = w->join ? llt_self() : NULL;
+    c->has_prev = w->join;
+    if (w->join)
+        c->prev = w->api->self();
     if (w->timestamps)
         c->created_ns = ll_now_ns();
-    llt_thread *t = llt_create(cycle, c);
+    th_handle t = w->api->create(cycle, c);
     if (!w->join)
-        llt_detach(t);
+        w->api->detach(t);
     return NULL;
 }
 
 /* One round of n threads over the chains; returns when all ran. */
 static void round_of(wl_ctx *w, uint64_t n)
 {
-    w->chains_left = w->nchains;
-    for (unsigned i = 0; i < w->nchains; i++) {
+    unsigned running = w->nchains < n ? w->nchains : (unsigned)n; /* fewer threads than chains: some idle */
+    w->done.left = running;
+    for (unsigned i = 0; i < running; i++) {
         chain *c = &w->chains[i];
         c->left = n / w->nchains + (i < n % w->nchains);
-        c->prev = NULL;
-        if (c->left == 0) { /* fewer threads than chains */
-            w->chains_left--;
-            continue;
-        }
+        c->has_prev = false;
         c->created_ns = w->timestamps ? ll_now_ns() : 0;
-        llt_thread *t = llt_create(cycle, c);
+        th_handle t = w->api->create(cycle, c);
         if (!w->join) /* join=1: the head's successor joins it (or, the chain's last, it detaches itself) */
-            llt_detach(t);
+            w->api->detach(t);
     }
-    llt_mutex_lock(&w->m);
-    while (w->chains_left > 0)
-        llt_cond_wait(&w->done, &w->m);
-    llt_mutex_unlock(&w->m);
+    w->api->gate_wait(&w->done);
 }
 
 static void *root(void *arg)
 {
     wl_ctx *w = (wl_ctx *)arg;
-    llt_mutex_init(&w->m, llt_current());
-    llt_cond_init(&w->done, llt_current());
+    w->api->gate_init(&w->done);
     round_of(w, w->round < 20000 ? w->round : 20000); /* warm start: free lists and stacks */
-    for (unsigned i = 0; i < llt_processors(llt_current()); i++)
+    for (unsigned i = 0; i < w->nprocs; i++)
         w->procs[i].threads = 0;
     for (unsigned i = 0; i < w->nchains; i++)
-        w->chains[i].latency_sum = w->chains[i].latency_n = 0;
+        w->chains[i].latency_sum = w->chains[i].latency_n = w->chains[i].ran = 0;
     double c0;
     long v0, iv0;
     bench_usage_snapshot(&v0, &iv0, &c0);
@@ -162,34 +350,20 @@ static void *root(void *arg)
     w->wall_ns = now - t0;
     bench_usage_snapshot(&w->vcsw, &w->ivcsw, &w->cpu_s);
     w->vcsw -= v0, w->ivcsw -= iv0, w->cpu_s -= c0;
-    llt_mutex_destroy(&w->m);
-    llt_cond_destroy(&w->done);
+    w->api->gate_destroy(&w->done);
     return NULL;
-}
-
-/* The runtime of --threads processors, alternative param[0], every lock of --lock; bad input exits 2. */
-static llt_runtime *start_runtime(const bench_config *cfg)
-{
-    char err[256];
-    llt_config lc = LLT_CONFIG_DEFAULT;
-    lc.alternative = llt_alternative_name((unsigned)cfg->param[P_ALT]);
-    lc.processors = (unsigned)cfg->threads;
-    lc.lock_spec = cfg->lock_spec;
-    llt_runtime *rt = llt_start(&lc, err, sizeof err);
-    if (!rt) {
-        fprintf(stderr, "locklab-bench: %s\n", err);
-        exit(2);
-    }
-    return rt;
 }
 
 static int run_common(const bench_config *cfg, bench_result *out, bool work)
 {
-    llt_runtime *rt = start_runtime(cfg);
+    llt_runtime *rt;
+    const thread_api *api = api_start(cfg, &rt);
     if (bench_result_alloc(out, cfg->threads) != 0)
         return -1;
     wl_ctx w;
     memset(&w, 0, sizeof w);
+    w.api = api;
+    w.nprocs = (unsigned)cfg->threads;
     w.join = cfg->param[P_JOIN] != 0;
     w.round = (uint64_t)cfg->param[P_ROUND];
     w.duration_s = cfg->duration_s;
@@ -203,10 +377,14 @@ static int run_common(const bench_config *cfg, bench_result *out, bool work)
     memset(w.procs, 0, sizeof(per_proc) * (size_t)cfg->threads);
     for (unsigned i = 0; i < w.nchains; i++) {
         w.chains[i].w = &w;
+        w.chains[i].slot = i % w.nprocs;
         w.chains[i].rng = 0x9e3779b97f4a7c15ull * (i + 1);
     }
-    llt_run(rt, root, &w);
-    llt_stop(rt);
+    api_run(rt, root, &w);
+    if (rt)
+        llt_stop(rt);
+    for (unsigned i = 0; i < w.nchains; i++)
+        w.procs[w.chains[i].slot].threads += w.chains[i].ran;
     uint64_t counted = 0, lat_sum = 0, lat_n = 0;
     for (int i = 0; i < cfg->threads; i++) {
         out->per_thread_ops[i] = w.procs[i].threads;
@@ -245,7 +423,7 @@ static int run_work(ll_lock *lock, const bench_config *cfg, bench_result *out)
 
 enum { S_CS = 1, S_BARRIER };
 static const bench_param counter_params[] = {
-    {"alternative", "the paper's thread-management alternative (A..E; a name)", 4, 0, 4, 1},
+    ALTERNATIVE_PARAM,
     {"cs_iters", "PRNG steps inside the critical section besides the increment (Figure 4.2)", 0, 0, 1e7, 1},
     {"barrier", "0: increment in a loop (Figure 4.1); 1: barrier rounds, one increment each (Figure 4.3)", 0, 0, 1, 1},
     {0},
@@ -256,6 +434,7 @@ typedef struct spinner {
     uint64_t ops, sink;
 } spinner;
 typedef struct spin_ctx {
+    const thread_api *api;
     ll_lock *lock;
     unsigned n;
     uint64_t cs_iters, deadline;
@@ -306,7 +485,7 @@ static void *spin_body(void *arg)
         for (unsigned i = 1; ll_load_acquire(&s->counter) < target; i++) { /* acquire: pairs with the store above */
             ll_pause();
             if ((i & 63) == 0)
-                llt_yield();
+                s->api->yield();
         }
         if (ll_load_relaxed(&s->stop_round) == round) /* relaxed: ordered by the acquire load of the counter */
             return NULL;
@@ -316,26 +495,20 @@ static void *spin_body(void *arg)
 static void *spin_root(void *arg)
 {
     spin_ctx *s = (spin_ctx *)arg;
-    llt_thread **t = calloc(s->n, sizeof *t);
-    if (!t)
-        return (void *)1;
-    for (unsigned i = 0; i < s->n; i++)
-        t[i] = llt_create(spin_body, &s->th[i]);
-    for (unsigned i = 0; i < s->n; i++)
-        llt_join(t[i]);
-    free(t);
-    return NULL;
+    return fan_out(s->api, s->n, spin_body, s->th, sizeof *s->th);
 }
 
 static int run_counter(ll_lock *lock, const bench_config *cfg, bench_result *out)
 {
-    llt_runtime *rt = start_runtime(cfg);
+    llt_runtime *rt;
+    const thread_api *api = api_start(cfg, &rt);
     if (bench_result_alloc(out, cfg->threads) != 0)
         return -1;
     spin_ctx *s = NULL;
     if (posix_memalign((void **)&s, LL_SECTOR, sizeof *s) != 0)
         return -1;
     memset(s, 0, sizeof *s);
+    s->api = api;
     s->lock = lock;
     s->n = (unsigned)cfg->threads;
     s->cs_iters = (uint64_t)cfg->param[S_CS];
@@ -345,16 +518,11 @@ static int run_counter(ll_lock *lock, const bench_config *cfg, bench_result *out
     memset(s->th, 0, sizeof(spinner) * s->n);
     for (unsigned i = 0; i < s->n; i++)
         s->th[i].s = s;
-    long v0, iv0;
-    double c0;
-    bench_usage_snapshot(&v0, &iv0, &c0);
-    uint64_t t0 = ll_now_ns();
-    s->deadline = t0 + (uint64_t)(cfg->duration_s * 1e9);
-    void *failed = llt_run(rt, spin_root, s);
-    uint64_t wall = ll_now_ns() - t0;
-    bench_usage_snapshot(&out->vcsw, &out->ivcsw, &out->cpu_s);
-    out->vcsw -= v0, out->ivcsw -= iv0, out->cpu_s -= c0;
-    llt_stop(rt);
+    s->deadline = ll_now_ns() + (uint64_t)(cfg->duration_s * 1e9);
+    uint64_t wall;
+    void *failed = wl_threads_timed_run(rt, spin_root, s, &wall, out);
+    if (rt)
+        llt_stop(rt);
     if (failed)
         return -1;
     uint64_t sum = 0;

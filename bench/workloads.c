@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "locklab/threads.h"
+#include "wl_threads.h"
 
 extern const workload wl_uncontended, wl_mutexbench;
 extern const workload wl_randarray;
@@ -16,6 +16,7 @@ extern const workload wl_handover;
 extern const workload wl_prodcons; /* Malthusian 6.7 */
 extern const workload wl_bufpool;  /* Malthusian 6.11 */
 extern const workload wl_null_thread, wl_thread_work, wl_thread_counter; /* thread management alternatives */
+extern const workload wl_thread_switch, wl_thread_idle;                 /* the thread runtime: switch cost, idle CPU */
 
 const workload *const workloads[] = {
     &wl_uncontended,
@@ -33,10 +34,12 @@ const workload *const workloads[] = {
     &wl_null_thread,
     &wl_thread_work,
     &wl_thread_counter,
+    &wl_thread_switch,
+    &wl_thread_idle,
     NULL,
 };
 
 bench_names_fn bench_param_names(const char *key)
 {
-    return strcmp(key, "alternative") == 0 ? llt_alternative_name : NULL;
+    return strcmp(key, "alternative") == 0 ? wl_threads_alternative_name : NULL;
 }

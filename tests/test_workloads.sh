@@ -50,6 +50,8 @@ handover handovers,handover_samples cs_steps
 null-thread ns_per_thread,chains round
 thread-work ns_per_thread,chains,create_to_start_ns round
 thread-counter ns_per_increment cs_iters
+thread-switch ns_per_switch,raw_switch_ns per_processor
+thread-idle idle_cpu_fraction,idle_cpu_s,idle_spin_ns spin_ns
 TABLE
 )
 while read -r wl extras first_param; do
@@ -141,13 +143,35 @@ expect_error "handover needs 2 threads" "handover needs at least 2" -- "$bench" 
 
 # The lightweight-thread runtime's workloads: an unknown alternative, and more processors than it runs.
 expect_error "null-thread unknown alternative" \
-  "bad value 'fastest' for --param alternative (valid: single-lock, multi-lock, local-freelist, idle-queue, local-readyq)" \
+  "bad value 'fastest' for --param alternative (valid: single-lock, multi-lock, local-freelist, idle-queue, local-readyq, pthread)" \
   -- "$bench" null-thread --lock mcs --param alternative=fastest
+# pthread is a peer of null-thread, thread-work and thread-counter only.
+for wl in thread-switch thread-idle; do
+  expect_error "$wl: no pthread alternative" \
+    "unknown thread alternative 'pthread' (valid: single-lock, multi-lock, local-freelist, idle-queue, local-readyq)" \
+    -- "$bench" $wl --lock mcs --param alternative=pthread
+done
 expect_error "null-thread too many processors" "bad number of processors 300 (valid: 1..256)" \
   -- "$bench" null-thread --lock mcs --threads 300 --duration 0.01
 for alt in single-lock multi-lock local-freelist idle-queue local-readyq; do
   check_run "null-thread $alt detached" "ns_per_thread" -- null-thread --param alternative=$alt --param join=0 --param round=5000
 done
+# The peer: the same chains on pthreads (joined and detached), and section 4 on pthreads; the
+# JSON names the alternative.
+for join in 1 0; do
+  check_run "null-thread pthread join=$join" "ns_per_thread" -- null-thread --param alternative=pthread --param join=$join \
+    --param round=500
+  if [[ $(first_line) == *'"alternative":"pthread"'* ]]; then ok "null-thread pthread: the JSON names the alternative"
+  else bad "null-thread pthread: no \"alternative\":\"pthread\" in $(first_line)"; fi
+done
+check_run "thread-work pthread, 5 chains" "ns_per_thread create_to_start_ns" -- thread-work --param alternative=pthread \
+  --param chains=5 --param round=500
+check_run "thread-counter pthread barrier" "barriers" -- thread-counter --param alternative=pthread --param barrier=1
+check_run "thread-switch 3 per processor" "ns_per_switch" -- thread-switch --param per_processor=3
+check_run "thread-idle, idle-queue" "idle_cpu_fraction" -- thread-idle --param alternative=idle-queue --param spin_ns=0
+while read -r line; do
+  expect "thread-idle: 4 null threads per processor ran" "$(json_num "$line" ops) == 8"
+done <<< "$LAST_OUTPUT"
 check_run "thread-counter barrier" "barriers ns_per_barrier_per_thread" -- thread-counter --param barrier=1 --param cs_iters=10
 while read -r line; do
   expect "thread-counter: barrier rounds x 2 threads = increments" \

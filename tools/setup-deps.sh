@@ -8,12 +8,15 @@
 #     test    build + venv + what `make test` runs: strace, sysbench, setarch
 #             (util-linux), the sanitizer runtimes (libtsan2, libasan8),
 #             pkg-config (the install test), man (the manual-page test),
-#             relacy-dev (the Relacy model checker: locklab-check, docs/verification.md)
+#             relacy-dev (the Relacy model checker: locklab-check, docs/verification.md),
+#             libboost-fiber-dev (optional: the Boost.Fiber/Context peer of the thread
+#             runtime, locklab-peer-boost, docs/threads.md; found at the next configure)
 # Nothing missing: silent, exit 0.  Something missing: one line naming the
 # Debian packages; as root they are installed with apt-get, non-interactively;
 # otherwise the apt-get command to run is printed and the exit status is 1
 # (0 when only optional packages are missing: libck-dev, whose locks CMake
-# registers when its header appears, at the next configure).
+# registers when its header appears, and libboost-fiber-dev, whose peer it
+# builds when the package appears, both at the next configure).
 set -euo pipefail
 what=${1:-}
 case $what in
@@ -46,6 +49,7 @@ case $what in
         want_cmd strace strace; want_cmd sysbench sysbench; want_cmd setarch util-linux
         want_cmd pkg-config pkg-config; want_cmd man man-db
         want_pkg libtsan2; want_pkg libasan8; want_pkg relacy-dev
+        want_optional_pkg libboost-fiber-dev
         ;;
 esac
 [ ${#need[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0

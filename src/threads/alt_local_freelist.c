@@ -36,9 +36,8 @@ static void destroy(llt_runtime *rt)
 
 static void ready(llt_runtime *rt, llt_worker *w, llt_thread *t)
 {
-    (void)w;
     llt_central_push(&((alt_local *)rt->alt)->rq, t);
-    llt_wake_idle(rt);
+    llt_wake_idle(rt, w);
 }
 
 static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)

@@ -42,13 +42,12 @@ static void destroy(llt_runtime *rt)
 
 static void ready(llt_runtime *rt, llt_worker *w, llt_thread *t)
 {
-    (void)w;
     alt_rq *a = (alt_rq *)rt->alt;
     proc_rq *q = &a->procs[rt->nworkers == 1 ? 0 : ll_rand_below(rt->nworkers)];
     ll_lock_acquire(q->lock);
     llt_queue_push(&q->q, t);
     ll_lock_release(q->lock);
-    llt_wake_idle(rt);
+    llt_wake_idle(rt, w);
 }
 
 static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)

@@ -51,7 +51,7 @@ static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)
     llt_cb_init(t, rt, fn, arg);
     llt_queue_push(&a->ready, t);
     ll_lock_release(a->lock);
-    llt_wake_idle(rt);
+    llt_wake_idle(rt, w);
     return t;
 }
 
@@ -96,12 +96,11 @@ static void release(llt_worker *w, llt_thread *t)
 
 static void ready(llt_runtime *rt, llt_worker *w, llt_thread *t)
 {
-    (void)w;
     alt_single *a = (alt_single *)rt->alt;
     ll_lock_acquire(a->lock);
     llt_queue_push(&a->ready, t);
     ll_lock_release(a->lock);
-    llt_wake_idle(rt);
+    llt_wake_idle(rt, w);
 }
 
 static bool has_work(llt_worker *w) { return llt_queue_peek(&((alt_single *)w->rt->alt)->ready); }

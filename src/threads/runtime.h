@@ -193,10 +193,15 @@ llt_thread *llt_cb_fresh(llt_runtime *rt, unsigned n);
 /* A new stack from mmap, with its guard page (cold). */
 llt_stack *llt_stack_fresh(llt_runtime *rt);
 
-/* After a thread became ready: wake one parked worker, if any (llt_idle_wait). */
-LL_INLINE void llt_wake_idle(llt_runtime *rt)
+/* After a thread became ready: wake one parked worker, if any (llt_idle_wait).  w
+ * is the caller's worker (NULL outside the runtime).  With one processor that is
+ * the caller's own, running, which looks at the queues before it idles: nobody
+ * to wake, and no fence on the create path of a uniprocessor runtime. */
+LL_INLINE void llt_wake_idle(llt_runtime *rt, llt_worker *w)
 {
     void llt_wake_one(llt_runtime * rt);
+    if (w && w->rt == rt && rt->nworkers == 1)
+        return;
     ll_fence(LL_SEQ_CST); /* publish-before-check: pairs with the fence in llt_idle_wait's park */
     if (ll_load_relaxed(&rt->sleepers) != 0) /* relaxed: ordered by the fence above */
         llt_wake_one(rt);
