@@ -11,7 +11,8 @@ src=$1 build=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-out=$(BUILD=$build bash "$src/bench/threads.sh" --quick --out "$tmp" 2>&1); rc=$?
+out=$(env -u RUNS -u DURATION -u OVER -u LOCK -u WORK_ITERS BUILD="$build" bash "$src/bench/threads.sh" --quick \
+  --out "$tmp" 2>&1); rc=$?
 if [ $rc -eq 0 ]; then ok "threads.sh --quick exits 0"; else bad "threads.sh --quick (rc=$rc): $out"; fi
 for section in "Null thread" "Context switch" "thread-work" "Spin-waiting" "Idle runtime" "Issue 11's targets"; do
   if [[ $out == *"### $section"* ]]; then ok "prints: $section"; else bad "no section '$section'"; fi
