@@ -11,10 +11,10 @@ subcommand caught (a file that cannot be read or written).
 import argparse
 import sys
 
-from . import __version__, advise, apps, bench, compare, profiler, report, runner, schema, sweep
+from . import __version__, advise, apps, bench, compare, profiler, report, runner, schema, sim, sweep
 from .errors import UsageError
 
-SUBCOMMANDS = [sweep, report, compare, runner, profiler, advise, apps]
+SUBCOMMANDS = [sweep, report, compare, sim, runner, profiler, advise, apps]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -27,7 +27,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def build_parser():
     parser = OneLineParser(prog="locklab", description="locklab laboratory: sweeps, reports and comparisons "
-                           "of locklab-bench measurements")
+                           "of locklab-bench measurements and locklab-sim simulations")
     # Same line as `locklab-bench --version`: one version for the library, the bench and this package.
     parser.add_argument("--version", action="version", version=f"locklab {__version__}")
     subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=OneLineParser)

@@ -9,10 +9,15 @@ ratio = median(A) / median(B) over the runs; per-run ratios pair A's run i with
 B's run i (runs were interleaved, so run i of every lock saw the same moment of
 the machine) and their min..max is the spread.  For two directories, run i of
 one sweep is paired with run i of the other.
+
+Simulated results (`sweep --sim MACHINE`) are labelled "simulated on MACHINE"
+in every heading and sentence.  Comparing a simulated directory with a measured
+one is refused unless --mixed says it is meant; the labels then say which is which.
 """
 
 import math
 
+from . import meta as metamod
 from . import results
 from .formatting import fmt_rate
 from .errors import UsageError
@@ -32,6 +37,8 @@ def register(p):
     p.add_argument("--lock", metavar="SPEC", help="two-directory mode: only this lock spec")
     p.add_argument("--metric", default="throughput_ops_s", choices=sorted(results.METRICS),
                    help="what to compare (default: throughput_ops_s)")
+    p.add_argument("--mixed", action="store_true", help="two-directory mode: allow comparing simulated results "
+                   "with measured ones (each side is labelled)")
     p.set_defaults(func=run)
 
 
@@ -60,8 +67,16 @@ def _div(x, y):
     return x / y
 
 
+def _labelled(label, d):
+    """label, with "(simulated on MACHINE)" for simulated results."""
+    sim = metamod.simulated_machine(d.meta)
+    return f"{label} (simulated on {sim})" if sim else label
+
+
 def pairs(args):
     """[(label A, label B, ResultDir A, spec A, ResultDir B, spec B)] from the arguments."""
+    if args.mixed and args.dir:
+        raise UsageError("--mixed is for comparing two result directories; with --dir, A and B share one")
     if args.dir:
         if args.lock:
             raise UsageError("--lock is for comparing two result directories; with --dir, A and B are the locks")
@@ -69,11 +84,16 @@ def pairs(args):
         for spec in (args.a, args.b):
             if spec not in d.specs():
                 raise UsageError(f"lock '{spec}' is not in {args.dir} (valid: {', '.join(d.specs())})")
-        return [(args.a, args.b, d, args.a, d, args.b)]
+        return [(_labelled(args.a, d), _labelled(args.b, d), d, args.a, d, args.b)]
     try:
         da, db = results.ResultDir(args.a), results.ResultDir(args.b)
     except UsageError as e:
         raise UsageError(f"{e}; to compare two locks of one sweep, pass --dir DIR") from None
+    sa, sb = metamod.source_label(da.meta), metamod.source_label(db.meta)
+    mixed = (sa == "measured") != (sb == "measured")
+    if mixed and not args.mixed:
+        raise UsageError(f"{args.a} is {sa} and {args.b} is {sb}; pass --mixed to compare simulated with measured "
+                         "results")
     common = [s for s in da.specs() if s in db.specs()]
     if args.lock:
         if args.lock not in common:
@@ -81,7 +101,9 @@ def pairs(args):
         common = [args.lock]
     if not common:
         raise UsageError(f"{args.a} and {args.b} share no lock spec")
-    return [(f"{args.a}:{s}", f"{args.b}:{s}", da, s, db, s) for s in common]
+    if mixed:  # say which is which, even on the measured side
+        return [(f"{args.a}:{s} ({sa})", f"{args.b}:{s} ({sb})", da, s, db, s) for s in common]
+    return [(_labelled(f"{args.a}:{s}", da), _labelled(f"{args.b}:{s}", db), da, s, db, s) for s in common]
 
 
 def compute(args):

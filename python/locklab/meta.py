@@ -4,6 +4,9 @@ Fields: cpu_model, cpus (online CPUs), kernel, glibc, compiler (read from the
 bench binary's .comment section, else `cc --version`), git_revision (of the
 work tree the bench was built in; "-dirty" with uncommitted changes), date (UTC, ISO 8601),
 command (the command line), bench (its path), and the sweep's configuration.
+A simulated sweep (`sweep --sim MACHINE`) adds "simulated": true, "machine"
+(MACHINE as given) and "machine_model" (the simulator's parsed machine); the
+host fields then describe the computer that ran the simulator.
 """
 
 import datetime
@@ -75,8 +78,11 @@ def now_utc():
     return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
 
 
-def collect(bench, config):
-    """Everything meta.json records, for a sweep with `config` run on `bench`."""
+def collect(bench, config, machine_model=None):
+    """Everything meta.json records, for a sweep with `config` run on `bench`
+    (or simulated by it: config["sim"] names the machine)."""
+    simulated = {"simulated": True, "machine": config["sim"], "machine_model": machine_model} \
+        if config.get("sim") else {}
     return {
         "cpu_model": _cpu_model(),
         "cpus": os.cpu_count(),
@@ -88,11 +94,26 @@ def collect(bench, config):
         "command": shlex.join(["locklab", *sys.argv[1:]]),
         "bench": str(bench),
         "config": config,
+        **simulated,
     }
+
+
+def simulated_machine(meta):
+    """The machine a sweep was simulated on (its --sim MACHINE), or None for a measured one."""
+    return (meta.get("machine") or "?") if meta.get("simulated") else None
+
+
+def source_label(meta):
+    """'simulated on MACHINE' or 'measured': what every table and plot of the results says."""
+    machine = simulated_machine(meta)
+    return f"simulated on {machine}" if machine else "measured"
 
 
 def machine_line(meta):
     """One line naming the machine, for plot footers and report headers."""
+    if simulated_machine(meta):
+        return (f"simulated on {simulated_machine(meta)} by locklab-sim {meta.get('git_revision', '?')} "
+                f"(host: {meta.get('cpu_model', '?')}, {meta.get('cpus', '?')} CPUs), {meta.get('date', '?')}")
     return (f"{meta.get('cpu_model', '?')}, {meta.get('cpus', '?')} CPUs, Linux {meta.get('kernel', '?')}, "
             f"{meta.get('glibc', '?')}, {meta.get('compiler', '?')}, locklab {meta.get('git_revision', '?')}, "
             f"{meta.get('date', '?')}")

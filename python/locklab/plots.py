@@ -2,7 +2,8 @@
 vs thread count on a log2 x-axis, one line per lock, the median of the runs
 with min..max as error bars.  One PNG per workload with four panels:
 throughput, LWSS, fairness factor and voluntary context switches per
-acquisition.  The title names the workload, the footer the machine.
+acquisition.  The title names the workload (and "simulated on MACHINE" for
+simulated results), the footer the machine.
 """
 
 import math
@@ -58,8 +59,36 @@ def workload_figure(result, workload, path):
         ax.grid(True, which="major", alpha=0.3)
     axes.flat[0].legend(fontsize=8, ncol=2)
     runs = max(len(result.runs(workload, s, t)) for s in result.specs(workload) for t in threads)
-    fig.suptitle(f"{workload}: median of {runs} interleaved runs, bars = min..max")
+    sim = metamod.simulated_machine(result.meta)
+    fig.suptitle(f"{workload}{f' (simulated on {sim})' if sim else ''}: median of {runs} interleaved runs, "
+                 "bars = min..max")
     fig.text(0.5, -0.01, metamod.machine_line(result.meta) if result.meta else "machine unknown (no meta.json)",
              ha="center", va="top", fontsize=7)
     fig.savefig(path, dpi=110, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+
+
+def validation_figure(points, tolerance, machine, path):
+    """`locklab sim validate`: simulated against measured ratio per (label, measured,
+    simulated) point, log-log, with the diagonal and the +-tolerance band."""
+    pts = [(label, m, s) for label, m, s in points if m > 0 and s > 0 and not math.isinf(m) and not math.isinf(s)]
+    fig, ax = plt.subplots(figsize=(7, 7), constrained_layout=True)
+    if pts:
+        lo = min(min(m, s) for _, m, s in pts) / 1.5
+        hi = max(max(m, s) for _, m, s in pts) * 1.5
+        xs = [lo, hi]
+        ax.plot(xs, xs, color="black", linewidth=1, label="simulated = measured")
+        ax.fill_between(xs, [x * (1 - tolerance) for x in xs], [x * (1 + tolerance) for x in xs], color="green",
+                        alpha=0.15, label=f"+-{tolerance:.0%}")
+        ax.scatter([m for _, m, _ in pts], [s for _, _, s in pts], s=14)
+        for label, m, s in pts:
+            ax.annotate(label, (m, s), fontsize=6, xytext=(3, 3), textcoords="offset points")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.legend(fontsize=8)
+    ax.set_xlabel("measured throughput ratio (lock / baseline)")
+    ax.set_ylabel(f"simulated on {machine}")
+    ax.set_title("locklab sim validate: throughput ratios, simulated vs measured")
+    ax.grid(True, which="major", alpha=0.3)
+    fig.savefig(path, dpi=110, metadata={"Software": None})
     plt.close(fig)

@@ -4,10 +4,13 @@ blocks: DIR/report.md and DIR/report.html (both embed DIR/WORKLOAD.png).
 DIR/summary.csv holds the same statistics for other tools (columns: workload,
 spec, threads, runs, then METRIC_median, METRIC_min, METRIC_max for every
 metric of results.METRICS).  Prints a throughput table and the paths.
+Simulated results (`sweep --sim MACHINE`) say "simulated on MACHINE" in the
+title, the throughput headings, the plots and the terminal table.
 """
 
 import csv
 import html
+import json
 import math
 import os
 
@@ -47,8 +50,17 @@ def build_document(result, images):
     """Blocks: ("h1"|"h2"|"h3"|"p", text), ("img", file, alt), ("table", header, rows, numeric):
     a numeric table right-aligns every column but the first."""
     m = result.meta
-    doc = [("h1", f"locklab report: {result.path.name}")]
-    if m:
+    sim = metamod.simulated_machine(m)
+    doc = [("h1", title(result))]
+    if sim:
+        model = m.get("machine_model") or {}
+        doc.append(("p", f"Simulated, not measured: every run was done by locklab-sim on the machine model {sim} "
+                         "(docs/simulator.md); throughput is per simulated second."))
+        doc.append(("table", ["simulated machine", ""], [["machine (--sim)", sim]] +
+                    [[str(k), json.dumps(v) if isinstance(v, (dict, list)) else str(v)] for k, v in model.items()],
+                    False))
+        doc.append(("p", f"The simulator ran on {metamod.machine_line(dict(m, simulated=False))}."))
+    elif m:
         doc.append(("p", f"Measured on {metamod.machine_line(m)}."))
         doc.append(("table", ["machine", ""], [
             ["CPU", m.get("cpu_model", "?")], ["CPUs", str(m.get("cpus", "?"))], ["kernel", m.get("kernel", "?")],
@@ -65,7 +77,7 @@ def build_document(result, images):
         params = ", ".join(p or "defaults" for p in result.params(w))
         doc.append(("h2", f"{w} (parameters: {params})"))
         doc.append(("img", images[w], f"{w}: throughput, LWSS, fairness factor and context switches vs threads"))
-        doc.append(("h3", "Throughput (ops/s), median [min..max]"))
+        doc.append(("h3", f"Throughput (ops/s, {metamod.source_label(m)}), median [min..max]"))
         rows = []
         for t in threads:
             row = [str(t)]
@@ -94,6 +106,11 @@ def build_document(result, images):
                         rows.append([s, str(t)] + [fmt_value(results.summarize_extra(runs, x).median) for x in extras])
             doc.append(("table", ["lock", "threads"] + extras, rows, True))
     return doc
+
+
+def title(result):
+    sim = metamod.simulated_machine(result.meta)
+    return f"locklab report: {result.path.name}" + (f" (simulated on {sim})" if sim else "")
 
 
 def _md_cell(text):
@@ -161,7 +178,8 @@ def terminal_table(result):
     for w in result.workloads():
         specs = result.specs(w)
         width = max(10, *(len(s) + 1 for s in specs))
-        lines.append(f"{w}: median ops/s")
+        sim = metamod.simulated_machine(result.meta)
+        lines.append(f"{w}: median ops/s" + (f", simulated on {sim}" if sim else ""))
         lines.append(f"{'threads':>7}" + "".join(f"{s:>{width}}" for s in specs))
         for t in result.threads(w):
             cells = []
@@ -187,7 +205,7 @@ def run(args):
             plots.workload_figure(result, w, result.path / images[w])
         doc = build_document(result, images)
         (result.path / "report.md").write_text(to_markdown(doc))
-        (result.path / "report.html").write_text(to_html(doc, f"locklab report: {result.path.name}"))
+        (result.path / "report.html").write_text(to_html(doc, title(result)))
         write_summary_csv(result, result.path / "summary.csv")
     except OSError as e:
         raise UsageError(f"cannot write the report into '{result.path}': {e.filename}: {e.strerror}") from None

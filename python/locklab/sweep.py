@@ -15,7 +15,16 @@ command with the same --out skips the runs already in DIR/results.csv (key:
 workload, spec, threads, run, params).  DIR/meta.json records the machine and
 the configuration (with $LOCKLAB_TOPOLOGY); a different configuration in an existing DIR is refused.
 A bench failure stops the sweep with the bench's message; the CSV stays resumable.
+
+`--sim MACHINE`: every run is done by the simulator locklab-sim instead, with
+`--machine MACHINE --seed RUN` (runs differ, and rerunning reproduces them);
+meta.json says "simulated": true and records the machine (its name and the
+simulator's parsed model), so report and compare label the results.  A
+simulated sweep and a measured one never share a directory (the configuration
+differs in "sim").
 """
+
+import re
 
 import json
 import os
@@ -49,7 +58,28 @@ def register(p):
     p.add_argument("--out", required=True, metavar="DIR", help="result directory (created; reused to resume)")
     p.add_argument("--bench", metavar="PATH", help="locklab-bench to run (default: the repository's build/bin, "
                    "else the one on PATH)")
+    add_sim_arguments(p)
     p.set_defaults(func=run)
+
+
+def add_sim_arguments(p):
+    p.add_argument("--sim", metavar="MACHINE", help="simulate every run with locklab-sim on MACHINE: a preset "
+                   "(`locklab sim --list-presets`) or sockets=S,cores=C[,KEY=VALUE...]; --duration is then "
+                   "simulated seconds")
+    p.add_argument("--sim-bin", metavar="PATH", help="locklab-sim to run (default: $LOCKLAB_SIM, the repository's "
+                   "build/bin, else the one on PATH)")
+
+
+# A machine is a preset name or a comma-separated KEY=VALUE list (the simulator checks the names and values).
+MACHINE_SYNTAX = re.compile(r"[A-Za-z0-9_.+-]+|[A-Za-z_][A-Za-z0-9_]*=[^,=\s]+(,[A-Za-z_][A-Za-z0-9_]*=[^,=\s]+)*")
+
+
+def parse_machine(option, text):
+    """The syntax of a machine description; its meaning is the simulator's to check."""
+    if text is None or not MACHINE_SYNTAX.fullmatch(text):
+        raise UsageError(f"malformed {option} '{text}' (valid: a preset name, see `locklab sim --list-presets`, "
+                         "or sockets=S,cores=C[,KEY=VALUE...])")
+    return text
 
 
 def split_locks(text):
@@ -97,7 +127,8 @@ def parse_number(option, text, kind, lo, hi):
 
 
 def parse_params(given, selected, declared):
-    """--param [WORKLOAD.]KEY=VALUE -> {workload: {key: value}} for the selected workloads."""
+    """--param [WORKLOAD.]KEY=VALUE -> {workload: {key: value}} for the selected workloads.
+    declared: {workload: [keys]}, or None when unknown (the simulator then checks the keys)."""
     params = {w: {} for w in selected}
     for item in given:
         lhs, eq, value = item.partition("=")
@@ -109,7 +140,7 @@ def parse_params(given, selected, declared):
             raise UsageError(f"--param '{item}' names workload '{scope}', not in this sweep "
                              f"(valid: {', '.join(selected)})")
         for w in targets:
-            if key not in declared[w]:
+            if declared is not None and key not in declared[w]:
                 valid = ", ".join(declared[w]) or "none"
                 raise UsageError(f"{w} has no parameter '{key}' (valid: {valid}); "
                                  f"use WORKLOAD.KEY=VALUE for one workload only")
@@ -120,12 +151,16 @@ def parse_params(given, selected, declared):
 
 
 def validate(args):
-    """Check every argument up front; returns (bench path, configuration dict)."""
+    """Check every argument up front; returns (bench or simulator path, configuration dict)."""
     runs = parse_number("--runs", args.runs, int, 1, 1000)
     duration = parse_number("--duration", args.duration, float, 0.001, 3600)
     threads = parse_threads(args.threads)
     wls = _unique_list("--workloads", args.workloads.split(","))
     specs = _unique_list("--locks", split_locks(args.locks))
+    if args.sim is not None:
+        return validate_sim(args, runs, duration, threads, wls, specs)
+    if args.sim_bin:
+        raise UsageError("--sim-bin is for simulated sweeps (valid: with --sim MACHINE)")
     exe = bench.locate(args.bench)
     declared = bench.workloads(exe)
     for w in wls:
@@ -140,8 +175,32 @@ def validate(args):
         bench.check(exe, w, specs, params[w], threads)
     # LOCKLAB_TOPOLOGY (the bench reads it) is part of what is measured: a resume under another one is refused
     config = {"workloads": wls, "locks": specs, "threads": threads, "runs": runs, "duration": duration,
-              "params": params, "topology": os.environ.get("LOCKLAB_TOPOLOGY")}
+              "params": params, "topology": os.environ.get("LOCKLAB_TOPOLOGY"), "sim": None}
     return exe, config
+
+
+def validate_sim(args, runs, duration, threads, wls, specs):
+    """validate() for --sim: the simulator checks workloads, locks, parameters and
+    the machine itself (short simulated runs; its one-line message is passed on)."""
+    machine = parse_machine("--sim", args.sim)
+    if args.bench:
+        raise UsageError("--bench is for measured sweeps; a simulated sweep runs locklab-sim (valid: --sim-bin PATH)")
+    exe = bench.locate_sim(args.sim_bin)
+    try:
+        declared = bench.workloads(exe)  # optional in the simulator's interface
+    except UsageError:
+        declared = None
+    if declared is not None:
+        for w in wls:
+            if w not in declared:
+                raise UsageError(f"unknown workload '{w}' for locklab-sim (valid: {', '.join(declared)})")
+    params = parse_params(args.param, wls, declared)
+    model = None
+    for w in wls:
+        model = bench.check_sim(exe, w, specs, params[w], threads, machine) or model
+    config = {"workloads": wls, "locks": specs, "threads": threads, "runs": runs, "duration": duration,
+              "params": params, "topology": None, "sim": machine}
+    return exe, dict(config, machine_model=model)
 
 
 class Run(NamedTuple):
@@ -171,9 +230,10 @@ def _differences(old, new):
     return [f"{k}: {json.dumps(old.get(k))} there, {json.dumps(new[k])} here" for k in new if old.get(k) != new[k]]
 
 
-def open_out_dir(out, exe, config):
+def open_out_dir(out, exe, config, machine_model=None):
     """Create DIR (recording meta.json) or check that it holds this same sweep;
-    returns the keys of the runs already done."""
+    returns the keys of the runs already done.  machine_model: the simulator's
+    parsed machine, for a simulated sweep."""
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -197,7 +257,7 @@ def open_out_dir(out, exe, config):
     elif csv_path.exists():
         raise UsageError(f"{csv_path} exists without meta.json; use another --out")
     else:
-        meta_path.write_text(json.dumps(meta.collect(exe, config), indent=2) + "\n")
+        meta_path.write_text(json.dumps(meta.collect(exe, config, machine_model), indent=2) + "\n")
     if not csv_path.exists():
         return set()
     try:
@@ -216,9 +276,34 @@ def run(args):
     if not args.out.strip():
         raise UsageError("empty --out (valid: a directory path; '.' for the current directory)")
     exe, config = validate(args)
-    out = Path(args.out)
+    return execute(exe, config, Path(args.out))
+
+
+def seed_of(run_index):
+    """The simulator's seed for run R of a simulated sweep: R (runs differ, a rerun reproduces them)."""
+    return run_index
+
+
+def measure(exe, config, item):
+    """One run of the sweep: its typed CSV row (raises BenchFailed or SchemaError)."""
+    r, w, t, s, ptext = item
+    extra = ["--machine", config["sim"], "--seed", str(seed_of(r))] if config.get("sim") else []
+    obj = bench.run_once(bench.command(exe, w, s, t, config["duration"], config["params"][w], extra))
+    if config.get("sim"):
+        if obj.get("simulated") is not True:
+            raise bench.BenchFailed(f"'{exe}' did not report \"simulated\": true (is it locklab-sim?)")
+        obj.pop("machine", None)  # the same for every run: meta.json holds it
+    return schema.row_from_bench(obj, r, s, ptext)
+
+
+def execute(exe, config, out, quiet=False):
+    """Run the sweep `config` into `out` (resuming); returns the exit status.
+    config["machine_model"], when present, goes to meta.json only."""
+    config = dict(config)
+    machine_model = config.pop("machine_model", None)
+    tool = "locklab-sim" if config.get("sim") else "locklab-bench"
     try:
-        done = open_out_dir(out, exe, config)
+        done = open_out_dir(out, exe, config, machine_model)
         writer = schema.ResultsWriter(out / "results.csv")
     except OSError as e:
         raise UsageError(f"cannot write into --out '{out}': {e.filename}: {e.strerror}") from None
@@ -231,13 +316,13 @@ def run(args):
     try:
         with tqdm(total=len(todo), unit="run", file=sys.stderr, dynamic_ncols=True, disable=None,
                   bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}] {postfix}") as bar:
-            for r, w, t, s, ptext in todo:
+            for item in todo:
+                r, w, t, s, _ = item
                 bar.set_postfix_str(f"{w} {s} {t}T run {r}")
-                argv = bench.command(exe, w, s, t, config["duration"], config["params"][w])
                 try:
-                    row = schema.row_from_bench(bench.run_once(argv), r, s, ptext)
+                    row = measure(exe, config, item)
                 except (bench.BenchFailed, schema.SchemaError) as e:
-                    raise bench.BenchFailed(f"locklab-bench failed on {w} --lock {s} --threads {t} (run {r}): {e}; "
+                    raise bench.BenchFailed(f"{tool} failed on {w} --lock {s} --threads {t} (run {r}): {e}; "
                                             f"{len(done) + finished} of {total} runs are in {out / 'results.csv'}, "
                                             "rerun the same command to resume") from None
                 writer.append(row)
@@ -249,5 +334,6 @@ def run(args):
         return 130
     finally:
         writer.close()
-    print(f"{out / 'results.csv'}: {total} runs ({finished} new); next: locklab report {out}")
+    if not quiet:
+        print(f"{out / 'results.csv'}: {total} runs ({finished} new); next: locklab report {out}")
     return 0

@@ -75,3 +75,20 @@ def read_only_dir():
     for d in made:
         d.chmod(0o755)
     shutil.rmtree(base, ignore_errors=True)
+
+
+def _wrapper(path, script, *first):
+    head = " ".join(f"'{a}'" for a in first)
+    path.write_text(f"#!/bin/sh\nexec '{sys.executable}' '{HERE / script}' {head} \"$@\"\n")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture
+def fake_sim(tmp_path):
+    """(path of an executable fake locklab-sim, env for it (its log, and $LOCKLAB_SIM
+    pointing to it), its call log, a fake locklab-bench that knows pthread and kvmap)."""
+    exe = _wrapper(tmp_path / "fake-sim", "fake_sim.py")
+    as_bench = _wrapper(tmp_path / "fake-sim-bench", "fake_sim.py", "--as-bench")
+    log = tmp_path / "sim-calls.log"
+    return exe, {"FAKE_SIM_LOG": str(log), "LOCKLAB_SIM": str(exe)}, log, as_bench
