@@ -45,7 +45,7 @@ def _find(name, given, env_var, default, option):
     if given:
         if not _executable(Path(given)):
             raise UsageError(f"{name} not found or not executable at '{given}'")
-        return Path(given)
+        return Path(os.path.abspath(given))  # str(Path("./x")) is "x": a command name, looked up on PATH
     if _executable(default):
         return default
     found = shutil.which(name)

@@ -225,9 +225,7 @@ def verdict(claim, value):
     if "published" in claim:
         pub = claim["published"]
         text = f"{pub:g} {claim['unit']}"
-        if math.isnan(value) or math.isinf(value):
-            return text, "-"
-        return text, f"{value / pub - 1:+.0%}"
+        return text, fmt_error(value / pub - 1)
     lo, hi = claim["expect"]
     if math.isnan(value):
         return claim["published_text"], "-"
@@ -244,16 +242,22 @@ def fmt_value(claim, value):
 
 
 def papers(matrix, sim, presets, out, runs, sim_s, notes):
-    """Rows {id, claim, machine, published, simulated, error, source} and the result directories."""
+    """Rows {id, claim, machine, published, simulated, error, source}, the result
+    directories, and one line per experiment (its machine and workload, and where they come from)."""
     used = []
     for c in matrix["claims"]:
         if c["experiment"] not in used:
             used.append(c["experiment"])
-    done, dirs = {}, []
+    done, dirs, lines = {}, [], []
     for name in used:
-        done[name] = run_experiment(name, matrix["experiments"][name], sim, presets, out, runs, sim_s, notes)
+        e = matrix["experiments"][name]
+        done[name] = run_experiment(name, e, sim, presets, out, runs, sim_s, notes)
         if done[name][0] is not None:
             dirs.append(done[name][0])
+        lines.append(f"{name} (papers/{name}): {done[name][1] if done[name][0] is not None else 'not run'} on "
+                     f"{done[name][2]}, locks {', '.join(e['locks'])}, threads {', '.join(map(str, e['threads']))}. "
+                     f"Machine: {e['machine_source']}." + (f" Parameters: {e['params_source']}." if
+                                                            e.get("params_source") else ""))
     rows = []
     for c in matrix["claims"]:
         result, workload, machine = done[c["experiment"]]
@@ -263,7 +267,7 @@ def papers(matrix, sim, presets, out, runs, sim_s, notes):
                      "workload": workload if result is not None else "-",
                      "published": published, "simulated": fmt_value(c, value) if result is not None
                      else f"not simulated ({workload})", "value": value, "error": error, "source": c["source"]})
-    return rows, dirs
+    return rows, dirs, lines
 
 
 # ---- output ----
@@ -272,10 +276,17 @@ def _fmt_ratio(x):
     return "-" if math.isnan(x) else f"{x:.3f}"
 
 
+def fmt_error(e):
+    """A relative error as a signed percentage ("-0%" reads as a sign of something: 0%)."""
+    if math.isnan(e) or math.isinf(e):
+        return "-"
+    return "0%" if round(e * 100) == 0 else f"{e:+.0%}"
+
+
 def this_table(rows, machine, tolerance):
     header = ["workload", "threads", "lock / baseline", "measured", f"simulated ({machine})", "error", "within"]
     body = [[r["workload"], str(r["threads"]), f"{r['lock']} / {r['baseline']}", _fmt_ratio(r["measured"]),
-             _fmt_ratio(r["simulated"]), "-" if math.isnan(r["error"]) else f"{r['error']:+.0%}",
+             _fmt_ratio(r["simulated"]), fmt_error(r["error"]),
              "-" if r["ok"] is None else ("yes" if r["ok"] else "no")] for r in rows]
     return header, body, f"+-{tolerance:.0%}"
 
@@ -298,7 +309,8 @@ def _md_table(header, body):
     return "\n".join(lines)
 
 
-def write_outputs(out, this_rows, this_machine_name, tolerance, paper_rows, notes, settings_line, images):
+def write_outputs(out, this_rows, this_machine_name, tolerance, paper_rows, experiments, notes, settings_line,
+                  images):
     doc = ["# locklab sim validate", "", settings_line, ""]
     if this_rows is not None:
         header, body, tol = this_table(this_rows, this_machine_name, tolerance)
@@ -312,7 +324,7 @@ def write_outputs(out, this_rows, this_machine_name, tolerance, paper_rows, note
                 "Error = simulated / published - 1 for a published number; holds/fails for a published shape. "
                 "Sweeps: papers/EXPERIMENT.", "", _md_table(header, body), "", "Sources:", ""]
         doc += [f"- {r['id']}: {r['claim']}. {r['source']}" for r in paper_rows]
-        doc.append("")
+        doc += ["", "Experiments:", ""] + [f"- {line}" for line in experiments] + [""]
     if notes:
         doc += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
     doc += [f"![{i}]({i})" for i in images] + [""]
@@ -339,6 +351,7 @@ def run(args):
         raise UsageError(f"cannot create --out '{out}': {e.strerror}") from None
     notes, dirs, images = [], [], []
     this_rows = paper_rows = None
+    experiments = []
     this_name = None
     try:
         if part in ("all", "this"):
@@ -346,7 +359,7 @@ def run(args):
                                                       bench_s, sim_s, notes)
             dirs += made
         if part in ("all", "papers"):
-            paper_rows, made = papers(matrix, sim, presets, out, runs, sim_s, notes)
+            paper_rows, made, experiments = papers(matrix, sim, presets, out, runs, sim_s, notes)
             dirs += made
     except KeyboardInterrupt:
         print(f"locklab sim validate: interrupted; rerun the same command to resume ({out})", file=sys.stderr)
@@ -361,7 +374,8 @@ def run(args):
         images.insert(0, "ratios.png")
     line = (f"{runs} run(s) per configuration, {bench_s:g} s measured and {sim_s:g} simulated seconds per run"
             f"{' (--quick: the numbers mean nothing)' if args.quick else ''}.")
-    write_outputs(out, this_rows, this_name, matrix["this_machine"]["tolerance"], paper_rows, notes, line, images)
+    write_outputs(out, this_rows, this_name, matrix["this_machine"]["tolerance"], paper_rows, experiments, notes, line,
+                  images)
     if this_rows is not None:
         header, body, tol = this_table(this_rows, this_name, matrix["this_machine"]["tolerance"])
         print(f"This machine: throughput ratio lock / baseline, measured vs simulated (target {tol})")

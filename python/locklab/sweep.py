@@ -24,10 +24,9 @@ simulated sweep and a measured one never share a directory (the configuration
 differs in "sim").
 """
 
-import re
-
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -64,21 +63,22 @@ def register(p):
 
 def add_sim_arguments(p):
     p.add_argument("--sim", metavar="MACHINE", help="simulate every run with locklab-sim on MACHINE: a preset "
-                   "(`locklab sim --list-presets`) or sockets=S,cores=C[,KEY=VALUE...]; --duration is then "
-                   "simulated seconds")
+                   "(`locklab sim --list-presets`) or [PRESET,]KEY=VALUE,... (sockets=S,cores=C per socket,...); "
+                   "--duration is then simulated seconds")
     p.add_argument("--sim-bin", metavar="PATH", help="locklab-sim to run (default: $LOCKLAB_SIM, the repository's "
                    "build/bin, else the one on PATH)")
 
 
-# A machine is a preset name or a comma-separated KEY=VALUE list (the simulator checks the names and values).
-MACHINE_SYNTAX = re.compile(r"[A-Za-z0-9_.+-]+|[A-Za-z_][A-Za-z0-9_]*=[^,=\s]+(,[A-Za-z_][A-Za-z0-9_]*=[^,=\s]+)*")
+# A machine is [PRESET,]KEY=VALUE,... or a preset name (the simulator checks the names and values).
+_KV = r"[A-Za-z_][A-Za-z0-9_]*=[^,=\s]+"
+MACHINE_SYNTAX = re.compile(rf"([A-Za-z0-9_.+-]+|{_KV})(,{_KV})*")
 
 
 def parse_machine(option, text):
     """The syntax of a machine description; its meaning is the simulator's to check."""
     if text is None or not MACHINE_SYNTAX.fullmatch(text):
         raise UsageError(f"malformed {option} '{text}' (valid: a preset name, see `locklab sim --list-presets`, "
-                         "or sockets=S,cores=C[,KEY=VALUE...])")
+                         "or [PRESET,]KEY=VALUE,... e.g. sockets=2,cores=18,smt=2)")
     return text
 
 

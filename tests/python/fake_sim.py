@@ -10,7 +10,8 @@ Bad input (an unknown preset, a malformed machine, lock, workload, parameter or
 thread count): one line on stderr naming the bad value and the valid choices,
 exit 2, as the real one.  The simulator knows no `pthread` and no `kvmap` (so
 the validation's "not simulated" paths are exercised); the presets are this,
-cna-2s and malthusian (no cna-4s nor slides-48: their descriptions are used).
+cna-2s and malthusian-t5 (no cna-4s nor slides-48: their descriptions are used).
+Machines: PRESET, or [PRESET,]KEY=VALUE,... with cores per socket, as the real one.
 Throughput is a deterministic function of lock, threads, machine and seed.
 FAKE_SIM_LOG: a file that gets "WORKLOAD SPEC THREADS MACHINE SEED DURATION" per run.
 """
@@ -19,9 +20,9 @@ import os
 import sys
 
 PRESETS = {"this": "1 socket, 2 cores (this machine)", "cna-2s": "2 x Xeon E5-2699 v3 (CNA paper)",
-           "malthusian": "SPARC T5, one socket (Malthusian paper)"}
-PRESET_MODEL = {"this": {"sockets": 1, "cores": 2, "smt": 1}, "cna-2s": {"sockets": 2, "cores": 36, "smt": 2},
-                "malthusian": {"sockets": 1, "cores": 16, "smt": 8}}
+           "malthusian-t5": "SPARC T5, one socket (Malthusian paper)"}
+PRESET_MODEL = {"this": {"sockets": 1, "cores": 2, "smt": 1}, "cna-2s": {"sockets": 2, "cores": 18, "smt": 2},
+                "malthusian-t5": {"sockets": 1, "cores": 16, "smt": 8}}
 MACHINE_KEYS = ["sockets", "cores", "smt", "llc", "hit", "local", "remote", "rmw", "slice", "wake", "switch"]
 SIM_LOCKS = ["tas", "ticket", "mcs", "twa", "cna", "mcscr-stp", "mcs-stp"]
 BENCH_LOCKS = SIM_LOCKS + ["pthread"]
@@ -37,11 +38,12 @@ def fail(message):
 
 
 def parse_machine(text):
-    if text in PRESET_MODEL:
-        return dict(PRESET_MODEL[text])
     model = {}
-    for item in text.split(","):
+    for n, item in enumerate(text.split(",")):
         key, eq, value = item.partition("=")
+        if not eq and n == 0 and item in PRESET_MODEL:
+            model = dict(PRESET_MODEL[item])
+            continue
         if not eq:
             fail(f"unknown preset '{text}' (valid: {', '.join(PRESETS)}, or sockets=S,cores=C[,KEY=VALUE...])")
         if key not in MACHINE_KEYS:
@@ -109,7 +111,7 @@ def main(argv):
     if log:
         with open(log, "a") as f:
             f.write(f"{workload} {spec} {threads} {opts.get('--machine', '-')} {seed} {duration}\n")
-    cores = (model or {"cores": 2})["cores"]
+    cores = model["sockets"] * model["cores"] * model.get("smt", 1) if model else 2
     rate = SPEED[spec.split(":")[0]] * 1e6 * min(threads, cores) / (1 + 0.05 * threads) * (1 + seed / 1000)
     ops = max(1, int(rate * duration))
     per = [ops // threads] * threads

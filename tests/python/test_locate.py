@@ -51,3 +51,12 @@ def test_explicit_paths_win(no_build, monkeypatch, tmp_path):
     assert preload.locate() == other_lib.resolve()
     with pytest.raises(UsageError, match="not found or not executable at"):
         bench.locate(str(tmp_path / "missing"))
+
+
+def test_relative_path_is_run_from_the_current_directory(fake_bench, tmp_path):
+    """--bench ./NAME once became the command "NAME", looked up on PATH (not found)."""
+    from conftest import locklab
+    exe, env, _ = fake_bench
+    p = locklab("sweep", "--locks", "mcs", "--threads", "1", "--runs", "1", "--duration", "0.5", "--out", "out",
+                "--bench", f"./{exe.name}", env=env, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr

@@ -37,7 +37,7 @@ def test_sim_list_presets(fake_sim):
     exe, env, _, _ = fake_sim
     p = locklab("sim", "--list-presets", "--sim-bin", exe, env=dict(env, LOCKLAB_SIM=""))
     assert p.returncode == 0, p.stderr
-    assert [l.split("\t")[0] for l in p.stdout.splitlines()] == ["this", "cna-2s", "malthusian"]
+    assert [l.split("\t")[0] for l in p.stdout.splitlines()] == ["this", "cna-2s", "malthusian-t5"]
 
 
 @pytest.mark.parametrize("machine, needle", [
@@ -85,7 +85,7 @@ def test_sweep_sim_runs_the_simulator_with_seeds_and_records_the_machine(fake_si
     assert all(r["extras"]["simulated"] is True and "machine" not in r["extras"] for r in rows)
     meta = json.loads((out / "meta.json").read_text())
     assert meta["simulated"] is True and meta["machine"] == "cna-2s" and meta["config"]["sim"] == "cna-2s"
-    assert meta["machine_model"] == {"sockets": 2, "cores": 36, "smt": 2}
+    assert meta["machine_model"] == {"sockets": 2, "cores": 18, "smt": 2}
     # the same command resumes (nothing to do); another machine in the same directory is refused
     assert locklab(*SIM_SWEEP, "--sim", "cna-2s", "--out", out, env=env).returncode == 0
     p = locklab(*SIM_SWEEP, "--sim", "this", "--out", out, env=env)
@@ -107,7 +107,7 @@ def test_sweep_sim_and_measured_never_share_a_directory(fake_sim, fake_bench, tm
     (["--sim", "two sockets"], "malformed --sim 'two sockets'"),
     (["--sim", "sockets=2,cores"], "malformed --sim"),
     (["--sim", "nosuch"], "locklab-sim: unknown preset 'nosuch'"),
-    (["--sim", "sockets=1,cores=2,wires=3"], "unknown machine key 'wires'"),
+    (["--sim", "this,wires=3"], "unknown machine key 'wires'"),
     (["--sim", "this", "--param", "nosuch=1"], "bad --param 'nosuch=1'"),
     (["--sim", "this", "--bench", "/bin/true"], "--bench is for measured sweeps"),
     (["--sim-bin", "/bin/true"], "--sim-bin is for simulated sweeps"),
@@ -195,7 +195,7 @@ def test_validate_quick_with_fakes(fake_sim, tmp_path):
     assert cna["value"] == pytest.approx(7 / 4, rel=1e-3) and cna["error"] == f"{7 / 4 / 1.39 - 1:+.0%}"
     assert any(n.startswith("cna-2s: ran mutexbench instead") for n in data["notes"])
     # no cna-4s preset in the fake: the description from the paper's numbers, said so
-    assert papers["cna-mcs-4s"]["machine"] == "sockets=4,cores=72,smt=2,llc=45"
+    assert papers["cna-mcs-4s"]["machine"] == "sockets=4,cores=18,smt=2,llc=45"
     assert any("no preset 'cna-4s'" in n for n in data["notes"])
     assert papers["twa-vs-mcs-low"]["error"] == "holds"  # 6/4 >= 1
     md = (out / "validation.md").read_text()
