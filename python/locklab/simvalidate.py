@@ -39,7 +39,7 @@ OPTIONS = ["--out", "--quick", "--bench", "--bench-duration", "--sim-duration", 
 DESTS = ["out", "quick", "bench", "bench_duration", "sim_duration", "part"]
 PARTS = ["all", "this", "papers"]
 DEFAULT_OUT = "results/sim-validation"
-DEFAULTS = {"runs": 3, "bench_duration": 1.0, "sim_duration": 0.05}
+DEFAULTS = {"runs": 3, "bench_duration": 1.0, "sim_duration": 0.1}
 QUICK = {"runs": 1, "bench_duration": 0.05, "sim_duration": 0.001}
 
 

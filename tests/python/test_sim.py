@@ -4,13 +4,15 @@ simulator when the build has it."""
 import json
 import math
 import os
+from pathlib import Path
 
 import pytest
 
 from conftest import REPO, locklab
 from locklab import schema, simvalidate
 
-REAL_SIM = REPO / "build" / "bin" / "locklab-sim"
+# The repository's build, or $LOCKLAB_SIM (e.g. another work tree's build)
+REAL_SIM = Path(os.environ.get("LOCKLAB_SIM") or REPO / "build" / "bin" / "locklab-sim")
 SIM_SWEEP = ["sweep", "--workloads", "mutexbench", "--locks", "mcs,tas", "--threads", "1,4", "--runs", "2",
              "--duration", "0.5"]
 
