@@ -11,10 +11,10 @@ subcommand caught (a file that cannot be read or written).
 import argparse
 import sys
 
-from . import __version__, advise, apps, bench, compare, profiler, report, runner, schema, sim, sweep
+from . import __version__, advise, apps, bench, compare, model, profiler, report, runner, schema, sim, sweep
 from .errors import UsageError
 
-SUBCOMMANDS = [sweep, report, compare, sim, runner, profiler, advise, apps]
+SUBCOMMANDS = [sweep, report, compare, sim, runner, profiler, advise, apps, model]
 
 
 class OneLineParser(argparse.ArgumentParser):

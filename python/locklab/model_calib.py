@@ -1,0 +1,193 @@
+"""`locklab model calibrate [--out FILE] [--quick] [--bench PATH]`: measure the
+models' parameters on this machine with locklab-bench and store them as JSON
+(default ~/.cache/locklab/calibration.json, or $XDG_CACHE_HOME/locklab/...).
+The models read that file when present (docs/models.md, "Calibration").
+
+Measured: the CPUs available, one PRNG step of MutexBench (cs_steps sweep at
+one thread), the uncontended acquire+release pair, the critical section and
+the mean non-critical section they make, a cache-line transfer (the
+`invalidation` workload), a handover to a spinning successor (`handover`,
+mcs), the futex wake-up latency onto an idle CPU (the bench's measured park
+cost, ll_park_cost_ns) and onto a busy one (the same measurement confined to
+one CPU: a direct switch), and the scheduler time slice (two busy processes
+sharing one CPU).  --quick: short runs, for tests; the numbers are rough."""
+
+import json
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+
+from . import bench as benchmod
+from . import meta as metamod
+from .errors import UsageError
+
+HELP = "measure the models' parameters on this machine (JSON)"
+VERSION = 1
+# Every key a calibration file holds under "params" (the models' calib keys; tests check them all).
+KEYS = ("cpus", "step_ns", "pair_ns", "cs_ns", "ncs_ns", "c_ns", "h_ns", "wake_idle_ns", "wake_switch_ns",
+        "slice_ns")
+MUTEXBENCH_CS_STEPS = 4      # the workload's defaults (bench/wl_mutexbench.c)
+MUTEXBENCH_NCS_MEAN = 99.5   # uniform [0, 200): mean 99.5 steps
+
+
+def default_path():
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "locklab" / "calibration.json"
+
+
+def register(p):
+    p.add_argument("--out", metavar="FILE", help=f"where to write it (default {default_path()})")
+    p.add_argument("--quick", action="store_true", help="short runs (seconds in all): for tests, rough numbers")
+    p.add_argument("--bench", metavar="PATH", help="locklab-bench to use (default: the repository's build)")
+    p.set_defaults(func=run)
+
+
+def load(path=None):
+    """(calibration dict or None, its path).  An explicit path must exist and
+    be a calibration file; the default one is used only if present."""
+    explicit = path is not None
+    path = Path(path) if explicit else default_path()
+    if not path.exists():
+        if explicit:
+            raise UsageError(f"calibration file '{path}' does not exist (run `locklab model calibrate --out {path}`)")
+        return None, path
+    try:
+        data = json.loads(path.read_text())
+        params = data["params"]
+        if not isinstance(params, dict) or not all(isinstance(params[k], (int, float)) for k in params):
+            raise ValueError
+    except (OSError, ValueError, KeyError, TypeError):
+        raise UsageError(f"'{path}' is not a calibration file (valid: JSON written by `locklab model calibrate`)") \
+            from None
+    return data, path
+
+
+# ---------------------------------------------------------------- measurements
+
+class Runner:
+    """Runs the bench `runs` times per measurement and takes the median."""
+
+    def __init__(self, exe, duration, runs):
+        self.exe, self.duration, self.runs = exe, duration, runs
+
+    def median(self, workload, spec, threads, params, field, cpu=None):
+        values = []
+        for _ in range(self.runs):
+            argv = benchmod.command(self.exe, workload, spec, threads, self.duration, params)
+            values.append(float(run_pinned(argv, cpu)[field]))
+        return statistics.median(values)
+
+
+def run_pinned(argv, cpu=None):
+    """One bench run, confined to CPU `cpu` when given (the child's affinity)."""
+    if cpu is None:
+        return benchmod.run_once(argv)
+    old = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})  # the child inherits it; restored at once
+    try:
+        return benchmod.run_once(argv)
+    finally:
+        os.sched_setaffinity(0, old)
+
+
+def measure_slice_ns(seconds):
+    """Median run length of two busy processes sharing one CPU: each records the
+    time between the gaps (> 50 us) in its own clock reads, which is how long
+    the scheduler let it run.  Returns None if no gap was seen."""
+    cpu = max(os.sched_getaffinity(0))
+    children = []
+    for _ in range(2):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child: spin, then write the run lengths
+            os.close(r)
+            os.sched_setaffinity(0, {cpu})
+            runs, start = [], time.perf_counter_ns()
+            last, begun, end = start, start, start + int(seconds * 1e9)
+            while last < end:
+                now = time.perf_counter_ns()
+                if now - last > 50000:
+                    runs.append(last - begun)
+                    begun = now
+                last = now
+            os.write(w, json.dumps(runs[1:]).encode())  # the first run started mid-slice
+            os._exit(0)
+        os.close(w)
+        children.append((pid, r))
+    runs = []
+    for pid, r in children:
+        with os.fdopen(r) as f:
+            text = f.read()
+        os.waitpid(pid, 0)
+        runs += json.loads(text or "[]")
+    return float(statistics.median(runs)) if runs else None
+
+
+def calibrate(exe, quick):
+    """{params, sources}: every key of KEYS with how it was obtained."""
+    duration, runs = (0.05, 1) if quick else (0.5, 3)
+    r = Runner(exe, duration, runs)
+    params, sources = {}, {}
+    cpus = len(os.sched_getaffinity(0))
+    params["cpus"], sources["cpus"] = cpus, "sched_getaffinity"
+
+    k = 200 if quick else 2000
+    t0 = 1e9 / r.median("mutexbench", "tas", 1, {"cs_steps": 0, "ncs_max": 1}, "throughput_ops_s")
+    tk = 1e9 / r.median("mutexbench", "tas", 1, {"cs_steps": k, "ncs_max": 1}, "throughput_ops_s")
+    params["step_ns"] = max(0.01, (tk - t0) / k)
+    sources["step_ns"] = f"mutexbench tas 1 thread: (ns/op at cs_steps={k} - at 0) / {k}"
+    params["pair_ns"] = r.median("uncontended", "tas", 1, {}, "ns_per_pair")
+    sources["pair_ns"] = "uncontended tas: ns_per_pair"
+    params["cs_ns"] = MUTEXBENCH_CS_STEPS * params["step_ns"] + params["pair_ns"] / 2
+    sources["cs_ns"] = "MutexBench's critical section: 4 steps + half a pair (the release)"
+    params["ncs_ns"] = MUTEXBENCH_NCS_MEAN * params["step_ns"] + params["pair_ns"] / 2
+    sources["ncs_ns"] = "MutexBench's non-critical section: 99.5 steps (uniform [0,200)) + half a pair"
+
+    if cpus >= 2:
+        same = r.median("invalidation", "tas", 2, {"same_line": 1}, "writer_ops_s")
+        other = r.median("invalidation", "tas", 2, {"same_line": 0}, "writer_ops_s")
+        params["c_ns"] = max(1.0, 1e9 / same - 1e9 / other)
+        sources["c_ns"] = "invalidation 2 threads: writer ns/add with a reader on its line - without"
+        params["h_ns"] = r.median("handover", "mcs", 2, {}, "handover_p50_ns")
+        sources["h_ns"] = "handover mcs 2 threads: handover_p50_ns"
+    else:
+        from .model import C, H
+        params["c_ns"], params["h_ns"] = C.default, H.default
+        sources["c_ns"] = sources["h_ns"] = "default: one CPU, no transfer to measure"
+
+    one = max(os.sched_getaffinity(0))
+    spin = lambda cpu: r.median("mutexbench", "mcs-stp", 1, {}, "spin_ns", cpu)  # noqa: E731
+    params["wake_idle_ns"] = spin(None)
+    sources["wake_idle_ns"] = "ll_park_cost_ns (the bench's spin_ns for mcs-stp): futex ping-pong on 2 CPUs"
+    params["wake_switch_ns"] = spin(one)
+    sources["wake_switch_ns"] = f"the same ping-pong confined to CPU {one}: a direct switch"
+
+    slice_ns = measure_slice_ns(0.2 if quick else 2.0)
+    if slice_ns is None:
+        from .model import default_slice_ns
+        slice_ns, how = default_slice_ns(cpus), "default (EEVDF base slice): no preemption seen"
+    else:
+        how = "median run length of two busy processes sharing one CPU"
+    params["slice_ns"], sources["slice_ns"] = slice_ns, how
+    return params, sources
+
+
+def run(args):
+    exe = benchmod.locate(args.bench)
+    out = Path(args.out) if args.out else default_path()
+    if out.is_dir():
+        raise UsageError(f"--out '{out}' is a directory (valid: a file path)")
+    params, sources = calibrate(exe, args.quick)
+    data = {"version": VERSION, "date": metamod.now_utc(), "quick": args.quick, "bench": str(exe),
+            "machine": {"cpu_model": metamod._cpu_model(), "cpus": os.cpu_count(), "kernel": platform.release()},
+            "params": params, "sources": sources}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    tmp.replace(out)  # never a half-written calibration
+    for k in KEYS:
+        print(f"  {k:15} {params[k]:12.4g}   {sources[k]}")
+    print(f"calibration: {out}{' (quick: rough numbers)' if args.quick else ''}")
+    return 0
