@@ -81,7 +81,7 @@ def register(p):
         m = sub.add_parser(name, help=f"the {name} model (docs/models.md)",
                            description=f"The {name} model.  Parameters: {listing}.")
         m.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                       help=f"set a parameter (valid: {', '.join(params)})")
+                       help=f"set parameters, comma-separated or repeated (valid: {', '.join(params)})")
         m.add_argument(f"--{AXIS[name]}", dest="axis", default=DEFAULT_AXIS[name], metavar="RANGE",
                        help=f"{AXIS[name]}: A-B and/or a comma-separated list (default {DEFAULT_AXIS[name]})")
         m.add_argument("--calibration", metavar="FILE",
@@ -114,10 +114,10 @@ def parse_range(option, text):
 
 
 def parse_params(model, given):
-    """--param KEY=VALUE items -> {key: float}, each checked against PARAMS."""
+    """--param KEY=VALUE[,KEY=VALUE] items -> {key: float}, each checked against PARAMS."""
     declared = MODELS[model]
     out = {}
-    for item in given:
+    for item in (piece for g in given for piece in g.split(",")):
         key, eq, text = item.partition("=")
         if not eq or not key or not text:
             raise UsageError(f"malformed --param '{item}' (valid: KEY=VALUE with KEY one of {', '.join(declared)})")
@@ -212,11 +212,22 @@ def _cell(x):
     return f"{x:.3g}"
 
 
-def print_table(rows, out=sys.stdout):
-    keys = list(rows[0])
+# The text table of the handover model: (heading, row key); --json has every key.
+HANDOVER_TEXT = [("threads", "threads"), ("per_cpu", "threads_per_cpu"),
+                 ("spinfifo_P_nr", "spin-fifo_p_not_running"), ("spinfifo_H_ns", "spin-fifo_handover_ns"),
+                 ("spinfifo_ops_s", "spin-fifo_ops_s"), ("parkfifo_P_nr", "park-fifo_p_not_running"),
+                 ("parkfifo_H_ns", "park-fifo_handover_ns"), ("parkfifo_ops_s", "park-fifo_ops_s"),
+                 ("barging_ops_s", "barging_ops_s"), ("spinbarging_ops_s", "spin-barging_ops_s"),
+                 ("parkfifo/barging", "park-fifo_vs_barging")]
+
+
+def print_table(rows, columns=None, out=sys.stdout):
+    """rows as aligned columns; columns = [(heading, key)] (default: every key)."""
+    columns = columns or [(k, k) for k in rows[0]]
+    keys = [k for _, k in columns]
     cells = [[_cell(r[k]) for k in keys] for r in rows]
-    widths = [max(len(k), *(len(c[i]) for c in cells)) for i, k in enumerate(keys)]
-    print("  ".join(k.rjust(w) for k, w in zip(keys, widths)), file=out)
+    widths = [max(len(head), *(len(c[i]) for c in cells)) for i, (head, _) in enumerate(columns)]
+    print("  ".join(head.rjust(w) for (head, _), w in zip(columns, widths)), file=out)
     for c in cells:
         print("  ".join(x.rjust(w) for x, w in zip(c, widths)), file=out)
 
@@ -247,7 +258,7 @@ def run(args):
         print(f"  {k} = {values[k]:g} {spec.unit}  [{sources[k]}]  {spec.help}")
     for k, x in summary.items():
         print(f"  {k}: {x}")
-    print_table(rows)
+    print_table(rows, HANDOVER_TEXT if args.model == "handover" else None)
     if args.plot:
         print(f"plot: {args.plot}")
     return 0

@@ -101,19 +101,21 @@ def measure_slice_ns(seconds):
     for _ in range(2):
         r, w = os.pipe()
         pid = os.fork()
-        if pid == 0:  # child: spin, then write the run lengths
-            os.close(r)
-            os.sched_setaffinity(0, {cpu})
-            runs, start = [], time.perf_counter_ns()
-            last, begun, end = start, start, start + int(seconds * 1e9)
-            while last < end:
-                now = time.perf_counter_ns()
-                if now - last > 50000:
-                    runs.append(last - begun)
-                    begun = now
-                last = now
-            os.write(w, json.dumps(runs[1:]).encode())  # the first run started mid-slice
-            os._exit(0)
+        if pid == 0:  # child: spin, then write the run lengths; never returns into the caller
+            try:
+                os.close(r)
+                os.sched_setaffinity(0, {cpu})
+                runs, start = [], time.perf_counter_ns()
+                last, begun, end = start, start, start + int(seconds * 1e9)
+                while last < end:
+                    now = time.perf_counter_ns()
+                    if now - last > 50000:
+                        runs.append(last - begun)
+                        begun = now
+                    last = now
+                os.write(w, json.dumps(runs[1:]).encode())  # the first run started mid-slice
+            finally:
+                os._exit(0)
         os.close(w)
         children.append((pid, r))
     runs = []

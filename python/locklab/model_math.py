@@ -232,7 +232,8 @@ def park_fifo_state(p, n, s, z, h, w_idle, w_switch, q, b, prewake):
     handover, nr, parked, runnable = mapping(hh)
     # At a boundary the map jumps across H: the self-consistent H is the crossing itself.
     handover = hh if abs(handover - hh) > 1e-6 * hh else handover
-    return {"handover_ns": handover, "p_not_running": nr, "p_parked": parked, "runnable": runnable}
+    return {"handover_ns": handover, "p_not_running": parked + (1 - parked) * nr, "p_parked": parked,
+            "runnable": runnable}
 
 
 def handover(p, n, s, z, h, w_idle, w_switch, q, b, prewake):

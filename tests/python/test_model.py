@@ -43,8 +43,9 @@ def test_collapse_point_moves_down_as_c_over_s_grows(s):
     assert points == sorted(points, reverse=True) and points[0] > points[-1], points
 
 
-def test_collapse_point_moves_up_as_s_grows_at_fixed_c():
-    points = [mm.collapse_point("ticket", s, 100, 5000, max_cores=1024) for s in (25, 50, 100, 200)]
+def test_smaller_serial_section_collapses_earlier_at_fixed_fraction():
+    # the slides' "Fixed serial section percentage (2%): smaller serial section collapses earlier"
+    points = [mm.collapse_point("ticket", s, 100, 49 * s, max_cores=1024) for s in (25, 50, 100, 200)]
     assert points == sorted(points) and points[0] < points[-1], points
 
 
@@ -145,6 +146,7 @@ def test_command_every_model_runs(tmp_path):
     (["ticket", "--param", "x=1"], ["'x'", "s, c, z"]),
     (["ticket", "--param", "s"], ["'s'", "KEY=VALUE"]),
     (["ticket", "--param", "s=1", "--param", "s=2"], ["twice"]),
+    (["ticket", "--param", "s=1,s=2"], ["twice"]),
     (["handover", "--param", "prewake=0.5"], ["0.5", "integer"]),
     (["erq", "--threads", "0-5"], ["0-5", "valid"]),
     (["ticket", "--cores", "abc"], ["abc", "valid"]),
