@@ -194,6 +194,7 @@ def evaluate(model, v, axis):
             row[f"{pol}_handover_ns"] = r["handover_ns"]
             row[f"{pol}_p_not_running"] = r["p_not_running"]
             row[f"{pol}_ops_s"] = r["throughput_ops_s"]
+        row["park-fifo_cpu_bound"] = res["park-fifo"]["cpu_bound"]
         row["park-fifo_vs_barging"] = res["park-fifo"]["throughput_ops_s"] / res["barging"]["throughput_ops_s"]
         row["spin-fifo_vs_barging"] = res["spin-fifo"]["throughput_ops_s"] / res["barging"]["throughput_ops_s"]
         rows.append(row)

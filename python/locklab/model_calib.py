@@ -13,6 +13,7 @@ one CPU: a direct switch), and the scheduler time slice (two busy processes
 sharing one CPU).  --quick: short runs, for tests; the numbers are rough."""
 
 import json
+import math
 import os
 import platform
 import statistics
@@ -73,11 +74,16 @@ class Runner:
         self.exe, self.duration, self.runs = exe, duration, runs
 
     def median(self, workload, spec, threads, params, field, cpu=None):
+        """Median of `field` over the runs that reported it; None if none did
+        (e.g. no handover happened: on a loaded machine two threads may never
+        run at the same time in a short run)."""
         values = []
         for _ in range(self.runs):
             argv = benchmod.command(self.exe, workload, spec, threads, self.duration, params)
-            values.append(float(run_pinned(argv, cpu)[field]))
-        return statistics.median(values)
+            out = run_pinned(argv, cpu)
+            if out.get(field) is not None:
+                values.append(float(out[field]))
+        return statistics.median(values) if values else None
 
 
 def run_pinned(argv, cpu=None):
@@ -127,52 +133,59 @@ def measure_slice_ns(seconds):
     return float(statistics.median(runs)) if runs else None
 
 
+def _usable(x):
+    return x is not None and math.isfinite(x) and x > 0
+
+
 def calibrate(exe, quick):
-    """{params, sources}: every key of KEYS with how it was obtained."""
+    """{params, sources}: every key of KEYS with how it was obtained.  A
+    measurement that gives nothing usable (no operation, no handover: a busy
+    machine) leaves the model's default, and the source says so."""
+    from .model import MODELS, default_slice_ns
     duration, runs = (0.05, 1) if quick else (0.5, 3)
     r = Runner(exe, duration, runs)
     params, sources = {}, {}
+
+    def settle(key, value, how, default):
+        if _usable(value):
+            params[key], sources[key] = value, how
+        else:
+            params[key], sources[key] = default, f"default: nothing usable measured ({how})"
+
+    defaults = {spec.calib: spec.default for spec in MODELS["handover"].values() if spec.default is not None}
     cpus = len(os.sched_getaffinity(0))
     params["cpus"], sources["cpus"] = cpus, "sched_getaffinity"
 
     k = 200 if quick else 2000
-    t0 = 1e9 / r.median("mutexbench", "tas", 1, {"cs_steps": 0, "ncs_max": 1}, "throughput_ops_s")
-    tk = 1e9 / r.median("mutexbench", "tas", 1, {"cs_steps": k, "ncs_max": 1}, "throughput_ops_s")
-    params["step_ns"] = max(0.01, (tk - t0) / k)
-    sources["step_ns"] = f"mutexbench tas 1 thread: (ns/op at cs_steps={k} - at 0) / {k}"
-    params["pair_ns"] = r.median("uncontended", "tas", 1, {}, "ns_per_pair")
-    sources["pair_ns"] = "uncontended tas: ns_per_pair"
-    params["cs_ns"] = MUTEXBENCH_CS_STEPS * params["step_ns"] + params["pair_ns"] / 2
-    sources["cs_ns"] = "MutexBench's critical section: 4 steps + half a pair (the release)"
-    params["ncs_ns"] = MUTEXBENCH_NCS_MEAN * params["step_ns"] + params["pair_ns"] / 2
-    sources["ncs_ns"] = "MutexBench's non-critical section: 99.5 steps (uniform [0,200)) + half a pair"
+    rate0 = r.median("mutexbench", "tas", 1, {"cs_steps": 0, "ncs_max": 1}, "throughput_ops_s")
+    ratek = r.median("mutexbench", "tas", 1, {"cs_steps": k, "ncs_max": 1}, "throughput_ops_s")
+    step = (1e9 / ratek - 1e9 / rate0) / k if _usable(rate0) and _usable(ratek) else None
+    settle("step_ns", step, f"mutexbench tas 1 thread: (ns/op at cs_steps={k} - at 0) / {k}", 1.0)
+    settle("pair_ns", r.median("uncontended", "tas", 1, {}, "ns_per_pair"), "uncontended tas: ns_per_pair", 10.0)
+    measured = not sources["step_ns"].startswith("default")
+    settle("cs_ns", MUTEXBENCH_CS_STEPS * params["step_ns"] + params["pair_ns"] / 2 if measured else None,
+           "MutexBench's critical section: 4 steps + half a pair (the release)", defaults["cs_ns"])
+    settle("ncs_ns", MUTEXBENCH_NCS_MEAN * params["step_ns"] + params["pair_ns"] / 2 if measured else None,
+           "MutexBench's non-critical section: 99.5 steps (uniform [0,200)) + half a pair", defaults["ncs_ns"])
 
+    c = h = None
     if cpus >= 2:
         same = r.median("invalidation", "tas", 2, {"same_line": 1}, "writer_ops_s")
         other = r.median("invalidation", "tas", 2, {"same_line": 0}, "writer_ops_s")
-        params["c_ns"] = max(1.0, 1e9 / same - 1e9 / other)
-        sources["c_ns"] = "invalidation 2 threads: writer ns/add with a reader on its line - without"
-        params["h_ns"] = r.median("handover", "mcs", 2, {}, "handover_p50_ns")
-        sources["h_ns"] = "handover mcs 2 threads: handover_p50_ns"
-    else:
-        from .model import C, H
-        params["c_ns"], params["h_ns"] = C.default, H.default
-        sources["c_ns"] = sources["h_ns"] = "default: one CPU, no transfer to measure"
+        c = max(1.0, 1e9 / same - 1e9 / other) if _usable(same) and _usable(other) else None
+        h = r.median("handover", "mcs", 2, {}, "handover_p50_ns")
+    settle("c_ns", c, "invalidation 2 threads: writer ns/add with a reader on its line - without",
+           MODELS["ticket"]["c"].default)
+    settle("h_ns", h, "handover mcs 2 threads: handover_p50_ns", defaults["h_ns"])
 
     one = max(os.sched_getaffinity(0))
-    spin = lambda cpu: r.median("mutexbench", "mcs-stp", 1, {}, "spin_ns", cpu)  # noqa: E731
-    params["wake_idle_ns"] = spin(None)
-    sources["wake_idle_ns"] = "ll_park_cost_ns (the bench's spin_ns for mcs-stp): futex ping-pong on 2 CPUs"
-    params["wake_switch_ns"] = spin(one)
-    sources["wake_switch_ns"] = f"the same ping-pong confined to CPU {one}: a direct switch"
-
-    slice_ns = measure_slice_ns(0.2 if quick else 2.0)
-    if slice_ns is None:
-        from .model import default_slice_ns
-        slice_ns, how = default_slice_ns(cpus), "default (EEVDF base slice): no preemption seen"
-    else:
-        how = "median run length of two busy processes sharing one CPU"
-    params["slice_ns"], sources["slice_ns"] = slice_ns, how
+    settle("wake_idle_ns", r.median("mutexbench", "mcs-stp", 1, {}, "spin_ns"),
+           "ll_park_cost_ns (the bench's spin_ns for mcs-stp): futex ping-pong on 2 CPUs", defaults["wake_idle_ns"])
+    settle("wake_switch_ns", r.median("mutexbench", "mcs-stp", 1, {}, "spin_ns", one),
+           f"the same ping-pong confined to CPU {one}: a direct switch (parkcost.c clamps it to >= 1 us)",
+           defaults["wake_switch_ns"])
+    settle("slice_ns", measure_slice_ns(0.2 if quick else 2.0),
+           "median run length of two busy processes sharing one CPU", default_slice_ns(cpus))
     return params, sources
 
 

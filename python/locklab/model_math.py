@@ -162,7 +162,9 @@ def spinwait(protocol, n, s, z, c, m, iterations=200):
             new = s + m * c * waiting
         else:
             rho = min(0.99, x * NS * spin_bus_demand(protocol, waiting, c))
-            new = s + m * c * rho / (1.0 - rho)  # M/M/1 queueing in front of each transaction
+            # M/M/1 queueing in front of each transaction, but never more than the W
+            # spinners' one outstanding request each (the xchg bound)
+            new = s + m * c * min(waiting, rho / (1.0 - rho))
         if abs(new - section) <= 1e-9 * max(1.0, section):
             section = new
             break
@@ -202,10 +204,14 @@ def park_fifo_state(p, n, s, z, h, w_idle, w_switch, q, b, prewake):
     parked successor costs a wake-up W (w_idle when a CPU is idle, w_switch
     when every CPU is busy and the wakee preempts a running thread); with
     anticipatory wake-up (prewake) it was woken one handover earlier:
-    H = max(h, (W - s)/2).  A spinning successor is as in spin_fifo_handover
-    over the runnable threads.  H is the fixed point of that map, found by
-    bisection (the map decreases in H; at a jump the system sits on the
-    boundary W_q = b).  Returns a dict of the state."""
+    H = max(h, (W - s)/2).  And the CPUs must deliver the next thread: each
+    acquisition by a thread that parked costs s + z + b (its whole budget,
+    spun in vain) + 2 w_switch (the park and the wake-up switches) of CPU time,
+    so X <= min(n, p) / that, i.e. H >= that / min(n, p) - s.  A spinning
+    successor is as in spin_fifo_handover over the runnable threads.  H is the
+    fixed point of that map, found by bisection (the map decreases in H; at a
+    jump the system sits on the boundary W_q = b).  Returns a dict of the
+    state."""
     def mapping(hh):
         x = 1e9 / (s + hh)
         waited = (n - 1) * (s + hh)
@@ -213,10 +219,11 @@ def park_fifo_state(p, n, s, z, h, w_idle, w_switch, q, b, prewake):
             spinners = min(n - 1.0, b * x * NS)       # the latest arrivals, inside their budget
             runnable = 1.0 + spinners + min(n - 1.0 - spinners, x * z * NS) + 1.0  # + the wakee
             wake = w_switch if runnable >= p else w_idle
-            handover = max(h, (wake - s) / 2.0) if prewake else max(h, wake)
-            return handover, 0.0, 1.0, runnable
+            by_wake = max(h, (wake - s) / 2.0) if prewake else max(h, wake)
+            by_cpu = (s + z + b + 2.0 * w_switch) / min(n, p) - s
+            return max(by_wake, by_cpu), 0.0, 1.0, runnable, by_cpu > by_wake
         nr, handover = spin_fifo_handover(p, n, h, q)
-        return handover, nr, 0.0, float(n)
+        return handover, nr, 0.0, float(n), False
 
     lo, hi = h, max(h, q, w_idle, w_switch) * 4
     if mapping(lo)[0] <= lo:
@@ -229,11 +236,11 @@ def park_fifo_state(p, n, s, z, h, w_idle, w_switch, q, b, prewake):
             else:
                 hi = mid
         hh = hi
-    handover, nr, parked, runnable = mapping(hh)
+    handover, nr, parked, runnable, cpu_bound = mapping(hh)
     # At a boundary the map jumps across H: the self-consistent H is the crossing itself.
     handover = hh if abs(handover - hh) > 1e-6 * hh else handover
     return {"handover_ns": handover, "p_not_running": parked + (1 - parked) * nr, "p_parked": parked,
-            "runnable": runnable}
+            "runnable": runnable, "cpu_bound": cpu_bound}
 
 
 def handover(p, n, s, z, h, w_idle, w_switch, q, b, prewake):
@@ -249,7 +256,7 @@ def handover(p, n, s, z, h, w_idle, w_switch, q, b, prewake):
     st = park_fifo_state(p, n, s, z, h, w_idle, w_switch, q, b, prewake)
     x = closed_chain(n, z, lambda k: s + st["handover_ns"])[0]
     out["park-fifo"] = {"handover_ns": st["handover_ns"], "p_not_running": st["p_not_running"],
-                        "p_parked": st["p_parked"],
+                        "p_parked": st["p_parked"], "cpu_bound": st["cpu_bound"],
                         "throughput_ops_s": _with_holder_preemption(x, s, q, b if n > p else 0.0)}
 
     # Barging: the lock goes to a running contender; only min(n, p) threads contend.

@@ -8,7 +8,7 @@ DIR/validation.md and DIR/validation.png (default DIR: results/model-validation)
 
 E(r,q) is not validated: with the 2 ready queues of a 2-CPU machine it
 predicts 1.25 to 1.5 queues examined, a difference no measurement here
-resolves (docs/models.md).  --quick: 1, 2 and 4 threads, 20-ms runs: checks
+resolves (docs/models.md).  --quick: 1, 2 and 4 threads, 50-ms runs: checks
 that the code works, the numbers mean little."""
 
 import json
@@ -43,7 +43,7 @@ COUNTER = [("tas", "xchg"), ("ttas", "read"), ("backoff", "backoff"), ("anderson
 def register(p):
     p.add_argument("--out", metavar="DIR", default="results/model-validation",
                    help="directory for validation.json, .md and .png (default results/model-validation)")
-    p.add_argument("--quick", action="store_true", help="1, 2, 4 threads, 20-ms runs: for tests")
+    p.add_argument("--quick", action="store_true", help="1, 2, 4 threads, 50-ms runs: for tests")
     p.add_argument("--calibration", metavar="FILE", help="calibration file (default: the stored one, if any)")
     p.add_argument("--bench", metavar="PATH", help="locklab-bench to use (default: the repository's build)")
     p.set_defaults(func=run)
@@ -107,9 +107,13 @@ def summarise(points):
     return summary, (statistics.median(everything) if everything else None)
 
 
+def error_cell(error):
+    return "no operation measured" if error is None else f"{100 * error:+.0f}%"
+
+
 def markdown(points, summary, overall, calib_note, quick):
     lines = ["# Model vs measurement", "",
-             f"Calibration: {calib_note}.  {'QUICK run (20 ms per point): numbers mean little.' if quick else ''}",
+             f"Calibration: {calib_note}.  {'QUICK run (50 ms per point): numbers mean little.' if quick else ''}",
              "error = (model - measured) / measured.", "",
              "| comparison | lock | points | median abs error |", "|---|---|---|---|"]
     lines += [f"| {s['comparison']} | {s['lock']} | {s['points']} | {100 * s['median_abs_error']:.0f}% |"
@@ -117,7 +121,7 @@ def markdown(points, summary, overall, calib_note, quick):
     lines += ["", f"Overall median abs error: {100 * overall:.0f}%" if overall is not None else "", "",
               "| comparison | lock | threads | unit | model | measured | error |", "|---|---|---|---|---|---|---|"]
     lines += [f"| {p['comparison']} | {p['lock']} | {p['threads']} | {p['unit']} | {p['model']:.4g} | "
-              f"{p['measured']:.4g} | {100 * p['error']:+.0f}% |" for p in points if p["error"] is not None]
+              f"{p['measured']:.4g} | {error_cell(p['error'])} |" for p in points]
     return "\n".join(lines) + "\n"
 
 
@@ -134,7 +138,7 @@ def run(args):
     else:
         note = str(calib_path)
     threads = QUICK_THREADS if args.quick else FULL_THREADS
-    duration, runs = (0.02, 1) if args.quick else (1.0, 3)
+    duration, runs = (0.05, 1) if args.quick else (1.0, 3)
     points = mutexbench_points(exe, calib, threads, duration, runs) + counter_points(exe, calib, duration, runs)
     summary, overall = summarise(points)
     out.mkdir(parents=True, exist_ok=True)

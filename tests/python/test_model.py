@@ -106,8 +106,28 @@ def test_handover_oversubscribed():
         assert res["park-fifo"]["handover_ns"] > 150
 
 
+def test_park_fifo_is_bounded_by_the_cpus():
+    # oversubscribed, every waiter parks: each acquisition costs s + z + b + 2 w_switch of CPU on p CPUs
+    for n in (16, 64):
+        res = mm.handover(2, n, 50, 500, 150, 25000, 3000, 1.5e6, 20000, True)["park-fifo"]
+        assert res["cpu_bound"] and res["throughput_ops_s"] <= 2e9 / (50 + 500 + 20000 + 6000) * (1 + 1e-9)
+        assert res["throughput_ops_s"] == pytest.approx(2e9 / (50 + 500 + 20000 + 6000), rel=0.05)
+
+
+@pytest.mark.parametrize("b", [10000, 25000])
+def test_issue_9_collapse_is_explained(b):
+    # issue 9, 2 CPUs: mcs-stp 0.03-0.06x and cna-stp 0.01-0.02x glibc at 16 and 64 threads, while
+    # at 2 threads the FIFO lock keeps up.  MutexBench-like parameters, a 4-ms slice, 2-us switches.
+    for n in (16, 64):
+        res = mm.handover(2, n, 25, 300, 150, 25000, 2000, 4e6, b, True)
+        ratio = res["park-fifo"]["throughput_ops_s"] / res["barging"]["throughput_ops_s"]
+        assert 0.005 < ratio < 0.1, (n, ratio)
+    res = mm.handover(2, 2, 25, 300, 150, 25000, 2000, 4e6, b, True)
+    assert res["park-fifo"]["throughput_ops_s"] == pytest.approx(res["barging"]["throughput_ops_s"])
+
+
 def test_handover_free_wakeups_cost_nothing():
-    res = mm.handover(2, 16, 50, 500, 150, 0, 0, 1.5e6, 0, True)
+    res = mm.handover(2, 16, 50, 0, 150, 0, 0, 1.5e6, 0, True)
     assert res["park-fifo"]["handover_ns"] == 150
 
 
@@ -200,6 +220,8 @@ def test_validate_quick(tmp_path):
     comparisons = {(s["comparison"], s["lock"]) for s in data["summary"]}
     assert ("park-fifo", "mcs-stp") in comparisons and ("barging", "pthread") in comparisons
     assert ("spinwait queue", "anderson") in comparisons
-    assert all(p["error"] is not None and p["measured"] > 0 for p in data["points"])
+    # a loaded machine may run no operation in a quick run: such a point has no error, the others do
+    assert all((p["error"] is None) == (p["measured"] == 0) for p in data["points"])
+    assert any(p["error"] is not None for p in data["points"])
     assert "median abs error" in (out / "validation.md").read_text()
     assert (out / "validation.png").stat().st_size > 1000
