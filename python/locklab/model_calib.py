@@ -146,11 +146,14 @@ def calibrate(exe, quick):
     r = Runner(exe, duration, runs)
     params, sources = {}, {}
 
-    def settle(key, value, how, default):
-        if _usable(value):
+    def settle(key, value, how, default, most=math.inf):
+        """Keep a measured value unless it is missing or beyond `most` (what a busy
+        machine gives: e.g. a "handover" that is really a preemption)."""
+        if _usable(value) and value <= most:
             params[key], sources[key] = value, how
         else:
-            params[key], sources[key] = default, f"default: nothing usable measured ({how})"
+            why = "nothing measured" if not _usable(value) else f"{value:.4g} > {most:g} is not plausible"
+            params[key], sources[key] = default, f"default: {why} ({how}; a busy machine?)"
 
     defaults = {spec.calib: spec.default for spec in MODELS["handover"].values() if spec.default is not None}
     cpus = len(os.sched_getaffinity(0))
@@ -160,8 +163,9 @@ def calibrate(exe, quick):
     rate0 = r.median("mutexbench", "tas", 1, {"cs_steps": 0, "ncs_max": 1}, "throughput_ops_s")
     ratek = r.median("mutexbench", "tas", 1, {"cs_steps": k, "ncs_max": 1}, "throughput_ops_s")
     step = (1e9 / ratek - 1e9 / rate0) / k if _usable(rate0) and _usable(ratek) else None
-    settle("step_ns", step, f"mutexbench tas 1 thread: (ns/op at cs_steps={k} - at 0) / {k}", 1.0)
-    settle("pair_ns", r.median("uncontended", "tas", 1, {}, "ns_per_pair"), "uncontended tas: ns_per_pair", 10.0)
+    settle("step_ns", step, f"mutexbench tas 1 thread: (ns/op at cs_steps={k} - at 0) / {k}", 1.0, 1000)
+    settle("pair_ns", r.median("uncontended", "tas", 1, {}, "ns_per_pair"), "uncontended tas: ns_per_pair", 10.0,
+           10000)
     measured = not sources["step_ns"].startswith("default")
     settle("cs_ns", MUTEXBENCH_CS_STEPS * params["step_ns"] + params["pair_ns"] / 2 if measured else None,
            "MutexBench's critical section: 4 steps + half a pair (the release)", defaults["cs_ns"])
@@ -175,8 +179,8 @@ def calibrate(exe, quick):
         c = max(1.0, 1e9 / same - 1e9 / other) if _usable(same) and _usable(other) else None
         h = r.median("handover", "mcs", 2, {}, "handover_p50_ns")
     settle("c_ns", c, "invalidation 2 threads: writer ns/add with a reader on its line - without",
-           MODELS["ticket"]["c"].default)
-    settle("h_ns", h, "handover mcs 2 threads: handover_p50_ns", defaults["h_ns"])
+           MODELS["ticket"]["c"].default, 10000)
+    settle("h_ns", h, "handover mcs 2 threads: handover_p50_ns", defaults["h_ns"], 50000)
 
     one = max(os.sched_getaffinity(0))
     settle("wake_idle_ns", r.median("mutexbench", "mcs-stp", 1, {}, "spin_ns"),

@@ -247,21 +247,25 @@ def handover(p, n, s, z, h, w_idle, w_switch, q, b, prewake):
     """Expected handover time and throughput of each policy at n threads on p
     CPUs.  Returns {policy: {handover_ns, p_not_running, throughput_ops_s}}."""
     out = {}
+    # A release hands over only when someone waits (k >= 2); alone, the holder just releases.
+    def chain(customers, hh):
+        return closed_chain(customers, z, lambda k: s + (hh if k >= 2 else 0.0))[0]
+
     nr, hs = spin_fifo_handover(p, n, h, q)
-    x = closed_chain(n, z, lambda k: s + hs)[0]
+    x = chain(n, hs)
     stall = (n / p - 1.0) * q if n > p else 0.0  # a preempted holder waits for its CPU's spinners' slices
     out["spin-fifo"] = {"handover_ns": hs, "p_not_running": nr,
                         "throughput_ops_s": _with_holder_preemption(x, s, q, stall)}
 
     st = park_fifo_state(p, n, s, z, h, w_idle, w_switch, q, b, prewake)
-    x = closed_chain(n, z, lambda k: s + st["handover_ns"])[0]
+    x = chain(n, st["handover_ns"])
     out["park-fifo"] = {"handover_ns": st["handover_ns"], "p_not_running": st["p_not_running"],
                         "p_parked": st["p_parked"], "cpu_bound": st["cpu_bound"],
                         "throughput_ops_s": _with_holder_preemption(x, s, q, b if n > p else 0.0)}
 
     # Barging: the lock goes to a running contender; only min(n, p) threads contend.
     running = min(n, p)
-    x = closed_chain(running, z, lambda k: s + h)[0]
+    x = chain(running, h)
     out["barging"] = {"handover_ns": h, "p_not_running": 0.0,
                       "throughput_ops_s": _with_holder_preemption(x, s, q, w_switch if n > p else 0.0)}
     out["spin-barging"] = {"handover_ns": h, "p_not_running": 0.0,
