@@ -187,85 +187,82 @@ def _with_holder_preemption(x, s, q, stall):
     return x / (1.0 + held * stall / q)
 
 
-def spin_fifo_handover(p, n, h, q):
-    """(P(successor not running), expected handover ns) of a spinning FIFO lock.
-    n <= p: every waiter has a CPU, h.  n > p: the holder is on one CPU, p-1 of
-    the n-1 others on the rest; a preempted successor waits for its CPU's
-    current slice to end: q/2 (the queue is in scheduling order, so it is next)."""
+def _chain(customers, s, z, hh):
+    """The closed chain of a lock with handover hh: a release hands over only
+    when someone waits (k >= 2); alone, the holder just releases."""
+    return closed_chain(customers, z, lambda k: s + (hh if k >= 2 else 0.0))
+
+
+def spin_fifo(p, n, s, z, h, q):
+    """(P(successor not running), expected handover ns, throughput) of a
+    spinning FIFO lock.  n <= p: every waiter has a CPU: h.  n > p: p threads
+    run and circulate through the lock as if alone (a thread preempted outside
+    the lock is not in the queue and delays no one); a slice that ends (rate
+    p/q) while its thread is at the lock, waiting or holding (the fraction
+    `share` of a running thread's time), stops the lock until that thread runs
+    again, after the other n/p - 1 threads of its CPU have spun their slices:
+    stall (n/p - 1) q.  Stalls per acquisition = the probability that the
+    successor is not running."""
+    x_p, at_lock, _ = _chain(min(n, p), s, z, h)
     if n <= p:
-        return 0.0, h
-    not_running = (n - p) / (n - 1)
-    return not_running, (1 - not_running) * h + not_running * q / 2.0
+        return 0.0, h, x_p
+    share = at_lock / p
+    stalls_per_s = p * share / (q * NS)
+    stall = (n / p - 1.0) * q
+    x = x_p / (1.0 + stalls_per_s * stall * NS)
+    not_running = min(1.0, stalls_per_s / x_p)
+    return not_running, h + not_running * stall, x
 
 
 def park_fifo_state(p, n, s, z, h, w_idle, w_switch, q, b, prewake):
-    """Parking FIFO (spin b ns, then park): the successor has waited
-    W_q = (n-1)(s+H) when the lock reaches it; it is parked iff W_q > b, and a
-    parked successor costs a wake-up W (w_idle when a CPU is idle, w_switch
+    """Parking FIFO (spin b ns, then park).  Waiters park when their wait
+    exceeds b: with n <= p when the queue ahead, (n-1)(s+h), takes longer than
+    b; with n > p always, because parking is absorbing: the first stall (a
+    preempted waiter, as in spin_fifo) makes the waiters behind it park, parked
+    waiters stay in the queue, and a full queue of n-1 keeps every wait above b.
+    A parked successor costs a wake-up W (w_idle when a CPU is idle, w_switch
     when every CPU is busy and the wakee preempts a running thread); with
     anticipatory wake-up (prewake) it was woken one handover earlier:
     H = max(h, (W - s)/2).  And the CPUs must deliver the next thread: each
     acquisition by a thread that parked costs s + z + b (its whole budget,
     spun in vain) + 2 w_switch (the park and the wake-up switches) of CPU time,
-    so X <= min(n, p) / that, i.e. H >= that / min(n, p) - s.  A spinning
-    successor is as in spin_fifo_handover over the runnable threads.  H is the
-    fixed point of that map, found by bisection (the map decreases in H; at a
-    jump the system sits on the boundary W_q = b).  Returns a dict of the
-    state."""
-    def mapping(hh):
-        x = 1e9 / (s + hh)
-        waited = (n - 1) * (s + hh)
-        if waited > b:
-            spinners = min(n - 1.0, b * x * NS)       # the latest arrivals, inside their budget
-            runnable = 1.0 + spinners + min(n - 1.0 - spinners, x * z * NS) + 1.0  # + the wakee
-            wake = w_switch if runnable >= p else w_idle
-            by_wake = max(h, (wake - s) / 2.0) if prewake else max(h, wake)
-            by_cpu = (s + z + b + 2.0 * w_switch) / min(n, p) - s
-            return max(by_wake, by_cpu), 0.0, 1.0, runnable, by_cpu > by_wake
-        nr, handover = spin_fifo_handover(p, n, h, q)
-        return handover, nr, 0.0, float(n), False
-
-    lo, hi = h, max(h, q, w_idle, w_switch) * 4
-    if mapping(lo)[0] <= lo:
-        hh = lo
-    else:
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            if mapping(mid)[0] > mid:
-                lo = mid
-            else:
-                hi = mid
-        hh = hi
-    handover, nr, parked, runnable, cpu_bound = mapping(hh)
-    # At a boundary the map jumps across H: the self-consistent H is the crossing itself.
-    handover = hh if abs(handover - hh) > 1e-6 * hh else handover
-    return {"handover_ns": handover, "p_not_running": parked + (1 - parked) * nr, "p_parked": parked,
-            "runnable": runnable, "cpu_bound": cpu_bound}
+    so X <= min(n, p) / that, i.e. H >= that / min(n, p) - s.  The number of
+    runnable threads (which picks W) depends on X: a short fixed-point
+    iteration.  Returns a dict of the state."""
+    if n <= p and (n - 1) * (s + h) <= b:
+        return {"handover_ns": h, "p_not_running": 0.0, "p_parked": 0.0, "runnable": float(n), "cpu_bound": False}
+    by_cpu = (s + z + b + 2.0 * w_switch) / min(n, p) - s
+    handover, runnable = h, float(n)
+    for _ in range(100):
+        x = 1e9 / (s + handover)
+        spinners = min(n - 1.0, b * x * NS)       # the latest arrivals, inside their budget
+        runnable = min(float(n), 1.0 + spinners + x * z * NS + 1.0)  # holder, spinners, outside, the wakee
+        wake = w_switch if runnable >= p else w_idle
+        by_wake = max(h, (wake - s) / 2.0) if prewake else max(h, wake)
+        new = max(by_wake, by_cpu)
+        if abs(new - handover) <= 1e-9 * new:
+            break
+        handover = new
+    return {"handover_ns": handover, "p_not_running": 1.0, "p_parked": 1.0, "runnable": runnable,
+            "cpu_bound": by_cpu >= by_wake}
 
 
 def handover(p, n, s, z, h, w_idle, w_switch, q, b, prewake):
     """Expected handover time and throughput of each policy at n threads on p
     CPUs.  Returns {policy: {handover_ns, p_not_running, throughput_ops_s}}."""
     out = {}
-    # A release hands over only when someone waits (k >= 2); alone, the holder just releases.
-    def chain(customers, hh):
-        return closed_chain(customers, z, lambda k: s + (hh if k >= 2 else 0.0))[0]
-
-    nr, hs = spin_fifo_handover(p, n, h, q)
-    x = chain(n, hs)
-    stall = (n / p - 1.0) * q if n > p else 0.0  # a preempted holder waits for its CPU's spinners' slices
-    out["spin-fifo"] = {"handover_ns": hs, "p_not_running": nr,
-                        "throughput_ops_s": _with_holder_preemption(x, s, q, stall)}
+    nr, hs, x = spin_fifo(p, n, s, z, h, q)
+    out["spin-fifo"] = {"handover_ns": hs, "p_not_running": nr, "throughput_ops_s": x}
 
     st = park_fifo_state(p, n, s, z, h, w_idle, w_switch, q, b, prewake)
-    x = chain(n, st["handover_ns"])
+    x = _chain(n, s, z, st["handover_ns"])[0]
     out["park-fifo"] = {"handover_ns": st["handover_ns"], "p_not_running": st["p_not_running"],
                         "p_parked": st["p_parked"], "cpu_bound": st["cpu_bound"],
                         "throughput_ops_s": _with_holder_preemption(x, s, q, b if n > p else 0.0)}
 
     # Barging: the lock goes to a running contender; only min(n, p) threads contend.
-    running = min(n, p)
-    x = chain(running, h)
+    x = _chain(min(n, p), s, z, h)[0]
+    stall = (n / p - 1.0) * q if n > p else 0.0  # a preempted holder waits for its CPU's spinners' slices
     out["barging"] = {"handover_ns": h, "p_not_running": 0.0,
                       "throughput_ops_s": _with_holder_preemption(x, s, q, w_switch if n > p else 0.0)}
     out["spin-barging"] = {"handover_ns": h, "p_not_running": 0.0,
