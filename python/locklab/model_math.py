@@ -154,7 +154,8 @@ def spinwait(protocol, n, s, z, c, m, iterations=200):
     for _ in range(iterations):
         x, at_lock, probs = closed_chain(n, z, lambda k: section + c)
         held = x * (section + c) * NS           # probability the lock is busy
-        waiting = max(0.0, at_lock - held)     # mean spinners (at the lock, not holding)
+        waiting = at_lock - held               # mean spinners (at the lock, not holding)
+        waiting = waiting if waiting > 1e-9 else 0.0  # not rounding noise
         if protocol == "xchg":
             # every spinner issues xchg back to back: the bus serves the holder and
             # the W spinners in turn, each holder transaction waits W others

@@ -1,6 +1,8 @@
 """Figures of `locklab model`: a model's curves (MODEL --plot F) and the
 validation figure (model lines, measured points, one panel per comparison)."""
 
+import textwrap
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -33,7 +35,8 @@ def model_figure(model, rows, values, path):
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title(f"locklab model {model}: " + ", ".join(f"{k}={v:g}" for k, v in values.items()), fontsize=8)
+    text = f"locklab model {model}: " + ", ".join(f"{k}={v:g}" for k, v in values.items())
+    ax.set_title("\n".join(textwrap.wrap(text, 100)), fontsize=8)
     fig.savefig(path, dpi=110, metadata={"Software": None})
     plt.close(fig)
 
