@@ -131,12 +131,17 @@ static void stack_case(bool reciprocating, const char *expect, const char *what)
 /* ---- parkinglot ---------------------------------------------------------------------- */
 static ll_parkinglot_lock pl = LL_PARKINGLOT_INITIALIZER;
 static ll_atomic_ptr pl_parker; /* the waiter's parker, published before it waits */
+static ll_atomic_u32 pl_may_release; /* main has tried to barge: the waiter may release */
 
 static void *pl_waiter(void *arg)
 {
     (void)arg;
     ll_store_release(&pl_parker, ll_self()->parker); /* release: pairs with main's acquire load */
     ll_parkinglot_acquire(&pl, &yield_wp);
+    /* Hold it until main's try_acquire is done: a handed-over lock stays ours, however fast
+     * we wake, so that try_acquire fails (else a quick waiter could release first). */
+    while (!ll_load_acquire(&pl_may_release)) /* acquire: pairs with main's release store */
+        ll_yield();
     ll_parkinglot_release(&pl, &yield_wp);
     return NULL;
 }
@@ -159,6 +164,7 @@ static void parkinglot_case(void)
     bool barged = ll_parkinglot_try_acquire(&pl);
     if (barged)
         ll_parkinglot_release(&pl, &yield_wp);
+    ll_store_release(&pl_may_release, 1); /* release: pairs with the waiter's acquire load */
     test_join_n(&t, 1);
     printf("%s parkinglot: a waiter parked > %u ns is handed the lock (the releaser's try_acquire %s)\n",
            barged ? "FAIL" : "ok  ", LL_PARKINGLOT_FAIR_NS, barged ? "succeeded" : "failed");
