@@ -228,6 +228,11 @@ static void switch_to(sthread *next)
 
 static void end_run(sim_outcome o)
 {
+    if (getenv("LLSIM_DEBUG"))
+        for (int i = 0; i < E.nthreads; i++)
+            fprintf(stderr, "thread %d: state %d spinsleep %d fword %p time %llu key %llu\n", i, E.threads[i].state,
+                    E.threads[i].spinsleep, E.threads[i].fword, (unsigned long long)E.threads[i].time,
+                    (unsigned long long)E.threads[i].key);
     if (E.outcome == SIM_DONE)
         E.outcome = o;
     E.aborted = true;
@@ -792,8 +797,11 @@ int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock,
     if (word->v != expected)
         return 0;
     if (abstime && (E.cfg->explore || ps_of_timespec(abstime) <= me->time)) {
-        if (E.cfg->explore)
-            sync_point(); /* the model checker's way: others run, then the deadline has passed */
+        if (E.cfg->explore) { /* the model checker's way: others run, then the deadline has passed */
+            sync_point();
+            if (me->time < ps_of_timespec(abstime))
+                me->time = ps_of_timespec(abstime);
+        }
         return ETIMEDOUT;
     }
     block(word, abstime ? ps_of_timespec(abstime) : 0);
@@ -860,10 +868,12 @@ void ll_sleep_ns(uint64_t ns)
     if (OUTSIDE_RUN())
         return;
     sync_point();
-    if (E.cfg->explore)
-        return;
     sthread *me = E.cur;
     me->time += E.c_sys;
+    if (E.cfg->explore) { /* others may run meanwhile (the sync point); the time passes */
+        me->time += ns * SIM_PS_PER_NS;
+        return;
+    }
     block(NULL, me->time + ns * SIM_PS_PER_NS);
 }
 
