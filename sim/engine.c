@@ -228,11 +228,6 @@ static void switch_to(sthread *next)
 
 static void end_run(sim_outcome o)
 {
-    if (getenv("LLSIM_DEBUG"))
-        for (int i = 0; i < E.nthreads; i++)
-            fprintf(stderr, "thread %d: state %d spinsleep %d fword %p time %llu key %llu\n", i, E.threads[i].state,
-                    E.threads[i].spinsleep, E.threads[i].fword, (unsigned long long)E.threads[i].time,
-                    (unsigned long long)E.threads[i].key);
     if (E.outcome == SIM_DONE)
         E.outcome = o;
     E.aborted = true;
@@ -241,6 +236,18 @@ static void end_run(sim_outcome o)
 }
 
 static void make_runnable(sthread *t, uint64_t at);
+
+/* Run n, just taken from the heap (a spinner's sleep ends at its key). */
+static void resume(sthread *n)
+{
+    if (n->spinsleep) {
+        n->spinsleep = false;
+        n->sleep_gen++;
+        n->time = n->key;
+    }
+    if (n != E.cur)
+        switch_to(n);
+}
 
 /* The current thread has been put wherever it belongs (heap, run queue, blocked):
  * run the next one.  Timers that fire on the way make their threads runnable. */
@@ -271,13 +278,7 @@ static void reschedule(void)
             continue;
         }
         heap_remove(n);
-        if (n->spinsleep) {
-            n->spinsleep = false;
-            n->sleep_gen++;
-            n->time = n->key;
-        }
-        if (n != E.cur)
-            switch_to(n);
+        resume(n);
         return;
     }
 }
@@ -401,8 +402,19 @@ static void sync_point(void)
         end_run(SIM_NO_PROGRESS);
     maybe_preempt(me);
     if (E.heap_n && E.heap[0]->key <= me->time) { /* someone is earlier (or ties: the draw decides) */
-        heap_push(me, me->time);
-        reschedule();
+        sthread *top = E.heap[0];
+        if (top->key == me->time || top->state != T_RUNNING || top->key > E.limit_ps) {
+            heap_push(me, me->time);
+            reschedule();
+            return;
+        }
+        /* the common case in one sift: me takes the earliest thread's place in the heap */
+        top->heap_pos = -1;
+        me->key = me->time;
+        me->tie = rnd();
+        heap_set(0, me);
+        sift_down(0);
+        resume(top);
     }
 }
 

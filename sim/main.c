@@ -36,10 +36,10 @@ static void die(const char *fmt, ...)
     exit(2);
 }
 
-static double host_now(void)
+static double host_clock(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -95,16 +95,17 @@ static void apply_params(const sim_workload *w, char **given, int ngiven, double
 
 /* locklab-bench's JSON (bench/json.c) and the simulator's keys. */
 static void print_json(const wl_run *r, const sim_config *cfg, const bench_config *bc, bool oversubscribed,
-                       const bench_result *res, const fairness *f, double host_s)
+                       const bench_result *res, const fairness *f, double host_s, double cpu_s)
 {
     char topology[32];
     snprintf(topology, sizeof topology, "sockets=%d", cfg->machine->sockets);
     bench_print_json_fields(bc, res, f, oversubscribed, topology);
     printf(",\"simulated\":true,\"machine\":");
     sim_machine_json(cfg->machine, stdout);
-    printf(",\"seed\":%llu,\"sim_events\":%llu,\"sim_mem_ops\":%llu,\"sim_events_per_s\":%.0f,\"host_seconds\":%.3f",
+    printf(",\"seed\":%llu,\"sim_events\":%llu,\"sim_mem_ops\":%llu,\"sim_events_per_s\":%.0f,\"host_seconds\":%.3f,"
+           "\"host_cpu_seconds\":%.3f",
            (unsigned long long)cfg->seed, (unsigned long long)r->stats.events, (unsigned long long)r->stats.mem_ops,
-           host_s > 0 ? r->stats.events / host_s : 0, host_s);
+           host_s > 0 ? r->stats.events / host_s : 0, host_s, cpu_s);
     printf(",\"sim_outcome\":\"%s\"}\n", r->outcome == SIM_DONE ? "done" : r->outcome == SIM_DEADLOCK ? "deadlock"
                                                                                                  : "no_progress");
     fflush(stdout);
@@ -223,12 +224,12 @@ int main(int argc, char **argv)
         uint64_t drain_ps = end_ps * 10 > 1000000000000ull ? end_ps * 10 : 1000000000000ull;
         sim_config cfg = {&m, threads, seed + (uint64_t)run, end_ps, drain_ps, false, 0};
         bench_result res;
-        double t0 = host_now();
+        double t0 = host_clock(CLOCK_MONOTONIC), c0 = host_clock(CLOCK_THREAD_CPUTIME_ID);
         if (sim_workload_run(&r, &cfg, &res) != 0) {
             fprintf(stderr, "locklab-sim: out of memory\n");
             return 1;
         }
-        double host_s = host_now() - t0;
+        double host_s = host_clock(CLOCK_MONOTONIC) - t0, cpu_s = host_clock(CLOCK_THREAD_CPUTIME_ID) - c0;
         fairness f;
         fairness_compute(res.admissions, res.logged, res.per_thread_ops, threads, res.thread_socket, &f);
         bool over = ll_lock_never_parks(l) && threads > sim_machine_hwthreads(&m);
@@ -236,16 +237,16 @@ int main(int argc, char **argv)
             bench_config bc = {w->bench->name, w->bench->params, ll_lock_name(l), ll_lock_spin_ns(l), threads, duration,
                                {0}};
             memcpy(bc.param, values, sizeof values);
-            print_json(&r, &cfg, &bc, over, &res, &f, host_s);
+            print_json(&r, &cfg, &bc, over, &res, &f, host_s, cpu_s);
         } else {
             printf("%s lock=%s threads=%d machine=%s simulated=%.6fs ops=%llu throughput=%.0f ops/s\n", w->bench->name,
                    ll_lock_name(l), threads, m.name, res.wall_s, (unsigned long long)res.ops, res.ops / res.wall_s);
             printf("  fairness_factor=%.4f gini=%.4f vcsw=%ld ivcsw=%ld cpu_util=%.2f exclusion=%s\n",
                    f.fairness_factor, f.gini, res.vcsw, res.ivcsw, res.cpu_s / res.wall_s,
                    res.exclusion_ok ? "ok" : "VIOLATED");
-            printf("  host %.3fs, %llu events (%.3g/s), %llu memory operations (%.3g/s)\n", host_s,
-                   (unsigned long long)r.stats.events, r.stats.events / host_s, (unsigned long long)r.stats.mem_ops,
-                   r.stats.mem_ops / host_s);
+            printf("  host %.3fs (CPU %.3fs), %llu events, %llu memory operations (%.3g per CPU second)\n", host_s,
+                   cpu_s, (unsigned long long)r.stats.events, (unsigned long long)r.stats.mem_ops,
+                   cpu_s > 0 ? r.stats.mem_ops / cpu_s : 0);
         }
         if (r.outcome != SIM_DONE) {
             fprintf(stderr, "locklab-sim: %s under %s: %s (%d threads had not finished %.3g simulated seconds after "
