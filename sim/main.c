@@ -5,7 +5,7 @@
  *               [--seed N] [--json] [--param KEY=VALUE]... [--runs R]
  *   locklab-sim --explore N --lock SPEC|BROKEN [--threads N] [--machine M] [--seed N]
  *               [--acquisitions K] [--explore-steps S] [--expect-fail] [--verbose]
- *   locklab-sim --list-presets | --workloads | --help
+ *   locklab-sim --list | --list-presets | --workloads | --help
  *
  * WORKLOAD: mutexbench, randarray (locklab-bench's parameters).  The lock sources
  * run unchanged against the simulator's atomics backend; the output (--json) is
@@ -111,13 +111,19 @@ static void print_json(const wl_run *r, const sim_config *cfg, const bench_confi
     fflush(stdout);
 }
 
+static void print_spec(const char *spec, void *arg)
+{
+    (void)arg;
+    printf("%s\n", spec);
+}
+
 static void usage(void)
 {
     printf("usage: locklab-sim WORKLOAD --lock SPEC --threads N --machine DESC|PRESET --duration SIM_SECONDS\n"
            "                   [--seed N] [--json] [--param KEY=VALUE]... [--runs R]\n"
            "       locklab-sim --explore N --lock SPEC|BROKEN [--threads N] [--machine M] [--seed N]\n"
            "                   [--acquisitions K] [--explore-steps S] [--expect-fail] [--verbose]\n"
-           "       locklab-sim --list-presets | --workloads\n"
+           "       locklab-sim --list | --list-presets | --workloads\n"
            "DESC: PRESET | [PRESET,]sockets=S,cores=C[,smt=K,hit=NS,local=NS,remote=NS,rmw=NS,pause=NS,llc_ns=NS,\n"
            "      mem=NS,step=NS,syscall=NS,spinq=NS,l2=KB,llc=MB,slice=US,wake=US,switch=US]  (docs/simulator.md)\n");
 }
@@ -169,7 +175,10 @@ int main(int argc, char **argv)
             expect_fail = true;
         else if (strcmp(a, "--verbose") == 0)
             verbose = true;
-        else if (strcmp(a, "--list-presets") == 0) {
+        else if (strcmp(a, "--list") == 0) {
+            ll_lock_list(print_spec, NULL);
+            return 0;
+        } else if (strcmp(a, "--list-presets") == 0) {
             sim_machine_list_presets(stdout);
             return 0;
         } else if (strcmp(a, "--workloads") == 0) {
@@ -181,7 +190,7 @@ int main(int argc, char **argv)
             return 0;
         } else if (a[0] == '-' || wname)
             die("bad argument '%s' (valid: WORKLOAD, --lock, --threads, --machine, --duration, --seed, --json, --param, "
-                "--runs, --explore, --acquisitions, --explore-steps, --expect-fail, --verbose, --list-presets, "
+                "--runs, --explore, --acquisitions, --explore-steps, --expect-fail, --verbose, --list, --list-presets, "
                 "--workloads, --help)", a);
         else
             wname = a;

@@ -64,6 +64,7 @@ expect_error "too large"        "too large"                       -- "$sim" mute
 expect_error "unknown lock"     "unknown lock 'nosuch'"           -- "$sim" mutexbench --lock nosuch --machine this
 expect_error "unknown workload" "unknown workload 'nope'"         -- "$sim" nope --lock mcs
 expect_error "bad param"        "has no parameter 'zz'"           -- "$sim" mutexbench --lock mcs --param zz=1
+[ "$("$sim" --list)" = "$(specs)" ] && ok "--list: the registry's specs" || bad "--list differs from locklab-bench's"
 n=$("$sim" --list-presets | awk -F'\t' 'NF == 2' | wc -l)
 [ "$n" -ge 4 ] && ok "--list-presets: $n presets" || bad "--list-presets: $n"
 
