@@ -90,6 +90,14 @@ void bench_usage_snapshot(long *vcsw, long *ivcsw, double *cpu);
  * half the physical memory is bad input (one line naming `what`, exit 2). */
 void bench_require_memory(const bench_config *cfg, double bytes, const char *what);
 
+/* ---- the JSON contract (json.c) ---- */
+/* Whole numbers (counts) exactly, anything else with 6 significant digits. */
+const char *bench_format_extra(double v, char *buf, size_t len);
+/* One result as a JSON object on stdout, without its closing brace: the caller may
+ * add keys (",\"key\":value") and closes it. */
+void bench_print_json_fields(const bench_config *cfg, const bench_result *r, const fairness *f, bool oversubscribed,
+                             const char *topology);
+
 /* ---- the thread harness ---- */
 
 typedef struct bench_shared {

@@ -6,7 +6,9 @@
  * compile to C11 atomics (or std::atomic when the same source is compiled as
  * C++).  With LL_BACKEND_RELACY defined (C++ only), verify/relacy_atomics.h
  * maps them onto the Relacy model checker's atomics, and verify/relacy_env.cpp
- * models the futex/clock hooks of core.h (docs/verification.md).
+ * models the futex/clock hooks of core.h (docs/verification.md).  With
+ * LL_BACKEND_SIM defined (C only), every verb is an event of the execution-driven
+ * simulator (sim/engine.c, docs/simulator.md), which provides core.h's hooks too.
  *
  * Types:  ll_atomic_u32, ll_atomic_u64, ll_atomic_ptr (opaque; use the verbs).
  * Verbs:  ll_load(p, order)            ll_load_relaxed(p) / ll_load_acquire(p)
@@ -43,8 +45,8 @@
 #define LL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define LL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-#if defined(LL_BACKEND_RELACY)
-/* ll_pause: a scheduler yield, defined by the Relacy backend below */
+#if defined(LL_BACKEND_RELACY) || defined(LL_BACKEND_SIM)
+/* ll_pause: a scheduler yield (Relacy) or a simulated PAUSE (sim), defined by the backend below */
 #elif defined(__x86_64__) || defined(__i386__)
 LL_INLINE void ll_pause(void) { __builtin_ia32_pause(); }
 #elif defined(__aarch64__)
@@ -57,6 +59,40 @@ LL_INLINE void ll_pause(void) { __asm__ __volatile__("" ::: "memory"); }
 /* ---- Relacy backend (the model checker, verify/): the same names, each verb a
  * modelled operation carrying its caller's file and line --------------------- */
 #include "relacy_atomics.h" /* verify/relacy_atomics.h, on the checker's include path */
+
+#elif defined(LL_BACKEND_SIM)
+/* ---- Simulator backend (sim/, C only): plain words; every verb is an event of the
+ * simulator's engine, which runs one simulated thread at a time on one OS thread
+ * (sequentially consistent: the orders are recorded, not modelled) ------------ */
+#ifdef __cplusplus
+#error "LL_BACKEND_SIM: compile the sources as C"
+#endif
+#include <stdbool.h>
+#define LL_ALIGNED(n) _Alignas(n)
+typedef enum { LL_RELAXED, LL_ACQUIRE, LL_RELEASE, LL_ACQ_REL, LL_SEQ_CST } ll_order;
+typedef struct { uint32_t v; } ll_atomic_u32;
+typedef struct { uint64_t v; } ll_atomic_u64;
+typedef struct { void *v; } ll_atomic_ptr;
+#define LL_ATOMIC_INIT(x) { x }
+/* sim/engine.c: size is 4 or 8 bytes; cas writes the observed value to *expected on failure. */
+uint64_t llsim_load(const void *p, unsigned size);
+void llsim_store(void *p, uint64_t v, unsigned size);
+uint64_t llsim_xchg(void *p, uint64_t v, unsigned size);
+bool llsim_cas(void *p, void *expected, uint64_t desired, unsigned size);
+uint64_t llsim_faa(void *p, uint64_t d, unsigned size);
+void ll_fence(ll_order o);
+void ll_pause(void);
+#define LL_DEFINE_OPS(T, A, S)                                                                  \
+    LL_INLINE T ll_load_##S(A *p, ll_order o) { (void)o; return (T)(uintptr_t)llsim_load(p, sizeof(T)); } \
+    LL_INLINE void ll_store_##S(A *p, T x, ll_order o) { (void)o; llsim_store(p, (uint64_t)(uintptr_t)x, sizeof(T)); } \
+    LL_INLINE T ll_xchg_##S(A *p, T x, ll_order o) { (void)o; return (T)(uintptr_t)llsim_xchg(p, (uint64_t)(uintptr_t)x, sizeof(T)); } \
+    LL_INLINE bool ll_cas_##S(A *p, T *e, T d, ll_order o) { (void)o; return llsim_cas(p, e, (uint64_t)(uintptr_t)d, sizeof(T)); }
+LL_DEFINE_OPS(uint32_t, ll_atomic_u32, u32)
+LL_DEFINE_OPS(uint64_t, ll_atomic_u64, u64)
+LL_DEFINE_OPS(void *, ll_atomic_ptr, ptr)
+#undef LL_DEFINE_OPS
+LL_INLINE uint32_t ll_faa_u32(ll_atomic_u32 *p, uint32_t d, ll_order o) { (void)o; return (uint32_t)llsim_faa(p, d, 4); }
+LL_INLINE uint64_t ll_faa_u64(ll_atomic_u64 *p, uint64_t d, ll_order o) { (void)o; return llsim_faa(p, d, 8); }
 
 #elif defined(__cplusplus)
 /* ---- C++ backend: same names, overloads instead of _Generic ---------------- */
@@ -124,7 +160,9 @@ LL_DEFINE_OPS(void *, ll_atomic_ptr, ptr)
 LL_INLINE uint32_t ll_faa_u32(ll_atomic_u32 *p, uint32_t d, ll_order o) { return atomic_fetch_add_explicit(&p->v, d, o); }
 LL_INLINE uint64_t ll_faa_u64(ll_atomic_u64 *p, uint64_t d, ll_order o) { return atomic_fetch_add_explicit(&p->v, d, o); }
 LL_INLINE void ll_fence(ll_order o) { atomic_thread_fence(o); }
+#endif
 
+#if !defined(__cplusplus) /* C backends (C11, sim): one verb name over the three types */
 #define LL_PICK(p, op) _Generic((p), ll_atomic_u32 *: op##_u32, ll_atomic_u64 *: op##_u64, ll_atomic_ptr *: op##_ptr)
 #define ll_load(p, o) LL_PICK(p, ll_load)(p, o)
 #define ll_store(p, x, o) LL_PICK(p, ll_store)(p, x, o)

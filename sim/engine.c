@@ -1,0 +1,1046 @@
+/*
+ * The simulator's discrete-event engine (docs/simulator.md).
+ *
+ * Simulated threads are coroutines on their own stacks, switched with the
+ * thread runtime's hand-written context switch (src/threads/arch/).  Each has
+ * a local clock; the engine always runs the thread with the earliest local time
+ * (ties broken by a key drawn from the seed at every insertion), so a run is a
+ * deterministic function of the seed.  A thread runs on until its next shared
+ * operation (an atomic verb of include/locklab/atomics.h, a workload's data
+ * access, a futex call, a PAUSE): there it first gives way to any thread whose
+ * clock is earlier, then performs the operation at its own time and adds the
+ * operation's cost.  Plain computation (sim_compute) only adds time.
+ *
+ * Caches: per-64-byte-line state (owner core, sharer cores, version, busy-until):
+ *   load   hit in the core's own cache, else a transfer: from the owning core (within
+ *          a socket `local`, across `remote`), else from a sharer or the socket's LLC,
+ *          else memory; the line is shared afterwards
+ *   store/RMW  exclusive ownership: a transfer from the owner or the sharers
+ *          (invalidating them), `rmw` extra for an atomic read-modify-write
+ *   Requests to one line are serialised: a transfer starts when the previous one
+ *   ends (busy_until), which is what makes N spinners re-reading a handed-over
+ *   line cost N transfers (the ticket lock's collapse).
+ *   Capacity: a private cache per core and an LLC per socket, 8- and 16-way sets
+ *   with round-robin replacement (approximately LRU); a line evicted from a core
+ *   leaves its sharers (an owner writes back).
+ * Spinning: a PAUSE after a loop iteration that re-read exactly the lines of the
+ *   previous iteration, unchanged, and wrote nothing, sleeps until one of them is
+ *   written or `spinq` ns pass (time passes as if it spun; events are saved); a
+ *   loop that has not read the clock for 256 such sleeps sleeps until written (or
+ *   its time slice ends with a thread waiting for the CPU).
+ * Scheduler: sockets x cores x smt CPUs; thread i starts on CPU i mod CPUs (CPU c:
+ *   socket c mod S, core c mod S*C).  More threads than CPUs wait in per-CPU run
+ *   queues; a running thread is preempted at the end of its time slice when its
+ *   queue is not empty; a CPU that goes idle takes a waiting thread from another
+ *   CPU's queue.  futex wait blocks (the CPU runs the next thread after a context
+ *   switch); a futex wake makes the waiter runnable `wake` later, on an idle CPU
+ *   if there is one, else queued on its last CPU.
+ * TLS: each simulated thread runs with a thread pointer of its own (tls.c).
+ * Exploration (cfg->explore): the next thread is drawn at random at every shared
+ *   operation instead of by time; timed waits time out at once.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "llt_arch.h"
+#include "sim.h"
+
+/* ---- threads, CPUs ------------------------------------------------------------------ */
+enum tstate { T_RUNNING, T_READY, T_BLOCKED, T_TIMED, T_DONE };
+enum { MAX_READS = 4, STACK_BYTES = 256 << 10, CLOCKLESS_SLEEPS = 256 };
+#define FOREVER (UINT64_MAX / 2)
+
+typedef struct sthread {
+    llt_ctx ctx;
+    char *stack;
+    int index, cpu, heap_pos;
+    enum tstate state;
+    bool spinsleep;         /* RUNNING, asleep on unchanged lines until key or a write */
+    bool timed_out;
+    uint64_t time;          /* local clock, ps */
+    uint64_t key, tie;      /* heap order: (key, tie) */
+    uint64_t ready_ps;      /* READY: not before */
+    uint64_t run_start;     /* when it got its CPU (busy time) */
+    struct sthread *rq_next;
+    /* futex */
+    const void *fword;
+    struct sthread *fnext;
+    /* spin detection: lines read since the last PAUSE, and in the iteration before */
+    uint32_t nreads, pnreads, sleep_gen;
+    uint32_t sleeps_since_clock; /* spin sleeps since the thread last read the clock */
+    bool wrote, overflow;
+    uint32_t read_line[MAX_READS], pread_line[MAX_READS];
+    uint64_t read_ver[MAX_READS], pread_ver[MAX_READS];
+} sthread;
+
+typedef struct scpu {
+    sthread *cur;
+    sthread *rq_head, *rq_tail;
+    int socket, core, nready;
+    uint64_t slice_end;
+} scpu;
+
+/* ---- lines -------------------------------------------------------------------------- */
+#define MAX_CORES 256
+typedef struct watcher {
+    uint32_t thread, gen;
+} watcher;
+typedef struct sline {
+    uintptr_t addr; /* line number (address >> 6) */
+    uint64_t version;
+    uint64_t busy_until;
+    int32_t owner; /* core holding it modified/exclusive, or -1 */
+    uint32_t nshare;
+    uint64_t sharers[MAX_CORES / 64];
+    watcher *watchers;
+    uint32_t nwatch, capwatch;
+} sline;
+
+/* ---- engine state (one run at a time) ----------------------------------------------- */
+static struct {
+    const sim_config *cfg;
+    const sim_machine *m;
+    sim_body body;
+    void *arg;
+    sthread *threads;
+    int nthreads, live;
+    scpu *cpus;
+    int ncpus, ncores;
+    sthread **heap;
+    int heap_n;
+    sthread *cur;
+    llt_ctx main_ctx;
+    uint64_t rng;
+    bool stopped, aborted;
+    uint64_t limit_ps; /* end + drain: a thread past it means the run does not end */
+    sim_outcome outcome;
+    sim_stats st;
+    /* costs, ps */
+    uint64_t c_hit, c_local, c_remote, c_rmw, c_pause, c_llc, c_mem, c_slice, c_wake, c_switch, c_sys, c_spinq,
+        c_clock;
+    /* lines: hash (addr -> index + 1) and the lines */
+    sline *lines;
+    uint32_t nlines, caplines;
+    uint32_t *hash;
+    uint32_t hash_mask;
+    /* caches: private per core (PWAYS), LLC per socket (LWAYS); entries are line index + 1 */
+    uint32_t *priv, *llc;
+    uint32_t priv_sets, llc_sets;
+    uint8_t *priv_rr, *llc_rr;
+    /* futex buckets */
+    sthread **fbucket;
+    /* the stop line */
+    uint32_t stop_word;
+    char fail_msg[512];
+} E;
+
+enum { PWAYS = 8, LWAYS = 16, FBUCKETS = 1024 };
+
+static inline uint64_t ps_of(double ns) { return (uint64_t)(ns * SIM_PS_PER_NS + 0.5); }
+static inline uint64_t rnd(void)
+{
+    uint64_t x = E.rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return E.rng = x;
+}
+
+/* ---- heap of (key, tie) ----------------------------------------------------------------- */
+static inline bool before(const sthread *a, const sthread *b)
+{
+    return a->key < b->key || (a->key == b->key && a->tie < b->tie);
+}
+static void heap_set(int i, sthread *t)
+{
+    E.heap[i] = t;
+    t->heap_pos = i;
+}
+static void sift_up(int i)
+{
+    sthread *t = E.heap[i];
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!before(t, E.heap[p]))
+            break;
+        heap_set(i, E.heap[p]);
+        i = p;
+    }
+    heap_set(i, t);
+}
+static void sift_down(int i)
+{
+    sthread *t = E.heap[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= E.heap_n)
+            break;
+        if (c + 1 < E.heap_n && before(E.heap[c + 1], E.heap[c]))
+            c++;
+        if (!before(E.heap[c], t))
+            break;
+        heap_set(i, E.heap[c]);
+        i = c;
+    }
+    heap_set(i, t);
+}
+static void heap_push(sthread *t, uint64_t key)
+{
+    t->key = key;
+    t->tie = rnd();
+    heap_set(E.heap_n++, t);
+    sift_up(E.heap_n - 1);
+}
+static void heap_remove(sthread *t)
+{
+    int i = t->heap_pos;
+    t->heap_pos = -1;
+    sthread *last = E.heap[--E.heap_n];
+    if (i == E.heap_n)
+        return;
+    heap_set(i, last);
+    sift_up(i);
+    sift_down(last->heap_pos);
+}
+static void heap_lower(sthread *t, uint64_t key) /* decrease t's key */
+{
+    if (key < t->key) {
+        t->key = key;
+        sift_up(t->heap_pos);
+    }
+}
+
+/* ---- switching ------------------------------------------------------------------------ */
+static void switch_to(sthread *next)
+{
+    sthread *me = E.cur;
+    E.cur = next;
+    sim_tls_set(next ? next->index : -1); /* the thread's own TLS (tls.c) */
+    llt_ctx *from = me ? &me->ctx : &E.main_ctx;
+    llt_ctx *to = next ? &next->ctx : &E.main_ctx;
+    if (from != to)
+        llt_ctx_switch(from, to);
+}
+
+static void end_run(sim_outcome o)
+{
+    if (E.outcome == SIM_DONE)
+        E.outcome = o;
+    E.aborted = true;
+    switch_to(NULL);
+    abort(); /* an aborted run's threads are never resumed */
+}
+
+static void make_runnable(sthread *t, uint64_t at);
+
+/* Run n, just taken from the heap (a spinner's sleep ends at its key). */
+static void resume(sthread *n)
+{
+    if (n->spinsleep) {
+        n->spinsleep = false;
+        n->sleep_gen++;
+        n->time = n->key;
+    }
+    if (n != E.cur)
+        switch_to(n);
+}
+
+/* The current thread has been put wherever it belongs (heap, run queue, blocked):
+ * run the next one.  Timers that fire on the way make their threads runnable. */
+static void reschedule(void)
+{
+    for (;;) {
+        if (E.heap_n == 0) {
+            if (E.live == 0) {
+                switch_to(NULL);
+                abort();
+            }
+            end_run(SIM_DEADLOCK);
+        }
+        sthread *n = E.heap[0];
+        if (n->key > E.limit_ps)
+            end_run(SIM_NO_PROGRESS);
+        if (n->state == T_TIMED) { /* a futex timeout or a sleep ends */
+            heap_remove(n);
+            n->timed_out = true;
+            if (n->fword) { /* leave the futex bucket */
+                sthread **pp = &E.fbucket[((uintptr_t)n->fword >> 2) % FBUCKETS];
+                while (*pp != n)
+                    pp = &(*pp)->fnext;
+                *pp = n->fnext;
+                n->fword = NULL;
+            }
+            make_runnable(n, n->key);
+            continue;
+        }
+        heap_remove(n);
+        resume(n);
+        return;
+    }
+}
+
+/* ---- CPUs -------------------------------------------------------------------------------- */
+static void rq_push(scpu *c, sthread *t)
+{
+    t->rq_next = NULL;
+    if (c->rq_tail)
+        c->rq_tail->rq_next = t;
+    else
+        c->rq_head = t;
+    c->rq_tail = t;
+    c->nready++;
+}
+static sthread *rq_pop(scpu *c)
+{
+    sthread *t = c->rq_head;
+    if (t) {
+        c->rq_head = t->rq_next;
+        if (!c->rq_head)
+            c->rq_tail = NULL;
+        c->nready--;
+    }
+    return t;
+}
+
+/* t starts running on c at time at. */
+static void dispatch(scpu *c, sthread *t, uint64_t at)
+{
+    c->cur = t;
+    t->cpu = (int)(c - E.cpus);
+    t->state = T_RUNNING;
+    t->time = at;
+    t->run_start = at;
+    t->nreads = t->pnreads = 0;
+    c->slice_end = at + E.c_slice;
+    heap_push(t, at);
+}
+
+/* t leaves its CPU at time now (blocked, done, preempted): the CPU runs the next
+ * thread of its queue, or one taken from another CPU's queue, or idles. */
+static void cpu_release(sthread *t, uint64_t now)
+{
+    scpu *c = &E.cpus[t->cpu];
+    E.st.busy_ps += now - t->run_start;
+    c->cur = NULL;
+    sthread *n = rq_pop(c);
+    for (int k = 1; !n && k < E.ncpus; k++) /* idle balancing: the nearest queue that has a thread */
+        n = rq_pop(&E.cpus[(t->cpu + k) % E.ncpus]);
+    if (n) {
+        uint64_t at = now + E.c_switch;
+        dispatch(c, n, n->ready_ps > at ? n->ready_ps : at);
+        E.st.switches++;
+    }
+}
+
+/* t may run from time at: on its last CPU if idle, else on an idle CPU (its socket
+ * first), else it waits in its last CPU's queue. */
+static void make_runnable(sthread *t, uint64_t at)
+{
+    scpu *c = &E.cpus[t->cpu];
+    if (c->cur) {
+        scpu *idle = NULL;
+        for (int k = 1; k < E.ncpus; k++) {
+            scpu *o = &E.cpus[(t->cpu + k) % E.ncpus];
+            if (!o->cur && !o->rq_head && (!idle || (o->socket == c->socket && idle->socket != c->socket)))
+                idle = o;
+        }
+        if (!idle) {
+            t->state = T_READY;
+            t->ready_ps = at;
+            rq_push(c, t);
+            if (c->cur->spinsleep) /* the spinner there must wake for its preemption */
+                heap_lower(c->cur, c->slice_end > at ? c->slice_end : at);
+            return;
+        }
+        c = idle;
+    }
+    dispatch(c, t, at);
+}
+
+/* Preempt the running thread at the end of its slice if another waits for its CPU. */
+static void maybe_preempt(sthread *me)
+{
+    scpu *c = &E.cpus[me->cpu];
+    if (LL_LIKELY(c->nready == 0 || me->time < c->slice_end))
+        return;
+    me->state = T_READY;
+    me->ready_ps = me->time;
+    E.st.ivcsw++;
+    cpu_release(me, me->time);
+    rq_push(c, me);
+    reschedule();
+}
+
+/* Before a shared operation: give way to every thread whose clock is earlier
+ * (exploration: to a thread drawn at random). */
+static void sync_point(void)
+{
+    sthread *me = E.cur;
+    E.st.events++;
+    if (E.cfg->explore) {
+        if (E.st.events > E.cfg->max_steps)
+            end_run(SIM_NO_PROGRESS);
+        uint64_t r = rnd() % (uint64_t)(E.heap_n + 1);
+        if (r < (uint64_t)E.heap_n) { /* another thread runs first */
+            sthread *n = E.heap[r];
+            heap_remove(n);
+            heap_push(me, me->time);
+            switch_to(n);
+        }
+        return;
+    }
+    if (!E.stopped && E.cfg->end_ps && me->time >= E.cfg->end_ps) {
+        /* the run's end: the harness stores the stop flag (invalidating every copy) */
+        E.stopped = true;
+        llsim_store(&E.stop_word, 1, 4);
+    }
+    if (me->time > E.limit_ps)
+        end_run(SIM_NO_PROGRESS);
+    maybe_preempt(me);
+    if (E.heap_n && E.heap[0]->key <= me->time) { /* someone is earlier (or ties: the draw decides) */
+        sthread *top = E.heap[0];
+        if (top->key == me->time || top->state != T_RUNNING || top->key > E.limit_ps) {
+            heap_push(me, me->time);
+            reschedule();
+            return;
+        }
+        /* the common case in one sift: me takes the earliest thread's place in the heap */
+        top->heap_pos = -1;
+        me->key = me->time;
+        me->tie = rnd();
+        heap_set(0, me);
+        sift_down(0);
+        resume(top);
+    }
+}
+
+/* ---- caches and coherence -------------------------------------------------------------- */
+static uint32_t hash_line(uintptr_t a) { return (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> 32); }
+
+static void hash_grow(void)
+{
+    uint32_t cap = E.hash_mask ? (E.hash_mask + 1) * 2 : 1u << 12;
+    free(E.hash);
+    E.hash = calloc(cap, sizeof(uint32_t));
+    E.hash_mask = cap - 1;
+    for (uint32_t i = 0; i < E.nlines; i++) {
+        uint32_t h = hash_line(E.lines[i].addr) & E.hash_mask;
+        while (E.hash[h])
+            h = (h + 1) & E.hash_mask;
+        E.hash[h] = i + 1;
+    }
+}
+
+static sline *line_of(const void *p, uint32_t *index)
+{
+    uintptr_t a = (uintptr_t)p >> 6;
+    uint32_t h = hash_line(a) & E.hash_mask;
+    for (uint32_t i; (i = E.hash[h]) != 0; h = (h + 1) & E.hash_mask)
+        if (E.lines[i - 1].addr == a) {
+            *index = i - 1;
+            return &E.lines[i - 1];
+        }
+    if (E.nlines == E.caplines) {
+        E.caplines = E.caplines ? E.caplines * 2 : 1024;
+        E.lines = realloc(E.lines, (size_t)E.caplines * sizeof(sline));
+        if (!E.lines) {
+            fprintf(stderr, "locklab-sim: out of memory for %u cache lines\n", E.caplines);
+            exit(1);
+        }
+    }
+    sline *l = &E.lines[E.nlines];
+    memset(l, 0, sizeof *l);
+    l->addr = a;
+    l->owner = -1;
+    E.hash[h] = E.nlines + 1;
+    *index = E.nlines++;
+    if (E.nlines * 2 > E.hash_mask)
+        hash_grow();
+    return &E.lines[*index];
+}
+
+static inline bool has_core(const sline *l, int k) { return (l->sharers[k >> 6] >> (k & 63)) & 1; }
+static inline void add_core(sline *l, int k)
+{
+    if (!has_core(l, k)) {
+        l->sharers[k >> 6] |= 1ull << (k & 63);
+        l->nshare++;
+    }
+}
+static inline void drop_core(sline *l, int k)
+{
+    if (has_core(l, k)) {
+        l->sharers[k >> 6] &= ~(1ull << (k & 63));
+        l->nshare--;
+    }
+    if (l->owner == k)
+        l->owner = -1; /* written back to the LLC */
+}
+static inline int core_socket(int k) { return k % E.m->sockets; }
+
+/* Line li enters core k's private cache (evicting another line of its set). */
+static void priv_insert(int k, uint32_t li)
+{
+    uint32_t set = (uint32_t)(E.lines[li].addr * 0x9E3779B1u >> 7) % E.priv_sets;
+    uint32_t *ways = &E.priv[((size_t)k * E.priv_sets + set) * PWAYS];
+    for (int w = 0; w < PWAYS; w++)
+        if (ways[w] == li + 1)
+            return;
+    uint8_t *rr = &E.priv_rr[(size_t)k * E.priv_sets + set];
+    uint32_t victim = ways[*rr];
+    if (victim)
+        drop_core(&E.lines[victim - 1], k);
+    ways[*rr] = li + 1;
+    *rr = (uint8_t)((*rr + 1) % PWAYS);
+}
+
+/* Is line li in socket s's LLC?  Inserts it if not. */
+static bool llc_lookup(int s, uint32_t li)
+{
+    E.st.llc_accesses++;
+    uint32_t set = (uint32_t)(E.lines[li].addr * 0x85EBCA77u >> 5) % E.llc_sets;
+    uint32_t *ways = &E.llc[((size_t)s * E.llc_sets + set) * LWAYS];
+    for (int w = 0; w < LWAYS; w++)
+        if (ways[w] == li + 1)
+            return true;
+    E.st.llc_misses++;
+    uint8_t *rr = &E.llc_rr[(size_t)s * E.llc_sets + set];
+    ways[*rr] = li + 1;
+    *rr = (uint8_t)((*rr + 1) % LWAYS);
+    return false;
+}
+
+/* What it costs core k to get line l from elsewhere (it has no copy, or needs the
+ * others' copies invalidated when exclusive). */
+static uint64_t fetch_cost(sline *l, uint32_t li, int k, bool exclusive)
+{
+    int s = core_socket(k);
+    if (l->owner >= 0 && l->owner != k)
+        return core_socket(l->owner) == s ? E.c_local : E.c_remote;
+    bool local = false, remote = false;
+    for (int w = 0; w < MAX_CORES / 64 && (local + remote) < 2; w++)
+        for (uint64_t b = l->sharers[w]; b; b &= b - 1) {
+            int o = w * 64 + __builtin_ctzll(b);
+            if (o == k)
+                continue;
+            if (core_socket(o) == s)
+                local = true;
+            else
+                remote = true;
+        }
+    if (exclusive && has_core(l, k)) /* an upgrade: invalidations only */
+        return remote ? E.c_remote : local ? E.c_local : E.c_hit;
+    if (local)
+        return E.c_local;
+    if (llc_lookup(s, li))
+        return E.c_llc;
+    return remote ? E.c_remote : E.c_mem;
+}
+
+/* Wake the spinners asleep on line l (it was written at time at). */
+static void wake_watchers(sline *l, uint64_t at)
+{
+    for (uint32_t i = 0; i < l->nwatch; i++) {
+        sthread *t = &E.threads[l->watchers[i].thread];
+        if (t->spinsleep && t->sleep_gen == l->watchers[i].gen && t->heap_pos >= 0)
+            heap_lower(t, at > t->time ? at : t->time);
+    }
+    l->nwatch = 0;
+}
+
+enum access { LOAD, STORE, RMW };
+/* Core of the running thread accesses p at its time: add the cost. */
+static void access_line(const void *p, enum access kind)
+{
+    sthread *me = E.cur;
+    int k = E.cpus[me->cpu].core;
+    uint32_t li;
+    sline *l = line_of(p, &li);
+    uint64_t now = me->time, done;
+    E.st.mem_ops++;
+    if (kind == LOAD) {
+        if (has_core(l, k)) {
+            done = now + E.c_hit;
+        } else {
+            uint64_t start = now > l->busy_until ? now : l->busy_until;
+            done = start + fetch_cost(l, li, k, false);
+            l->busy_until = done;
+            if (l->owner >= 0) { /* the owner keeps a shared copy */
+                add_core(l, l->owner);
+                l->owner = -1;
+            }
+            add_core(l, k);
+            priv_insert(k, li);
+            l = &E.lines[li];
+        }
+        if (me->nreads < MAX_READS) {
+            me->read_line[me->nreads] = li;
+            me->read_ver[me->nreads++] = l->version;
+        } else {
+            me->overflow = true;
+        }
+    } else {
+        if (l->owner == k) {
+            done = now + E.c_hit;
+        } else {
+            uint64_t start = now > l->busy_until ? now : l->busy_until;
+            done = start + fetch_cost(l, li, k, true);
+            l->busy_until = done;
+            memset(l->sharers, 0, sizeof l->sharers);
+            l->nshare = 0;
+            add_core(l, k);
+            l->owner = k;
+            priv_insert(k, li);
+            l = &E.lines[li];
+        }
+        if (kind == RMW)
+            done += E.c_rmw;
+        l->version++;
+        me->wrote = true;
+        if (l->nwatch)
+            wake_watchers(l, done);
+    }
+    me->time = done;
+}
+
+/* ---- the atomics backend (include/locklab/atomics.h, LL_BACKEND_SIM) ------------------ */
+static inline uint64_t get(const void *p, unsigned size) { return size == 4 ? *(const uint32_t *)p : *(const uint64_t *)p; }
+static inline void put(void *p, uint64_t v, unsigned size)
+{
+    if (size == 4)
+        *(uint32_t *)p = (uint32_t)v;
+    else
+        *(uint64_t *)p = v;
+}
+
+/* Outside a run (a lock's init from main, the engine's own stop store): no event. */
+#define OUTSIDE_RUN() (E.cur == NULL)
+
+uint64_t llsim_load(const void *p, unsigned size)
+{
+    if (OUTSIDE_RUN())
+        return get(p, size);
+    sync_point();
+    access_line(p, LOAD);
+    return get(p, size);
+}
+
+void llsim_store(void *p, uint64_t v, unsigned size)
+{
+    if (OUTSIDE_RUN()) {
+        put(p, v, size);
+        return;
+    }
+    if (p == &E.stop_word) { /* the engine's stop store: every copy invalidated now */
+        uint32_t li;
+        sline *l = line_of(p, &li);
+        memset(l->sharers, 0, sizeof l->sharers);
+        l->nshare = 0;
+        l->owner = -1;
+        l->version++;
+        wake_watchers(l, E.cur->time);
+        put(p, v, size);
+        return;
+    }
+    sync_point();
+    access_line(p, STORE);
+    put(p, v, size);
+}
+
+uint64_t llsim_xchg(void *p, uint64_t v, unsigned size)
+{
+    if (OUTSIDE_RUN()) {
+        uint64_t old = get(p, size);
+        put(p, v, size);
+        return old;
+    }
+    sync_point();
+    access_line(p, RMW);
+    uint64_t old = get(p, size);
+    put(p, v, size);
+    return old;
+}
+
+bool llsim_cas(void *p, void *expected, uint64_t desired, unsigned size)
+{
+    if (!OUTSIDE_RUN()) {
+        sync_point();
+        access_line(p, RMW); /* a failed CAS still takes the line exclusive (x86 LOCK CMPXCHG) */
+    }
+    uint64_t old = get(p, size), exp = get(expected, size);
+    if (old == exp) {
+        put(p, desired, size);
+        return true;
+    }
+    put(expected, old, size);
+    return false;
+}
+
+uint64_t llsim_faa(void *p, uint64_t d, unsigned size)
+{
+    if (!OUTSIDE_RUN()) {
+        sync_point();
+        access_line(p, RMW);
+    }
+    uint64_t old = get(p, size);
+    put(p, old + d, size);
+    return old;
+}
+
+void ll_fence(ll_order o)
+{
+    if (OUTSIDE_RUN() || o != LL_SEQ_CST)
+        return; /* acquire/release fences are free on x86 (TSO) */
+    sync_point();
+    E.cur->time += E.c_rmw; /* MFENCE: about a locked instruction */
+}
+
+/* Did this spin-loop iteration re-read exactly the previous iteration's lines,
+ * unchanged, and write nothing? */
+static bool unchanged_spin(sthread *me)
+{
+    if (me->wrote || me->overflow || me->nreads == 0 || me->nreads != me->pnreads)
+        return false;
+    for (uint32_t i = 0; i < me->nreads; i++)
+        if (me->read_line[i] != me->pread_line[i] || me->read_ver[i] != me->pread_ver[i] ||
+            E.lines[me->read_line[i]].version != me->read_ver[i])
+            return false;
+    return true;
+}
+
+static void watch(sline *l, sthread *t)
+{
+    if (l->nwatch == l->capwatch) { /* first forget the sleeps that have ended */
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < l->nwatch; i++) {
+            sthread *o = &E.threads[l->watchers[i].thread];
+            if (o->spinsleep && o->sleep_gen == l->watchers[i].gen)
+                l->watchers[n++] = l->watchers[i];
+        }
+        l->nwatch = n;
+    }
+    if (l->nwatch == l->capwatch) {
+        l->capwatch = l->capwatch ? l->capwatch * 2 : 4;
+        l->watchers = realloc(l->watchers, l->capwatch * sizeof(watcher));
+    }
+    l->watchers[l->nwatch++] = (watcher){(uint32_t)t->index, t->sleep_gen};
+}
+
+void ll_pause(void)
+{
+    if (OUTSIDE_RUN())
+        return;
+    sthread *me = E.cur;
+    sync_point(); /* a spinner lets earlier threads run (exploration: a random one) */
+    if (E.cfg->explore)
+        return;
+    me->time += E.c_pause;
+    bool same = unchanged_spin(me);
+    memcpy(me->pread_line, me->read_line, sizeof me->read_line);
+    memcpy(me->pread_ver, me->read_ver, sizeof me->read_ver);
+    me->pnreads = me->nreads;
+    me->nreads = 0;
+    me->wrote = me->overflow = false;
+    if (!same)
+        return;
+    /* asleep until a watched line is written or the quantum (or the slice) ends; a loop
+     * that has not read the clock for a while (pure spinning) sleeps until written */
+    uint64_t until = ++me->sleeps_since_clock > CLOCKLESS_SLEEPS ? FOREVER : me->time + E.c_spinq;
+    scpu *c = &E.cpus[me->cpu];
+    if (c->nready && c->slice_end > me->time && c->slice_end < until)
+        until = c->slice_end;
+    for (uint32_t i = 0; i < me->pnreads; i++)
+        watch(&E.lines[me->pread_line[i]], me);
+    me->spinsleep = true;
+    heap_push(me, until);
+    reschedule();
+    maybe_preempt(me);
+}
+
+/* ---- futexes, clock, yield, sleep (core.h) ------------------------------------------- */
+static sthread **bucket_of(const void *w) { return &E.fbucket[((uintptr_t)w >> 2) % FBUCKETS]; }
+
+/* Block the running thread on word (NULL: a plain sleep) until woken or deadline_ps (0: none). */
+static void block(const void *word, uint64_t deadline_ps)
+{
+    sthread *me = E.cur;
+    me->timed_out = false;
+    me->fword = word;
+    if (word) {
+        sthread **b = bucket_of(word);
+        me->fnext = NULL;
+        while (*b)
+            b = &(*b)->fnext;
+        *b = me; /* FIFO, as the kernel's futex queue */
+    }
+    E.st.vcsw++;
+    E.st.parks += word != NULL;
+    cpu_release(me, me->time);
+    if (deadline_ps) {
+        me->state = T_TIMED;
+        heap_push(me, deadline_ps > me->time ? deadline_ps : me->time);
+    } else {
+        me->state = T_BLOCKED;
+    }
+    reschedule();
+}
+
+static uint64_t ps_of_timespec(const struct timespec *ts)
+{
+    return ((uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec) * SIM_PS_PER_NS;
+}
+
+void ll_futex_wait(ll_atomic_u32 *word, uint32_t expected)
+{
+    ll_futex_wait_until(word, expected, CLOCK_MONOTONIC, NULL);
+}
+
+int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock, const struct timespec *abstime)
+{
+    (void)clock; /* both clocks are the simulated time */
+    sync_point();
+    sthread *me = E.cur;
+    me->time += E.c_sys;
+    access_line(word, LOAD); /* the kernel compares under its bucket lock: no event between */
+    if (word->v != expected)
+        return 0;
+    if (abstime && (E.cfg->explore || ps_of_timespec(abstime) <= me->time)) {
+        if (E.cfg->explore) { /* the model checker's way: others run, then the deadline has passed */
+            sync_point();
+            if (me->time < ps_of_timespec(abstime))
+                me->time = ps_of_timespec(abstime);
+        }
+        return ETIMEDOUT;
+    }
+    block(word, abstime ? ps_of_timespec(abstime) : 0);
+    return me->timed_out ? ETIMEDOUT : 0;
+}
+
+void ll_futex_wake(ll_atomic_u32 *word, int n)
+{
+    sync_point();
+    sthread *me = E.cur;
+    me->time += E.c_sys;
+    for (sthread **b = bucket_of(word); *b && n > 0;) {
+        sthread *t = *b;
+        if (t->fword != word) {
+            b = &t->fnext;
+            continue;
+        }
+        *b = t->fnext;
+        t->fword = NULL;
+        if (t->state == T_TIMED)
+            heap_remove(t);
+        E.st.wakes++;
+        make_runnable(t, me->time + E.c_wake);
+        n--;
+    }
+}
+
+void ll_futex_counts(uint64_t *waits, uint64_t *wakes)
+{
+    *waits = E.st.parks;
+    *wakes = E.st.wakes;
+}
+
+uint64_t ll_now_ns(void)
+{
+    if (OUTSIDE_RUN())
+        return 0;
+    E.st.events++;
+    E.cur->sleeps_since_clock = 0;
+    E.cur->time += E.c_clock;
+    return E.cur->time / SIM_PS_PER_NS;
+}
+
+void ll_yield(void)
+{
+    if (OUTSIDE_RUN())
+        return;
+    sync_point();
+    sthread *me = E.cur;
+    scpu *c = &E.cpus[me->cpu];
+    me->time += E.c_sys;
+    if (E.cfg->explore || c->nready == 0)
+        return;
+    me->state = T_READY; /* sched_yield: the next in the queue runs */
+    me->ready_ps = me->time;
+    E.st.vcsw++;
+    cpu_release(me, me->time);
+    rq_push(c, me);
+    reschedule();
+}
+
+void ll_sleep_ns(uint64_t ns)
+{
+    if (OUTSIDE_RUN())
+        return;
+    sync_point();
+    sthread *me = E.cur;
+    me->time += E.c_sys;
+    if (E.cfg->explore) { /* others may run meanwhile (the sync point); the time passes */
+        me->time += ns * SIM_PS_PER_NS;
+        return;
+    }
+    block(NULL, me->time + ns * SIM_PS_PER_NS);
+}
+
+/* ---- for bodies ------------------------------------------------------------------------------ */
+uint64_t sim_now_ps(void) { return E.cur ? E.cur->time : 0; }
+bool sim_stopping(void) { return llsim_load(&E.stop_word, 4) != 0; }
+void sim_compute(double ns) { E.cur->time += ps_of(ns); }
+void sim_data_load(const void *p)
+{
+    sync_point();
+    access_line(p, LOAD);
+}
+void sim_data_store(void *p)
+{
+    sync_point();
+    access_line(p, STORE);
+}
+void sim_preempt_point(void)
+{
+    if (E.cfg->explore)
+        sync_point();
+}
+int sim_thread_socket(void) { return E.cur ? E.cpus[E.cur->cpu].socket : 0; }
+int sim_thread_index(void) { return E.cur ? E.cur->index : 0; }
+
+void sim_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(E.fail_msg, sizeof E.fail_msg, fmt, ap);
+    va_end(ap);
+    E.outcome = SIM_FAILED;
+    E.aborted = true;
+    switch_to(NULL);
+    abort();
+}
+const char *sim_fail_message(void) { return E.fail_msg; }
+
+/* ---- a run -------------------------------------------------------------------------------- */
+static void thread_entry(void *arg)
+{
+    sthread *t = (sthread *)arg;
+    ll_self_tls = sim_env_thread(t->index); /* in the thread's own TLS */
+    E.body(t->index, E.arg);
+    t->state = T_DONE;
+    E.live--;
+    cpu_release(t, t->time);
+    if (t->time > E.st.end_ps)
+        E.st.end_ps = t->time;
+    reschedule();
+    abort(); /* a finished thread is never resumed */
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fprintf(stderr, "locklab-sim: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+static void free_run(void)
+{
+    for (int i = 0; i < E.nthreads; i++)
+        munmap(E.threads[i].stack, STACK_BYTES);
+    for (uint32_t i = 0; i < E.nlines; i++)
+        free(E.lines[i].watchers);
+    free(E.threads);
+    free(E.cpus);
+    free(E.heap);
+    free(E.lines);
+    free(E.hash);
+    free(E.priv);
+    free(E.llc);
+    free(E.priv_rr);
+    free(E.llc_rr);
+    free(E.fbucket);
+}
+
+sim_outcome sim_run(const sim_config *cfg, sim_body body, void *arg, sim_stats *stats)
+{
+    const sim_machine *m = cfg->machine;
+    memset(&E, 0, sizeof E);
+    E.cfg = cfg;
+    E.m = m;
+    E.body = body;
+    E.arg = arg;
+    E.rng = (cfg->seed ^ 0x2545F4914F6CDD1Dull) * 0x9E3779B97F4A7C15ull;
+    if (!E.rng)
+        E.rng = 1;
+    E.c_hit = ps_of(m->hit_ns);
+    E.c_local = ps_of(m->local_ns);
+    E.c_remote = ps_of(m->remote_ns);
+    E.c_rmw = ps_of(m->rmw_ns);
+    E.c_pause = ps_of(m->pause_ns);
+    E.c_llc = ps_of(m->llc_ns);
+    E.c_mem = ps_of(m->mem_ns);
+    E.c_slice = ps_of(m->slice_us * 1000);
+    E.c_wake = ps_of(m->wake_us * 1000);
+    E.c_switch = ps_of(m->switch_us * 1000);
+    E.c_sys = ps_of(m->syscall_ns);
+    E.c_spinq = ps_of(m->spinq_ns);
+    E.c_clock = ps_of(20);
+    E.limit_ps = cfg->end_ps && cfg->drain_ps ? cfg->end_ps + cfg->drain_ps : UINT64_MAX;
+    E.nthreads = E.live = cfg->threads;
+    E.ncores = m->sockets * m->cores;
+    E.ncpus = E.ncores * m->smt;
+    E.threads = xcalloc((size_t)cfg->threads, sizeof(sthread));
+    E.cpus = xcalloc((size_t)E.ncpus, sizeof(scpu));
+    E.heap = xcalloc((size_t)cfg->threads + 1, sizeof(sthread *));
+    E.fbucket = xcalloc(FBUCKETS, sizeof(sthread *));
+    E.priv_sets = (uint32_t)(m->l2_kb * 1024 / 64 / PWAYS);
+    E.priv_sets = E.priv_sets ? E.priv_sets : 1;
+    E.llc_sets = (uint32_t)(m->llc_mb * 1024 * 1024 / 64 / LWAYS);
+    E.llc_sets = E.llc_sets ? E.llc_sets : 1;
+    E.priv = xcalloc((size_t)E.ncores * E.priv_sets * PWAYS, sizeof(uint32_t));
+    E.priv_rr = xcalloc((size_t)E.ncores * E.priv_sets, 1);
+    E.llc = xcalloc((size_t)m->sockets * E.llc_sets * LWAYS, sizeof(uint32_t));
+    E.llc_rr = xcalloc((size_t)m->sockets * E.llc_sets, 1);
+    hash_grow();
+    for (int c = 0; c < E.ncpus; c++) {
+        E.cpus[c].socket = c % m->sockets;
+        E.cpus[c].core = c % E.ncores;
+    }
+    sim_env_reset(cfg->threads, cfg->seed);
+    sim_tls_prepare(cfg->threads);
+    for (int i = 0; i < cfg->threads; i++) {
+        sthread *t = &E.threads[i];
+        t->index = i;
+        t->heap_pos = -1;
+        t->cpu = i % E.ncpus;
+        t->stack = mmap(NULL, STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (t->stack == MAP_FAILED) {
+            fprintf(stderr, "locklab-sim: cannot map a stack for thread %d of %d\n", i + 1, cfg->threads);
+            exit(1);
+        }
+        mprotect(t->stack, 4096, PROT_NONE); /* guard page */
+        llt_ctx_init(&t->ctx, t->stack + 4096, STACK_BYTES - 4096, thread_entry, t);
+        make_runnable(t, 0);
+    }
+    E.outcome = SIM_DONE;
+    reschedule(); /* from the main context: runs until the last thread ends (or the run is cut) */
+    E.cur = NULL;
+    E.st.blocked = E.live;
+    for (int i = 0; i < E.nthreads; i++) {
+        sthread *t = &E.threads[i];
+        if (t->state == T_RUNNING && E.aborted)
+            E.st.busy_ps += t->time - t->run_start;
+        if (t->time > E.st.end_ps)
+            E.st.end_ps = t->time;
+    }
+    *stats = E.st;
+    sim_outcome o = E.outcome;
+    free_run();
+    return o;
+}

@@ -1,0 +1,201 @@
+/*
+ * The simulator's workloads: locklab-bench's mutexbench and randarray (bench/
+ * wl_mutexbench.c, bench/wl_randarray.c: their parameter tables, same meaning), with
+ * their plain computation turned into simulated time (a PRNG step costs the
+ * machine's `step`) and their array accesses into simulated loads and stores.
+ *
+ * The harness part is locklab-bench's (bench/harness.c): every thread loops
+ * { acquire; admit (record the admission in the shared log; the admission
+ * counter is a shared line, as in locklab-bench); critical section; release;
+ * count; non-critical section } until the stop flag the engine sets at the end
+ * of the interval.  A thread that finds itself admitted while another is inside
+ * marks a mutual-exclusion violation (exclusion_ok false).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "simwl.h"
+
+static inline uint64_t xorshift(uint64_t x)
+{
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+}
+static inline uint64_t below(uint64_t rng, uint64_t n) { return (uint64_t)(((unsigned __int128)rng * n) >> 64); }
+
+/* ---- harness ------------------------------------------------------------------------- */
+static bool enter(wl_run *r, int i)
+{
+    ll_lock_acquire(r->lock);
+    if (sim_stopping()) {
+        ll_lock_release(r->lock);
+        return false;
+    }
+    if (r->in_cs)
+        r->violated = true;
+    r->in_cs = true;
+    sim_data_store(&r->admitted); /* the admission counter and log: a shared line, as in locklab-bench */
+    if (r->admitted < r->logcap)
+        r->log[r->admitted] = (uint16_t)i;
+    r->admitted++;
+    return true;
+}
+
+static void leave(wl_run *r, int i)
+{
+    r->in_cs = false;
+    ll_lock_release(r->lock);
+    r->ops[i]++;
+}
+
+/* ---- mutexbench ------------------------------------------------------------------------- */
+enum { MB_CS_STEPS, MB_NCS_MAX }; /* bench/wl_mutexbench.c's parameters, in order */
+
+static void mb_body(wl_run *r, int i)
+{
+    const sim_machine *m = r->machine;
+    double cs_ns = r->param[MB_CS_STEPS] * m->step_ns;
+    uint64_t ncs_max = (uint64_t)r->param[MB_NCS_MAX];
+    uint64_t rng = r->rng[i];
+    while (!sim_stopping()) {
+        if (!enter(r, i))
+            break;
+        sim_compute(cs_ns);
+        for (uint64_t k = 0; k < (uint64_t)r->param[MB_CS_STEPS]; k++)
+            rng = xorshift(rng);
+        leave(r, i);
+        uint64_t steps = (uint64_t)(((unsigned __int128)(rng >> 11) * ncs_max) >> 53);
+        sim_compute((double)steps * m->step_ns);
+        rng = xorshift(rng); /* the NCS's own draws are not replayed: one step keeps the sequence moving */
+    }
+}
+
+/* ---- randarray ------------------------------------------------------------------------- */
+/* bench/wl_randarray.c's parameters, in order; private_ints, shared_ints = 0: the machine's L2/4 */
+enum { RA_PRIVATE_INTS, RA_SHARED_INTS, RA_NCS_LOADS, RA_CS_LOADS, RA_CS_STORES };
+
+typedef struct ra_ctx {
+    char *region; /* address space only: the simulator never touches the arrays' memory */
+    size_t bytes;
+    uint64_t shared_ints, private_ints;
+} ra_ctx;
+
+static uint64_t ra_auto_ints(const wl_run *r) { return (uint64_t)(r->machine->l2_kb * 1024 / 4 / 4); }
+
+static int ra_setup(wl_run *r)
+{
+    ra_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return -1;
+    c->shared_ints = r->param[RA_SHARED_INTS] > 0 ? (uint64_t)r->param[RA_SHARED_INTS] : ra_auto_ints(r);
+    c->private_ints = r->param[RA_PRIVATE_INTS] > 0 ? (uint64_t)r->param[RA_PRIVATE_INTS] : ra_auto_ints(r);
+    c->bytes = (c->shared_ints + c->private_ints * (uint64_t)r->threads) * sizeof(uint32_t) + 4096;
+    c->region = mmap(NULL, c->bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (c->region == MAP_FAILED) {
+        free(c);
+        return -1;
+    }
+    r->ctx = c;
+    return 0;
+}
+
+static void ra_body(wl_run *r, int i)
+{
+    const ra_ctx *c = r->ctx;
+    const uint32_t *shared = (const uint32_t *)c->region;
+    const uint32_t *priv = shared + c->shared_ints + c->private_ints * (uint64_t)i;
+    uint64_t ncs = (uint64_t)r->param[RA_NCS_LOADS], cs = (uint64_t)r->param[RA_CS_LOADS];
+    bool stores = r->param[RA_CS_STORES] != 0;
+    double step = r->machine->step_ns;
+    uint64_t rng = r->rng[i];
+    while (!sim_stopping()) {
+        if (!enter(r, i))
+            break;
+        for (uint64_t k = 0; k < cs; k++) {
+            rng = xorshift(rng);
+            sim_compute(step);
+            const uint32_t *slot = &shared[below(rng, c->shared_ints)];
+            if (stores)
+                sim_data_store((void *)slot);
+            else
+                sim_data_load(slot);
+        }
+        leave(r, i);
+        for (uint64_t k = 0; k < ncs; k++) {
+            rng = xorshift(rng);
+            sim_compute(step);
+            sim_data_load(&priv[below(rng, c->private_ints)]);
+        }
+    }
+}
+
+static void ra_finish(wl_run *r, bench_result *out)
+{
+    ra_ctx *c = r->ctx;
+    bench_add_extra(out, "l2_kib", r->machine->l2_kb);
+    bench_add_extra(out, "l2_from_sysfs", 0);
+    bench_add_extra(out, "private_kib", (double)(c->private_ints * sizeof(uint32_t)) / 1024);
+    bench_add_extra(out, "shared_kib", (double)(c->shared_ints * sizeof(uint32_t)) / 1024);
+    bench_add_extra(out, "llc_miss_rate", r->stats.llc_accesses ? (double)r->stats.llc_misses / r->stats.llc_accesses : 0);
+    munmap(c->region, c->bytes);
+    free(c);
+}
+
+extern const workload wl_mutexbench, wl_randarray; /* bench/: names, summaries, parameters */
+
+/* bench/workloads.c's, for the JSON (bench/json.c): these workloads' parameters are all numbers. */
+bench_names_fn bench_param_names(const char *key)
+{
+    (void)key;
+    return NULL;
+}
+const sim_workload sim_workloads[] = {
+    {&wl_mutexbench, NULL, mb_body, NULL},
+    {&wl_randarray, ra_setup, ra_body, ra_finish},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* ---- a run ---------------------------------------------------------------------------- */
+static void thread_body(int i, void *arg)
+{
+    wl_run *r = arg;
+    r->socket[i] = ll_current_socket();
+    r->workload->body(r, i);
+}
+
+int sim_workload_run(wl_run *r, const sim_config *cfg, bench_result *out)
+{
+    int n = cfg->threads;
+    if (bench_result_alloc(out, n) != 0)
+        return -1;
+    r->threads = n;
+    r->ops = out->per_thread_ops;
+    r->socket = out->thread_socket;
+    r->log = out->admissions;
+    r->logcap = BENCH_LOG_CAPACITY;
+    r->rng = calloc((size_t)n, sizeof(uint64_t));
+    if (!r->rng)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        uint64_t x = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1) ^ (cfg->seed * 0xD1B54A32D192ED03ull);
+        r->rng[i] = x ? x : 1;
+    }
+    if (r->workload->setup && r->workload->setup(r) != 0)
+        return -1;
+    r->outcome = sim_run(cfg, thread_body, r, &r->stats);
+    out->wall_s = (double)cfg->end_ps / 1e12;
+    for (int i = 0; i < n; i++)
+        out->ops += out->per_thread_ops[i];
+    out->logged = r->admitted < r->logcap ? r->admitted : r->logcap;
+    out->exclusion_ok = !r->violated && r->admitted == out->ops;
+    out->vcsw = (long)r->stats.vcsw;
+    out->ivcsw = (long)r->stats.ivcsw;
+    out->cpu_s = (double)r->stats.busy_ps / 1e12 * out->wall_s / ((double)(r->stats.end_ps ? r->stats.end_ps : 1) / 1e12);
+    if (r->workload->finish)
+        r->workload->finish(r, out);
+    free(r->rng);
+    return 0;
+}
