@@ -24,12 +24,21 @@
  * shfl-stp before they had acquire_until), one that queues is served within a
  * few handovers.  Nothing is timed but the deadlines: the checks count handovers.
  * Also checks mutual exclusion (a plain counter, compared at the end).
+ *
+ * Argument "sleeps" (run_tests.sh timed-sleeps, for specs whose policy parks):
+ * instead, a timed waiter must sleep like an untimed one.  A thread holds the
+ * mutex SLEEP_HOLD_MS while two threads time-lock it (deadline 10 s): the
+ * first waits for the lock itself, the second, under hemlock, for the first's
+ * turn (its gate); each must get the mutex and use less than a third of the
+ * hold as CPU time (spinning or yielding until the release burns about all of
+ * it).  A resource check, not a performance one: it tells asleep from awake.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -119,9 +128,60 @@ static void phase(const char *name, int nthreads, int hold, int pause, long boun
            timeouts, total - timed_acquired);
 }
 
-int main(void)
+/* ---- a timed waiter sleeps ----------------------------------------------------------- */
+enum { SLEEP_HOLD_MS = 600, SLEEPERS = 2 };
+static pthread_mutex_t sleep_m = PTHREAD_MUTEX_INITIALIZER;
+
+static double thread_cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+typedef struct sleeper {
+    int rc;
+    double cpu_s;
+} sleeper;
+
+static void *timed_sleeper(void *arg)
+{
+    sleeper *me = (sleeper *)arg;
+    struct timespec deadline = in_ms(CLOCK_REALTIME, 10000);
+    double t0 = thread_cpu_s();
+    me->rc = pthread_mutex_timedlock(&sleep_m, &deadline);
+    me->cpu_s = thread_cpu_s() - t0;
+    if (me->rc == 0)
+        pthread_mutex_unlock(&sleep_m);
+    return NULL;
+}
+
+static int timed_waiters_sleep(void)
+{
+    CHECK_EQ(pthread_mutex_lock(&sleep_m), 0);
+    pthread_t t[SLEEPERS];
+    sleeper s[SLEEPERS];
+    for (int i = 0; i < SLEEPERS; i++) {
+        CHECK_EQ(pthread_create(&t[i], NULL, timed_sleeper, &s[i]), 0);
+        usleep(20000); /* the first is waiting (for hemlock: has closed the gate) before the second comes */
+    }
+    usleep((SLEEP_HOLD_MS - 20 * SLEEPERS) * 1000);
+    CHECK_EQ(pthread_mutex_unlock(&sleep_m), 0);
+    for (int i = 0; i < SLEEPERS; i++) {
+        pthread_join(t[i], NULL);
+        printf("timed waiter %d: rc %d, %.3f s of CPU while the mutex was held %d ms\n", i, s[i].rc, s[i].cpu_s,
+               SLEEP_HOLD_MS);
+        CHECK_EQ(s[i].rc, 0);
+        CHECK(s[i].cpu_s < SLEEP_HOLD_MS / 3 / 1000.0);
+    }
+    return check_done("test_timedlock sleeps");
+}
+
+int main(int argc, char **argv)
 {
     require_interposed((void *)pthread_mutex_lock);
+    if (argc > 1 && strcmp(argv[1], "sleeps") == 0)
+        return timed_waiters_sleep();
     phase("busy", HAMMERS, 0, 0, HANDOVERS);
     phase("queued", QUEUED, HOLD_US, PAUSE_US, QUEUED_HANDOVERS);
     return check_done("test_timedlock");
