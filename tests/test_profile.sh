@@ -77,7 +77,7 @@ fi
 mkfifo "$dir/fifo"
 timeout 60 cat "$dir/fifo" >"$dir/fifo.out" &
 reader=$!
-LOCKLAB_PROFILE=$dir/fifo timeout 60 "$prog" >/dev/null 2>&1 || bad "run with a FIFO report path failed"
+LOCKLAB_PROFILE=$dir/fifo LOCKLAB_PROFILE_FORMAT=json timeout 60 "$prog" >/dev/null 2>&1 || bad "run with a FIFO report path failed"
 [ -p "$dir/fifo" ] || { bad "the FIFO at the report path was replaced: $(stat -c %F "$dir/fifo")"; kill "$reader" 2>/dev/null; }
 wait "$reader"
 python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$dir/fifo.out" 2>/dev/null &&
