@@ -32,18 +32,20 @@ build: deps-build
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # cmake --install into $(DESTDIR)$(PREFIX); the files it wrote, DESTDIR included,
-# go to $(BUILD)/installed_files.txt for `make uninstall` (tools/install.sh, tools/uninstall.sh).
+# go to $(INSTALLED) for `make uninstall` (tools/install.sh, tools/uninstall.sh): next to
+# $(BUILD), not in it, so that `make clean` keeps the record of what is installed.
 PREFIX     ?= /usr/local
 DESTDIR    ?=
+INSTALLED  ?= $(BUILD).installed_files.txt
 
 install: deps-build
 	@cmake -S . -B $(BUILD) $(call GENERATOR,$(BUILD)) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
-	bash tools/install.sh $(BUILD) "$(DESTDIR)"
+	bash tools/install.sh $(BUILD) "$(DESTDIR)" $(INSTALLED)
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 uninstall:
-	@bash tools/uninstall.sh $(BUILD)/installed_files.txt
+	@bash tools/uninstall.sh $(INSTALLED)
 
 test: test-unit test-tsan test-asan test-python
 
@@ -130,5 +132,6 @@ soak: build
 apps: build venv
 	$(VENV)/bin/locklab apps --install --out results/apps
 
+# (Not $(INSTALLED): `make uninstall` still needs it.)
 clean:
 	rm -rf $(BUILD) $(BUILD)-tsan $(BUILD)-asan $(VENV) python/locklab.egg-info

@@ -84,8 +84,17 @@ if [ -x "$tmp/venv/bin/locklab" ]; then
     cd - >/dev/null
 fi
 
-# make uninstall
-"$src/tools/uninstall.sh" "$tmp/installed" >/dev/null
+# make clean, then make uninstall: clean must keep the record of the install.  The Makefile
+# runs in a scratch directory (its clean removes only that directory's build/, .venv, ...),
+# with the record where `make install` would have left it there (make says where).
+mk=$tmp/mk
+mkdir -p "$mk/build"
+ln -s "$src/tools" "$mk/tools"
+record=$(make -s -f "$src/Makefile" -C "$mk" --no-print-directory --eval 'print-installed: ; @echo $(INSTALLED)' print-installed)
+cp "$tmp/installed" "$mk/$record"
+make -s -f "$src/Makefile" -C "$mk" --no-print-directory clean
+[ ! -e "$mk/build" ] || { echo "FAIL: make clean left build/"; fail=1; }
+check "make uninstall after make clean" make -s -f "$src/Makefile" -C "$mk" --no-print-directory uninstall
 left=$(find "$root" -not -type d)
 [ -z "$left" ] || { echo "FAIL: files left after uninstall:"; echo "$left"; fail=1; }
 [ -z "$(find "$root" -type d -name locklab)" ] || { echo "FAIL: locklab directories left after uninstall"; fail=1; }

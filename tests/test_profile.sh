@@ -61,6 +61,28 @@ ln -s "$dir/victim" "$dir/link.json"
   python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$dir/link.json" && ok "symlink at the report path not followed; mode 0600" \
   || bad "symlink at the report path: victim '$(head -c 40 "$dir/victim")', report mode $(stat -c %a "$dir/link.json")"
 
+# Durable: the new file is fsync'ed before the rename that publishes it, and the directory after.
+if command -v strace >/dev/null; then
+    LOCKLAB_PROFILE=$dir/durable.json strace -f -qq -e trace=fsync,rename,renameat,renameat2 -o "$dir/trace" \
+        "$prog" >/dev/null 2>&1 || bad "run under strace failed"
+    calls=$(grep -oE '(fsync|rename(at2?)?)\(' "$dir/trace" | sed 's/renameat2\?/rename/; s/($//' | tr '\n' ' ')
+    [[ $calls == *"fsync rename fsync"* ]] && ok "report fsync'ed before its rename, directory after" \
+      || bad "report not synced around its rename (calls: $calls)"
+else
+    bad "strace is needed (apt-get install strace)"
+fi
+
+# An existing path that is no regular file (a FIFO here; /dev/null) is written in place,
+# not renamed over: it stays what it was, and the report goes through it.
+mkfifo "$dir/fifo"
+timeout 60 cat "$dir/fifo" >"$dir/fifo.out" &
+reader=$!
+LOCKLAB_PROFILE=$dir/fifo LOCKLAB_PROFILE_FORMAT=json timeout 60 "$prog" >/dev/null 2>&1 || bad "run with a FIFO report path failed"
+[ -p "$dir/fifo" ] || { bad "the FIFO at the report path was replaced: $(stat -c %F "$dir/fifo")"; kill "$reader" 2>/dev/null; }
+wait "$reader"
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$dir/fifo.out" 2>/dev/null &&
+  ok "a FIFO at the report path is written in place" || bad "no report through the FIFO ($(wc -c <"$dir/fifo.out") bytes)"
+
 table=$(LOCKLAB_PROFILE=- "$prog" 2>&1 >/dev/null)
 [[ $table == "locklab profile v1:"* && $table == *"first use"* && $table == *"test-lock"* ]] \
   && ok "table on stderr" || bad "table: $table"

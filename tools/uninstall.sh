@@ -2,7 +2,7 @@
 # `make uninstall`: remove exactly the files the last `make install` installed.
 #   tools/uninstall.sh INSTALLED_FILES
 # INSTALLED_FILES is cmake --install's install_manifest.txt with DESTDIR
-# prepended, as tools/install.sh writes it (build/installed_files.txt).  Each file
+# prepended, as tools/install.sh writes it (build.installed_files.txt, beside build/).  Each file
 # (or symlink) is removed, then the directories named locklab that held them
 # (include/locklab, lib/locklab, lib/cmake/locklab) if that left them empty.
 set -euo pipefail

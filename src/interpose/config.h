@@ -26,6 +26,11 @@
  * (ll_park_cost_ns) starts two threads, which must not happen inside a
  * program's first pthread_mutex_lock.  Also the timed locks' spin (mutex.c). */
 #define LP_DEFAULT_SPIN_NS LL_FIXED_SPIN_NS
+/* A timed lock against CLOCK_REALTIME waits in slices of at most this long, re-reading that
+ * clock between them (mutex.c, "Timed acquisition"): a clock set forward past the deadline
+ * ends the wait at most this late.  Long against the locks' patience (mcscr: 50 ms), since
+ * each slice joins the queue anew. */
+#define LP_REALTIME_SLICE_NS 250000000u
 
 typedef struct lp_config {
     const ll_lock_ops *ops;         /* lock.ops, where the entry points read it */

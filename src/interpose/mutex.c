@@ -21,7 +21,13 @@
  * served within the lock's own bound (docs/interposer.md, "Timed locks", has
  * each lock's).  The deadline is converted to the monotonic clock; if the
  * caller's clock says it has not passed yet when the lock gives up (a
- * CLOCK_REALTIME set back), it waits again.  A lock without acquire_until (the
+ * CLOCK_REALTIME set back), it waits again.  A CLOCK_REALTIME deadline more
+ * than LP_REALTIME_SLICE_NS away is waited for in slices of that length, the
+ * caller's clock read again between them, so that a clock set forward past
+ * the deadline ends the wait at most a slice late (POSIX: the wait ends when
+ * that clock reaches abstime); each slice leaves the queue and joins it again,
+ * hence slices long against every lock's patience (mcscr's 50 ms).  A lock
+ * without acquire_until (the
  * peers') is polled: try_acquire, spinning for LP_DEFAULT_SPIN_NS, then
  * sleeping 1 us doubling to 1 ms; such a waiter is not queued, so under
  * sustained contention of a FIFO lock it may time out although the lock
@@ -335,7 +341,8 @@ const ll_mutex_iface lp_mutex_iface = {iface_lock, iface_unlock};
 
 /* ---- timed acquisition ---------------------------------------------------------------- */
 
-/* The lock's own timed acquire (acr inline, or ops->acquire_until) until abstime on clock. */
+/* The lock's own timed acquire (acr inline, or ops->acquire_until) until abstime on clock
+ * (CLOCK_REALTIME: in slices, see the header). */
 static bool ops_acquire_until(lock_ref r, clockid_t clock, const struct timespec *abstime)
 {
     for (;;) {
@@ -343,7 +350,10 @@ static bool ops_acquire_until(lock_ref r, clockid_t clock, const struct timespec
         clock_gettime(clock, &now);
         if (!before(&now, abstime))
             return false;
-        uint64_t deadline = ll_now_ns() + ns_between(&now, abstime);
+        uint64_t left = ns_between(&now, abstime);
+        if (clock == CLOCK_REALTIME && left > LP_REALTIME_SLICE_NS)
+            left = LP_REALTIME_SLICE_NS;
+        uint64_t deadline = ll_now_ns() + left;
         if (lp_cfg.acr_inline ? ll_acr_acquire_until((ll_acr_lock *)r.state, &lp_cfg.acr, deadline)
                               : lp_cfg.ops->acquire_until(r.state, r.wp, deadline))
             return true;

@@ -290,10 +290,11 @@ static void cna_tuned_release(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *w
 }
 LL_QUEUE_LOCK_ADAPTER(cna_state, ll_cna_node, cna_tuned)
 LL_QUEUE_LOCK_ADAPTER_UNTIL(cna_state, ll_cna_node, cna_tuned)
+LL_MCSQ_ABANDON_ADAPTER(cna_state)
 
 const ll_lock_ops ll_lock_cna = {
     "cna", "Dice & Kogan 2019 (CNA), EuroSys", "MCS variant: same-socket successor first, others to a secondary queue",
     "socket-local first; other sockets admitted with probability 2^-16 per handover or after flush_ns (10 ms)", LL_ALL_POLICIES,
     params, sizeof(cna_state), sizeof(ll_cna_lock), sizeof(ll_cna_node),
-    init, NULL, acquire, try_acquire, release, acquire_until, abandon,
+    init, NULL, acquire, try_acquire, release, acquire_until, abandon_chain,
 };

@@ -10,8 +10,11 @@
  *   tail  NULL         free
  *         element E    held; E is the per-thread element of the last thread
  *                      to arrive (the holder itself, if nobody waits)
+ *         E | MARK     the same, and a timed waiter sleeps until the queue
+ *                      drains (bit 0: elements are cache-line aligned)
  *   gate  bit 1 CLOSED a timed waiter is draining the queue (below);
  *         bit 0        arrivals sleep on the gate (wait.h's shared wait word)
+ *   drained            the wait word that timed waiter sleeps on
  * Per-thread element (thread-local, one per thread, for every lock):
  *   grant   NULL               nothing being handed over
  *           lock L             "L is yours": the thread is releasing L to the
@@ -54,17 +57,34 @@
  * the tail: it closes the gate (one CAS; a second timed waiter waits for the
  * gate to open, as arrivals do, until its deadline), which holds new arrivals
  * back (they wait on the gate per the policy, before their swap), and waits
- * (the policy's spin phase, then yielding) until the queue has drained and its CAS
- * of tail from NULL to its element wins; then, or at its deadline, it opens
- * the gate and wakes the arrivals held back.  The CAS decides the race: the
- * lock has one owner, the timed waiter or the last releaser's successor.  It
- * leaves no trace (the gate opens; it was never in the queue).  Bound: the
+ * (the policy's spin phase, then yielding, or asleep: below) until the queue
+ * has drained and its CAS of tail from NULL to its element wins; then, or at
+ * its deadline, it opens the gate and wakes the arrivals held back.  The CAS
+ * decides the race: the lock has one owner, the timed waiter or the last
+ * releaser's successor.  It leaves no trace (the gate opens; it was never in
+ * the queue).
+ * Asleep (policies that park): after the policy's spin phase, a timed waiter
+ * waiting for the gate sleeps on it (its opener wakes it), and one waiting for
+ * the queue to drain marks the tail (CAS E -> E|MARK) and sleeps on `drained`.
+ * Whoever replaces a marked tail bumps `drained` (waking it) while the lock is
+ * still held: a late arrival (its swap returned E|MARK; it waits on E as usual),
+ * after which the timed waiter marks the new tail; or E's thread releasing
+ * as the last in the queue (its fast CAS fails on the mark), which bumps
+ * before its CAS E|MARK -> NULL frees the lock (after that it may not touch
+ * the lock), and the timed waiter, woken with its mark still in place, spins
+ * (yielding) until the lock is free.  No wake-up is lost: the waiter reads
+ * `drained` before its marking CAS (release) and whoever sees the mark
+ * (acquire) bumps after it, so its sleep (wait.h's announce-then-check on
+ * `drained`, re-checking the tail) sees the bump.  At its deadline it takes its
+ * mark back (CAS E|MARK -> E; failing that, the tail moved on without it).
+ * Bound: the
  * waiters queued when it closed the gate, plus at most one late arrival per
  * other thread (one that read the gate open just before), each served once:
  * at most the lock's own FIFO bound (T-1 handovers, T threads).  Cost: every
  * acquire reads the gate (same line as the tail); a try_acquire fails while
  * the gate is closed (a loop of them must not starve the timed waiter); the
- * lock grew to 16 bytes.
+ * lock grew to 16 bytes (tail, gate, drained); a contended arrival and a
+ * release whose CAS failed test the mark.
  *
  * Fairness: strict FIFO (each waiter is served by its predecessor), except
  * that a timed waiter is served at the end of the queue it closed.
@@ -98,9 +118,16 @@ static bool granted(void *p)
 }
 static bool not_granted(void *p) { return !granted(p); }
 
-/* Wait per the policy until pred hands us l, then acknowledge. */
+#define HEM_MARK ((uintptr_t)1) /* in tail: a timed waiter sleeps until the queue drains (header) */
+
+/* Wait per the policy until pred hands us l, then acknowledge.  pred is what our swap
+ * returned: marked, we replaced a tail a timed waiter sleeps on; wake it (header). */
 LL_COLD static void hem_wait(ll_hemlock_lock *l, hem_element *pred, ll_wait_policy *wp)
 {
+    if ((uintptr_t)pred & HEM_MARK) {
+        pred = (hem_element *)((uintptr_t)pred & ~HEM_MARK);
+        ll_waitword_bump(&l->drained); /* the lock is held (by pred's line): alive */
+    }
     granted_ctx c = {pred, l};
     bool spun = ll_spin_phase(wp, granted, &c);
     if (ll_wait_may_park(wp))
@@ -172,13 +199,77 @@ static bool hem_close_gate(void *p)
     return !(g & HEM_GATE_CLOSED) && ll_cas(&l->gate, &g, g | HEM_GATE_CLOSED, LL_RELAXED);
 }
 
-/* try(l) until it succeeds (true) or deadline_ns: the policy's spin phase, then yielding
- * (nobody wakes a timed waiter: the queue it waits on drains by itself, and its waiters may
- * need our CPU to be woken and to run). */
-static bool hem_try_until(ll_wait_policy *wp, ll_ready_fn try_, ll_hemlock_lock *l, uint64_t deadline_ns)
+/* Asleep until the gate opens and we close it (true), or deadline_ns (false). */
+static bool hem_park_gate(ll_hemlock_lock *l, uint64_t deadline_ns)
+{
+    for (;;) {
+        if (hem_close_gate(l))
+            return true;
+        if (ll_now_ns() >= deadline_ns)
+            return false;
+        uint32_t g = ll_load_relaxed(&l->gate); /* relaxed: as in gate_closed */
+        if (g & HEM_GATE_CLOSED) /* its opener's ll_waitword_publish wakes us */
+            (void)ll_waitword_sleep_until(&l->gate, g, gate_closed, l, deadline_ns);
+    }
+}
+
+typedef struct { ll_hemlock_lock *l; void *t; } tail_ctx;
+static bool tail_unchanged(void *p)
+{
+    tail_ctx *c = (tail_ctx *)p;
+    return ll_load_relaxed(&c->l->tail) == c->t; /* relaxed: after the sleep's announce and fence (wait.h) */
+}
+
+/* Asleep until the queue drains and we take the free lock (true), or deadline_ns (false):
+ * mark the tail, sleep on drained (header). */
+static bool hem_park_drain(ll_hemlock_lock *l, uint64_t deadline_ns)
+{
+    tail_ctx c = {l, NULL}; /* c.t: the marked tail we sleep on */
+    uint32_t seen = 0, steps = 0;
+    bool freeing = false; /* c.t's holder bumped: it is freeing the lock */
+    for (;;) {
+        void *t = ll_load_relaxed(&l->tail); /* relaxed: the CASes validate it */
+        if (t == NULL) {
+            if (hem_take_free(l))
+                return true;
+            continue;
+        }
+        if (ll_now_ns() >= deadline_ns) {
+            if (t == c.t) /* take our mark back; relaxed: it orders nothing (failing: the tail moved on) */
+                (void)ll_cas(&l->tail, &t, (void *)((uintptr_t)t & ~HEM_MARK), LL_RELAXED);
+            return false;
+        }
+        if (t != c.t) { /* a tail we have not marked */
+            seen = ll_load_relaxed(&l->drained); /* relaxed: the releasing CAS below orders it */
+            void *m = (void *)((uintptr_t)t | HEM_MARK);
+            /* release: our read of drained before the bump of whoever sees the mark; pairs with the
+             * acquire load in hem_release_slow and the acq_rel swap in ll_hemlock_acquire */
+            if (ll_cas(&l->tail, &t, m, LL_RELEASE)) {
+                c.t = m;
+                freeing = false;
+            }
+            continue;
+        }
+        if (freeing || ll_load_relaxed(&l->drained) != seen) { /* relaxed: a hint; the tail decides */
+            freeing = true; /* bumped with our mark in place: its holder frees the lock now */
+            ll_spin_steps(&steps, LL_STEPS_PER_YIELD); /* a real-time caller sleeps now and then (wait.h) */
+            ll_yield();
+            continue;
+        }
+        (void)ll_waitword_sleep_until(&l->drained, seen, tail_unchanged, &c, deadline_ns);
+    }
+}
+
+/* try(l) until it succeeds (true) or deadline_ns: the policy's spin phase, then, under a
+ * policy that parks, park(l) asleep; else yielding (nobody wakes a yielding waiter: the queue
+ * it waits on drains by itself, and its waiters may need our CPU to be woken and to run). */
+static bool hem_try_until(ll_wait_policy *wp, ll_ready_fn try_, bool (*park)(ll_hemlock_lock *, uint64_t),
+                          ll_hemlock_lock *l, uint64_t deadline_ns)
 {
     if (ll_spin_phase_until(wp, try_, l, deadline_ns))
         return true;
+    if (ll_wait_may_park(wp))
+        return park(l, deadline_ns);
     for (uint32_t steps = 0;;) {
         if (try_(l))
             return true;
@@ -195,9 +286,9 @@ bool ll_hemlock_acquire_until(ll_hemlock_lock *l, ll_wait_policy *wp, uint64_t d
         return true;
     /* Close the gate (another timed waiter's closed it: wait for it to open), then wait for the
      * queue to drain and take the free lock (header). */
-    if (!hem_try_until(wp, hem_close_gate, l, deadline_ns))
+    if (!hem_try_until(wp, hem_close_gate, hem_park_gate, l, deadline_ns))
         return false;
-    bool owner = hem_try_until(wp, hem_take_free, l, deadline_ns);
+    bool owner = hem_try_until(wp, hem_take_free, hem_park_drain, l, deadline_ns);
     /* Open: 0 (no closer but us; sleepers were waiting for this), waking the held-back arrivals
      * (release: orders nothing they read, the tail does; ll_waitword_publish's own order). */
     ll_waitword_publish(wp, &l->gate, 0);
@@ -238,16 +329,35 @@ LL_COLD static void hem_hand_over(ll_hemlock_lock *l, hem_element *me, ll_wait_p
     hem_await_ack(me);
 }
 
+/* Our CAS failed: a successor swapped itself in (hand over), or a sleeping timed waiter
+ * marked our element in the tail (wake it while we hold the lock, then free it: header). */
+LL_COLD static void hem_release_slow(ll_hemlock_lock *l, hem_element *me, ll_wait_policy *wp)
+{
+    void *marked = (void *)((uintptr_t)me | HEM_MARK);
+    /* acquire: pairs with the marking CAS (hem_park_drain): its read of drained before our bump */
+    void *cur = ll_load_acquire(&l->tail);
+    while (cur == marked || cur == me) { /* me: its waiter took the mark back (its deadline) */
+        if (cur == marked)
+            ll_waitword_bump(&l->drained); /* before the CAS: after it we may not touch the lock */
+        void *expected = cur;
+        /* release: the critical section to the next acquirer, as in ll_hemlock_release */
+        if (ll_cas(&l->tail, &expected, NULL, LL_RELEASE))
+            return;
+        cur = ll_load_acquire(&l->tail); /* acquire: as above */
+    }
+    hem_hand_over(l, me, wp);
+}
+
 void ll_hemlock_release(ll_hemlock_lock *l, ll_wait_policy *wp)
 {
     hem_element *me = &hem_self;
     void *expected = me;
     /* release: the critical section to the next acquirer; pairs with the acquire swap in
      * ll_hemlock_acquire (or CAS in try_acquire).  On failure (a successor swapped itself
-     * in) nothing is ordered: we hand over through grant. */
+     * in, or a mark) nothing is ordered: the slow path decides. */
     if (LL_LIKELY(ll_cas(&l->tail, &expected, NULL, LL_RELEASE)))
         return;
-    hem_hand_over(l, me, wp);
+    hem_release_slow(l, me, wp);
 }
 
 /* ---- registry adapter ------------------------------------------------------------------- */

@@ -287,13 +287,16 @@ static void release(void *s, ll_wait_policy *wp)
     ll_hmcs_release(&st->lock, me, st->holder_socket, wp);
     ll_qnode_put(me);
 }
-/* A lock dropped while held (ll_lock_ops.abandon): the holder's node goes back, and the
- * socket queues are forgotten so that destroy does not wait for them to drain. */
+/* A lock dropped while held (ll_lock_ops.abandon): the holder's node goes back, with the
+ * nodes timed waiters abandoned behind it in its socket queue, and the socket queues are
+ * forgotten so that destroy does not wait for them to drain. */
 static void abandon(void *s)
 {
     hmcs_state *st = (hmcs_state *)s;
-    if (st->holder)
+    if (st->holder) {
+        ll_mcsq_reclaim_abandoned(&st->holder->mcs);
         ll_qnode_put(st->holder);
+    }
     st->holder = NULL;
     for (uint32_t i = 0; i < st->lock.nsockets; i++)
         ll_store_relaxed(&st->lock.sockets[i].tail, NULL); /* relaxed: no thread touches a dropped lock again */

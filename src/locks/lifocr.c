@@ -284,11 +284,27 @@ LL_INIT_ADAPTER(ll_lifocr_init((ll_lifocr_lock *)s, (uint32_t)p[0], (uint32_t)p[
 LL_LOCK_ADAPTER(ll_lifocr_lock, ll_lifocr)
 LL_TIMED_ADAPTER(ll_lifocr_lock, ll_lifocr)
 
+/* A lock dropped while held (ll_lock_ops.abandon): the holder keeps nothing, but the stack
+ * may hold the nodes of timed waiters that left.  Nobody waits on a dropped lock, so every
+ * node from the top down is abandoned; give them back (stopping at the first that was not,
+ * or at the bottom). */
+static void abandon(void *s)
+{
+    ll_lifocr_lock *l = (ll_lifocr_lock *)s;
+    void *n = ll_load_acquire(&l->top); /* acquire: the pushed nodes' fields, as a release's pop */
+    /* acquire on waiting: the departed waiter's writes before its leaving CAS */
+    while (n != NULL && n != LOCKED && ll_load_acquire(&((ll_lifocr_node *)n)->waiting) == LL_WAIT_ABANDONED) {
+        void *below = ll_load_relaxed(&((ll_lifocr_node *)n)->next); /* relaxed: ordered by the acquires above */
+        ll_qnode_put(n);
+        n = below;
+    }
+}
+
 const ll_lock_ops ll_lock_lifocr = {
     "lifocr", "Dice 2017, Malthusian Locks, App. A.2 (LIFO-CR)",
     "LIFO stack of waiters, holder pops (direct handoff); concurrency restriction",
     "none short-term (mostly LIFO); eldest waiter granted with probability 1/fairness per contended release "
     "or after patience_ns (50 ms)",
     LL_ALL_POLICIES, params, sizeof(ll_lifocr_lock), sizeof(ll_lifocr_lock), sizeof(ll_lifocr_node),
-    init, NULL, acquire, try_acquire, release, acquire_until, NULL,
+    init, NULL, acquire, try_acquire, release, acquire_until, abandon,
 };

@@ -60,9 +60,10 @@ typedef struct { ll_mcs_lock lock; ll_mcs_node *holder; } mcs_state;
 
 LL_QUEUE_LOCK_ADAPTER(mcs_state, ll_mcs_node, ll_mcs)
 LL_QUEUE_LOCK_ADAPTER_UNTIL(mcs_state, ll_mcs_node, ll_mcs)
+LL_MCSQ_ABANDON_ADAPTER(mcs_state)
 
 const ll_lock_ops ll_lock_mcs = {
     "mcs", "Mellor-Crummey & Scott 1991", "queue lock, each waiter spins on its own node",
     "FIFO", LL_ALL_POLICIES, NULL, sizeof(mcs_state), sizeof(ll_mcs_lock), sizeof(ll_mcs_node),
-    NULL, NULL, acquire, try_acquire, release, acquire_until, abandon,
+    NULL, NULL, acquire, try_acquire, release, acquire_until, abandon_chain,
 };

@@ -171,6 +171,34 @@ LL_INLINE ll_mcs_node *ll_mcsq_next(ll_mcs_node *n)
     return (ll_mcs_node *)ll_load_acquire(&n->next);
 }
 
+/* A lock dropped while held (ll_lock_ops.abandon): the nodes timed waiters abandoned
+ * behind the holder's node h in its chain are the lock's; give them back.  Nobody waits
+ * on a dropped lock, so every node linked behind h was abandoned; the walk stops at the
+ * first one that was not, or at the end of the chain.  (Nodes a holder had moved out of
+ * the chain -- a passive set, a secondary queue -- and whose waiters then left are not
+ * reached: docs/interposer.md, "Known limitations".) */
+LL_COLD __attribute__((unused)) static void ll_mcsq_reclaim_abandoned(ll_mcs_node *h)
+{
+    /* acquire (ll_mcsq_next): the link; acquire on waiting: the departed waiter's writes to
+     * its node (its next) before its leaving CAS */
+    for (ll_mcs_node *n = ll_mcsq_next(h); n != NULL && ll_load_acquire(&n->waiting) == LL_MCSQ_ABANDONED;) {
+        ll_mcs_node *next = ll_mcsq_next(n);
+        ll_qnode_put(n);
+        n = next;
+    }
+}
+/* ll_lock_ops.abandon (abandon_chain) of a lock on LL_QUEUE_LOCK_ADAPTER whose nodes
+ * start with an ll_mcs_node: the abandoned nodes behind the holder's, then the adapter's
+ * abandon (the holder's node). */
+#define LL_MCSQ_ABANDON_ADAPTER(STATE)                                                  \
+    static void abandon_chain(void *s)                                                 \
+    {                                                                                  \
+        STATE *st = (STATE *)s;                                                        \
+        if (st->holder)                                                                \
+            ll_mcsq_reclaim_abandoned((ll_mcs_node *)(void *)st->holder);              \
+        abandon(s);                                                                    \
+    }
+
 /* A successor swapped itself into the tail after me but has not linked yet:
  * wait for its link (ll_await_link acquires it, pairing with the link store in
  * ll_mcsq_wait). */

@@ -268,10 +268,11 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 }
 LL_QUEUE_LOCK_ADAPTER(mcscr_state, ll_mcscr_node, ll_mcscr)
 LL_QUEUE_LOCK_ADAPTER_UNTIL(mcscr_state, ll_mcscr_node, ll_mcscr)
+LL_MCSQ_ABANDON_ADAPTER(mcscr_state)
 
 const ll_lock_ops ll_lock_mcscr = {
     "mcscr", "Dice 2017 (Malthusian Locks) §4", "MCS that culls surplus waiters into a passive set (concurrency restriction)",
     "CR: short-term unfair, eldest passive thread served w.p. 1/fairness or after patience_ns", LL_ALL_POLICIES, params,
     sizeof(mcscr_state), sizeof(ll_mcscr_lock), sizeof(ll_mcscr_node),
-    init, NULL, acquire, try_acquire, release, acquire_until, abandon,
+    init, NULL, acquire, try_acquire, release, acquire_until, abandon_chain,
 };

@@ -145,6 +145,7 @@ LL_INIT_ADAPTER(ll_mcscrn_init(&((mcscrn_state *)s)->lock, (uint32_t)p[0], (uint
                                (uint32_t)p[3], (uint32_t)p[4]))
 LL_QUEUE_LOCK_ADAPTER(mcscrn_state, ll_mcscrn_node, ll_mcscrn)
 LL_QUEUE_LOCK_ADAPTER_UNTIL(mcscrn_state, ll_mcscrn_node, ll_mcscrn)
+LL_MCSQ_ABANDON_ADAPTER(mcscrn_state)
 
 const ll_lock_ops ll_lock_mcscrn = {
     "mcscrn", "Dice 2017 (Malthusian Locks) §9.1 (design ours)",
@@ -152,5 +153,5 @@ const ll_lock_ops ll_lock_mcscrn = {
     "CR: short-term unfair; home socket changes w.p. 1/rehome, eldest passive served w.p. 1/fairness; "
     "eldest waiter served after patience_ns",
     LL_ALL_POLICIES, params, sizeof(mcscrn_state), sizeof(ll_mcscrn_lock), sizeof(ll_mcscrn_node),
-    init, NULL, acquire, try_acquire, release, acquire_until, abandon,
+    init, NULL, acquire, try_acquire, release, acquire_until, abandon_chain,
 };

@@ -48,9 +48,13 @@
  * and with the per-waiter rule alone every release became one (MutexBench at
  * 64 threads: 0.13x glibc).  The table has a fixed size (256 buckets, 16 KiB) instead of growing
  * with the thread count: collisions only share a bucket's lock and list.
- * Fork: waiters recorded before a fork (an older ll_fork_generation) are
- * dropped by the child's releases instead of unparked (their threads do not
- * exist there).
+ * Fork: the child of a fork has one thread, so none of the table's parked
+ * waiters exists there, and a bucket lock that another thread held at the fork
+ * would stay held for good (the child's next park or release in that bucket
+ * would hang).  A pthread_atfork child handler therefore starts the child with
+ * an empty table and free bucket locks (the lost waiters' nodes were their
+ * threads' own, gone with them); a lock word that still says PARKED is then
+ * freed by its next release, which finds nobody to unpark.
  *
  * Timed acquire (ll_parkinglot_acquire_until): as acquire, with the park cut
  * at the deadline (parking_lot's park_until).  A waiter that wakes timed out
@@ -72,6 +76,8 @@
  * used); 16 KiB shared by all locks.  Policies: its own (spin, then park in the
  * table), registered as spin.
  */
+#include <pthread.h>
+
 #include "locklab/acr.h"
 #include "locklab/parkinglot.h"
 #include "locklab/registry.h"
@@ -84,7 +90,6 @@ typedef struct pl_waiter {
     struct pl_waiter *next; /* under the bucket's lock */
     const void *key;        /* the lock's address */
     ll_atomic_u32 token;    /* WAITING until a releaser sets RETRY or HANDOFF */
-    uint32_t gen;           /* ll_fork_generation when parked */
     ll_parker *parker;
     uint64_t since;         /* when this acquisition first parked (ll_now_ns) */
 } pl_waiter;
@@ -107,10 +112,15 @@ static pl_bucket *bucket_of(const void *key)
 }
 LL_STATIC_ASSERT(PL_BUCKETS == 1 << 8, "bucket_of takes the top 8 bits");
 
-static uint32_t current_gen(void)
+/* The child of a fork (header): an empty table, every bucket lock free. */
+static void pl_fork_child(void)
 {
-    return ll_load_relaxed(&ll_fork_generation); /* relaxed: changes only in a fork child, before its threads */
+    for (size_t i = 0; i < PL_BUCKETS; i++) {
+        ll_acr_init(&pl_table[i].lock); /* relaxed stores: the child runs one thread here */
+        pl_table[i].head = pl_table[i].tail = NULL;
+    }
 }
+__attribute__((constructor)) static void pl_register_fork_child(void) { pthread_atfork(NULL, NULL, pl_fork_child); }
 
 /* ---- acquire --------------------------------------------------------------------------- */
 
@@ -185,7 +195,6 @@ static int pl_park(ll_parkinglot_lock *l, uint64_t since, bool front, uint64_t d
     }
     pl_waiter *w = (pl_waiter *)ll_qnode_get();
     w->key = l;
-    w->gen = current_gen();
     w->parker = ll_self()->parker;
     w->since = since;
     ll_store_relaxed(&w->token, WAITING); /* relaxed: a releaser sees w only through the bucket lock */
@@ -270,22 +279,19 @@ bool ll_parkinglot_try_acquire(ll_parkinglot_lock *l)
 LL_COLD void ll_parkinglot_release_slow(ll_parkinglot_lock *l)
 {
     pl_bucket *b = bucket_of(l);
-    uint32_t gen = current_gen();
     ll_acr_acquire(&b->lock, &pl_bucket_params);
     pl_waiter *found = NULL, *prev = NULL;
     bool more = false;
     for (pl_waiter *w = b->head; w != NULL;) {
         pl_waiter *next = w->next;
-        if (w->key == (const void *)l && (found == NULL || w->gen != gen)) {
-            /* unlink: the one we unpark, or (any) a waiter of a thread before a fork */
+        if (w->key == (const void *)l && found == NULL) { /* unlink the one we unpark: l's first */
             if (prev)
                 prev->next = next;
             else
                 b->head = next;
             if (b->tail == w)
                 b->tail = prev;
-            if (w->gen == gen)
-                found = w;
+            found = w;
         } else {
             more = more || w->key == (const void *)l;
             prev = w;

@@ -66,6 +66,12 @@
  * one more segment pass.  A timed waiter lets pass what any waiter does (at
  * most 2(T-1) admissions, below) until its deadline.  Cost: grants are an
  * exchange instead of a store.
+ * A lock dropped while held (ll_lock_ops.abandon: a mutex destroyed or freed
+ * while held) keeps the nodes of timed waiters that left it and were not yet
+ * reached by a grant: in the holder's segment (from succ down to eos) and in
+ * the arrival stack (from its top down to LOCKED_EMPTY or eos).  abandon gives
+ * them back, following each one's below; nobody waits on a dropped lock, so
+ * the walk stops at the first element that was not abandoned (a thread's own).
  *
  * Fairness: not FIFO (a segment is served newest first), but bounded bypass:
  * an arrival is admitted within its own segment, which is detached when the
@@ -237,6 +243,31 @@ void ll_reciprocating_release(ll_reciprocating_lock *l, ll_wait_policy *wp)
     }
 }
 
+/* ---- a lock dropped while held ---------------------------------------------------------- */
+
+/* Give back the abandoned nodes from e down to (not including) end or LOCKED_EMPTY (header). */
+static void recip_reclaim(recip_element *e, void *end)
+{
+    /* acquire: the departed waiter's below, written before its releasing CAS to ABANDONED */
+    while (e != NULL && (void *)e != end && (void *)e != LOCKED_EMPTY &&
+           ll_load_acquire(&e->granted) == LL_WAIT_ABANDONED) {
+        recip_element *below = (recip_element *)e->below;
+        ll_qnode_put(e);
+        e = below;
+    }
+}
+
+/* ll_lock_ops.abandon: no thread touches the lock again (header). */
+static void abandon(void *s)
+{
+    ll_reciprocating_lock *l = (ll_reciprocating_lock *)s;
+    void *top = ll_load_acquire(&l->arrivals); /* acquire: the pushes' elements (below), as recip_detach */
+    if (top == NULL)
+        return; /* free: nothing queued */
+    recip_reclaim((recip_element *)l->succ, l->eos); /* the rest of the holder's segment */
+    recip_reclaim((recip_element *)top, l->eos);     /* the arrival stack */
+}
+
 /* ---- registry adapter ------------------------------------------------------------------- */
 
 LL_INIT_ADAPTER(ll_reciprocating_init((ll_reciprocating_lock *)s))
@@ -248,5 +279,5 @@ const ll_lock_ops ll_lock_reciprocating = {
     "arrivals push onto a stack; the owner detaches it as the next segment, served top down",
     "bounded bypass (at most 2(T-1) admissions pass a waiter); not FIFO", LL_ALL_POLICIES, NULL,
     sizeof(ll_reciprocating_lock), sizeof(ll_reciprocating_lock), sizeof(recip_element),
-    init, NULL, acquire, try_acquire, release, acquire_until, NULL,
+    init, NULL, acquire, try_acquire, release, acquire_until, abandon,
 };

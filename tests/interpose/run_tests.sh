@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | timed SPEC... | posix SPEC... | memory SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
+# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | timed SPEC... | timed-sleeps SPEC... | clockset SPEC... | posix SPEC... | memory SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -37,6 +37,15 @@ mix)
 timed)
     for spec in "$@"; do run "$spec" "$bindir/test_timedlock"; done
     ;;
+timed-sleeps)
+    # A timed waiter sleeps as an untimed one does (specs whose policy parks; test_timedlock.c).
+    for spec in "$@"; do run "$spec" "$bindir/test_timedlock" sleeps; done
+    ;;
+clockset)
+    # CLOCK_REALTIME set forward during a timed lock: a per-process clock (fakeclock_lib.c), preloaded first.
+    preload="$bindir/libfakeclock_lib.so $preload"
+    for spec in "$@"; do run "$spec" "$bindir/test_clockset"; done
+    ;;
 posix)
     # glibc first: the test's expectations are glibc's behaviour.
     timeout 120 "$bindir/test_posix" glibc >/dev/null || bad "test_posix under glibc (exit $?)"
@@ -66,6 +75,9 @@ fork)
     [ ${#specs[@]} -gt 0 ] || mapfile -t specs < <("$bench" --list)
     [ ${#specs[@]} -gt 10 ] || bad "locklab-bench --list printed only ${#specs[@]} specs"
     for spec in "${specs[@]}" acr:patience_ns=0; do run "$spec" "$bindir/test_fork"; done
+    # Forks while the waiters of a lock that parks in a global table keep parking: a bucket
+    # lock a parent thread held at the fork must not hang the child (test_fork.c, "parked").
+    for spec in parkinglot acr; do run "$spec" "$bindir/test_fork" parked; done
     # Another library's fork handler, run after the interposer's, locks a mutex
     # that has no lock object yet (loiter and hmcs-stp are out-of-line).
     for spec in acr loiter hmcs-stp; do
@@ -342,7 +354,7 @@ secure)
     rm -rf "$dir"
     ;;
 *)
-    echo "unknown case '$case' (valid: mutex sync threads mix timed posix memory fork realtime warn preconstructor cxx bindings badenv profile nomeasure twice malloc secure)" >&2
+    echo "unknown case '$case' (valid: mutex sync threads mix timed timed-sleeps clockset posix memory fork realtime warn preconstructor cxx bindings badenv profile nomeasure twice malloc secure)" >&2
     exit 2
     ;;
 esac

@@ -12,6 +12,12 @@
  *     condition wait releases and retakes one, and new threads use them;
  *   - the pthread_atfork(lock, unlock, unlock) idiom: two parent threads hammer
  *     a mutex while the process forks 10 children, each of which uses it.
+ * Argument "parked" (run_tests.sh fork, for the locks that park in a table of
+ * their own: parkinglot): instead, threads hammer a mutex so that its waiters
+ * keep parking while the process forks again and again; each child that finds
+ * the mutex free (a few dozen of PARK_FORKS) locks it, has a thread of its own park on it and unlocks it,
+ * which takes the lock of its bucket in the global parking table: a bucket
+ * lock that a parent thread held at the fork must not hang the child.
  * A hang is a failure (alarm), not a stuck test.
  */
 #define _GNU_SOURCE
@@ -19,6 +25,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -186,6 +193,69 @@ static void atfork_idiom(void)
         check_child(pids[i]);
 }
 
+/* ---- fork while waiters park -------------------------------------------------------- */
+enum { PARK_HAMMERS = 16, PARK_FORKS = 2000 };
+static pthread_mutex_t parking = PTHREAD_MUTEX_INITIALIZER;
+static volatile int stop_parking;
+
+static void *park_hammer(void *arg)
+{
+    (void)arg;
+    while (!stop_parking) {
+        pthread_mutex_lock(&parking);
+        for (volatile int i = 0; i < 2000; i++) /* long enough that the others park */
+            ;
+        pthread_mutex_unlock(&parking);
+        for (volatile int i = 0; i < 500; i++) /* and now and then nobody holds it */
+            ;
+    }
+    return NULL;
+}
+
+static void *park_once(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&parking);
+    pthread_mutex_unlock(&parking);
+    return NULL;
+}
+
+/* The child: if `parking` was free at the fork, a thread of ours parks on it while we hold it. */
+static int *parked_children; /* shared with the children: how many found the mutex free */
+
+static int parked_child(void)
+{
+    alarm(10);
+    if (pthread_mutex_trylock(&parking) != 0)
+        return 0; /* held by a parent thread at the fork: stays taken (as glibc) */
+    __atomic_fetch_add(parked_children, 1, __ATOMIC_RELAXED);
+    pthread_t t;
+    int bad = pthread_create(&t, NULL, park_once, NULL) != 0;
+    usleep(2000); /* it spins, then parks (the bucket's lock) */
+    bad |= pthread_mutex_unlock(&parking) != 0; /* unparks it (the bucket's lock) */
+    bad |= !bad && pthread_join(t, NULL) != 0;
+    return bad ? 3 : 0;
+}
+
+static int forks_while_parking(void)
+{
+    parked_children = (int *)mmap(NULL, sizeof *parked_children, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(parked_children != MAP_FAILED);
+    pthread_t t[PARK_HAMMERS];
+    test_start_n(t, PARK_HAMMERS, park_hammer, NULL, 0);
+    for (int i = 0; i < PARK_FORKS && check_failures == 0; i++) {
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(parked_child());
+        CHECK(pid > 0);
+        check_child(pid);
+    }
+    stop_parking = 1;
+    test_join_n(t, PARK_HAMMERS);
+    printf("%d children found the mutex free and parked a thread on it\n", *parked_children);
+    return check_done("test_fork parked");
+}
+
 static int child(void)
 {
     int bad = 0;
@@ -204,9 +274,11 @@ static int child(void)
     return bad ? 3 : 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     require_interposed((void *)pthread_mutex_lock);
+    if (argc > 1 && strcmp(argv[1], "parked") == 0)
+        return forks_while_parking();
     CHECK_EQ(pthread_mutex_lock(&used), 0);
     CHECK_EQ(pthread_mutex_unlock(&used), 0);
     test_run_threads(2, count_worker, &contended_count, 0);

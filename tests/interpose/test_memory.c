@@ -4,6 +4,8 @@
  * of CYCLES mutex lifetimes, where a lock object (128-512 bytes) or profile
  * record kept per lifetime would add far more:
  *   - init, lock, destroy while held (EBUSY, as glibc), re-init at the same address;
+ *   - the same after a timed lock of the held mutex gave up (a timed waiter that
+ *     left may leave its queue node in the lock: the lock's abandon gives it back);
  *   - zeroed and locked, never destroyed (a std::mutex: trivial destructor);
  *   - malloc'd, locked, freed without destroy (malloc hands the address back);
  *   - init, lock, unlock, destroy (with LOCKLAB_PROFILE: the records go).
@@ -15,6 +17,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -42,6 +45,21 @@ static void held_destroy(void)
     CHECK_EQ(pthread_mutex_init(slot, NULL), 0);
     CHECK_EQ(pthread_mutex_lock(slot), 0);
     CHECK_EQ(pthread_mutex_destroy(slot), EBUSY); /* glibc's answer; the program then reuses the memory */
+}
+
+static void held_timed_out_destroy(void)
+{
+    CHECK_EQ(pthread_mutex_init(slot, NULL), 0);
+    CHECK_EQ(pthread_mutex_lock(slot), 0);
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_nsec += 2000; /* 2 us: the lock's own timed acquire runs (queues) and gives up */
+    if (t.tv_nsec >= 1000000000) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000;
+    }
+    CHECK_EQ(pthread_mutex_timedlock(slot, &t), ETIMEDOUT); /* a normal mutex held by the caller */
+    CHECK_EQ(pthread_mutex_destroy(slot), EBUSY);
 }
 
 static void zeroed_never_destroyed(void)
@@ -92,6 +110,7 @@ int main(int argc, char **argv)
     if (!slot)
         return 1;
     run("init, lock, destroy while held", held_destroy, cycles);
+    run("init, lock, timedlock gives up, destroy while held", held_timed_out_destroy, cycles);
     run("zeroed, lock, never destroyed", zeroed_never_destroyed, cycles);
     run("malloc, lock, free while held", malloc_lock_free, cycles);
     run("init, lock, unlock, destroy", init_destroy, cycles);

@@ -24,12 +24,24 @@
  * shfl-stp before they had acquire_until), one that queues is served within a
  * few handovers.  Nothing is timed but the deadlines: the checks count handovers.
  * Also checks mutual exclusion (a plain counter, compared at the end).
+ *
+ * Argument "sleeps" (run_tests.sh timed-sleeps, for specs whose policy parks):
+ * instead, a timed waiter must sleep like an untimed one.  A thread holds the
+ * mutex SLEEP_HOLD_MS while two threads time-lock it (deadline 10 s): the
+ * first waits for the lock itself, the second, under hemlock, for the first's
+ * turn (its gate); each must get the mutex, use less than a third of the hold
+ * as CPU time and be switched out at most MAX_SWITCHES times (spinning or
+ * yielding until the release burns the CPU on an idle machine, and is
+ * switched out at every yield on a busy one).  A resource check, not a
+ * performance one: it tells asleep from awake.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -119,9 +131,82 @@ static void phase(const char *name, int nthreads, int hold, int pause, long boun
            timeouts, total - timed_acquired);
 }
 
-int main(void)
+/* ---- a timed waiter sleeps ----------------------------------------------------------- */
+/* A sleeper blocks a few times (the gate, the drain, its spin phase's end); a thread that
+ * spins or yields either burns the CPU (idle machine) or is switched out again and again. */
+enum { SLEEP_HOLD_MS = 600, SLEEPERS = 2, MAX_SWITCHES = 50 };
+static pthread_mutex_t sleep_m = PTHREAD_MUTEX_INITIALIZER;
+
+static double thread_cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Context switches of the calling thread so far, voluntary and not. */
+static long thread_switches(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_THREAD, &u);
+    return u.ru_nvcsw + u.ru_nivcsw;
+}
+
+typedef struct sleeper {
+    int rc;
+    double cpu_s, wall_s;
+    long switches;
+} sleeper;
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void *timed_sleeper(void *arg)
+{
+    sleeper *me = (sleeper *)arg;
+    struct timespec deadline = in_ms(CLOCK_REALTIME, 10000);
+    double t0 = thread_cpu_s(), w0 = mono_s();
+    long s0 = thread_switches();
+    me->rc = pthread_mutex_timedlock(&sleep_m, &deadline);
+    me->switches = thread_switches() - s0;
+    me->cpu_s = thread_cpu_s() - t0;
+    me->wall_s = mono_s() - w0;
+    if (me->rc == 0)
+        pthread_mutex_unlock(&sleep_m);
+    return NULL;
+}
+
+static int timed_waiters_sleep(void)
+{
+    CHECK_EQ(pthread_mutex_lock(&sleep_m), 0);
+    pthread_t t[SLEEPERS];
+    sleeper s[SLEEPERS];
+    for (int i = 0; i < SLEEPERS; i++) {
+        CHECK_EQ(pthread_create(&t[i], NULL, timed_sleeper, &s[i]), 0);
+        usleep(20000); /* the first is waiting (for hemlock: has closed the gate) before the second comes */
+    }
+    usleep((SLEEP_HOLD_MS - 20 * SLEEPERS) * 1000);
+    CHECK_EQ(pthread_mutex_unlock(&sleep_m), 0);
+    for (int i = 0; i < SLEEPERS; i++) {
+        pthread_join(t[i], NULL);
+        printf("timed waiter %d: rc %d after %.3f s, %.3f s of CPU, %ld context switches (the mutex was held %d ms)\n",
+               i, s[i].rc, s[i].wall_s, s[i].cpu_s, s[i].switches, SLEEP_HOLD_MS);
+        CHECK_EQ(s[i].rc, 0);
+        CHECK(s[i].cpu_s < SLEEP_HOLD_MS / 3 / 1000.0);
+        CHECK(s[i].switches <= MAX_SWITCHES);
+    }
+    return check_done("test_timedlock sleeps");
+}
+
+int main(int argc, char **argv)
 {
     require_interposed((void *)pthread_mutex_lock);
+    if (argc > 1 && strcmp(argv[1], "sleeps") == 0)
+        return timed_waiters_sleep();
     phase("busy", HAMMERS, 0, 0, HANDOVERS);
     phase("queued", QUEUED, HOLD_US, PAUSE_US, QUEUED_HANDOVERS);
     return check_done("test_timedlock");
