@@ -62,6 +62,9 @@ typedef struct { void *v; } ll_atomic_ptr;
 struct ll_thread;
 /* The calling simulated thread's context (core.h's ll_self; verify/relacy_env.cpp). */
 struct ll_thread *ll_model_self(void);
+/* The calling simulated thread's per-thread element of a lock algorithm (core.h's
+ * LL_THREAD_ELEMENT), bytes <= LL_SECTOR, told apart by tag; zeroed per execution. */
+void *ll_model_thread_element(const void *tag, size_t bytes);
 
 namespace ll_model {
 /* The modelled atomics of words of type T, by address: an open-addressing table

@@ -22,6 +22,9 @@
  * ll_self: one context and parker per simulated thread; queue nodes come from a
  *   pool zeroed per iteration and are recycled through the threads' caches as in
  *   production (so a late access to a reused node is modelled).
+ * LL_THREAD_ELEMENT (core.h): each simulated thread's per-thread elements of the
+ *   algorithms that keep one (hemlock, reciprocating), zeroed per iteration as a
+ *   new thread's thread-locals are.
  * topology: two virtual sockets, thread i on socket i % 2 (the NUMA-aware locks'
  *   cross-socket paths run with two threads).
  */
@@ -33,9 +36,12 @@
 
 /* ---- per-iteration state ------------------------------------------------------------ */
 enum { MODEL_NODES = 4096 }; /* timed acquires that give up may leave nodes to their successors */
+enum { MODEL_ELEMENTS = 4 }; /* per-thread elements (LL_THREAD_ELEMENT) per simulated thread */
 struct model_slot {
     ll_parker parker;
     ll_thread thread;
+    const void *element_tag[MODEL_ELEMENTS]; /* NULL: unused */
+    alignas(LL_SECTOR) unsigned char element[MODEL_ELEMENTS][LL_SECTOR];
 };
 alignas(LL_SECTOR) static model_slot slots[LL_MODEL_MAX_THREADS];
 alignas(LL_SECTOR) static unsigned char nodes[MODEL_NODES][LL_QNODE_BYTES];
@@ -79,6 +85,20 @@ void ll_model_end(void)
 }
 
 ll_thread *ll_model_self(void) { return &slots[rl::thread_index()].thread; }
+
+void *ll_model_thread_element(const void *tag, size_t bytes)
+{
+    model_slot *s = &slots[rl::thread_index()];
+    RL_VERIFY(bytes <= LL_SECTOR);
+    for (unsigned i = 0; i < MODEL_ELEMENTS; i++) {
+        if (s->element_tag[i] == NULL)
+            s->element_tag[i] = tag; /* first use in this iteration: zeroed by ll_model_begin */
+        if (s->element_tag[i] == tag)
+            return s->element[i];
+    }
+    RL_VERIFY(!"more per-thread elements than MODEL_ELEMENTS");
+    return NULL;
+}
 
 void *ll_qnode_refill(void)
 {

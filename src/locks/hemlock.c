@@ -101,9 +101,9 @@ typedef struct hem_element {
     ll_atomic_u32 wake;                           /* shared wait word: successors sleeping on this element */
 } hem_element;
 
-/* The calling thread's element.  A successor reads it only while we hold the lock it
- * waits for (and until it acknowledges), so it never outlives the thread. */
-static __thread hem_element hem_self __attribute__((tls_model("initial-exec")));
+/* The calling thread's element (a thread-local: core.h).  A successor reads it only while
+ * we hold the lock it waits for (and until it acknowledges), so it never outlives the thread. */
+LL_THREAD_ELEMENT(hem_element, hem_self)
 
 /* ---- acquire --------------------------------------------------------------------------- */
 
@@ -167,7 +167,7 @@ LL_COLD static void hem_await_gate(ll_hemlock_lock *l, ll_wait_policy *wp)
 
 void ll_hemlock_acquire(ll_hemlock_lock *l, ll_wait_policy *wp)
 {
-    hem_element *me = &hem_self;
+    hem_element *me = hem_self();
     if (LL_UNLIKELY(gate_closed(l)))
         hem_await_gate(l, wp);
     /* acq_rel.  acquire: if tail was NULL, the previous holder's critical section (its
@@ -185,7 +185,7 @@ static bool hem_take_free(void *p)
     ll_hemlock_lock *l = (ll_hemlock_lock *)p;
     void *expected = NULL;
     /* acq_rel: as the swap in ll_hemlock_acquire */
-    return ll_load_relaxed(&l->tail) == NULL && ll_cas(&l->tail, &expected, &hem_self, LL_ACQ_REL);
+    return ll_load_relaxed(&l->tail) == NULL && ll_cas(&l->tail, &expected, hem_self(), LL_ACQ_REL);
 }
 
 bool ll_hemlock_try_acquire(ll_hemlock_lock *l) { return !gate_closed(l) && hem_take_free(l); }
@@ -350,7 +350,7 @@ LL_COLD static void hem_release_slow(ll_hemlock_lock *l, hem_element *me, ll_wai
 
 void ll_hemlock_release(ll_hemlock_lock *l, ll_wait_policy *wp)
 {
-    hem_element *me = &hem_self;
+    hem_element *me = hem_self();
     void *expected = me;
     /* release: the critical section to the next acquirer; pairs with the acquire swap in
      * ll_hemlock_acquire (or CAS in try_acquire).  On failure (a successor swapped itself
