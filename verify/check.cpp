@@ -13,7 +13,7 @@
  *
  *   locklab-check [--lock SPEC]... [--broken NAME]... [--client C|locks|all] [--threads 2|3]
  *                 [--acquisitions 1|2] [--sched full|bound|random] [--bound N] [--iterations N]
- *                 [--depth N] [--clock-step NS] [--discipline fifo|lifo-cr[:append_one_in=N]]
+ *                 [--depth N] [--clock-step NS] [--giveups N] [--discipline fifo|lifo-cr[:append_one_in=N]]
  *                 [--expect-fail] [--history]
  * Clients: the validator's (counter, nested, trylock, mixed: --client locks, the
  * default; and timed, run on its own) and the checker's own for src/sync (below);
@@ -22,6 +22,8 @@
  * (exhaustive; only small cases end); bound = the same with at most --bound
  * preemptions (default 2; exhaustive within the bound); random = --iterations
  * random executions.  --depth: steps per execution before Relacy calls it a livelock.
+ * --giveups N: the timed client's give-ups in a row per thread before a step acquires
+ * without a deadline (default 2; 0 = never).
  * --broken NAME: a deliberately broken lock (see broken_locks below).
  * --expect-fail: each case passes iff Relacy finds an error (the broken locks).
  * Prints one line per case and "N passed, N failed"; exit 0 iff all passed,
@@ -89,14 +91,15 @@ struct shared;
 static void client_cs_a(shared *d);
 static void client_cs_b(shared *d);
 /* timed: a deadline 2 us ahead on the model's clock (which advances 1 ms per read, so
- * the deadline passes at the waiter's first clock read: every give-up path runs) */
-static bool client_timed(lut *l, shared *d)
-{
-    (void)d;
-    if (l->ops->acquire_until == NULL)
-        return lut_try(l);
-    return l->ops->acquire_until(l->state, &l->wp, ll_now_ns() + 2000);
-}
+ * the deadline passes at the waiter's first clock read: every give-up path runs).
+ * At most --giveups N (default 2) give-ups in a row per thread, then the step acquires
+ * without a deadline (--giveups 0: retry for ever, as the validator does).  On the
+ * model's clock a retry gives up at once, so unbounded retries are unbounded work
+ * (each may leave a node for the releasers to skip), which Relacy reports as a
+ * livelock once an execution passes --depth steps (docs/verification.md, "The timed
+ * client"); a real retry costs its timeout first. */
+static unsigned max_giveups = 2;
+static bool client_timed(lut *l, shared *d);
 #define CLIENT_LOCK lut
 #define CLIENT_DATA shared
 #define client_acquire lut_acquire
@@ -134,6 +137,7 @@ struct shared {
     rl::var<int> counter_a, counter_b; /* plain data guarded by a and b: a race = a violation */
     rl::var<int> tokens;               /* cond-*: guarded by a */
     rl::var<int> message;              /* sem-handoff: written before the posts */
+    unsigned giveups[LL_MODEL_MAX_THREADS]; /* timed: each thread's give-ups in a row (its own) */
 };
 
 static void sync_thread(shared *d, unsigned index, unsigned threads)
@@ -179,6 +183,18 @@ static void sync_thread(shared *d, unsigned index, unsigned threads)
         break;
     }
 }
+static bool client_timed(lut *l, shared *d)
+{
+    unsigned &giveups = d->giveups[rl::thread_index()];
+    if (max_giveups != 0 && giveups >= max_giveups) {
+        giveups = 0;
+        lut_acquire(l);
+        return true;
+    }
+    bool got = l->ops->acquire_until ? l->ops->acquire_until(l->state, &l->wp, ll_now_ns() + 2000) : lut_try(l);
+    giveups = got ? 0 : giveups + 1;
+    return got;
+}
 static void client_cs_a(shared *d)
 {
     int x = d->counter_a($);
@@ -196,6 +212,7 @@ template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
         data.counter_b($) = 0;
         data.tokens($) = 0;
         data.message($) = 0;
+        memset(data.giveups, 0, sizeof data.giveups);
         lut_place(&lock_a, &the_case.a);
         lut_place(&lock_b, &the_case.b);
         lock_a.deferred.head = lock_b.deferred.head = NULL;
@@ -312,6 +329,8 @@ int main(int argc, char **argv)
             bound = parse_count(a, argv[++i], 1, 100);
         } else if (strcmp(a, "--depth") == 0 && v) {
             depth = parse_count(a, argv[++i], 100, 10000000);
+        } else if (strcmp(a, "--giveups") == 0 && v) {
+            max_giveups = parse_count(a, argv[++i], 0, 1000000);
         } else if (strcmp(a, "--clock-step") == 0 && v) {
             ll_model_clock_step = parse_count(a, argv[++i], 1, 1000000000);
         } else if (strcmp(a, "--sched") == 0 && v) {
@@ -341,7 +360,7 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "locklab-check: bad argument '%s' (valid: --lock SPEC, --broken NAME, --client C, --threads 2|3, "
                     "--acquisitions 1|2, --sched full|bound|random, --bound N, --iterations N, --depth N, --clock-step NS, "
-                    "--discipline D, --expect-fail, --history)\n",
+                    "--giveups N, --discipline D, --expect-fail, --history)\n",
                     a);
             return 2;
         }

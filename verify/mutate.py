@@ -35,10 +35,17 @@ SCANNED = ["src/locks", "src/wait", "src/sync", "include/locklab/wait.h", "inclu
 PARK = ["mcs-park", "twa-park", "anderson-park", "mcs-stp"]
 # Specs whose exhaustive search does not end within a minute (as in verify.sh).
 TOO_BIG = re.compile(r"^(clh-park|twa-park|lifocr-park|mcscr-park|mcscr-stp|mcscr-astp|cna-park|cna-stp|cna-astp|"
-                     r"hmcs.*|mcscrn-park|mcscrn-stp|mcscrn-astp)$")
+                     r"hmcs.*|mcscrn-park|mcscrn-stp|mcscrn-astp|hemlock-park|reciprocating-park|reciprocating-stp|"
+                     r"reciprocating-astp)$")
 SPIN_WAITWORD = ["anderson", "twa"]  # the wait words' non-parking branches (ll_waitword_publish)
 MCS_FAMILY = ["mcs", "mcs-park", "mcscr", "mcscrn", "cna", "hmcs", "loiter", "acr"]
 SYNC = "sync"
+# Spec variants that reach a lock's slow paths within the checker's bounds (as in verify.sh):
+# without arrival spinning every contended arrival queues and becomes the standby, which
+# sleeps and (impatient at once) is handed the lock; a fairness of 1 pops the eldest waiter.
+VARIANTS = {"acr": ["acr:spin_ns=0", "acr:spin_ns=0,patience_ns=0"],
+            "loiter": ["loiter:spinners=0", "loiter:spinners=0,patience_ns=0"],
+            "lifocr": ["lifocr:fairness=1", "lifocr-park:fairness=1"]}
 
 
 def covering(path):
@@ -59,7 +66,7 @@ def covering(path):
     specs = [spec]
     if spec not in ("tas", "ttas", "backoff", "ticket", "ticket-pb", "loiter", "acr"):
         specs.append(spec + "-park")
-    return specs
+    return specs + VARIANTS.get(spec, [])
 
 
 def checks(spec):
@@ -74,6 +81,8 @@ def checks(spec):
             ["--lock", spec, "--client", "locks", "--threads", "2", "--acquisitions", "2", "--sched", "bound"],
             ["--lock", spec, "--client", "locks", "--threads", "3", "--acquisitions", "1", "--sched", "bound"],
             ["--lock", spec, "--client", "locks", "--threads", "3", "--acquisitions", "2", "--sched", "random",
+             "--iterations", "2000"],
+            ["--lock", spec, "--client", "timed", "--threads", "3", "--acquisitions", "2", "--sched", "random",
              "--iterations", "2000"]]
 
 
