@@ -165,7 +165,8 @@ class Worker:
         if os.path.exists(self.tree):
             shutil.rmtree(self.tree)
         os.makedirs(self.tree)
-        for d in ("src", "include", "verify", "tests", "bench", "python", "CMakeLists.txt"):
+        for d in ("src", "include", "verify", "tests", "bench", "python", "cmake", "docs", "examples", "tools",
+                  "CMakeLists.txt"):
             src = os.path.join(ROOT, d)
             if os.path.isdir(src):
                 shutil.copytree(src, os.path.join(self.tree, d))

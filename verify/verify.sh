@@ -47,10 +47,13 @@ run --broken broken-relaxed-tas --broken broken-test-then-set --broken broken-re
 if [ "$mode" = quick ]; then
     echo "== exhaustive: counter, 2 threads x 1 acquisition (spin, park and stp waiting)"
     run --lock tas --lock ticket --lock mcs --lock mcs-park --lock clh-stp --lock twa --lock anderson-park \
-        --client counter --threads 2 --sched full
+        --lock hemlock --lock reciprocating --client counter --threads 2 --sched full
     echo "== random: every lock client, 3 threads x 2 acquisitions, $ITER executions"
-    run --lock mcs-park --lock twa-stp --lock mcscr --client locks --threads 3 --acquisitions 2 \
-        --sched random --iterations "$ITER"
+    run --lock mcs-park --lock twa-stp --lock mcscr --lock hemlock-park --lock reciprocating-park --client locks \
+        --threads 3 --acquisitions 2 --sched random --iterations "$ITER"
+    echo "== random: the timed client, 3 threads x 2 acquisitions (the abortable queues), $ITER executions"
+    run --lock mcs --lock k42-park --lock hemlock-stp --lock reciprocating-park --client timed --threads 3 \
+        --acquisitions 2 --sched random --iterations "$ITER"
     echo "== random: semaphore and condition-variable wait lists"
     run --lock tas --client sem-handoff --client cond-signal --sched random --iterations "$ITER"
     summary
