@@ -3,6 +3,7 @@
 # with locklab-check (docs/verification.md).
 #   verify/verify.sh CHECKER quick   the CI subset (make test; < 2 min)
 #   verify/verify.sh CHECKER full    everything (make verify; < 20 min on 2 CPUs)
+#   SPECS="hemlock acr:spin_ns=0" verify/verify.sh CHECKER full   every tier of the full run, these specs only
 # Prints each case and "N passed, N failed"; exits non-zero if any case failed.
 set -uo pipefail
 checker=${1:?usage: verify.sh CHECKER quick|full}
@@ -70,6 +71,8 @@ specs=$("$bench" --list | grep -v -E '^(pthread|ck-)') || { echo "verify.sh: '$b
 variants="acr:spin_ns=0 acr:spin_ns=0,patience_ns=0 loiter:spinners=0 loiter:spinners=0,patience_ns=0
 lifocr:fairness=1 lifocr-park:fairness=1"
 specs="$specs $variants"
+# SPECS="spec ...": check only these (every tier, the timed client included).
+specs=${SPECS:-$specs}
 
 echo "== exhaustive: counter, 2 threads x 1 acquisition, every spec the full search finishes"
 for s in $specs; do
