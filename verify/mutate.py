@@ -36,7 +36,7 @@ PARK = ["mcs-park", "twa-park", "anderson-park", "mcs-stp"]
 # Specs whose exhaustive search does not end within a minute (as in verify.sh).
 TOO_BIG = re.compile(r"^(clh-park|twa-park|lifocr-park|mcscr-park|mcscr-stp|mcscr-astp|cna-park|cna-stp|cna-astp|"
                      r"hmcs.*|mcscrn-park|mcscrn-stp|mcscrn-astp|hemlock-park|reciprocating-park|reciprocating-stp|"
-                     r"reciprocating-astp)$")
+                     r"reciprocating-astp|acr:.*|lifocr-park:.*)$")
 SPIN_WAITWORD = ["anderson", "twa"]  # the wait words' non-parking branches (ll_waitword_publish)
 MCS_FAMILY = ["mcs", "mcs-park", "mcscr", "mcscrn", "cna", "hmcs", "loiter", "acr"]
 SYNC = "sync"

@@ -39,7 +39,7 @@ summary() {
 
 # Specs whose exhaustive search (full scheduler) of the smallest client (2 threads,
 # 1 acquisition each) does not end within a minute here: random scheduler only.
-too_big='^(clh-park|twa-park|lifocr-park|mcscr-park|mcscr-stp|mcscr-astp|cna-park|cna-stp|cna-astp|hmcs.*|mcscrn-park|mcscrn-stp|mcscrn-astp|hemlock-park|reciprocating-park|reciprocating-stp|reciprocating-astp)$'
+too_big='^(clh-park|twa-park|lifocr-park|mcscr-park|mcscr-stp|mcscr-astp|cna-park|cna-stp|cna-astp|hmcs.*|mcscrn-park|mcscrn-stp|mcscrn-astp|hemlock-park|reciprocating-park|reciprocating-stp|reciprocating-astp|acr:.*|lifocr-park:.*)$'
 
 echo "== the deliberately broken locks must be caught"
 run --broken broken-relaxed-tas --broken broken-test-then-set --broken broken-relaxed-ticket \
