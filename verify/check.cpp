@@ -302,8 +302,13 @@ int main(int argc, char **argv)
     rl::scheduler_type_e sched = rl::sched_random;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if ((strcmp(a, "--lock") == 0 || strcmp(a, "--broken") == 0) && v && nspecs < 64)
+        if ((strcmp(a, "--lock") == 0 || strcmp(a, "--broken") == 0) && v) {
+            if (nspecs == 64) {
+                fprintf(stderr, "locklab-check: too many --lock/--broken: '%s' would be the 65th (valid: at most 64)\n", v);
+                return 2;
+            }
             specs[nspecs++] = argv[++i];
+        }
         else if (strcmp(a, "--client") == 0 && v) {
             unsigned c = strcmp(v, "all") == 0 ? all_clients : strcmp(v, "locks") == 0 ? lock_clients : 0;
             for (int k = 0; k < NALL; k++)
