@@ -180,21 +180,23 @@ LL_INLINE ll_thread *ll_self(void)
     return LL_LIKELY(t != NULL) ? t : ll_thread_init();
 }
 
-/* LL_THREAD_ELEMENT(T, name) defines `T *name(void)`: the calling thread's one T,
+/* LL_THREAD_ELEMENT(T, name, zero) defines `T *name(void)`: the calling thread's one T,
  * zeroed when the thread starts, for an algorithm that keeps one wait element per
- * thread whatever the locks it holds (hemlock, reciprocating).  Natively a static
- * initial-exec __thread variable, so name() costs what taking a thread-local's
- * address does (no call, no load of ll_self, no test).  The model checker runs all
- * its threads on one OS thread (LL_BACKEND_RELACY): there the environment keeps one
- * T per modelled thread, zeroed per execution (ll_model_thread_element,
- * verify/relacy_env.cpp), told apart by the address of a per-definition tag. */
+ * thread whatever the locks it holds (hemlock, reciprocating).  zero: T's all-zero
+ * initialiser, a constant (a C++ build needs one for a __thread object whose
+ * default constructor leaves fields unset).  Natively a static initial-exec
+ * __thread variable, so name() costs what taking a thread-local's address does (no
+ * call, no load of ll_self, no test).  The model checker runs all its threads on
+ * one OS thread (LL_BACKEND_RELACY): there the environment keeps one T per modelled
+ * thread, zeroed per execution (ll_model_thread_element, verify/relacy_env.cpp),
+ * told apart by the address of a per-definition tag. */
 #ifdef LL_BACKEND_RELACY
-#define LL_THREAD_ELEMENT(T, name)                                                               \
+#define LL_THREAD_ELEMENT(T, name, ...)                                                          \
     static const char name##_tag = 0;                                                            \
     LL_INLINE T *name(void) { return (T *)ll_model_thread_element(&name##_tag, sizeof(T)); }
 #else
-#define LL_THREAD_ELEMENT(T, name)                                                               \
-    static __thread T name##_tls __attribute__((tls_model("initial-exec")));                     \
+#define LL_THREAD_ELEMENT(T, name, ...)                                                          \
+    static __thread T name##_tls __attribute__((tls_model("initial-exec"))) = __VA_ARGS__;      \
     LL_INLINE T *name(void) { return &name##_tls; }
 #endif
 

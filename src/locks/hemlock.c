@@ -103,7 +103,7 @@ typedef struct hem_element {
 
 /* The calling thread's element (a thread-local: core.h).  A successor reads it only while
  * we hold the lock it waits for (and until it acknowledges), so it never outlives the thread. */
-LL_THREAD_ELEMENT(hem_element, hem_self)
+LL_THREAD_ELEMENT(hem_element, hem_self, {LL_ATOMIC_INIT(NULL), LL_ATOMIC_INIT(0)})
 
 /* ---- acquire --------------------------------------------------------------------------- */
 

@@ -97,7 +97,7 @@ LL_STATIC_ASSERT(sizeof(recip_element) <= LL_QNODE_USABLE, "a timed waiter's ele
 /* The calling thread's element; granted once per arrival, so never referred to after the thread
  * returned from its last acquire (an element used as eos is only compared). */
 typedef struct { LL_ALIGNED(LL_CACHELINE) recip_element e; } recip_line; /* on its own cache line */
-LL_THREAD_ELEMENT(recip_line, recip_tls) /* a thread-local, zeroed (core.h) */
+LL_THREAD_ELEMENT(recip_line, recip_tls, {{LL_ATOMIC_INIT(0), NULL, NULL, NULL}}) /* a thread-local (core.h) */
 #define recip_self (recip_tls()->e)
 
 /* ---- acquire --------------------------------------------------------------------------- */
