@@ -144,7 +144,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=1.0)
-    ap.add_argument("--locks", default="default,mcscr-stp,loiter,mcs-stp")
+    ap.add_argument("--locks", default="default,acr,mcscr-stp,mcs-stp")
     ap.add_argument("--rows", default=",".join(ROWS))
     ap.add_argument("--out", default=os.path.join(ROOT, "results/performance"))
     ap.add_argument("--no-uncontended", action="store_true")

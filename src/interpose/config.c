@@ -111,7 +111,7 @@ static void warn_realtime(void)
     fprintf(stderr,
             "liblocklab-preload: lock %s never parks and a real-time thread (SCHED_FIFO/RR) waits for it: spinning "
             "would starve a lower-priority holder on its CPU, so such waiters sleep between polls (1 us to 1 ms: "
-            "slow); use a parking lock (acr, the default; mcs-stp, ...) or set LOCKLAB_QUIET=1 to silence this line\n",
+            "slow); use a parking lock (parkinglot, the default; acr, mcs-stp, ...) or set LOCKLAB_QUIET=1 to silence this line\n",
             lp_cfg.spec);
 }
 
@@ -138,7 +138,7 @@ void lp_note_spinning_thread_slow(void)
         return;
     fprintf(stderr,
             "liblocklab-preload: lock %s never parks and %u threads now use it on %d CPUs: a handover to a "
-            "preempted spinner waits a time slice (100-1000x slower); use a parking lock (acr, the default; "
+            "preempted spinner waits a time slice (100-1000x slower); use a parking lock (parkinglot, the default; acr, "
             "mcs-stp, ...) or set LOCKLAB_QUIET=1 to silence this line\n",
             lp_cfg.spec, n, cpus);
 }
