@@ -69,7 +69,7 @@ n=$("$sim" --list-presets | awk -F'\t' 'NF == 2' | wc -l)
 [ "$n" -ge 4 ] && ok "--list-presets: $n presets" || bad "--list-presets: $n"
 
 # Determinism: the same seed gives the same JSON, host time apart.
-strip() { sed -e 's/"host_seconds":[0-9.]*//' -e 's/"sim_events_per_s":[0-9.]*//'; }
+strip() { sed -e 's/"host_seconds":[0-9.]*//' -e 's/"host_cpu_seconds":[0-9.]*//' -e 's/"sim_events_per_s":[0-9.]*//'; }
 a=$("$sim" mutexbench --lock mcs-stp --threads 6 --machine sockets=1,cores=2 --duration 0.002 --seed 7 --json | strip)
 b=$("$sim" mutexbench --lock mcs-stp --threads 6 --machine sockets=1,cores=2 --duration 0.002 --seed 7 --json | strip)
 c=$("$sim" mutexbench --lock mcs-stp --threads 6 --machine sockets=1,cores=2 --duration 0.002 --seed 8 --json | strip)
