@@ -18,6 +18,7 @@
  *                                      the observed value to expected
  *         ll_faa(p, delta, order)      fetch-and-add, returns the old value (integers)
  *         ll_fence(order), ll_pause()
+ *         ll_rmw_lead()                a store to lead a fast path's RMW (below)
  * Orders: LL_RELAXED, LL_ACQUIRE, LL_RELEASE, LL_ACQ_REL, LL_SEQ_CST.
  */
 #ifndef LOCKLAB_ATOMICS_H
@@ -175,6 +176,26 @@ LL_INLINE void ll_fence(ll_order o) { atomic_thread_fence(o); }
 #define ll_load_acquire(p) ll_load(p, LL_ACQUIRE)
 #define ll_store_relaxed(p, x) ll_store(p, x, LL_RELAXED)
 #define ll_store_release(p, x) ll_store(p, x, LL_RELEASE)
+
+/* ll_rmw_lead(): one store to the caller's own stack, placed just before a fast
+ * path's read-modify-write that would otherwise follow the previous one (the
+ * last release, or the acquire) with no store in between.  On the Xeon this
+ * project measures on (KVM, 2 vCPUs), a locked RMW issued with no store ahead of
+ * it since the previous locked RMW takes about 1.5 ns longer: a standalone loop
+ * of CAS-acquire + CAS-release pairs costs 16.1 ns bare and 13.2 ns with a lead
+ * store before each (xchg + CAS: 15.2 vs 12.4 ns).  MCS gets such a store for
+ * free from its node's initialisation; a lock without one (hemlock, parkinglot,
+ * lifocr, loiter) leads its fast path's RMWs with this.  Not a fence and orders
+ * nothing; a no-op off x86-64 and for the model checker and the simulator. */
+#if defined(__x86_64__) && !defined(LL_BACKEND_RELACY) && !defined(LL_BACKEND_SIM)
+#define ll_rmw_lead()                                                                   \
+    do {                                                                                \
+        unsigned char ll_lead_;                                                         \
+        __asm__ __volatile__("movb $0, %0" : "=m"(ll_lead_));                           \
+    } while (0)
+#else
+#define ll_rmw_lead() ((void)0)
+#endif
 
 /* Compiler-only barrier: keeps the compiler from caching a plain variable
  * across a spin loop iteration (used by benchmarks, never for ordering). */

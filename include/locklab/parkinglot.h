@@ -31,6 +31,7 @@ LL_INLINE void ll_parkinglot_acquire(ll_parkinglot_lock *l, ll_wait_policy *wp)
 {
     (void)wp;
     uint32_t free_ = 0;
+    ll_rmw_lead(); /* no store since the last RMW (atomics.h) */
     /* acquire: pairs with the releasing CAS / store (ll_parkinglot_release, release_slow) */
     if (LL_UNLIKELY(!ll_cas(&l->state, &free_, LL_PARKINGLOT_LOCKED, LL_ACQUIRE)))
         ll_parkinglot_acquire_slow(l);
@@ -40,6 +41,7 @@ LL_INLINE void ll_parkinglot_release(ll_parkinglot_lock *l, ll_wait_policy *wp)
 {
     (void)wp;
     uint32_t held = LL_PARKINGLOT_LOCKED;
+    ll_rmw_lead(); /* as in acquire */
     /* release: the critical section to the next acquiring CAS.  Fails only if PARKED is set. */
     if (LL_UNLIKELY(!ll_cas(&l->state, &held, 0, LL_RELEASE)))
         ll_parkinglot_release_slow(l);
