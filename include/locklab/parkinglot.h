@@ -19,6 +19,10 @@ enum { LL_PARKINGLOT_LOCKED = 1u, LL_PARKINGLOT_PARKED = 2u };
 /* A waiter parked this long (since its first park) is handed the lock directly
  * (parking_lot's "fair unlock" timeout: 0.5 ms on average). */
 #define LL_PARKINGLOT_FAIR_NS 500000u
+/* A parked waiter's first nap: it then checks that its announcement (PARKED) still stands,
+ * and naps twice as long each time, up to LL_PARKINGLOT_NAP_MAX_NS (parkinglot.c, "Release"). */
+#define LL_PARKINGLOT_NAP_NS 1000000u
+#define LL_PARKINGLOT_NAP_MAX_NS 128000000u
 
 /* init: as LL_PARKINGLOT_INITIALIZER (relaxed: like pthread_mutex_init, publish the lock yourself). */
 LL_INLINE void ll_parkinglot_init(ll_parkinglot_lock *l) { ll_store_relaxed(&l->state, 0); }
@@ -31,7 +35,6 @@ LL_INLINE void ll_parkinglot_acquire(ll_parkinglot_lock *l, ll_wait_policy *wp)
 {
     (void)wp;
     uint32_t free_ = 0;
-    ll_rmw_lead(); /* no store since the last RMW (atomics.h) */
     /* acquire: pairs with the releasing CAS / store (ll_parkinglot_release, release_slow) */
     if (LL_UNLIKELY(!ll_cas(&l->state, &free_, LL_PARKINGLOT_LOCKED, LL_ACQUIRE)))
         ll_parkinglot_acquire_slow(l);
@@ -40,11 +43,16 @@ bool ll_parkinglot_try_acquire(ll_parkinglot_lock *l);
 LL_INLINE void ll_parkinglot_release(ll_parkinglot_lock *l, ll_wait_policy *wp)
 {
     (void)wp;
-    uint32_t held = LL_PARKINGLOT_LOCKED;
-    ll_rmw_lead(); /* as in acquire */
-    /* release: the critical section to the next acquiring CAS.  Fails only if PARKED is set. */
-    if (LL_UNLIKELY(!ll_cas(&l->state, &held, 0, LL_RELEASE)))
+    /* relaxed: we hold the lock, so the word changes meanwhile only by a waiter adding PARKED */
+    if (LL_UNLIKELY(ll_load_relaxed(&l->state) != LL_PARKINGLOT_LOCKED)) {
         ll_parkinglot_release_slow(l);
+        return;
+    }
+    /* release: the critical section to the next acquiring CAS.  A plain store, not a CAS: a
+     * waiter that sets PARKED between the load and this store loses its announcement and
+     * finds out at its first nap (parkinglot.c, "Release").  Nothing touches the lock after
+     * this store (it may be destroyed at once). */
+    ll_store_release(&l->state, 0);
 }
 LL_INLINE bool ll_parkinglot_is_locked(ll_parkinglot_lock *l)
 {

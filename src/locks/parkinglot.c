@@ -9,7 +9,8 @@
  *   bit 0 LOCKED   held
  *   bit 1 PARKED   some thread may be parked in the table under this lock's
  *                  address; set by a waiter before it parks, cleared only by a
- *                  releaser holding the bucket's lock (when it unparks the last one)
+ *                  releaser or a leaving waiter holding the bucket's lock (when
+ *                  the last one goes), or wiped by a store release (Release)
  *   0 free; 1 held; 3 held, waiters parked; 2 free but waiters parked (a woken
  *   waiter or an arrival will take it: barging)
  * The table (PL_BUCKETS buckets, hashed by address, shared by every lock):
@@ -21,13 +22,28 @@
  * Acquire: CAS 0 -> LOCKED.  Else (slow path): while the lock is free, CAS in
  * LOCKED (barging, PARKED kept); while nobody is parked, spin up to
  * LL_PARKINGLOT_SPINS rounds; then set PARKED, lock the bucket, and if the
- * word still reads LOCKED|PARKED (the check that makes a lost wake-up
- * impossible: the releaser clears PARKED under the same bucket lock), append
+ * word still reads LOCKED|PARKED (with releasers clearing PARKED only under
+ * the same bucket lock, this check leaves a lost wake-up only the store
+ * release's window, below), append
  * ourselves and park until a releaser sets our token.  Token HANDOFF: the
  * lock is ours.  Token RETRY: the lock was freed for us to compete for;
  * spin again, and if we must park again we go to the *front* of the
  * bucket's list (we were the first before the wake-up).
- * Release: CAS LOCKED -> 0.  Else (PARKED): lock the bucket, unlink the first
+ * Release: if the word reads LOCKED alone, store 0 (a plain store, not
+ * parking_lot's CAS: an uncontended pair costs one RMW, 10.0 ns through the
+ * interposer against glibc's 13.5).  The price: a waiter whose CAS sets
+ * PARKED between that load and that store (a few ns, plus the store's drain
+ * from the store buffer) parks with its announcement wiped, and no release
+ * comes for it.  So a parked waiter sleeps in naps (LL_PARKINGLOT_NAP_NS,
+ * 1 ms, doubling up to 128 ms): after each, if the word no longer says
+ * PARKED, it leaves the list and competes again (re-setting PARKED for the
+ * waiters that remain); while PARKED stands, the next release comes for the
+ * lock's first waiter.  A wiped announcement thus costs one nap and never a
+ * hang (tests/test_expert_api.c wipes one by hand): 1 ms for the waiter that
+ * just parked; up to the current nap (<= 128 ms) of the others in the rarer
+ * case that a leaver's re-set of PARKED is wiped in turn.  And the
+ * release touches nothing after its store (the lock may be destroyed at once).
+ * Else (PARKED): lock the bucket, unlink the first
  * waiter with our address, and either hand it the lock directly (a fair
  * unlock: it has been waiting since its first park for >= LL_PARKINGLOT_FAIR_NS
  * and the bucket's fair timer has expired; LOCKED stays, PARKED stays iff more
@@ -170,15 +186,45 @@ static bool pl_leave(ll_parkinglot_lock *l, pl_bucket *b, pl_waiter *w)
         }
         uint32_t s = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
         /* relaxed: PARKED is a flag whose clearing the bucket lock orders (as in release_slow's
-         * stores); the lock's data is ordered by LOCKED's own CASes and stores */
-        while (!more && (s & PARKED) && !ll_cas(&l->state, &s, s & ~(uint32_t)PARKED, LL_RELAXED))
+         * stores); the lock's data is ordered by LOCKED's own CASes and stores.  Waiters of l
+         * remain: PARKED must stand for them (a store release may have wiped it: "Release") */
+        uint32_t want = more ? PARKED : 0;
+        while ((s & PARKED) != want && !ll_cas(&l->state, &s, (s & ~(uint32_t)PARKED) | want, LL_RELAXED))
             ;
     }
     ll_acr_release(&b->lock);
     return left;
 }
 
-enum { PL_RETRY = 0, PL_HANDED = 1, PL_TIMED_OUT = 2 };
+enum { PL_RETRY = 0, PL_HANDED = 1, PL_TIMED_OUT = 2, PL_WOKEN = 3 };
+
+/* Parked (w in b's list): sleep until a releaser sets w's token (PL_WOKEN: look at the token),
+ * in naps (header, "Release"): after each, if l's word no longer says PARKED, a store release
+ * wiped our announcement and no release will come for us: leave and compete again
+ * (PL_RETRY).  At deadline_ns leave (PL_TIMED_OUT).  Leaving loses to a releaser that set
+ * the token first (PL_WOKEN). */
+static int pl_sleep(ll_parkinglot_lock *l, pl_bucket *b, pl_waiter *w, uint64_t deadline_ns)
+{
+    uint64_t nap = LL_PARKINGLOT_NAP_NS;
+    for (;;) {
+        uint64_t now = ll_now_ns();
+        bool last = deadline_ns - now <= nap || deadline_ns <= now; /* this nap ends at the deadline */
+        uint64_t until_ns = last ? deadline_ns : now + nap;
+        struct timespec until = {(time_t)(until_ns / 1000000000u), (long)(until_ns % 1000000000u)};
+        if (ll_parker_park_deadline(w->parker, token_set, w, CLOCK_MONOTONIC, &until))
+            return PL_WOKEN;
+        /* relaxed: a hint; pl_leave decides under the bucket lock */
+        if (!last && (ll_load_relaxed(&l->state) & PARKED)) {
+            nap = nap < LL_PARKINGLOT_NAP_MAX_NS / 2 ? 2 * nap : LL_PARKINGLOT_NAP_MAX_NS;
+            continue; /* our announcement stands: the next release unparks l's first waiter */
+        }
+        if (!pl_leave(l, b, w)) {
+            (void)token_set(w); /* a releaser came first (pl_leave saw its token): acquire it */
+            return PL_WOKEN;
+        }
+        return last ? PL_TIMED_OUT : PL_RETRY;
+    }
+}
 
 /* Park in l's bucket if l still reads LOCKED|PARKED, until a releaser sets our token or
  * deadline_ns (LL_NO_DEADLINE: none); returns PL_HANDED (the lock is ours), PL_RETRY (not
@@ -212,15 +258,10 @@ static int pl_park(ll_parkinglot_lock *l, uint64_t since, bool front, uint64_t d
         b->tail = w;
     }
     ll_acr_release(&b->lock);
-    if (deadline_ns == LL_NO_DEADLINE) {
-        ll_parker_park_until(w->parker, token_set, w);
-    } else {
-        struct timespec until = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
-        if (!ll_parker_park_deadline(w->parker, token_set, w, CLOCK_MONOTONIC, &until) && pl_leave(l, b, w)) {
-            ll_qnode_put(w);
-            return PL_TIMED_OUT;
-        }
-        (void)token_set(w); /* a releaser came first (pl_leave saw its token): acquire it */
+    int slept = pl_sleep(l, b, w, deadline_ns);
+    if (slept != PL_WOKEN) { /* we left the list: timed out, or our announcement was lost */
+        ll_qnode_put(w);
+        return slept;
     }
     bool handed = ll_load_relaxed(&w->token) == HANDOFF; /* relaxed: token_set acquired it */
     ll_qnode_put(w);
