@@ -184,8 +184,8 @@ LL_INLINE void ll_fence(ll_order o) { atomic_thread_fence(o); }
  * it since the previous locked RMW takes about 1.5 ns longer: a standalone loop
  * of CAS-acquire + CAS-release pairs costs 16.1 ns bare and 13.2 ns with a lead
  * store before each (xchg + CAS: 15.2 vs 12.4 ns).  MCS gets such a store for
- * free from its node's initialisation; a lock without one (hemlock, parkinglot,
- * lifocr, loiter) leads its fast path's RMWs with this.  Not a fence and orders
+ * free from its node's initialisation; a lock without one (hemlock, lifocr,
+ * loiter) leads its fast path's RMWs with this.  Not a fence and orders
  * nothing; a no-op off x86-64 and for the model checker and the simulator. */
 #if defined(__x86_64__) && !defined(LL_BACKEND_RELACY) && !defined(LL_BACKEND_SIM)
 #define ll_rmw_lead()                                                                   \

@@ -225,10 +225,14 @@ static void configure(void)
                 lp_cfg.cond_text, lp_cfg.sem_text, ll_topology_describe(), lp_profiling ? lp_env("LOCKLAB_PROFILE") : "off");
         atexit(report_at_exit);
     }
+    bool parkinglot = lp_cfg.ops == &ll_lock_parkinglot;
     uint32_t fast = lp_cfg.acr_inline                                                 ? LP_FAST_ACR
                     : lp_cfg.inline_state && ll_lock_is_word_lock(lp_cfg.ops) ? LP_FAST_WORD
+                    : lp_cfg.inline_state && parkinglot                      ? LP_FAST_PARKINGLOT
                                                                                 : LP_FAST_NONE;
-    lp_cfg.fork_repair = lp_cfg.ops != &ll_lock_acr && !ll_lock_is_word_lock(lp_cfg.ops);
+    /* Locks that repair themselves in a fork child: acr, the word locks (a release is a store
+     * of 0) and parkinglot (the child's table is emptied: parkinglot.c, "Fork"). */
+    lp_cfg.fork_repair = lp_cfg.ops != &ll_lock_acr && !ll_lock_is_word_lock(lp_cfg.ops) && !parkinglot;
     ll_store_release(&lp_fast, fast); /* release: lp_cfg is complete before a fast path reads it */
 }
 

@@ -82,9 +82,9 @@ LL_INLINE const char *lp_discipline_name(const ll_sync_config *c)
 extern lp_config lp_cfg;
 /* Which fast path the entry points inline for normal mutexes, stored (release) once lp_cfg is
  * complete: LP_FAST_ACR when lp_cfg.acr_inline; LP_FAST_WORD for an inline one-word exchange
- * lock (ll_lock_is_word_lock: tas, ttas); LP_FAST_NONE otherwise (and while profiling; the
- * default parkinglot too: inlined, its two CASes measured 0.7 ns slower than through its ops). */
-enum { LP_FAST_NONE = 0, LP_FAST_ACR = 1, LP_FAST_WORD = 2 };
+ * lock (ll_lock_is_word_lock: tas, ttas); LP_FAST_PARKINGLOT for an inline parkinglot (the
+ * default); LP_FAST_NONE otherwise (and while profiling). */
+enum { LP_FAST_NONE = 0, LP_FAST_ACR = 1, LP_FAST_WORD = 2, LP_FAST_PARKINGLOT = 3 };
 extern ll_atomic_u32 lp_fast;
 
 enum { LP_UNINITIALISED, LP_INITIALISING, LP_READY };

@@ -53,6 +53,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "locklab/parkinglot.h"
 #include "mutex.h"
 #include "profile.h"
 #include "proftable.h"
@@ -482,6 +483,7 @@ LL_INLINE uint32_t fast_path(const lp_mutex *m)
 
 /* A one-word exchange lock (tas, ttas) inline: CAS 0 -> 1, else its own acquire. */
 LL_INLINE ll_atomic_u32 *word_of(lp_mutex *m) { return (ll_atomic_u32 *)(void *)m->lock.state; }
+LL_INLINE ll_parkinglot_lock *parkinglot_of(lp_mutex *m) { return (ll_parkinglot_lock *)(void *)m->lock.state; }
 static LL_COLD void word_acquire_slow(lp_mutex *m)
 {
     lp_note_spinning_thread();
@@ -501,6 +503,8 @@ int pthread_mutex_lock(pthread_mutex_t *pm)
     if (LL_LIKELY(fast != LP_FAST_NONE)) {
         if (LL_LIKELY(fast == LP_FAST_ACR))
             ll_acr_acquire(acr_of(m), &lp_cfg.acr);
+        else if (fast == LP_FAST_PARKINGLOT)
+            ll_parkinglot_acquire(parkinglot_of(m), &lp_cfg.wp);
         else if (LL_UNLIKELY(!word_try_acquire(m)))
             word_acquire_slow(m);
         ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
@@ -521,7 +525,9 @@ int pthread_mutex_trylock(pthread_mutex_t *pm)
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
     if (LL_LIKELY(fast != LP_FAST_NONE)) {
-        if (!(fast == LP_FAST_ACR ? ll_acr_try_acquire(acr_of(m)) : word_try_acquire(m)))
+        if (!(fast == LP_FAST_ACR          ? ll_acr_try_acquire(acr_of(m))
+              : fast == LP_FAST_PARKINGLOT ? ll_parkinglot_try_acquire(parkinglot_of(m))
+                                           : word_try_acquire(m)))
             return EBUSY;
         ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
         return 0;
@@ -566,6 +572,8 @@ int pthread_mutex_unlock(pthread_mutex_t *pm)
             release_and_flush(m);
         else if (LL_LIKELY(fast == LP_FAST_ACR))
             ll_acr_release(acr_of(m));
+        else if (fast == LP_FAST_PARKINGLOT)
+            ll_parkinglot_release(parkinglot_of(m), &lp_cfg.wp);
         else
             ll_store_release(word_of(m), 0); /* release: the critical section; pairs with the acquiring CAS/xchg */
         return 0;

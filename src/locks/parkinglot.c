@@ -1,56 +1,60 @@
 /*
- * parkinglot — a lock of one word (two bits) whose waiters park in a
- * process-global table keyed by the lock's address: the design of WebKit's
- * WTF::Lock (Pizlo, "Locking in WebKit", 2016) and of Rust's parking_lot
- * (Amanieu d'Antras; its RawMutex and parking_lot_core).  A lock costs four
- * bytes of the caller's memory and nothing else: no allocation, no destroy.
+ * parkinglot — a lock of two words whose waiters park in a process-global
+ * table keyed by the lock's address: the design of WebKit's WTF::Lock
+ * (Pizlo, "Locking in WebKit", 2016) and of Rust's parking_lot (Amanieu
+ * d'Antras; its RawMutex and parking_lot_core), with a store release.  A lock
+ * costs eight bytes of the caller's memory and nothing else: no allocation,
+ * no destroy.
  *
- * Lock word (state):
- *   bit 0 LOCKED   held
- *   bit 1 PARKED   some thread may be parked in the table under this lock's
- *                  address; set by a waiter before it parks, cleared only by a
- *                  releaser or a leaving waiter holding the bucket's lock (when
- *                  the last one goes), or wiped by a store release (Release)
- *   0 free; 1 held; 3 held, waiters parked; 2 free but waiters parked (a woken
- *   waiter or an arrival will take it: barging)
+ * Lock words:
+ *   locked  0 free, 1 held
+ *   parked  1: some thread may be parked in the table under this lock's
+ *           address; set by a waiter (under the bucket's lock) before it
+ *           parks, cleared under the bucket's lock by a releaser or a leaving
+ *           waiter when the last one goes, or by the next release when a
+ *           waiter set it and then found the lock free
+ *   (0,0) free; (1,0) held; (1,1) held, waiters parked; (0,1) free with waiters
+ *   parked (a woken waiter or an arrival will take it: barging)
+ * WTF::Lock and parking_lot keep both in one byte and release with a CAS.
+ * Two words let the release be a load of parked and a store to locked: an
+ * uncontended pair costs one RMW (~10 ns through the interposer, glibc's two
+ * RMWs ~13).  One word would need a load of the word the acquiring CAS just
+ * wrote, which on the CPU measured here stalls ~4.7 ns (the CAS's store is not
+ * forwarded), or a CAS.
  * The table (PL_BUCKETS buckets, hashed by address, shared by every lock):
  * each bucket has a small lock of its own (an acr lock, 16 bytes: robust
  * under oversubscription, never calls pthread) and a FIFO list of parked
  * waiters (a queue-node slot per parked thread: key = the lock's address,
  * token, parker, when it first parked).
  *
- * Acquire: CAS 0 -> LOCKED.  Else (slow path): while the lock is free, CAS in
- * LOCKED (barging, PARKED kept); while nobody is parked, spin up to
- * LL_PARKINGLOT_SPINS rounds; then set PARKED, lock the bucket, and if the
- * word still reads LOCKED|PARKED (with releasers clearing PARKED only under
- * the same bucket lock, this check leaves a lost wake-up only the store
- * release's window, below), append
- * ourselves and park until a releaser sets our token.  Token HANDOFF: the
- * lock is ours.  Token RETRY: the lock was freed for us to compete for;
+ * Acquire: CAS locked 0 -> 1.  Else (slow path): while the lock is free, CAS
+ * it (barging); while nobody is parked, spin up to LL_PARKINGLOT_SPINS
+ * rounds; then lock the bucket, set parked, and if the lock is still held,
+ * append ourselves and park until a releaser sets our token.  Token HANDOFF:
+ * the lock is ours.  Token RETRY: the lock was freed for us to compete for;
  * spin again, and if we must park again we go to the *front* of the
  * bucket's list (we were the first before the wake-up).
- * Release: if the word reads LOCKED alone, store 0 (a plain store, not
- * parking_lot's CAS: an uncontended pair costs one RMW, 10.0 ns through the
- * interposer against glibc's 13.5).  The price: a waiter whose CAS sets
- * PARKED between that load and that store (a few ns, plus the store's drain
- * from the store buffer) parks with its announcement wiped, and no release
- * comes for it.  So a parked waiter sleeps in naps (LL_PARKINGLOT_NAP_NS,
- * 1 ms, doubling up to 128 ms): after each, if the word no longer says
- * PARKED, it leaves the list and competes again (re-setting PARKED for the
- * waiters that remain); while PARKED stands, the next release comes for the
- * lock's first waiter.  A wiped announcement thus costs one nap and never a
- * hang (tests/test_expert_api.c wipes one by hand): 1 ms for the waiter that
- * just parked; up to the current nap (<= 128 ms) of the others in the rarer
- * case that a leaver's re-set of PARKED is wiped in turn.  And the
- * release touches nothing after its store (the lock may be destroyed at once).
- * Else (PARKED): lock the bucket, unlink the first
- * waiter with our address, and either hand it the lock directly (a fair
- * unlock: it has been waiting since its first park for >= LL_PARKINGLOT_FAIR_NS
- * and the bucket's fair timer has expired; LOCKED stays, PARKED stays iff more
- * waiters remain; the timer is re-armed uniformly in [0, 2 x FAIR_NS)) or free
- * the lock (state = PARKED if more remain, else 0) and let it compete; set its
- * token, unlock the bucket, unpark it.  The lock's word is last touched by that store: after it the
- * lock may be destroyed (the bucket, the node and the parker are ours).
+ * Release: if parked reads 0, store locked = 0 and touch nothing more (the
+ * lock may be destroyed at once).  The price of having no RMW: the waiter's
+ * "set parked, then check locked" (seq_cst) and the releaser's "load parked,
+ * then store locked" (no fence) are a Dekker pair with a fence on one side
+ * only, so a waiter that announces while the release's store is still in its
+ * store buffer can park although the release read parked as 0: a lost
+ * wake-up, the lock free and the waiter asleep.  Its announcement stays, so
+ * the next release by anyone unparks the lock's first waiter; and a parked
+ * waiter sleeps in naps (LL_PARKINGLOT_NAP_NS, 1 ms, doubling up to 128 ms):
+ * after each, if the lock is free, it leaves the list and competes again.  A
+ * lost wake-up thus costs its waiter one nap (1 ms: it happens as it parks),
+ * never a hang (tests/test_expert_api.c makes one by hand).
+ * Else (parked read 1): lock the bucket, unlink the first waiter with our
+ * address, and either hand it the lock directly (a fair unlock: it has been
+ * waiting since its first park for >= LL_PARKINGLOT_FAIR_NS and the bucket's
+ * fair timer has expired; locked stays 1; the timer is re-armed uniformly in
+ * [0, 2 x FAIR_NS)) or free the lock and let it compete; parked stays 1 iff
+ * more waiters remain; set its token, unlock the bucket, unpark it.  With
+ * nobody to unpark, clear parked and free the lock.  The lock is last touched
+ * by those stores: after them it may be destroyed (the bucket, the node and
+ * the parker are ours).
  * Choices: the spin is parking_lot's SpinWait (3 rounds of 2, 4, 8 PAUSEs, then
  * 7 rounds that yield the CPU; WTF::Lock yields 40 times): a spin that only
  * paused (40 x 32 PAUSEs, ~60 us here) cost 0.40x glibc on sysbench threads,
@@ -69,13 +73,13 @@
  * would stay held for good (the child's next park or release in that bucket
  * would hang).  A pthread_atfork child handler therefore starts the child with
  * an empty table and free bucket locks (the lost waiters' nodes were their
- * threads' own, gone with them); a lock word that still says PARKED is then
- * freed by its next release, which finds nobody to unpark.
+ * threads' own, gone with them); a parked word still set is then cleared by
+ * the lock's next release, which finds nobody to unpark.
  *
  * Timed acquire (ll_parkinglot_acquire_until): as acquire, with the park cut
  * at the deadline (parking_lot's park_until).  A waiter that wakes timed out
  * takes the bucket lock and looks at its token: still WAITING, it unlinks
- * itself and, if it was its lock's last parked waiter, clears PARKED (as a
+ * itself and, if it was its lock's last parked waiter, clears parked (as a
  * releaser unparking the last one would), then leaves; set, a releaser came
  * first and it goes on as woken (HANDOFF: it owns the lock, although its
  * deadline passed; RETRY: it competes once more).  The bucket lock decides the
@@ -88,7 +92,7 @@
  * becomes after at most as many unlocks as there are waiters ahead of it),
  * and its bucket's fair timer has expired (at most 2 x FAIR_NS after the
  * bucket's previous fair unlock).
- * Footprint: 4 bytes per lock; a 128-B queue-node slot per parked thread (40 B
+ * Footprint: 8 bytes per lock; a 128-B queue-node slot per parked thread (40 B
  * used); 16 KiB shared by all locks.  Policies: its own (spin, then park in the
  * table), registered as spin.
  */
@@ -98,7 +102,6 @@
 #include "locklab/parkinglot.h"
 #include "locklab/registry.h"
 
-enum { LOCKED = LL_PARKINGLOT_LOCKED, PARKED = LL_PARKINGLOT_PARKED };
 enum { WAITING = 0, RETRY = 1, HANDOFF = 2 }; /* a parked waiter's token */
 enum { PL_BUCKETS = 256, PAUSE_ROUNDS = 3 };
 
@@ -162,7 +165,7 @@ static bool token_set(void *p)
 }
 
 /* A timed waiter leaves (header): under the bucket lock, if no releaser set w's token,
- * unlink w and, if it was l's last parked waiter, clear PARKED.  True if it left. */
+ * unlink w and, if it was l's last parked waiter, clear parked.  True if it left. */
 static bool pl_leave(ll_parkinglot_lock *l, pl_bucket *b, pl_waiter *w)
 {
     ll_acr_acquire(&b->lock, &pl_bucket_params);
@@ -184,13 +187,8 @@ static bool pl_leave(ll_parkinglot_lock *l, pl_bucket *b, pl_waiter *w)
             more = more || v->key == (const void *)l;
             prev = v;
         }
-        uint32_t s = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
-        /* relaxed: PARKED is a flag whose clearing the bucket lock orders (as in release_slow's
-         * stores); the lock's data is ordered by LOCKED's own CASes and stores.  Waiters of l
-         * remain: PARKED must stand for them (a store release may have wiped it: "Release") */
-        uint32_t want = more ? PARKED : 0;
-        while ((s & PARKED) != want && !ll_cas(&l->state, &s, (s & ~(uint32_t)PARKED) | want, LL_RELAXED))
-            ;
+        if (!more) /* relaxed: parked is set and cleared only under this bucket lock */
+            ll_store_relaxed(&l->parked, 0);
     }
     ll_acr_release(&b->lock);
     return left;
@@ -199,9 +197,8 @@ static bool pl_leave(ll_parkinglot_lock *l, pl_bucket *b, pl_waiter *w)
 enum { PL_RETRY = 0, PL_HANDED = 1, PL_TIMED_OUT = 2, PL_WOKEN = 3 };
 
 /* Parked (w in b's list): sleep until a releaser sets w's token (PL_WOKEN: look at the token),
- * in naps (header, "Release"): after each, if l's word no longer says PARKED, a store release
- * wiped our announcement and no release will come for us: leave and compete again
- * (PL_RETRY).  At deadline_ns leave (PL_TIMED_OUT).  Leaving loses to a releaser that set
+ * in naps (header, "Release"): after each, if l is free, a release may have missed our
+ * announcement and none may come for us: leave and compete again (PL_RETRY).  At deadline_ns leave (PL_TIMED_OUT).  Leaving loses to a releaser that set
  * the token first (PL_WOKEN). */
 static int pl_sleep(ll_parkinglot_lock *l, pl_bucket *b, pl_waiter *w, uint64_t deadline_ns)
 {
@@ -214,9 +211,9 @@ static int pl_sleep(ll_parkinglot_lock *l, pl_bucket *b, pl_waiter *w, uint64_t 
         if (ll_parker_park_deadline(w->parker, token_set, w, CLOCK_MONOTONIC, &until))
             return PL_WOKEN;
         /* relaxed: a hint; pl_leave decides under the bucket lock */
-        if (!last && (ll_load_relaxed(&l->state) & PARKED)) {
+        if (!last && ll_load_relaxed(&l->locked) != 0) {
             nap = nap < LL_PARKINGLOT_NAP_MAX_NS / 2 ? 2 * nap : LL_PARKINGLOT_NAP_MAX_NS;
-            continue; /* our announcement stands: the next release unparks l's first waiter */
+            continue; /* held: its release sees our announcement, long visible, and unparks l's first waiter */
         }
         if (!pl_leave(l, b, w)) {
             (void)token_set(w); /* a releaser came first (pl_leave saw its token): acquire it */
@@ -226,16 +223,19 @@ static int pl_sleep(ll_parkinglot_lock *l, pl_bucket *b, pl_waiter *w, uint64_t 
     }
 }
 
-/* Park in l's bucket if l still reads LOCKED|PARKED, until a releaser sets our token or
+/* Announce (parked = 1) and park in l's bucket if l is still held, until a releaser sets our token or
  * deadline_ns (LL_NO_DEADLINE: none); returns PL_HANDED (the lock is ours), PL_RETRY (not
  * parked, or woken to compete) or PL_TIMED_OUT (we left). */
 static int pl_park(ll_parkinglot_lock *l, uint64_t since, bool front, uint64_t deadline_ns)
 {
     pl_bucket *b = bucket_of(l);
     ll_acr_acquire(&b->lock, &pl_bucket_params);
-    /* relaxed: PARKED is cleared (and a parked lock freed) only under this bucket lock, which
-     * orders that store before this load; a barging CAS meanwhile only sets LOCKED */
-    if (ll_load_relaxed(&l->state) != (LOCKED | PARKED)) {
+    /* seq_cst (store and load): our announcement, then the check that l is still held, the
+     * waiter's half of a Dekker pair whose releaser's half (load parked, store locked) has no
+     * fence: a release that missed us is found by our naps ("Release").  Left set if l is
+     * free: a hint, cleared by the next release, which finds nobody. */
+    ll_store(&l->parked, 1, LL_SEQ_CST);
+    if (ll_load(&l->locked, LL_SEQ_CST) == 0) {
         ll_acr_release(&b->lock);
         return PL_RETRY;
     }
@@ -272,34 +272,26 @@ bool ll_parkinglot_acquire_until(ll_parkinglot_lock *l, uint64_t deadline_ns)
 {
     uint32_t spins = 0;
     uint64_t since = 0;
-    uint32_t s = ll_load_relaxed(&l->state); /* relaxed: the CASes below validate it */
     for (;;) {
-        if (!(s & LOCKED)) {
-            /* acquire: pairs with the releasing CAS or store (release, release_slow) */
-            if (ll_cas(&l->state, &s, s | LOCKED, LL_ACQUIRE))
-                return true;
-            continue;
-        }
-        if (!(s & PARKED) && spins < LL_PARKINGLOT_SPINS) { /* nobody parked yet: spin a little */
-            pl_spin_round(++spins);
-            s = ll_load_relaxed(&l->state); /* relaxed: as above */
+        uint32_t free_ = 0;
+        /* relaxed: the CAS validates it; acquire: pairs with the releasing stores (release, release_slow) */
+        if (ll_load_relaxed(&l->locked) == 0 && ll_cas(&l->locked, &free_, 1, LL_ACQUIRE))
+            return true;
+        if (ll_load_relaxed(&l->parked) == 0 && spins < LL_PARKINGLOT_SPINS) { /* relaxed: a hint */
+            pl_spin_round(++spins); /* nobody parked yet: spin a little */
             continue;
         }
         if (deadline_ns != LL_NO_DEADLINE && ll_now_ns() >= deadline_ns)
-            return false; /* before parking: nothing of ours to undo (a PARKED we set is a hint) */
-        /* relaxed: a flag only; pl_park re-checks it under the bucket lock, which orders the rest */
-        if (!(s & PARKED) && !ll_cas(&l->state, &s, s | PARKED, LL_RELAXED))
-            continue;
+            return false; /* before parking: nothing of ours to undo */
         bool again = since != 0;
         if (!again)
             since = ll_now_ns();
         int r = pl_park(l, since, again, deadline_ns);
         if (r == PL_HANDED)
-            return true; /* handed over: LOCKED was kept for us */
+            return true; /* handed over: locked was kept for us */
         if (r == PL_TIMED_OUT)
             return false;
         spins = 0;
-        s = ll_load_relaxed(&l->state); /* relaxed: as above */
     }
 }
 
@@ -307,16 +299,14 @@ LL_COLD void ll_parkinglot_acquire_slow(ll_parkinglot_lock *l) { ll_parkinglot_a
 
 bool ll_parkinglot_try_acquire(ll_parkinglot_lock *l)
 {
-    uint32_t s = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
-    while (!(s & LOCKED))
-        if (ll_cas(&l->state, &s, s | LOCKED, LL_ACQUIRE)) /* acquire: as in the slow path */
-            return true;
-    return false;
+    uint32_t free_ = 0;
+    /* relaxed: the CAS validates it; acquire: as in the slow path */
+    return ll_load_relaxed(&l->locked) == 0 && ll_cas(&l->locked, &free_, 1, LL_ACQUIRE);
 }
 
 /* ---- release --------------------------------------------------------------------------- */
 
-/* PARKED was set: we hold the lock and nobody else changes its word until we do. */
+/* parked was set: we hold the lock; parked changes only under the bucket lock, which we take. */
 LL_COLD void ll_parkinglot_release_slow(ll_parkinglot_lock *l)
 {
     pl_bucket *b = bucket_of(l);
@@ -341,17 +331,17 @@ LL_COLD void ll_parkinglot_release_slow(ll_parkinglot_lock *l)
     }
     ll_parker *p = NULL;
     if (found == NULL) {
-        ll_store_release(&l->state, 0); /* release: the critical section to the next acquiring CAS */
+        ll_store_relaxed(&l->parked, 0);  /* relaxed: under the bucket lock, before the lock is freed */
+        ll_store_release(&l->locked, 0); /* release: the critical section to the next acquiring CAS */
     } else {
         p = found->parker; /* before the token store: then the node may be reused */
         uint64_t now = ll_now_ns();
         bool handoff = now - found->since >= LL_PARKINGLOT_FAIR_NS && now >= b->fair_at;
         if (handoff) /* re-arm the bucket's timer: uniform in [0, 2 x FAIR_NS), mean FAIR_NS */
             b->fair_at = now + ll_rand_below(2u * LL_PARKINGLOT_FAIR_NS);
-        if (handoff) /* relaxed: we still own the lock; the token's release store hands it over */
-            ll_store_relaxed(&l->state, more ? LOCKED | PARKED : LOCKED);
-        else /* release: the critical section to the next acquiring CAS */
-            ll_store_release(&l->state, more ? PARKED : 0);
+        ll_store_relaxed(&l->parked, more); /* relaxed: under the bucket lock */
+        if (!handoff) /* release: the critical section to the next acquiring CAS (locked stays 1 for a handoff) */
+            ll_store_release(&l->locked, 0);
         /* release: (HANDOFF) the critical section to the waiter; pairs with the acquire in token_set */
         ll_store_release(&found->token, handoff ? HANDOFF : RETRY);
     }
@@ -371,7 +361,7 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 
 const ll_lock_ops ll_lock_parkinglot = {
     "parkinglot", "WebKit WTF::Lock (Pizlo 2016) / Rust parking_lot",
-    "two-bit lock word; waiters spin a little, then park in a global address-hashed table",
+    "two words (locked, parked), a store release; waiters spin a little, then park in a global address-hashed table",
     "none short-term (barging); a waiter parked 0.5 ms is handed the lock at its bucket's next fair unlock (timer mean 0.5 ms)", LL_SPIN_ONLY, NULL,
     sizeof(ll_parkinglot_lock), sizeof(ll_parkinglot_lock), sizeof(pl_waiter),
     init, NULL, acquire, try_acquire, release, acquire_until, NULL,
