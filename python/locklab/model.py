@@ -16,12 +16,13 @@ import os
 import sys
 from dataclasses import dataclass
 
+from . import model_machine as mmach
 from . import model_math as mm
 from .errors import UsageError
 from .formatting import fmt_rate
 
 COMMAND = "model"
-HELP = "analytic lock models: ticket, queue, erq, spinwait, handover; calibrate, validate"
+HELP = "analytic lock models: ticket, queue, erq, spinwait, handover, machine, spinwait-machine; calibrate, validate"
 MAX_RANGE = 4096
 
 
@@ -55,6 +56,8 @@ W_SWITCH = Param(3000, 0, 1e9, "ns", "wake-up latency when the wakee preempts a 
 Q = Param(None, 1000, 1e10, "ns", "scheduler time slice (default: the kernel's EEVDF base slice)", "slice_ns")
 B = Param(None, 0, 1e10, "ns", "spin budget before parking (default: w_idle, as stp)", "wake_idle_ns")
 P = Param(None, 1, 4096, "CPUs", "CPUs the threads run on (default: sched_getaffinity)", "cpus", True)
+PREWAKE = Param(1, 0, 1, "0/1", "a handover also wakes the successor's successor (mcs-stp)", None, True)
+DATA = Param(2, 0, 1000, "lines", "protected cache lines the critical section writes (MutexBench: 2)", None, True)
 
 MODELS = {
     "ticket": {"s": S, "c": C, "z": Z},
@@ -63,12 +66,20 @@ MODELS = {
     "spinwait": {"s": S, "z": Z, "c": C,
                  "m": Param(2, 0, 1e6, "transactions", "bus transactions of the holder per critical section")},
     "handover": {"p": P, "s": S, "z": Z, "h": H, "w_idle": W_IDLE, "w_switch": W_SWITCH, "q": Q, "b": B,
-                 "prewake": Param(1, 0, 1, "0/1", "a handover also wakes the successor's successor (mcs-stp)",
-                                  None, True)},
+                 "prewake": PREWAKE},
+    "machine": {"p": P, "s": S, "z": Z, "h": H, "d": DATA, "w_idle": W_IDLE, "w_switch": W_SWITCH, "q": Q, "b": B,
+                "prewake": PREWAKE,
+                "duration": Param(1, 0.001, 1e6, "s", "length of the measured run (its first slice runs alone)")},
+    "spinwait-machine": {"s": S, "z": Z, "c": C, "h": H,
+                         "d": Param(1, 0, 1000, "lines", "protected cache lines the critical section writes "
+                                    "(thread-counter: 1)", None, True),
+                         "backoff": Param(10000, 0, 1e10, "ns", "mean time a backed-off waiter stays away"),
+                         "m": Param(2, 0, 1e6, "transactions", "bus transactions of the holder per critical section")},
 }
-AXIS = {"ticket": "cores", "queue": "cores", "spinwait": "cores", "erq": "threads", "handover": "threads"}
+AXIS = {"ticket": "cores", "queue": "cores", "spinwait": "cores", "erq": "threads", "handover": "threads",
+        "machine": "threads", "spinwait-machine": "cores"}
 DEFAULT_AXIS = {"ticket": "1-64", "queue": "1-64", "spinwait": "1-32", "erq": "1-36",
-                "handover": "1,2,3,4,8,16,32,64"}
+                "handover": "1,2,3,4,8,16,32,64", "machine": "1,2,3,4,8,16,32,64", "spinwait-machine": "1-32"}
 
 
 def register(p):
@@ -151,7 +162,7 @@ def resolve(model, given, calibration):
             values[key], sources[key] = float(spec.default), "default"
         else:
             values[key], sources[key] = None, "default"
-    if model == "handover":
+    if model in ("handover", "machine"):
         if values["p"] is None:
             values["p"] = float(default_cpus())
         if values["q"] is None:
@@ -184,6 +195,14 @@ def evaluate(model, v, axis):
                 row[f"{proto}_spinning"] = r["spinning"]
             rows.append(row)
         return rows, {}
+    if model == "spinwait-machine":
+        rows = [{"cores": n, **{f"{proto}_ops_s": mmach.spinwait_machine(proto, n, v["s"], v["z"], v["c"], v["h"], v["d"],
+                                                                         v["backoff"], v["m"])["throughput_ops_s"]
+                                for proto in mm.SPIN_PROTOCOLS}} for n in axis]
+        return rows, {"handover_ns": mmach.contended_handover_ns(v["h"], v["d"])}
+    if model == "machine":
+        return machine_rows(v, axis), {"transfer_ns": mmach.transfer_ns(v["h"]),
+                                       "handover_ns": mmach.contended_handover_ns(v["h"], v["d"])}
     rows = []
     p = int(v["p"])
     for n in axis:
@@ -199,6 +218,20 @@ def evaluate(model, v, axis):
         row["spin-fifo_vs_barging"] = res["spin-fifo"]["throughput_ops_s"] / res["barging"]["throughput_ops_s"]
         rows.append(row)
     return rows, {}
+
+
+def machine_rows(v, axis):
+    rows = []
+    p = int(v["p"])
+    for n in axis:
+        res = mmach.machine(p, n, v["s"], v["z"], v["h"], v["d"], v["w_idle"], v["w_switch"], v["q"], v["b"],
+                            bool(v["prewake"]), v["duration"])
+        fifo = res["fifo"]
+        rows.append({"threads": n, "threads_per_cpu": n / p,
+                     "fifo_p_not_running": fifo["p_not_running"], "fifo_handover_ns": fifo["handover_ns"],
+                     "fifo_steady_ops_s": fifo["steady_ops_s"],
+                     **{f"{pol}_ops_s": r["throughput_ops_s"] for pol, r in res.items()}})
+    return rows
 
 
 # ---------------------------------------------------------------- output
@@ -220,6 +253,11 @@ HANDOVER_TEXT = [("threads", "threads"), ("per_cpu", "threads_per_cpu"),
                  ("parkfifo_H_ns", "park-fifo_handover_ns"), ("parkfifo_ops_s", "park-fifo_ops_s"),
                  ("barging_ops_s", "barging_ops_s"), ("spinbarging_ops_s", "spin-barging_ops_s"),
                  ("parkfifo/barging", "park-fifo_vs_barging")]
+MACHINE_TEXT = [("threads", "threads"), ("fifo_P_nr", "fifo_p_not_running"), ("fifo_H_ns", "fifo_handover_ns"),
+                ("fifo_steady_ops_s", "fifo_steady_ops_s"), ("fifo_run_ops_s", "fifo_ops_s"),
+                ("parkfifo_ops_s", "park-fifo_ops_s"), ("barging_ops_s", "barging_ops_s"),
+                ("spinbarging_ops_s", "spin-barging_ops_s")]
+TEXT = {"handover": HANDOVER_TEXT, "machine": MACHINE_TEXT}
 
 
 def print_table(rows, columns=None, out=sys.stdout):
@@ -259,7 +297,7 @@ def run(args):
         print(f"  {k} = {values[k]:g} {spec.unit}  [{sources[k]}]  {spec.help}")
     for k, x in summary.items():
         print(f"  {k}: {x}")
-    print_table(rows, HANDOVER_TEXT if args.model == "handover" else None)
+    print_table(rows, TEXT.get(args.model))
     if args.plot:
         print(f"plot: {args.plot}")
     return 0

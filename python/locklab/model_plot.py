@@ -17,6 +17,10 @@ CURVES = {
                  "throughput (ops/s)", False),
     "handover": ("threads", [(f"{p}_ops_s", p) for p in ("spin-fifo", "park-fifo", "barging", "spin-barging")],
                  "throughput (ops/s, log)", True),
+    "machine": ("threads", [(f"{p}_ops_s", p) for p in ("fifo", "park-fifo", "barging", "spin-barging")],
+                "throughput (ops/s, log)", True),
+    "spinwait-machine": ("cores", [(f"{p}_ops_s", p) for p in ("xchg", "read", "backoff", "queue")],
+                         "throughput (ops/s)", False),
 }
 
 
@@ -29,7 +33,7 @@ def model_figure(model, rows, values, path):
             ax.plot(*zip(*pts), marker="o", markersize=3, label=label)
     if logy:
         ax.set_yscale("log")
-    if model == "handover":
+    if model in ("handover", "machine"):
         ax.set_xscale("log", base=2)
     ax.set_xlabel(xkey)
     ax.set_ylabel(ylabel)
