@@ -196,9 +196,10 @@ def evaluate(model, v, axis):
             rows.append(row)
         return rows, {}
     if model == "spinwait-machine":
-        rows = [{"cores": n, **{f"{proto}_ops_s": mmach.spinwait_machine(proto, n, v["s"], v["z"], v["c"], v["h"], v["d"],
-                                                                         v["backoff"], v["m"])["throughput_ops_s"]
-                                for proto in mm.SPIN_PROTOCOLS}} for n in axis]
+        def rate(proto, n):
+            return mmach.spinwait_machine(proto, n, v["s"], v["z"], v["c"], v["h"], v["d"], v["backoff"],
+                                          v["m"])["throughput_ops_s"]
+        rows = [{"cores": n, **{f"{proto}_ops_s": rate(proto, n) for proto in mm.SPIN_PROTOCOLS}} for n in axis]
         return rows, {"handover_ns": mmach.contended_handover_ns(v["h"], v["d"])}
     if model == "machine":
         return machine_rows(v, axis), {"transfer_ns": mmach.transfer_ns(v["h"]),

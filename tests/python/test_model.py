@@ -229,8 +229,10 @@ def test_validate_quick(tmp_path):
     assert p.returncode == 0, p.stderr
     data = json.loads((out / "validation.json").read_text())
     comparisons = {(s["comparison"], s["lock"]) for s in data["summary"]}
-    assert ("park-fifo", "mcs-stp") in comparisons and ("barging", "pthread") in comparisons
-    assert ("spinwait queue", "anderson") in comparisons
+    assert ("machine park-fifo", "mcs-stp") in comparisons and ("machine barging", "pthread") in comparisons
+    assert ("spinwait queue", "anderson") in comparisons and ("machine spinwait queue", "anderson") in comparisons
+    assert ("queue (slides)", "mcs") in comparisons
+    assert all(p["workload"] in ("mutexbench", "thread-counter") for p in data["points"])
     # a loaded machine may run no operation in a quick run: such a point has no error, the others do
     assert all((p["error"] is None) == (p["measured"] == 0) for p in data["points"])
     assert any(p["error"] is not None for p in data["points"])
