@@ -49,6 +49,8 @@ def default_slice_ns(cpus=None):
 
 S = Param(50, 0, 1e9, "ns", "critical section length (serial section)", "cs_ns")
 Z = Param(500, 0, 1e10, "ns", "mean time outside the critical section (exponential)", "ncs_ns")
+Z_UNIFORM = Param(500, 0, 1e10, "ns", "mean time outside the critical section (uniform on [0, 2z], as MutexBench)",
+                  "ncs_ns")
 C = Param(100, 0.1, 1e7, "ns", "time to answer one request for a cache line (transfer)", "c_ns")
 H = Param(200, 0, 1e8, "ns", "handover to a running spinner (line transfers)", "h_ns")
 W_IDLE = Param(20000, 0, 1e9, "ns", "futex wake-up latency of a thread on an idle CPU", "wake_idle_ns")
@@ -56,6 +58,7 @@ W_SWITCH = Param(3000, 0, 1e9, "ns", "wake-up latency when the wakee preempts a 
 Q = Param(None, 1000, 1e10, "ns", "scheduler time slice (default: the kernel's EEVDF base slice)", "slice_ns")
 B = Param(None, 0, 1e10, "ns", "spin budget before parking (default: w_idle, as stp)", "wake_idle_ns")
 P = Param(None, 1, 4096, "CPUs", "CPUs the threads run on (default: sched_getaffinity)", "cpus", True)
+M = Param(2, 0, 1e6, "transactions", "bus transactions of the holder per critical section")
 PREWAKE = Param(1, 0, 1, "0/1", "a handover also wakes the successor's successor (mcs-stp)", None, True)
 DATA = Param(2, 0, 1000, "lines", "protected cache lines the critical section writes (MutexBench: 2)", None, True)
 
@@ -63,18 +66,20 @@ MODELS = {
     "ticket": {"s": S, "c": C, "z": Z},
     "queue": {"s": S, "c": C, "z": Z},
     "erq": {"q": Param(18, 1, 512, "queues", "processors, one ready queue each (Figure 3.5: 18)", None, True)},
-    "spinwait": {"s": S, "z": Z, "c": C,
-                 "m": Param(2, 0, 1e6, "transactions", "bus transactions of the holder per critical section")},
+    "spinwait": {"s": S, "z": Z, "c": C, "m": M},
     "handover": {"p": P, "s": S, "z": Z, "h": H, "w_idle": W_IDLE, "w_switch": W_SWITCH, "q": Q, "b": B,
                  "prewake": PREWAKE},
-    "machine": {"p": P, "s": S, "z": Z, "h": H, "d": DATA, "w_idle": W_IDLE, "w_switch": W_SWITCH, "q": Q, "b": B,
-                "prewake": PREWAKE,
+    "machine": {"p": P, "s": S, "z": Z_UNIFORM, "h": H, "d": DATA, "w_idle": W_IDLE, "w_switch": W_SWITCH, "q": Q,
+                "b": B, "prewake": PREWAKE,
                 "duration": Param(1, 0.001, 1e6, "s", "length of the measured run (its first slice runs alone)")},
-    "spinwait-machine": {"s": S, "z": Z, "c": C, "h": H,
+    "spinwait-machine": {"s": S,
+                         "z": Param(500, 0, 1e10, "ns", "mean time outside the critical section (xchg, read: "
+                                    "exponential, the paper's model; queue, backoff: uniform on [0, 2z])", "ncs_ns"),
+                         "c": C, "h": H,
                          "d": Param(1, 0, 1000, "lines", "protected cache lines the critical section writes "
                                     "(thread-counter: 1)", None, True),
                          "backoff": Param(10000, 0, 1e10, "ns", "mean time a backed-off waiter stays away"),
-                         "m": Param(2, 0, 1e6, "transactions", "bus transactions of the holder per critical section")},
+                         "m": M},
 }
 AXIS = {"ticket": "cores", "queue": "cores", "spinwait": "cores", "erq": "threads", "handover": "threads",
         "machine": "threads", "spinwait-machine": "cores"}
