@@ -237,3 +237,16 @@ def test_measured_bad_file(tmp_path, content, words):
     assert len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert all(w in p.stderr for w in words), p.stderr
     assert str(path) in p.stderr
+
+
+def test_park_fifo_machine_limits():
+    # threads that fit the CPUs and a queue shorter than the budget: the fifo model
+    r = mach.park_fifo_machine(2, 2, 10, 150, 180, 2, 25000, 1000, 4e6, 25000, True)
+    assert r["p_not_running"] == 0
+    assert r["throughput_ops_s"] == pytest.approx(mach.fifo_contention(2, 10, 150, 180, 2)["throughput_ops_s"])
+    # oversubscribed: the handover model's parking FIFO with the contended handover H = h + d t
+    st = mm.park_fifo_state(2, 16, 10, 150, 300, 25000, 1000, 4e6, 25000, True)
+    r = mach.park_fifo_machine(2, 16, 10, 150, 180, 2, 25000, 1000, 4e6, 25000, True)
+    assert r["p_not_running"] == 1 and r["handover_ns"] == pytest.approx(st["handover_ns"])
+    x = mm.closed_chain(16, 150, lambda k: 10 + (st["handover_ns"] if k >= 2 else 0.0))[0]
+    assert r["throughput_ops_s"] == pytest.approx(x)
