@@ -8,6 +8,10 @@
  *               llt_mutex/llt_cond: exact count and sum (no lost wake-up)
  *   mutex       threads increment a plain counter under llt_mutex (lock and trylock),
  *               yielding inside the critical section: exact count
+ *   yields      the direct switch: 8 threads yield 100k times in all; exact
+ *               per-thread counts, each thread's stack words intact after every
+ *               yield, and at P = 1 every yield switches to another thread
+ *               (FIFO round robin)
  *   stacks      threads write a pattern over their stacks, yield, check it;
  *               stacks are reused (fewer distinct stacks than threads)
  *   idle        an idle runtime parks: ~no CPU time while it waits
@@ -304,6 +308,84 @@ static void test_mutex(const char *alt, unsigned p)
           (unsigned long long)c.counter, (unsigned long long)LOCKERS * c.iters);
 }
 
+/* ---- yields: thread-to-thread switches ---- */
+
+enum { YIELDERS = 8, YIELDS_TOTAL = 100000 };
+typedef struct yielder {
+    uint64_t yields;   /* this thread's own count: plain, only it writes */
+    uint64_t bad;      /* stack words found changed after a yield */
+    uint64_t stayed;   /* yields after which no other thread had run (P = 1 only) */
+} yielder;
+typedef struct yield_ctx {
+    yielder th[YIELDERS];
+    unsigned per_thread;
+    ll_atomic_u64 switches; /* every thread adds one per iteration */
+    ll_atomic_u64 last;     /* the thread that ran last (P = 1: who ran between a yield and its return) */
+} yield_ctx;
+
+static yield_ctx *yctx;
+
+static void *yield_body(void *arg)
+{
+    yielder *me = (yielder *)arg;
+    uintptr_t id = (uintptr_t)(me - yctx->th);
+    volatile uint64_t words[64]; /* live on this thread's stack across every switch */
+    for (int i = 0; i < 64; i++)
+        words[i] = id * 0x9e3779b97f4a7c15ull ^ (uint64_t)i;
+    for (unsigned n = 0; n < yctx->per_thread; n++) {
+        ll_faa(&yctx->switches, 1, LL_RELAXED); /* relaxed: a count, read after the joins */
+        me->yields++;
+        ll_store_relaxed(&yctx->last, id); /* relaxed: read at P = 1 only, on this same pthread */
+        llt_yield();
+        me->stayed += ll_load_relaxed(&yctx->last) == id; /* relaxed: as above */
+        ll_store_relaxed(&yctx->last, id);                /* relaxed: as above */
+        for (int i = 0; i < 64; i++)
+            me->bad += words[i] != (id * 0x9e3779b97f4a7c15ull ^ (uint64_t)i);
+    }
+    return (void *)(id + 1);
+}
+
+static void *yields_root(void *arg)
+{
+    (void)arg;
+    llt_thread *t[YIELDERS];
+    for (uintptr_t i = 0; i < YIELDERS; i++)
+        t[i] = llt_create(yield_body, &yctx->th[i]);
+    uintptr_t bad = 0;
+    for (uintptr_t i = 0; i < YIELDERS; i++)
+        bad += llt_join(t[i]) != (void *)(i + 1);
+    return (void *)bad;
+}
+
+static void test_yields(const char *alt, unsigned p)
+{
+    begin("yields", alt, p);
+    yctx = calloc(1, sizeof *yctx);
+    yctx->per_thread = (quick ? YIELDS_TOTAL / 10 : YIELDS_TOTAL) / YIELDERS;
+    llt_runtime *rt = start(alt, p);
+    uintptr_t bad_joins = (uintptr_t)llt_run(rt, yields_root, NULL);
+    llt_stop(rt);
+    CHECK(bad_joins == 0, "%s P=%u: %zu yielders' joins saw a wrong result", alt, p, (size_t)bad_joins);
+    uint64_t stayed = 0;
+    for (int i = 0; i < YIELDERS; i++) {
+        yielder *y = &yctx->th[i];
+        CHECK(y->yields == yctx->per_thread, "%s P=%u: thread %d yielded %llu times, expected %u", alt, p, i,
+              (unsigned long long)y->yields, yctx->per_thread);
+        CHECK(y->bad == 0, "%s P=%u: thread %d found %llu stack words changed after its yields", alt, p, i,
+              (unsigned long long)y->bad);
+        stayed += y->stayed;
+    }
+    /* relaxed: the workers are joined */
+    CHECK(ll_load_relaxed(&yctx->switches) == (uint64_t)YIELDERS * yctx->per_thread,
+          "%s P=%u: %llu iterations counted, expected %llu", alt, p,
+          (unsigned long long)ll_load_relaxed(&yctx->switches), (unsigned long long)YIELDERS * yctx->per_thread);
+    /* One processor, 8 threads that all yield until they finish together: every yield
+     * has another thread to switch to, which runs before the yielder is resumed. */
+    CHECK(p > 1 || stayed == 0, "%s P=%u: %llu yields returned without another thread running", alt, p,
+          (unsigned long long)stayed);
+    free(yctx);
+}
+
 /* ---- stacks ---- */
 
 enum { ROUNDS = 40, PER_ROUND = 50, PATTERN_WORDS = 2048 };
@@ -484,7 +566,7 @@ int main(int argc, char **argv)
             cases[ncases++] = argv[i];
         else {
             fprintf(stderr, "test_threads_runtime: bad argument '%s' (valid: --quick, --lock SPEC, case names "
-                            "once prodcons mutex stacks idle guard badinput)\n", argv[i]);
+                            "once prodcons mutex yields stacks idle guard badinput)\n", argv[i]);
             return 2;
         }
     }
@@ -500,6 +582,8 @@ int main(int argc, char **argv)
                     test_prodcons(alt, p);
                 if (!only || strcmp(only, "mutex") == 0)
                     test_mutex(alt, p);
+                if (!only || strcmp(only, "yields") == 0)
+                    test_yields(alt, p);
                 if (!only || strcmp(only, "stacks") == 0)
                     test_stacks(alt, p);
                 if (!only || strcmp(only, "idle") == 0)

@@ -106,6 +106,14 @@ static llt_thread *start(llt_worker *w)
     return with_stack(w, t);
 }
 
+/* The ready queue is non-empty only while no processor is idle: a yield never
+ * hands itself to one. */
+static llt_thread *requeue(llt_worker *w, llt_thread *me, ll_lock **held)
+{
+    alt_idle *a = (alt_idle *)w->rt->alt;
+    return with_stack(w, llt_requeue_locked(a->lock, &a->ready, me, held));
+}
+
 static bool handed_or_stop(void *ctx)
 {
     llt_worker *w = (llt_worker *)ctx;
@@ -157,5 +165,5 @@ static bool has_work(llt_worker *w)
 
 const llt_alt_ops llt_alt_idle_queue = {
     "idle-queue", "D: C plus a central queue of idle processors; a new ready thread is handed to an idle one",
-    init, destroy, create, start, finish, release, ready, idle, has_work,
+    init, destroy, create, start, requeue, finish, release, ready, idle, has_work,
 };

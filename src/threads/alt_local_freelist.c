@@ -50,13 +50,20 @@ static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)
     return t;
 }
 
-static llt_thread *start(llt_worker *w)
+/* A stack for t if it is new: from w's own list. */
+static llt_thread *with_stack(llt_worker *w, llt_thread *t)
 {
-    alt_local *a = (alt_local *)w->rt->alt;
-    llt_thread *t = llt_central_pop(&a->rq);
     if (t && !t->stack)
-        t->stack = llt_local_stack_get(&a->pool, &((proc_local *)w->alt)->lists, w->rt);
+        t->stack = llt_local_stack_get(&((alt_local *)w->rt->alt)->pool, &((proc_local *)w->alt)->lists, w->rt);
     return t;
+}
+
+static llt_thread *start(llt_worker *w) { return with_stack(w, llt_central_pop(&((alt_local *)w->rt->alt)->rq)); }
+
+static llt_thread *requeue(llt_worker *w, llt_thread *me, ll_lock **held)
+{
+    llt_central_rq *rq = &((alt_local *)w->rt->alt)->rq;
+    return with_stack(w, llt_requeue_locked(rq->lock, &rq->q, me, held));
 }
 
 static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
@@ -73,5 +80,5 @@ static bool has_work(llt_worker *w) { return llt_queue_peek(&((alt_local *)w->rt
 
 const llt_alt_ops llt_alt_local_freelist = {
     "local-freelist", "C: per-processor free lists balanced through a global pool; one central locked ready queue",
-    init, destroy, create, start, finish, release, ready, llt_idle_wait, has_work,
+    init, destroy, create, start, requeue, finish, release, ready, llt_idle_wait, has_work,
 };

@@ -1,17 +1,26 @@
 /*
  * local-readyq (the paper's alternative E): per-processor free lists (as C)
- * and one locked ready queue per processor.  A thread that becomes ready goes
- * to a random queue (the paper's placement in its measurements, so that no
- * single queue becomes a central one); an idle processor scans the queues
- * beginning with its own, looking before locking, so a ready thread anywhere
- * is eventually found.  Idle processors spin and park (llt_idle_wait).
+ * and one locked ready queue per processor.
+ *
+ * Placement: a thread made ready on a processor (created, yielding, signalled,
+ * handed a mutex, its joinee finished) goes to that processor's own queue, the
+ * paper's design ("processors can queue created threads locally, since
+ * balancing is achieved by idle processors"); one made ready from outside the
+ * runtime (llt_run) goes to a random queue.  A processor runs its own queue;
+ * only when it is empty (idle) does it scan the others, in order from its own,
+ * looking before locking, and take the first thread it finds (steal), then spin
+ * and park like A, B and C (llt_idle_wait).  So a ready thread anywhere is
+ * eventually found, and a busy processor's threads, stacks and control blocks
+ * stay in its cache.  (The paper's measurements put each new thread on a random
+ * queue instead, "to avoid biasing the results with the effect of locality":
+ * docs/threads.md says why we do not.)
  */
 #include "runtime.h"
 
 typedef struct proc_rq {
     LL_ALIGNED(LL_SECTOR) ll_lock *lock;
-    llt_queue q;
-    llt_local_lists lists;
+    llt_queue q; /* idle processors peek at its head */
+    LL_ALIGNED(LL_SECTOR) llt_local_lists lists; /* this processor's only: not in the peeked sector */
 } proc_rq;
 
 typedef struct alt_rq {
@@ -43,7 +52,7 @@ static void destroy(llt_runtime *rt)
 static void ready(llt_runtime *rt, llt_worker *w, llt_thread *t)
 {
     alt_rq *a = (alt_rq *)rt->alt;
-    proc_rq *q = &a->procs[rt->nworkers == 1 ? 0 : ll_rand_below(rt->nworkers)];
+    proc_rq *q = w && w->rt == rt ? (proc_rq *)w->alt : &a->procs[rt->nworkers == 1 ? 0 : ll_rand_below(rt->nworkers)];
     ll_lock_acquire(q->lock);
     llt_queue_push(&q->q, t);
     ll_lock_release(q->lock);
@@ -59,25 +68,46 @@ static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)
     return t;
 }
 
-static llt_thread *start(llt_worker *w)
+/* A stack for t if it is new: from w's own list. */
+static llt_thread *with_stack(llt_worker *w, llt_thread *t)
 {
-    llt_runtime *rt = w->rt;
-    alt_rq *a = (alt_rq *)rt->alt;
-    unsigned n = rt->nworkers;
-    for (unsigned i = 0, k = w->index; i < n; i++, k = k + 1 == n ? 0 : k + 1) {
-        proc_rq *q = &a->procs[k];
-        if (!llt_queue_peek(&q->q))
-            continue;
-        ll_lock_acquire(q->lock);
-        llt_thread *t = llt_queue_pop(&q->q);
-        ll_lock_release(q->lock);
-        if (!t)
-            continue;
-        if (!t->stack)
-            t->stack = llt_local_stack_get(&a->pool, &((proc_rq *)w->alt)->lists, rt);
-        return t;
+    if (t && !t->stack)
+        t->stack = llt_local_stack_get(&((alt_rq *)w->rt->alt)->pool, &((proc_rq *)w->alt)->lists, w->rt);
+    return t;
+}
+
+/* The first thread of queue q, or NULL (without locking if q looks empty). */
+static llt_thread *pop(proc_rq *q)
+{
+    if (!llt_queue_peek(&q->q))
+        return NULL;
+    ll_lock_acquire(q->lock);
+    llt_thread *t = llt_queue_pop(&q->q);
+    ll_lock_release(q->lock);
+    return t;
+}
+
+static llt_thread *start(llt_worker *w) { return with_stack(w, pop((proc_rq *)w->alt)); }
+
+static llt_thread *requeue(llt_worker *w, llt_thread *me, ll_lock **held)
+{
+    proc_rq *q = (proc_rq *)w->alt;
+    return with_stack(w, llt_requeue_locked(q->lock, &q->q, me, held));
+}
+
+/* w's own queue is empty: scan the others, from the next one on, and take the
+ * first thread found; none: spin, then park, until there may be one. */
+static llt_thread *idle(llt_worker *w)
+{
+    alt_rq *a = (alt_rq *)w->rt->alt;
+    unsigned n = w->rt->nworkers;
+    for (unsigned i = 1, k = w->index; i < n; i++) {
+        k = k + 1 == n ? 0 : k + 1;
+        llt_thread *t = pop(&a->procs[k]);
+        if (t)
+            return with_stack(w, t);
     }
-    return NULL;
+    return llt_idle_wait(w);
 }
 
 static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
@@ -100,6 +130,6 @@ static bool has_work(llt_worker *w)
 }
 
 const llt_alt_ops llt_alt_local_readyq = {
-    "local-readyq", "E: per-processor free lists and ready queues; random placement, idle processors scan",
-    init, destroy, create, start, finish, release, ready, llt_idle_wait, has_work,
+    "local-readyq", "E: per-processor free lists and ready queues; threads queued locally, idle processors steal",
+    init, destroy, create, start, requeue, finish, release, ready, idle, has_work,
 };

@@ -66,10 +66,11 @@ static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)
     return t;
 }
 
-static llt_thread *start(llt_worker *w)
+/* A stack for t if it is new: the stack free list's own lock (taken inside the ready
+ * queue's by a yield: the order ready queue -> stacks). */
+static llt_thread *with_stack(llt_worker *w, llt_thread *t)
 {
     alt_multi *a = (alt_multi *)w->rt->alt;
-    llt_thread *t = llt_central_pop(&a->rq);
     if (t && !t->stack) {
         ll_lock_acquire(a->stack_lock);
         llt_stack *s = a->stack_free;
@@ -79,6 +80,17 @@ static llt_thread *start(llt_worker *w)
         t->stack = s ? s : llt_stack_fresh(w->rt);
     }
     return t;
+}
+
+static llt_thread *start(llt_worker *w)
+{
+    return with_stack(w, llt_central_pop(&((alt_multi *)w->rt->alt)->rq));
+}
+
+static llt_thread *requeue(llt_worker *w, llt_thread *me, ll_lock **held)
+{
+    llt_central_rq *rq = &((alt_multi *)w->rt->alt)->rq;
+    return with_stack(w, llt_requeue_locked(rq->lock, &rq->q, me, held));
 }
 
 static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
@@ -98,5 +110,5 @@ static bool has_work(llt_worker *w) { return llt_queue_peek(&((alt_multi *)w->rt
 
 const llt_alt_ops llt_alt_multi_lock = {
     "multi-lock", "B: the ready queue and the two free lists each under its own lock",
-    init, destroy, create, start, finish, release, ready, llt_idle_wait, has_work,
+    init, destroy, create, start, requeue, finish, release, ready, llt_idle_wait, has_work,
 };

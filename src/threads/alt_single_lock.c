@@ -9,7 +9,8 @@
  *
  * Our choices where the paper is silent: a joinable thread's control block is
  * freed by its joiner, a second locked access; fresh blocks and stacks (empty
- * free lists: not in the warm-started benchmarks) are allocated outside the lock.
+ * free lists: not in the warm-started benchmarks) are allocated outside the lock
+ * (but for a yield's, under the lock it holds across the switch).
  */
 #include "runtime.h"
 
@@ -55,6 +56,15 @@ static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)
     return t;
 }
 
+/* Under the lock: a free stack for t if it has none and one is free. */
+LL_INLINE void stack_locked(alt_single *a, llt_thread *t)
+{
+    if (t && !t->stack && a->stack_free) {
+        t->stack = a->stack_free;
+        a->stack_free = t->stack->next;
+    }
+}
+
 static llt_thread *start(llt_worker *w)
 {
     alt_single *a = (alt_single *)w->rt->alt;
@@ -62,13 +72,20 @@ static llt_thread *start(llt_worker *w)
         return NULL;
     ll_lock_acquire(a->lock);
     llt_thread *t = llt_queue_pop(&a->ready);
-    if (t && !t->stack && a->stack_free) {
-        t->stack = a->stack_free;
-        a->stack_free = t->stack->next;
-    }
+    stack_locked(a, t);
     ll_lock_release(a->lock);
     if (t && !t->stack)
         t->stack = llt_stack_fresh(w->rt);
+    return t;
+}
+
+static llt_thread *requeue(llt_worker *w, llt_thread *me, ll_lock **held)
+{
+    alt_single *a = (alt_single *)w->rt->alt;
+    llt_thread *t = llt_requeue_locked(a->lock, &a->ready, me, held);
+    stack_locked(a, t);
+    if (t && !t->stack)
+        t->stack = llt_stack_fresh(w->rt); /* cold (no stack free): under the lock, held across the switch */
     return t;
 }
 
@@ -107,5 +124,5 @@ static bool has_work(llt_worker *w) { return llt_queue_peek(&((alt_single *)w->r
 
 const llt_alt_ops llt_alt_single_lock = {
     "single-lock", "A: one lock over the ready queue and the free lists of control blocks and stacks",
-    init, destroy, create, start, finish, release, ready, llt_idle_wait, has_work,
+    init, destroy, create, start, requeue, finish, release, ready, llt_idle_wait, has_work,
 };

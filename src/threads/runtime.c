@@ -2,9 +2,15 @@
  * The lightweight-thread runtime: P worker pthreads, each a scheduler loop
  *
  *     t = start()            the alternative's ready queue (and a stack if t is new)
- *     if none: t = idle()    spin rt->spin_ns, then park (llt_idle_wait, or D's own)
- *     switch to t            ... until t switches back (llt_suspend)
- *     run t's "after" step   make it ready again, release a guard, recycle its stack
+ *     if none: t = idle()    steal (local-readyq), spin rt->spin_ns, park
+ *     switch to t            ... until a thread of this worker finds nothing ready
+ *     run the post-switch action it left (put it in a queue, release a guard, ...)
+ *
+ * Threads switch among themselves directly: a thread that yields, blocks, joins
+ * or exits takes the next ready thread itself (start, or requeue for a yield)
+ * and switches straight to it (llt_leave), leaving a post-switch action that
+ * the next context runs first (llt_after_switch); it falls back to the
+ * scheduler context only when nothing is ready.
  *
  * and the thread life cycle of the paper's Table 2.1: creation (control block
  * with the function and argument, no stack yet: the paper's optimisation),
@@ -203,16 +209,57 @@ LL_INLINE void llt_switch(llt_exec *from, llt_exec *to, bool exiting)
     llt_san_enter(&from->san);
 }
 
-/* Leave the CPU: the scheduler runs after(arg) once the caller's registers are saved. */
+/* First thing in a context that was switched to: the post-switch action the
+ * previous context on this worker left, if any. */
+LL_INLINE void llt_after_switch(llt_worker *w)
+{
+    void (*after)(void *) = w->after;
+    if (after) {
+        w->after = NULL;
+        after(w->after_arg);
+    }
+}
+
+static void thread_entry(void *arg);
+
+/* A thread about to run for the first time gets its initial context. */
+LL_INLINE void llt_prepare(llt_thread *t)
+{
+    if (t->fresh) {
+        t->fresh = false;
+        llt_san_init_thread(&t->exec.san, t->stack->lo, t->stack->bytes);
+        llt_ctx_init(&t->exec.ctx, t->stack->lo, t->stack->bytes, thread_entry, t);
+    }
+}
+
+/* The calling thread me leaves the CPU of worker w: switch to next (a ready thread
+ * with a stack) or, if NULL, to w's scheduler; after(arg) runs there first, once
+ * me's registers are saved.  Returns when me is resumed (on any worker). */
+static void llt_leave(llt_worker *w, llt_thread *me, llt_thread *next, void (*after)(void *), void *arg,
+                      bool exiting)
+{
+    w->after = after;
+    w->after_arg = arg;
+    w->current = next;
+    llt_exec *to = &w->sched;
+    if (next) {
+        llt_prepare(next);
+        to = &next->exec;
+    }
+    llt_switch(&me->exec, to, exiting);
+    llt_after_switch(llt_worker_self()); /* maybe another worker now */
+}
+
+/* Leave the CPU for the next ready thread of w's alternative (or the scheduler). */
 static void llt_suspend(void (*after)(void *), void *arg)
 {
     llt_worker *w = llt_worker_self();
-    llt_thread *me = w->current;
-    w->after = after;
-    w->after_arg = arg;
-    llt_switch(&me->exec, &w->sched, false);
+    llt_leave(w, w->current, w->rt->ops->start(w), after, arg, false);
 }
 
+void llt_unlock_after(void *lock) { ll_lock_release((ll_lock *)lock); }
+
+/* Post-switch action of llt_exit: t's registers are dead, its stack free. */
 static void finish_after(void *arg)
 {
     llt_thread *t = (llt_thread *)arg;
@@ -239,9 +286,7 @@ __attribute__((noreturn)) void llt_exit(void *result)
     llt_worker *w = llt_worker_self();
     llt_thread *me = w->current;
     me->result = result;
-    w->after = finish_after;
-    w->after_arg = me;
-    llt_switch(&me->exec, &w->sched, true);
+    llt_leave(w, me, w->rt->ops->start(w), finish_after, me, true);
     die("a finished thread was resumed");
     __builtin_unreachable();
 }
@@ -249,23 +294,18 @@ __attribute__((noreturn)) void llt_exit(void *result)
 static void thread_entry(void *arg)
 {
     llt_san_first_enter();
+    llt_after_switch(llt_worker_self());
     llt_thread *t = (llt_thread *)arg;
     llt_exit(t->fn(t->arg));
 }
 
+/* The scheduler context runs t until a thread of this worker finds nothing ready. */
 static void run(llt_worker *w, llt_thread *t)
 {
-    if (t->fresh) {
-        t->fresh = false;
-        llt_san_init_thread(&t->exec.san, t->stack->lo, t->stack->bytes);
-        llt_ctx_init(&t->exec.ctx, t->stack->lo, t->stack->bytes, thread_entry, t);
-    }
+    llt_prepare(t);
     w->current = t;
     llt_switch(&w->sched, &t->exec, false);
-    w->current = NULL;
-    void (*after)(void *) = w->after;
-    w->after = NULL;
-    after(w->after_arg);
+    llt_after_switch(w); /* the scheduler never leaves its worker */
 }
 
 /* ---- guard-page reports ---- */
@@ -486,7 +526,7 @@ llt_thread *llt_create(llt_fn fn, void *arg)
     return w->rt->ops->create(w, fn, arg);
 }
 
-/* After step of llt_join: register as t's joiner, or, if t already finished, run again. */
+/* Post-switch action of llt_join: register as t's joiner, or, if t already finished, be ready again. */
 static void join_after(void *arg)
 {
     llt_thread *me = (llt_thread *)arg, *t = me->join_target;
@@ -520,16 +560,14 @@ void llt_detach(llt_thread *t)
     }
 }
 
-static void yield_after(void *arg)
-{
-    llt_thread *me = (llt_thread *)arg;
-    me->rt->ops->ready(me->rt, llt_worker_self(), me);
-}
-
 void llt_yield(void)
 {
-    llt_thread *me = llt_self();
-    llt_suspend(yield_after, me);
+    llt_worker *w = llt_worker_self();
+    llt_thread *me = w->current;
+    ll_lock *held;
+    llt_thread *next = w->rt->ops->requeue(w, me, &held);
+    if (next) /* else nothing else is ready: carry on */
+        llt_leave(w, me, next, llt_unlock_after, held, false);
 }
 
 llt_thread *llt_self(void)
@@ -553,5 +591,5 @@ int llt_processor(void)
 unsigned llt_processors(const llt_runtime *rt) { return rt->nworkers; }
 const char *llt_alternative(const llt_runtime *rt) { return rt->ops->name; }
 
-/* Used by sync.c: block the caller; the scheduler runs after(arg) once it is switched out. */
+/* Used by sync.c: block the caller; the next context runs after(arg) once it is switched out. */
 void llt_block(void (*after)(void *), void *arg) { llt_suspend(after, arg); }

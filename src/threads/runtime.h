@@ -8,11 +8,19 @@
  * alt_NAME.c   the paper's five alternatives, one table of ops each (llt_alt_ops)
  * arch/ARCH/    the context switch, chosen at build time by architecture
  *
- * A thread leaves the CPU only by switching to its worker's scheduler context
- * (llt_suspend), which then runs the "after" step the thread named (make it
- * ready again, release the guard of the queue it waits on, recycle its stack):
- * a waiting thread is published only once its registers are saved, so no other
- * worker can resume a half-saved context.
+ * Direct switch.  A thread that leaves the CPU (yield, block, join, exit) picks
+ * the next ready thread itself and switches straight to it (llt_leave: one
+ * llt_ctx_switch); only when none is ready does it switch to its worker's
+ * scheduler context, which idles (spins, steals, parks) until one is.  What the
+ * leaving thread must not do while its registers are still live — put itself in
+ * a queue, release the guard of the wait queue it joined, give back its stack —
+ * it names as a "post-switch action" (w->after): whichever context runs next on
+ * the worker (the next thread, a new thread's entry, or the scheduler) runs it
+ * first thing (llt_after_switch).  So a waiting thread is published only once
+ * its context is saved, and no other worker can resume a half-saved context.
+ * The one lock held across a switch is the one the action releases (a wait
+ * queue's guard, or the ready queue a yielding thread joined), always released
+ * by the same worker pthread that took it.
  */
 #ifndef LOCKLAB_THREADS_RUNTIME_H
 #define LOCKLAB_THREADS_RUNTIME_H
@@ -95,6 +103,27 @@ LL_INLINE llt_thread *llt_queue_pop(llt_queue *q)
     return t;
 }
 
+/* The yield step of every alternative (llt_alt_ops.requeue) over a queue q under
+ * lock: pop the first ready thread and queue me in its place, returning with the
+ * lock held (*held: released by the post-switch action, once me is switched
+ * out); NULL without a switch (and without locking, if q looks empty) when no
+ * thread is ready.  No other worker can take me from q before my registers are
+ * saved: it would need the lock. */
+LL_INLINE llt_thread *llt_requeue_locked(ll_lock *lock, llt_queue *q, llt_thread *me, ll_lock **held)
+{
+    if (!llt_queue_peek(q))
+        return NULL;
+    ll_lock_acquire(lock);
+    llt_thread *next = llt_queue_pop(q);
+    if (!next) {
+        ll_lock_release(lock);
+        return NULL;
+    }
+    llt_queue_push(q, me);
+    *held = lock;
+    return next;
+}
+
 /*
  * An alternative: how the ready queue and the free lists of control blocks and
  * stacks are kept and locked.  `w` is the calling worker (never NULL but in
@@ -108,8 +137,13 @@ typedef struct llt_alt_ops {
     void (*destroy)(llt_runtime *rt);
     /* Thread creation: a control block with fn(arg) (llt_cb_init), made ready. */
     llt_thread *(*create)(llt_worker *w, llt_fn fn, void *arg);
-    /* Thread startup/resume: a ready thread with a stack, or NULL if none is ready. */
+    /* Thread startup/resume: a ready thread with a stack, or NULL if none is ready
+     * (local-readyq: in w's own queue; other queues are scanned by idle). */
     llt_thread *(*start)(llt_worker *w);
+    /* Yield: the first ready thread (with a stack), with me queued behind the others
+     * in its place, under the queue's lock, which stays held (*held) until me has
+     * switched out; or NULL (me not queued, nothing held) if none is ready. */
+    llt_thread *(*requeue)(llt_worker *w, llt_thread *me, ll_lock **held);
     /* Thread finish: recycle stack s and, if not NULL, control block t. */
     void (*finish)(llt_worker *w, llt_stack *s, llt_thread *t);
     /* A finished, joined (or late-detached) thread's control block. */
@@ -131,7 +165,7 @@ struct llt_worker {
     unsigned index;
     llt_exec sched;
     llt_thread *current;
-    void (*after)(void *); /* run by the scheduler once current has switched out */
+    void (*after)(void *); /* the post-switch action: run by the next context on this worker */
     void *after_arg;
     ll_parker *parker; /* the worker pthread's own (core.h); locks that park use it too */
     ll_atomic_u32 idle_parked; /* parked in llt_idle_wait (not in a lock): llt_wake_one's target */
@@ -171,9 +205,12 @@ llt_worker *llt_worker_self(void);
  * checked at llt_start, so only memory can run out). */
 ll_lock *llt_lock_new(llt_runtime *rt);
 
-/* Block the calling thread: its worker runs after(arg) once it is switched out
- * (sync.c: release the guard of the queue the thread waits on). */
+/* Block the calling thread: it switches to the next ready thread (or to the
+ * scheduler), which runs after(arg) once the caller is switched out. */
 void llt_block(void (*after)(void *), void *arg);
+/* The post-switch action that releases a lock (a wait queue's guard, or the ready
+ * queue a yielding thread joined): after = llt_unlock_after, arg = the ll_lock. */
+void llt_unlock_after(void *lock);
 /* t is ready again (signal, unlock): the alternative's ready step. */
 LL_INLINE void llt_make_ready(llt_thread *t) { t->rt->ops->ready(t->rt, llt_worker_self(), t); }
 

@@ -1,10 +1,11 @@
 /*
  * llt_mutex and llt_cond: blocking synchronisation between lightweight
  * threads.  A blocked thread waits in a FIFO under the object's guard (a lock
- * of the runtime's spec) and its worker runs other threads; the guard is
- * released by the scheduler only once the blocked thread has switched out
- * (llt_block), so an unlocker or signaller that finds it in the FIFO may make
- * it ready at once.
+ * of the runtime's spec) and its worker runs other threads; the guard stays
+ * held across the switch and is released by the next context on the worker
+ * (llt_block's post-switch action) only once the blocked thread has switched
+ * out, so an unlocker or signaller that finds it in the FIFO may make it ready
+ * at once.
  *
  * The mutex is handed over: unlock gives it to the first waiter, which returns
  * from llt_mutex_lock holding it (FIFO, no barging).  A condition wait queues
@@ -35,8 +36,6 @@ LL_INLINE llt_thread *fifo_pop(llt_thread **head, llt_thread **tail)
     return t;
 }
 
-static void release_guard(void *lock) { ll_lock_release((ll_lock *)lock); }
-
 int llt_mutex_init(llt_mutex *m, llt_runtime *rt)
 {
     char err[256];
@@ -57,7 +56,7 @@ void llt_mutex_lock(llt_mutex *m)
         return;
     }
     fifo_push(&m->head, &m->tail, llt_self());
-    llt_block(release_guard, m->guard);
+    llt_block(llt_unlock_after, m->guard);
     /* Handed the mutex by llt_mutex_unlock. */
 }
 
@@ -96,7 +95,7 @@ void llt_cond_wait(llt_cond *c, llt_mutex *m)
     ll_lock_acquire(c->guard);
     fifo_push(&c->head, &c->tail, llt_self());
     llt_mutex_unlock(m);
-    llt_block(release_guard, c->guard);
+    llt_block(llt_unlock_after, c->guard);
     llt_mutex_lock(m);
 }
 
