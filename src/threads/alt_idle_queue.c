@@ -40,6 +40,9 @@ static int init(llt_runtime *rt)
         return -1;
     alt_idle *a = (alt_idle *)rt->alt;
     a->lock = llt_lock_new(rt);
+    /* A yield goes through the ready queue: it holds threads only while no
+     * processor is idle, so a yielding thread is never handed to one. */
+    llt_yield_through(rt, a->lock, &a->ready);
     llt_pool_init(&a->pool, rt);
     return 0;
 }
@@ -81,17 +84,22 @@ static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)
     return t;
 }
 
+/* A stack for new thread t: the spare pre-allocated while idle, or from w's own list. */
+static void give_stack(llt_worker *w, llt_thread *t)
+{
+    proc_idle *p = PROC(w);
+    if (p->spare) {
+        t->stack = p->spare;
+        p->spare = NULL;
+    } else {
+        t->stack = llt_local_stack_get(&((alt_idle *)w->rt->alt)->pool, &p->lists, w->rt);
+    }
+}
+
 static llt_thread *with_stack(llt_worker *w, llt_thread *t)
 {
-    if (t && !t->stack) {
-        proc_idle *p = PROC(w);
-        if (p->spare) {
-            t->stack = p->spare;
-            p->spare = NULL;
-        } else {
-            t->stack = llt_local_stack_get(&((alt_idle *)w->rt->alt)->pool, &p->lists, w->rt);
-        }
-    }
+    if (t && !t->stack)
+        give_stack(w, t);
     return t;
 }
 
@@ -104,14 +112,6 @@ static llt_thread *start(llt_worker *w)
     llt_thread *t = llt_queue_pop(&a->ready);
     ll_lock_release(a->lock);
     return with_stack(w, t);
-}
-
-/* The ready queue is non-empty only while no processor is idle: a yield never
- * hands itself to one. */
-static llt_thread *requeue(llt_worker *w, llt_thread *me, ll_lock **held)
-{
-    alt_idle *a = (alt_idle *)w->rt->alt;
-    return with_stack(w, llt_requeue_locked(a->lock, &a->ready, me, held));
 }
 
 static bool handed_or_stop(void *ctx)
@@ -165,5 +165,5 @@ static bool has_work(llt_worker *w)
 
 const llt_alt_ops llt_alt_idle_queue = {
     "idle-queue", "D: C plus a central queue of idle processors; a new ready thread is handed to an idle one",
-    init, destroy, create, start, requeue, finish, release, ready, idle, has_work,
+    init, destroy, create, start, give_stack, finish, release, ready, idle, has_work,
 };

@@ -22,6 +22,7 @@ static int init(llt_runtime *rt)
         return -1;
     alt_local *a = (alt_local *)rt->alt;
     a->rq.lock = llt_lock_new(rt);
+    llt_yield_through(rt, a->rq.lock, &a->rq.q);
     llt_pool_init(&a->pool, rt);
     return 0;
 }
@@ -50,20 +51,18 @@ static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)
     return t;
 }
 
-/* A stack for t if it is new: from w's own list. */
-static llt_thread *with_stack(llt_worker *w, llt_thread *t)
+/* A stack for new thread t: from w's own list. */
+static void give_stack(llt_worker *w, llt_thread *t)
 {
-    if (t && !t->stack)
-        t->stack = llt_local_stack_get(&((alt_local *)w->rt->alt)->pool, &((proc_local *)w->alt)->lists, w->rt);
-    return t;
+    t->stack = llt_local_stack_get(&((alt_local *)w->rt->alt)->pool, &((proc_local *)w->alt)->lists, w->rt);
 }
 
-static llt_thread *start(llt_worker *w) { return with_stack(w, llt_central_pop(&((alt_local *)w->rt->alt)->rq)); }
-
-static llt_thread *requeue(llt_worker *w, llt_thread *me, ll_lock **held)
+static llt_thread *start(llt_worker *w)
 {
-    llt_central_rq *rq = &((alt_local *)w->rt->alt)->rq;
-    return with_stack(w, llt_requeue_locked(rq->lock, &rq->q, me, held));
+    llt_thread *t = llt_central_pop(&((alt_local *)w->rt->alt)->rq);
+    if (t && !t->stack)
+        give_stack(w, t);
+    return t;
 }
 
 static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
@@ -80,5 +79,5 @@ static bool has_work(llt_worker *w) { return llt_queue_peek(&((alt_local *)w->rt
 
 const llt_alt_ops llt_alt_local_freelist = {
     "local-freelist", "C: per-processor free lists balanced through a global pool; one central locked ready queue",
-    init, destroy, create, start, requeue, finish, release, ready, llt_idle_wait, has_work,
+    init, destroy, create, start, give_stack, finish, release, ready, llt_idle_wait, has_work,
 };

@@ -34,8 +34,11 @@ static int init(llt_runtime *rt)
         return -1;
     alt_rq *a = (alt_rq *)rt->alt;
     a->procs = (proc_rq *)rt->workers[0].alt;
-    for (unsigned i = 0; i < rt->nworkers; i++)
+    for (unsigned i = 0; i < rt->nworkers; i++) {
         a->procs[i].lock = llt_lock_new(rt);
+        rt->workers[i].yield_lock = a->procs[i].lock; /* a yield stays on its processor's queue */
+        rt->workers[i].yield_q = &a->procs[i].q;
+    }
     llt_pool_init(&a->pool, rt);
     return 0;
 }
@@ -68,11 +71,16 @@ static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)
     return t;
 }
 
-/* A stack for t if it is new: from w's own list. */
+/* A stack for new thread t: from w's own list. */
+static void give_stack(llt_worker *w, llt_thread *t)
+{
+    t->stack = llt_local_stack_get(&((alt_rq *)w->rt->alt)->pool, &((proc_rq *)w->alt)->lists, w->rt);
+}
+
 static llt_thread *with_stack(llt_worker *w, llt_thread *t)
 {
     if (t && !t->stack)
-        t->stack = llt_local_stack_get(&((alt_rq *)w->rt->alt)->pool, &((proc_rq *)w->alt)->lists, w->rt);
+        give_stack(w, t);
     return t;
 }
 
@@ -88,12 +96,6 @@ static llt_thread *pop(proc_rq *q)
 }
 
 static llt_thread *start(llt_worker *w) { return with_stack(w, pop((proc_rq *)w->alt)); }
-
-static llt_thread *requeue(llt_worker *w, llt_thread *me, ll_lock **held)
-{
-    proc_rq *q = (proc_rq *)w->alt;
-    return with_stack(w, llt_requeue_locked(q->lock, &q->q, me, held));
-}
 
 /* w's own queue is empty: scan the others, from the next one on, and take the
  * first thread found; none: spin, then park, until there may be one. */
@@ -131,5 +133,5 @@ static bool has_work(llt_worker *w)
 
 const llt_alt_ops llt_alt_local_readyq = {
     "local-readyq", "E: per-processor free lists and ready queues; threads queued locally, idle processors steal",
-    init, destroy, create, start, requeue, finish, release, ready, idle, has_work,
+    init, destroy, create, start, give_stack, finish, release, ready, idle, has_work,
 };

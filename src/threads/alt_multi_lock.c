@@ -24,6 +24,7 @@ static int init(llt_runtime *rt)
     a->rq.lock = llt_lock_new(rt);
     a->cb_lock = llt_lock_new(rt);
     a->stack_lock = llt_lock_new(rt);
+    llt_yield_through(rt, a->rq.lock, &a->rq.q);
     return 0;
 }
 
@@ -66,31 +67,25 @@ static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)
     return t;
 }
 
-/* A stack for t if it is new: the stack free list's own lock (taken inside the ready
- * queue's by a yield: the order ready queue -> stacks). */
-static llt_thread *with_stack(llt_worker *w, llt_thread *t)
+/* A stack for new thread t: the stack free list's own lock (a yield takes it inside
+ * the ready queue's: the order ready queue -> stacks). */
+static void give_stack(llt_worker *w, llt_thread *t)
 {
     alt_multi *a = (alt_multi *)w->rt->alt;
-    if (t && !t->stack) {
-        ll_lock_acquire(a->stack_lock);
-        llt_stack *s = a->stack_free;
-        if (s)
-            a->stack_free = s->next;
-        ll_lock_release(a->stack_lock);
-        t->stack = s ? s : llt_stack_fresh(w->rt);
-    }
-    return t;
+    ll_lock_acquire(a->stack_lock);
+    llt_stack *s = a->stack_free;
+    if (s)
+        a->stack_free = s->next;
+    ll_lock_release(a->stack_lock);
+    t->stack = s ? s : llt_stack_fresh(w->rt);
 }
 
 static llt_thread *start(llt_worker *w)
 {
-    return with_stack(w, llt_central_pop(&((alt_multi *)w->rt->alt)->rq));
-}
-
-static llt_thread *requeue(llt_worker *w, llt_thread *me, ll_lock **held)
-{
-    llt_central_rq *rq = &((alt_multi *)w->rt->alt)->rq;
-    return with_stack(w, llt_requeue_locked(rq->lock, &rq->q, me, held));
+    llt_thread *t = llt_central_pop(&((alt_multi *)w->rt->alt)->rq);
+    if (t && !t->stack)
+        give_stack(w, t);
+    return t;
 }
 
 static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
@@ -110,5 +105,5 @@ static bool has_work(llt_worker *w) { return llt_queue_peek(&((alt_multi *)w->rt
 
 const llt_alt_ops llt_alt_multi_lock = {
     "multi-lock", "B: the ready queue and the two free lists each under its own lock",
-    init, destroy, create, start, requeue, finish, release, ready, llt_idle_wait, has_work,
+    init, destroy, create, start, give_stack, finish, release, ready, llt_idle_wait, has_work,
 };

@@ -25,7 +25,9 @@ static int init(llt_runtime *rt)
 {
     if (llt_alt_alloc(rt, sizeof(alt_single), 0) != 0)
         return -1;
-    ((alt_single *)rt->alt)->lock = llt_lock_new(rt);
+    alt_single *a = (alt_single *)rt->alt;
+    a->lock = llt_lock_new(rt);
+    llt_yield_through(rt, a->lock, &a->ready);
     return 0;
 }
 
@@ -79,14 +81,13 @@ static llt_thread *start(llt_worker *w)
     return t;
 }
 
-static llt_thread *requeue(llt_worker *w, llt_thread *me, ll_lock **held)
+/* A yield took t from the ready queue: the lock is held. */
+static void give_stack(llt_worker *w, llt_thread *t)
 {
     alt_single *a = (alt_single *)w->rt->alt;
-    llt_thread *t = llt_requeue_locked(a->lock, &a->ready, me, held);
     stack_locked(a, t);
-    if (t && !t->stack)
+    if (!t->stack)
         t->stack = llt_stack_fresh(w->rt); /* cold (no stack free): under the lock, held across the switch */
-    return t;
 }
 
 static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
@@ -124,5 +125,5 @@ static bool has_work(llt_worker *w) { return llt_queue_peek(&((alt_single *)w->r
 
 const llt_alt_ops llt_alt_single_lock = {
     "single-lock", "A: one lock over the ready queue and the free lists of control blocks and stacks",
-    init, destroy, create, start, requeue, finish, release, ready, llt_idle_wait, has_work,
+    init, destroy, create, start, give_stack, finish, release, ready, llt_idle_wait, has_work,
 };

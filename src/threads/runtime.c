@@ -213,8 +213,12 @@ LL_INLINE void llt_switch(llt_exec *from, llt_exec *to, bool exiting)
  * previous context on this worker left, if any. */
 LL_INLINE void llt_after_switch(llt_worker *w)
 {
+    ll_lock *unlock = w->unlock;
     void (*after)(void *) = w->after;
-    if (after) {
+    if (unlock) {
+        w->unlock = NULL;
+        ll_lock_release(unlock);
+    } else if (after) {
         w->after = NULL;
         after(w->after_arg);
     }
@@ -223,41 +227,45 @@ LL_INLINE void llt_after_switch(llt_worker *w)
 static void thread_entry(void *arg);
 
 /* A thread about to run for the first time gets its initial context. */
+__attribute__((noinline)) static void llt_prepare_fresh(llt_thread *t)
+{
+    t->fresh = false;
+    llt_san_init_thread(&t->exec.san, t->stack->lo, t->stack->bytes);
+    llt_ctx_init(&t->exec.ctx, t->stack->lo, t->stack->bytes, thread_entry, t);
+}
 LL_INLINE void llt_prepare(llt_thread *t)
 {
-    if (t->fresh) {
-        t->fresh = false;
-        llt_san_init_thread(&t->exec.san, t->stack->lo, t->stack->bytes);
-        llt_ctx_init(&t->exec.ctx, t->stack->lo, t->stack->bytes, thread_entry, t);
-    }
+    if (t->fresh)
+        llt_prepare_fresh(t);
 }
 
 /* The calling thread me leaves the CPU of worker w: switch to next (a ready thread
- * with a stack) or, if NULL, to w's scheduler; after(arg) runs there first, once
- * me's registers are saved.  Returns when me is resumed (on any worker). */
-static void llt_leave(llt_worker *w, llt_thread *me, llt_thread *next, void (*after)(void *), void *arg,
-                      bool exiting)
+ * with a stack) or, if NULL, to w's scheduler, which first, once me's registers
+ * are saved, releases unlock if not NULL, else runs after(arg) if not NULL.
+ * Returns when me is resumed (on any worker). */
+LL_INLINE void llt_leave(llt_worker *w, llt_thread *me, llt_thread *next, ll_lock *unlock, void (*after)(void *),
+                         void *arg, bool exiting)
 {
+    w->unlock = unlock;
     w->after = after;
     w->after_arg = arg;
     w->current = next;
     llt_exec *to = &w->sched;
     if (next) {
         llt_prepare(next);
+        next->worker = w;
         to = &next->exec;
     }
     llt_switch(&me->exec, to, exiting);
-    llt_after_switch(llt_worker_self()); /* maybe another worker now */
+    llt_after_switch(me->worker); /* maybe another worker now: set by the one that resumed me */
 }
 
 /* Leave the CPU for the next ready thread of w's alternative (or the scheduler). */
-static void llt_suspend(void (*after)(void *), void *arg)
+static void llt_suspend(ll_lock *unlock, void (*after)(void *), void *arg)
 {
     llt_worker *w = llt_worker_self();
-    llt_leave(w, w->current, w->rt->ops->start(w), after, arg, false);
+    llt_leave(w, w->current, w->rt->ops->start(w), unlock, after, arg, false);
 }
-
-void llt_unlock_after(void *lock) { ll_lock_release((ll_lock *)lock); }
 
 /* Post-switch action of llt_exit: t's registers are dead, its stack free. */
 static void finish_after(void *arg)
@@ -286,7 +294,7 @@ __attribute__((noreturn)) void llt_exit(void *result)
     llt_worker *w = llt_worker_self();
     llt_thread *me = w->current;
     me->result = result;
-    llt_leave(w, me, w->rt->ops->start(w), finish_after, me, true);
+    llt_leave(w, me, w->rt->ops->start(w), NULL, finish_after, me, true);
     die("a finished thread was resumed");
     __builtin_unreachable();
 }
@@ -294,8 +302,8 @@ __attribute__((noreturn)) void llt_exit(void *result)
 static void thread_entry(void *arg)
 {
     llt_san_first_enter();
-    llt_after_switch(llt_worker_self());
     llt_thread *t = (llt_thread *)arg;
+    llt_after_switch(t->worker);
     llt_exit(t->fn(t->arg));
 }
 
@@ -304,6 +312,7 @@ static void run(llt_worker *w, llt_thread *t)
 {
     llt_prepare(t);
     w->current = t;
+    t->worker = w;
     llt_switch(&w->sched, &t->exec, false);
     llt_after_switch(w); /* the scheduler never leaves its worker */
 }
@@ -541,7 +550,7 @@ void *llt_join(llt_thread *t)
     if (ll_load_acquire(&t->join) != LLT_JOIN_DONE) { /* acquire: pairs with finish_after's xchg (result) */
         llt_thread *me = llt_self();
         me->join_target = t;
-        llt_suspend(join_after, me);
+        llt_suspend(NULL, join_after, me);
         /* Readied by finish_after (after its DONE) or by join_after (having seen DONE). */
         (void)ll_load_acquire(&t->join); /* acquire: pairs with finish_after's xchg (result) */
     }
@@ -564,10 +573,13 @@ void llt_yield(void)
 {
     llt_worker *w = llt_worker_self();
     llt_thread *me = w->current;
-    ll_lock *held;
-    llt_thread *next = w->rt->ops->requeue(w, me, &held);
-    if (next) /* else nothing else is ready: carry on */
-        llt_leave(w, me, next, llt_unlock_after, held, false);
+    ll_lock *lock = w->yield_lock;
+    llt_thread *next = llt_requeue_locked(lock, w->yield_q, me);
+    if (!next) /* nothing else is ready: carry on */
+        return;
+    if (LL_UNLIKELY(!next->stack))
+        w->rt->ops->give_stack(w, next);
+    llt_leave(w, me, next, lock, NULL, NULL, false);
 }
 
 llt_thread *llt_self(void)
@@ -591,5 +603,4 @@ int llt_processor(void)
 unsigned llt_processors(const llt_runtime *rt) { return rt->nworkers; }
 const char *llt_alternative(const llt_runtime *rt) { return rt->ops->name; }
 
-/* Used by sync.c: block the caller; the next context runs after(arg) once it is switched out. */
-void llt_block(void (*after)(void *), void *arg) { llt_suspend(after, arg); }
+void llt_block(ll_lock *guard) { llt_suspend(guard, NULL, NULL); }

@@ -62,6 +62,7 @@ struct llt_thread {
     llt_thread *next;       /* ready queue, wait queue or free list (one at a time) */
     llt_thread *batch_next; /* global pool: the next batch (list of lists) */
     llt_runtime *rt;
+    llt_worker *worker; /* the worker running it: set by whoever switches to it */
     llt_fn fn;
     void *arg;
     void *result;
@@ -69,7 +70,7 @@ struct llt_thread {
     bool fresh;       /* context not yet built on the stack */
     ll_atomic_ptr join;
     ll_parker *ext_parker; /* LLT_JOIN_EXTERNAL */
-    llt_thread *join_target; /* llt_join: the thread waited for, for the after step */
+    llt_thread *join_target; /* llt_join: the thread waited for, for the post-switch action */
 };
 
 /* A singly linked FIFO of threads; head is atomic so idle workers may peek
@@ -103,13 +104,12 @@ LL_INLINE llt_thread *llt_queue_pop(llt_queue *q)
     return t;
 }
 
-/* The yield step of every alternative (llt_alt_ops.requeue) over a queue q under
- * lock: pop the first ready thread and queue me in its place, returning with the
- * lock held (*held: released by the post-switch action, once me is switched
- * out); NULL without a switch (and without locking, if q looks empty) when no
- * thread is ready.  No other worker can take me from q before my registers are
- * saved: it would need the lock. */
-LL_INLINE llt_thread *llt_requeue_locked(ll_lock *lock, llt_queue *q, llt_thread *me, ll_lock **held)
+/* A yield (llt_yield) through queue q under lock: pop the first ready thread and
+ * queue me in its place, returning with the lock held (released by the
+ * post-switch action, once me is switched out); NULL without a switch (and
+ * without locking, if q looks empty) when no thread is ready.  No other worker
+ * can take me from q before my registers are saved: it would need the lock. */
+LL_INLINE llt_thread *llt_requeue_locked(ll_lock *lock, llt_queue *q, llt_thread *me)
 {
     if (!llt_queue_peek(q))
         return NULL;
@@ -120,7 +120,6 @@ LL_INLINE llt_thread *llt_requeue_locked(ll_lock *lock, llt_queue *q, llt_thread
         return NULL;
     }
     llt_queue_push(q, me);
-    *held = lock;
     return next;
 }
 
@@ -140,10 +139,9 @@ typedef struct llt_alt_ops {
     /* Thread startup/resume: a ready thread with a stack, or NULL if none is ready
      * (local-readyq: in w's own queue; other queues are scanned by idle). */
     llt_thread *(*start)(llt_worker *w);
-    /* Yield: the first ready thread (with a stack), with me queued behind the others
-     * in its place, under the queue's lock, which stays held (*held) until me has
-     * switched out; or NULL (me not queued, nothing held) if none is ready. */
-    llt_thread *(*requeue)(llt_worker *w, llt_thread *me, ll_lock **held);
+    /* A stack for t, a ready thread that has none (not started yet), taken by a
+     * yield from w->yield_q, whose lock the caller holds. */
+    void (*give_stack)(llt_worker *w, llt_thread *t);
     /* Thread finish: recycle stack s and, if not NULL, control block t. */
     void (*finish)(llt_worker *w, llt_stack *s, llt_thread *t);
     /* A finished, joined (or late-detached) thread's control block. */
@@ -165,8 +163,13 @@ struct llt_worker {
     unsigned index;
     llt_exec sched;
     llt_thread *current;
-    void (*after)(void *); /* the post-switch action: run by the next context on this worker */
+    /* The post-switch action, run by the next context on this worker (llt_leave):
+     * release `unlock`, or call after(after_arg); at most one of them is set. */
+    ll_lock *unlock;
+    void (*after)(void *);
     void *after_arg;
+    ll_lock *yield_lock; /* the ready queue a yield on this worker goes through, and its */
+    llt_queue *yield_q;  /* lock (set by the alternative's init: its own queue or the central one) */
     ll_parker *parker; /* the worker pthread's own (core.h); locks that park use it too */
     ll_atomic_u32 idle_parked; /* parked in llt_idle_wait (not in a lock): llt_wake_one's target */
     pthread_t tid;
@@ -205,14 +208,21 @@ llt_worker *llt_worker_self(void);
  * checked at llt_start, so only memory can run out). */
 ll_lock *llt_lock_new(llt_runtime *rt);
 
-/* Block the calling thread: it switches to the next ready thread (or to the
- * scheduler), which runs after(arg) once the caller is switched out. */
-void llt_block(void (*after)(void *), void *arg);
-/* The post-switch action that releases a lock (a wait queue's guard, or the ready
- * queue a yielding thread joined): after = llt_unlock_after, arg = the ll_lock. */
-void llt_unlock_after(void *lock);
+/* Block the calling thread, which holds guard, the lock over the wait queue it
+ * has joined: it switches to the next ready thread (or to the scheduler), which
+ * releases guard once the caller is switched out. */
+void llt_block(ll_lock *guard);
 /* t is ready again (signal, unlock): the alternative's ready step. */
 LL_INLINE void llt_make_ready(llt_thread *t) { t->rt->ops->ready(t->rt, llt_worker_self(), t); }
+
+/* Every worker's yields go through the central queue q under lock (llt_worker.yield_q). */
+LL_INLINE void llt_yield_through(llt_runtime *rt, ll_lock *lock, llt_queue *q)
+{
+    for (unsigned i = 0; i < rt->nworkers; i++) {
+        rt->workers[i].yield_lock = lock;
+        rt->workers[i].yield_q = q;
+    }
+}
 
 /* Fill a control block for fn(arg): not started, nobody joined. */
 LL_INLINE void llt_cb_init(llt_thread *t, llt_runtime *rt, llt_fn fn, void *arg)

@@ -56,7 +56,7 @@ void llt_mutex_lock(llt_mutex *m)
         return;
     }
     fifo_push(&m->head, &m->tail, llt_self());
-    llt_block(llt_unlock_after, m->guard);
+    llt_block(m->guard);
     /* Handed the mutex by llt_mutex_unlock. */
 }
 
@@ -95,7 +95,7 @@ void llt_cond_wait(llt_cond *c, llt_mutex *m)
     ll_lock_acquire(c->guard);
     fifo_push(&c->head, &c->tail, llt_self());
     llt_mutex_unlock(m);
-    llt_block(llt_unlock_after, c->guard);
+    llt_block(c->guard);
     llt_mutex_lock(m);
 }
 
