@@ -202,10 +202,14 @@ void llt_wake_one(llt_runtime *rt)
 
 /* ---- switching ---- */
 
-LL_INLINE void llt_switch(llt_exec *from, llt_exec *to, bool exiting)
+/* fresh: to has never run (llt_prepare just built it). */
+LL_INLINE void llt_switch(llt_exec *from, llt_exec *to, bool exiting, bool fresh)
 {
     llt_san_leave(&from->san, &to->san, exiting);
-    llt_ctx_switch(&from->ctx, &to->ctx);
+    if (fresh)
+        llt_ctx_switch_new(&from->ctx, &to->ctx);
+    else
+        llt_ctx_switch(&from->ctx, &to->ctx);
     llt_san_enter(&from->san);
 }
 
@@ -226,17 +230,19 @@ LL_INLINE void llt_after_switch(llt_worker *w)
 
 static void thread_entry(void *arg);
 
-/* A thread about to run for the first time gets its initial context. */
+/* A thread about to run for the first time gets its initial context: true if so. */
 __attribute__((noinline)) static void llt_prepare_fresh(llt_thread *t)
 {
     t->fresh = false;
     llt_san_init_thread(&t->exec.san, t->stack->lo, t->stack->bytes);
     llt_ctx_init(&t->exec.ctx, t->stack->lo, t->stack->bytes, thread_entry, t);
 }
-LL_INLINE void llt_prepare(llt_thread *t)
+LL_INLINE bool llt_prepare(llt_thread *t)
 {
-    if (t->fresh)
-        llt_prepare_fresh(t);
+    if (!t->fresh)
+        return false;
+    llt_prepare_fresh(t);
+    return true;
 }
 
 /* The calling thread me leaves the CPU of worker w: switch to next (a ready thread
@@ -251,12 +257,13 @@ LL_INLINE void llt_leave(llt_worker *w, llt_thread *me, llt_thread *next, ll_loc
     w->after_arg = arg;
     w->current = next;
     llt_exec *to = &w->sched;
+    bool fresh = false;
     if (next) {
-        llt_prepare(next);
+        fresh = llt_prepare(next);
         next->worker = w;
         to = &next->exec;
     }
-    llt_switch(&me->exec, to, exiting);
+    llt_switch(&me->exec, to, exiting, fresh);
     llt_after_switch(me->worker); /* maybe another worker now: set by the one that resumed me */
 }
 
@@ -310,10 +317,10 @@ static void thread_entry(void *arg)
 /* The scheduler context runs t until a thread of this worker finds nothing ready. */
 static void run(llt_worker *w, llt_thread *t)
 {
-    llt_prepare(t);
+    bool fresh = llt_prepare(t);
     w->current = t;
     t->worker = w;
-    llt_switch(&w->sched, &t->exec, false);
+    llt_switch(&w->sched, &t->exec, false, fresh);
     llt_after_switch(w); /* the scheduler never leaves its worker */
 }
 

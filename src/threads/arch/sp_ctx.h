@@ -12,6 +12,9 @@ typedef struct llt_ctx {
 /* Saves the caller's callee-saved registers and stack pointer in *from and
  * resumes *to (returns when something switches back to *from). */
 void llt_ctx_switch(llt_ctx *from, llt_ctx *to);
+/* The same, for the first resume of a context made by llt_ctx_init (see
+ * x86_64/switch.c: how it returns differs). */
+void llt_ctx_switch_new(llt_ctx *from, llt_ctx *to);
 /* Prepares *c to run entry(arg) on the stack [lo, lo + size) at its first resume;
  * entry must never return. */
 void llt_ctx_init(llt_ctx *c, void *lo, size_t size, void (*entry)(void *), void *arg);

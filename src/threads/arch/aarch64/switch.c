@@ -49,6 +49,10 @@ __asm__(".text\n"
         "  ret\n"
         "  .cfi_endproc\n"
         ".size llt_ctx_switch, .-llt_ctx_switch\n"
+        /* The first resume of a new context: the same switch (x86_64/switch.c says why it differs there). */
+        ".globl llt_ctx_switch_new\n"
+        ".hidden llt_ctx_switch_new\n"
+        ".set llt_ctx_switch_new, llt_ctx_switch\n"
         ".globl llt_ctx_start\n" /* global (hidden): a reference from C to a local label may resolve to the section */
         ".hidden llt_ctx_start\n"
         ".type llt_ctx_start,%function\n"

@@ -11,5 +11,7 @@ typedef struct llt_ctx {
 } llt_ctx;
 
 void llt_ctx_switch(llt_ctx *from, llt_ctx *to);
+/* The first resume of a context made by llt_ctx_init: here the same switch. */
+void llt_ctx_switch_new(llt_ctx *from, llt_ctx *to);
 void llt_ctx_init(llt_ctx *c, void *lo, size_t size, void (*entry)(void *), void *arg);
 #endif

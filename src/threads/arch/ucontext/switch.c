@@ -10,6 +10,8 @@ void llt_ctx_switch(llt_ctx *from, llt_ctx *to)
     swapcontext(&from->uc, &to->uc);
 }
 
+void llt_ctx_switch_new(llt_ctx *from, llt_ctx *to) { llt_ctx_switch(from, to); }
+
 /* makecontext passes int arguments only: each pointer travels as two halves. */
 static void start(unsigned eh, unsigned el, unsigned ah, unsigned al)
 {

@@ -3,6 +3,17 @@
  * pointers, pop, return.  Everything else is caller-saved, so a C call to
  * llt_ctx_switch has already spilled what the caller needs.
  *
+ * Two ways to return.  llt_ctx_switch resumes a context that was suspended by
+ * a switch: its `ret` is predicted by the return-stack buffer whenever both
+ * contexts switched from the same call site (two threads yielding to each
+ * other).  llt_ctx_switch_new starts a context built by llt_ctx_init: a `ret`
+ * there would always be mispredicted (the buffer holds the caller's return
+ * address, not llt_ctx_start), so it pops the address and jumps through it,
+ * which the indirect-branch predictor learns; the return-stack entry it leaves
+ * unmatched is never used (the caller that is switched away from this way is
+ * typically a finishing thread, which never returns).  Measured:
+ * docs/threads.md, "Context switch".
+ *
  * A new context's stack holds, from its saved sp upwards: r15, r14, r13,
  * r12 = entry, rbx = arg, rbp = 0, and the return address llt_ctx_start, which
  * calls entry(arg) with the stack 16-byte aligned at the call (the ABI's rule).
@@ -11,29 +22,43 @@
 
 #include "llt_arch.h"
 
+/* rdi = from, rsi = to: save, swap stack pointers, restore (the return follows). */
+#define SWITCH_BODY                                                                                          \
+    "  pushq %rbp\n"                                                                                         \
+    "  pushq %rbx\n"                                                                                         \
+    "  pushq %r12\n"                                                                                         \
+    "  pushq %r13\n"                                                                                         \
+    "  pushq %r14\n"                                                                                         \
+    "  pushq %r15\n"                                                                                         \
+    "  movq %rsp, (%rdi)\n"                                                                                  \
+    "  movq (%rsi), %rsp\n"                                                                                  \
+    "  popq %r15\n"                                                                                          \
+    "  popq %r14\n"                                                                                          \
+    "  popq %r13\n"                                                                                          \
+    "  popq %r12\n"                                                                                          \
+    "  popq %rbx\n"                                                                                          \
+    "  popq %rbp\n"
+
 __asm__(".text\n"
         ".globl llt_ctx_switch\n"
         ".hidden llt_ctx_switch\n"
         ".type llt_ctx_switch,@function\n"
-        "llt_ctx_switch:\n" /* rdi = from, rsi = to */
+        "llt_ctx_switch:\n"
         "  .cfi_startproc\n"
-        "  pushq %rbp\n"
-        "  pushq %rbx\n"
-        "  pushq %r12\n"
-        "  pushq %r13\n"
-        "  pushq %r14\n"
-        "  pushq %r15\n"
-        "  movq %rsp, (%rdi)\n"
-        "  movq (%rsi), %rsp\n"
-        "  popq %r15\n"
-        "  popq %r14\n"
-        "  popq %r13\n"
-        "  popq %r12\n"
-        "  popq %rbx\n"
-        "  popq %rbp\n"
+        SWITCH_BODY
         "  ret\n"
         "  .cfi_endproc\n"
         ".size llt_ctx_switch, .-llt_ctx_switch\n"
+        ".globl llt_ctx_switch_new\n"
+        ".hidden llt_ctx_switch_new\n"
+        ".type llt_ctx_switch_new,@function\n"
+        "llt_ctx_switch_new:\n"
+        "  .cfi_startproc\n"
+        SWITCH_BODY
+        "  popq %rcx\n" /* llt_ctx_start */
+        "  jmp *%rcx\n"
+        "  .cfi_endproc\n"
+        ".size llt_ctx_switch_new, .-llt_ctx_switch_new\n"
         ".globl llt_ctx_start\n" /* global (hidden): a reference from C to a local label may resolve to the section */
         ".hidden llt_ctx_start\n"
         ".type llt_ctx_start,@function\n"
