@@ -157,10 +157,11 @@ static void release(llt_worker *w, llt_thread *t)
     llt_local_cb_put(&((alt_idle *)w->rt->alt)->pool, &PROC(w)->lists, t);
 }
 
-static bool has_work(llt_worker *w)
+static bool has_work(llt_worker *w, bool locked)
 {
-    /* relaxed: a hint */
-    return llt_queue_peek(&((alt_idle *)w->rt->alt)->ready) || ll_load_relaxed(&PROC(w)->handoff) != NULL;
+    alt_idle *a = (alt_idle *)w->rt->alt;
+    /* relaxed: the handoff is taken with an acquire (idle) */
+    return llt_queue_check(a->lock, &a->ready, locked) || ll_load_relaxed(&PROC(w)->handoff) != NULL;
 }
 
 const llt_alt_ops llt_alt_idle_queue = {

@@ -75,7 +75,11 @@ static void release(llt_worker *w, llt_thread *t)
     llt_local_cb_put(&((alt_local *)w->rt->alt)->pool, &((proc_local *)w->alt)->lists, t);
 }
 
-static bool has_work(llt_worker *w) { return llt_queue_peek(&((alt_local *)w->rt->alt)->rq.q); }
+static bool has_work(llt_worker *w, bool locked)
+{
+    alt_local *a = (alt_local *)w->rt->alt;
+    return llt_queue_check(a->rq.lock, &a->rq.q, locked);
+}
 
 const llt_alt_ops llt_alt_local_freelist = {
     "local-freelist", "C: per-processor free lists balanced through a global pool; one central locked ready queue",

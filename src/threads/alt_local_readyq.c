@@ -122,11 +122,11 @@ static void release(llt_worker *w, llt_thread *t)
     llt_local_cb_put(&((alt_rq *)w->rt->alt)->pool, &((proc_rq *)w->alt)->lists, t);
 }
 
-static bool has_work(llt_worker *w)
+static bool has_work(llt_worker *w, bool locked)
 {
     alt_rq *a = (alt_rq *)w->rt->alt;
     for (unsigned i = 0; i < w->rt->nworkers; i++)
-        if (llt_queue_peek(&a->procs[i].q))
+        if (llt_queue_check(a->procs[i].lock, &a->procs[i].q, locked))
             return true;
     return false;
 }

@@ -101,7 +101,11 @@ static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
 
 static void release(llt_worker *w, llt_thread *t) { cb_put((alt_multi *)w->rt->alt, t); }
 
-static bool has_work(llt_worker *w) { return llt_queue_peek(&((alt_multi *)w->rt->alt)->rq.q); }
+static bool has_work(llt_worker *w, bool locked)
+{
+    alt_multi *a = (alt_multi *)w->rt->alt;
+    return llt_queue_check(a->rq.lock, &a->rq.q, locked);
+}
 
 const llt_alt_ops llt_alt_multi_lock = {
     "multi-lock", "B: the ready queue and the two free lists each under its own lock",

@@ -121,7 +121,11 @@ static void ready(llt_runtime *rt, llt_worker *w, llt_thread *t)
     llt_wake_idle(rt, w);
 }
 
-static bool has_work(llt_worker *w) { return llt_queue_peek(&((alt_single *)w->rt->alt)->ready); }
+static bool has_work(llt_worker *w, bool locked)
+{
+    alt_single *a = (alt_single *)w->rt->alt;
+    return llt_queue_check(a->lock, &a->ready, locked);
+}
 
 const llt_alt_ops llt_alt_single_lock = {
     "single-lock", "A: one lock over the ready queue and the free lists of control blocks and stacks",

@@ -169,35 +169,43 @@ bool llt_spin_until(llt_runtime *rt, bool (*done)(void *), void *ctx)
 static bool work_or_stop(void *ctx)
 {
     llt_worker *w = (llt_worker *)ctx;
-    return w->rt->ops->has_work(w) || llt_stopping(w->rt);
+    return w->rt->ops->has_work(w, false) || llt_stopping(w->rt);
 }
 
+/*
+ * The wake-up protocol (no lost wake-up, and no fence on the ready path).  An
+ * idle worker announces itself (idle_parked, sleepers), then reads every queue
+ * it could take from under that queue's lock, and only then parks.  A waker
+ * pushes under the queue's lock and afterwards reads sleepers and idle_parked.
+ * Either the waker's critical section came first, and the idler's locked read
+ * sees the thread; or the idler's came first, and the announcement, made
+ * before it released the lock, happens-before the waker's reads (lock order):
+ * the waker unparks it.  That unpark may come before the idler is asleep: the
+ * parker's own protocol covers it (ll_parker_unpark's fence against park's).
+ */
 llt_thread *llt_idle_wait(llt_worker *w)
 {
     llt_runtime *rt = w->rt;
     if (llt_spin_until(rt, work_or_stop, w))
         return NULL;
-    ll_store_relaxed(&w->idle_parked, 1); /* relaxed: ordered before the park's announcement by the faa below */
-    /* seq_cst: the count is read by llt_wake_idle after its fence (Dekker with the park's fence). */
-    ll_faa(&rt->sleepers, 1, LL_SEQ_CST);
-    ll_parker_park_until(w->parker, work_or_stop, w);
+    /* relaxed, both: published to wakers by the queue locks the check below takes */
+    ll_store_relaxed(&w->idle_parked, 1);
+    ll_faa(&rt->sleepers, 1, LL_RELAXED);
+    if (!rt->ops->has_work(w, true) && !llt_stopping(rt))
+        ll_parker_park_until(w->parker, work_or_stop, w);
     ll_faa(&rt->sleepers, (uint32_t)-1, LL_RELAXED); /* relaxed: a hint for wakers; a stale 1 costs a scan */
     ll_store_relaxed(&w->idle_parked, 0); /* relaxed: a hint; a waker that still sees 1 wakes us spuriously */
     return NULL;
 }
 
-/* Unpark one worker that sleeps for want of work (not one parked inside a lock,
- * which will look at the queues anyway once it has the lock and its thread ran). */
+/* Unpark one worker that announced it idles (llt_idle_wait), asleep or about to be. */
 void llt_wake_one(llt_runtime *rt)
 {
-    for (unsigned i = 0; i < rt->nworkers; i++) {
-        ll_parker *p = rt->workers[i].parker;
-        /* relaxed: a hint; ll_parker_sleeping's SLEEP is what the wake relies on */
-        if (ll_load_relaxed(&rt->workers[i].idle_parked) && ll_parker_sleeping(p)) {
-            ll_parker_unpark(p);
+    for (unsigned i = 0; i < rt->nworkers; i++)
+        if (ll_load_relaxed(&rt->workers[i].idle_parked)) { /* relaxed: see llt_idle_wait's protocol */
+            ll_parker_unpark(rt->workers[i].parker);
             return;
         }
-    }
 }
 
 /* ---- switching ---- */

@@ -104,6 +104,19 @@ LL_INLINE llt_thread *llt_queue_pop(llt_queue *q)
     return t;
 }
 
+/* Is q (under lock) non-empty?  locked: read under the lock, so the answer is
+ * ordered after every push made under it before (llt_idle_wait's wake-up
+ * protocol); otherwise a hint. */
+LL_INLINE bool llt_queue_check(ll_lock *lock, llt_queue *q, bool locked)
+{
+    if (!locked)
+        return llt_queue_peek(q);
+    ll_lock_acquire(lock);
+    bool any = ll_load_relaxed(&q->head) != NULL; /* relaxed: under the lock */
+    ll_lock_release(lock);
+    return any;
+}
+
 /* A yield (llt_yield) through queue q under lock: pop the first ready thread and
  * queue me in its place, returning with the lock held (released by the
  * post-switch action, once me is switched out); NULL without a switch (and
@@ -151,8 +164,9 @@ typedef struct llt_alt_ops {
     /* w found nothing to start: wait until there may be (spin, then park); may
      * return a thread to run, with its stack.  Returns when rt stops. */
     llt_thread *(*idle)(llt_worker *w);
-    /* Is there a ready thread w could take?  A hint (no lock). */
-    bool (*has_work)(llt_worker *w);
+    /* Is there a ready thread w could take?  locked = false: a hint (no lock);
+     * true: every queue w could take from read under its lock (llt_queue_check). */
+    bool (*has_work)(llt_worker *w, bool locked);
 } llt_alt_ops;
 
 extern const llt_alt_ops llt_alt_single_lock, llt_alt_multi_lock, llt_alt_local_freelist, llt_alt_idle_queue,
@@ -240,21 +254,24 @@ llt_thread *llt_cb_fresh(llt_runtime *rt, unsigned n);
 /* A new stack from mmap, with its guard page (cold). */
 llt_stack *llt_stack_fresh(llt_runtime *rt);
 
-/* After a thread became ready: wake one parked worker, if any (llt_idle_wait).  w
- * is the caller's worker (NULL outside the runtime).  With one processor that is
- * the caller's own, running, which looks at the queues before it idles: nobody
- * to wake, and no fence on the create path of a uniprocessor runtime. */
+/* After a thread became ready (pushed under its queue's lock, which the caller
+ * has taken): wake one parked worker, if any (llt_idle_wait's protocol: no
+ * fence here).  w is the caller's worker (NULL outside the runtime).  With one
+ * processor that is the caller's own, running, which looks at the queues
+ * before it idles: nobody to wake. */
 LL_INLINE void llt_wake_idle(llt_runtime *rt, llt_worker *w)
 {
     void llt_wake_one(llt_runtime * rt);
     if (w && w->rt == rt && rt->nworkers == 1)
         return;
-    ll_fence(LL_SEQ_CST); /* publish-before-check: pairs with the fence in llt_idle_wait's park */
-    if (ll_load_relaxed(&rt->sleepers) != 0) /* relaxed: ordered by the fence above */
+    /* relaxed: read after the queue lock's acquire, which orders it after any idler's announcement
+     * that the idler made before its locked check of this queue */
+    if (ll_load_relaxed(&rt->sleepers) != 0)
         llt_wake_one(rt);
 }
 /* The idle step shared by A, B, C and E: spin rt->spin_ns polling has_work,
- * then park until has_work or stop.  Returns NULL (the loop calls start again). */
+ * then announce, check the queues under their locks and park until has_work or
+ * stop (the wake-up protocol: runtime.c).  Returns NULL (the loop calls start again). */
 llt_thread *llt_idle_wait(llt_worker *w);
 
 /* Spin up to rt->spin_ns while !done(ctx) (checking the clock every 64 pauses).  done()'s value. */
