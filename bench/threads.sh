@@ -12,14 +12,16 @@
 #                  (oversubscribed), Boost.Fiber at 1, goroutines at 1, 2, OVER
 #   thread-switch  the five alternatives at P = 1, Boost.Fiber (and Boost.Context's
 #                  raw switch), goroutines (runtime.Gosched)
-#   thread-work    local-readyq and single-lock at P = 1, 2 (speedup)
+#   thread-work    local-readyq and single-lock at P = 1, 2 (speedup), at two grains:
+#                  FINE_ITERS (a grain a few times a thread's own cost, where one
+#                  lock limits the throughput: issue 11's targets) and WORK_ITERS
 #   thread-counter section 4 on the runtime's threads at P = 2: tas, ttas, backoff,
 #                  anderson x cs_iters 0, 100, 1000, and barrier rounds
 #   thread-idle    the five alternatives at P = 2: CPU share after the spin budget
 #
 # Environment: BUILD (build), RUNS (5), DURATION (seconds per run, 1), OVER (8),
-# LOCK (the runtime's locks, backoff: the paper's), WORK_ITERS (thread-work's
-# grain, 1000).  --quick: 2 runs of 0.02 s, small rounds: a smoke test that every
+# LOCK (the runtime's locks, backoff: the paper's), FINE_ITERS and WORK_ITERS
+# (thread-work's grains, 100 and 1000).  --quick: 2 runs of 0.02 s, small rounds: a smoke test that every
 # row runs and is printed (tests/test_threads_script.sh; nothing is asserted on
 # the numbers).  Writes DIR/runs.tsv (ROW<TAB>JSON per run) and DIR/threads.md
 # (default DIR: results/threads).  Peers not built (no Boost, no Go) are skipped
@@ -43,12 +45,13 @@ build=${BUILD:-build}
 lock=${LOCK:-backoff}
 over=${OVER:-8}
 work_iters=${WORK_ITERS:-1000}
+fine_iters=${FINE_ITERS:-100}
 if [ $quick = 1 ]; then
   runs=${RUNS:-2} duration=${DURATION:-0.02} round=2000 pthread_round=500
 else
   runs=${RUNS:-5} duration=${DURATION:-1} round=100000 pthread_round=20000
 fi
-for v in runs:$runs over:$over work_iters:$work_iters; do
+for v in runs:$runs over:$over work_iters:$work_iters fine_iters:$fine_iters; do
   [[ ${v#*:} =~ ^[0-9]+$ ]] && [ "${v#*:}" -ge 1 ] ||
     { echo "threads.sh: bad ${v%%:*} '${v#*:}' (valid: a positive integer)" >&2; exit 2; }
 done
@@ -93,6 +96,8 @@ done
 
 for alt in local-readyq single-lock; do
   for p in 1 2; do
+    lb "thread-work-fine $alt P=$p" thread-work --threads "$p" --param "alternative=$alt" --param "round=$round" \
+      --param "work_iters=$fine_iters"
     lb "thread-work $alt P=$p" thread-work --threads "$p" --param "alternative=$alt" --param "round=$round" \
       --param "work_iters=$work_iters"
   done
@@ -130,4 +135,5 @@ for ((r = 1; r <= runs; r++)); do
   echo "threads.sh: run $r of $runs done"
 done
 rm -f "$out/stderr"
-python3 bench/threads_report.py "$tsv" "$out/threads.md" "$runs" "$duration" "$lock" "$over" "$work_iters"
+python3 bench/threads_report.py "$tsv" "$out/threads.md" "$runs" "$duration" "$lock" "$over" "$work_iters" \
+  "$fine_iters"

@@ -11,7 +11,7 @@ src=$1 build=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-out=$(env -u RUNS -u DURATION -u OVER -u LOCK -u WORK_ITERS BUILD="$build" bash "$src/bench/threads.sh" --quick \
+out=$(env -u RUNS -u DURATION -u OVER -u LOCK -u WORK_ITERS -u FINE_ITERS BUILD="$build" bash "$src/bench/threads.sh" --quick \
   --out "$tmp" 2>&1); rc=$?
 if [ $rc -eq 0 ]; then ok "threads.sh --quick exits 0"; else bad "threads.sh --quick (rc=$rc): $out"; fi
 for section in "Null thread" "Context switch" "thread-work" "Spin-waiting" "Idle runtime" "Issue 11's targets"; do
@@ -23,7 +23,7 @@ rows=()
 for alt in single-lock multi-lock local-freelist idle-queue local-readyq; do
   rows+=("null-thread $alt P=1" "null-thread $alt P=8" "thread-switch $alt P=1" "thread-idle $alt P=2")
 done
-rows+=("null-thread pthread P=2" "thread-work single-lock P=2" "thread-counter anderson cs_iters=1000 P=2"
+rows+=("null-thread pthread P=2" "thread-work single-lock P=2" "thread-work-fine local-readyq P=2" "thread-counter anderson cs_iters=1000 P=2"
        "thread-counter tas barrier P=2")
 [ -x "$build/bin/locklab-peer-boost" ] && rows+=("null-thread boost-fiber P=1" "thread-switch boost-fiber P=1")
 [ -x "$build/bin/locklab-peer-go" ] && rows+=("null-thread goroutine P=8" "thread-switch goroutine P=1")
