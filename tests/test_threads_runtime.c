@@ -10,8 +10,10 @@
  *               yielding inside the critical section: exact count
  *   yields      the direct switch: 8 threads yield 100k times in all; exact
  *               per-thread counts, each thread's stack words intact after every
- *               yield, and at P = 1 every yield switches to another thread
- *               (FIFO round robin)
+ *               yield, and at P = 1 strict round robin (between two iterations
+ *               of a thread, each other thread runs exactly one)
+ *   steals      rounds of 3 yielding threads while the other worker steals:
+ *               exact counts, stack words intact
  *   stacks      threads write a pattern over their stacks, yield, check it;
  *               stacks are reused (fewer distinct stacks than threads)
  *   idle        an idle runtime parks: ~no CPU time while it waits
@@ -314,13 +316,12 @@ enum { YIELDERS = 8, YIELDS_TOTAL = 100000 };
 typedef struct yielder {
     uint64_t yields;   /* this thread's own count: plain, only it writes */
     uint64_t bad;      /* stack words found changed after a yield */
-    uint64_t stayed;   /* yields after which no other thread had run (P = 1 only) */
+    uint64_t unfair;   /* P = 1: iterations not exactly YIELDERS after its previous one */
 } yielder;
 typedef struct yield_ctx {
     yielder th[YIELDERS];
     unsigned per_thread;
-    ll_atomic_u64 switches; /* every thread adds one per iteration */
-    ll_atomic_u64 last;     /* the thread that ran last (P = 1: who ran between a yield and its return) */
+    ll_atomic_u64 iterations; /* every thread adds one per iteration */
 } yield_ctx;
 
 static yield_ctx *yctx;
@@ -332,13 +333,13 @@ static void *yield_body(void *arg)
     volatile uint64_t words[64]; /* live on this thread's stack across every switch */
     for (int i = 0; i < 64; i++)
         words[i] = id * 0x9e3779b97f4a7c15ull ^ (uint64_t)i;
+    uint64_t previous = 0;
     for (unsigned n = 0; n < yctx->per_thread; n++) {
-        ll_faa(&yctx->switches, 1, LL_RELAXED); /* relaxed: a count, read after the joins */
+        uint64_t mine = ll_faa(&yctx->iterations, 1, LL_RELAXED); /* relaxed: a count (P = 1: one pthread) */
+        me->unfair += n > 0 && mine - previous != YIELDERS;
+        previous = mine;
         me->yields++;
-        ll_store_relaxed(&yctx->last, id); /* relaxed: read at P = 1 only, on this same pthread */
         llt_yield();
-        me->stayed += ll_load_relaxed(&yctx->last) == id; /* relaxed: as above */
-        ll_store_relaxed(&yctx->last, id);                /* relaxed: as above */
         for (int i = 0; i < 64; i++)
             me->bad += words[i] != (id * 0x9e3779b97f4a7c15ull ^ (uint64_t)i);
     }
@@ -366,24 +367,78 @@ static void test_yields(const char *alt, unsigned p)
     uintptr_t bad_joins = (uintptr_t)llt_run(rt, yields_root, NULL);
     llt_stop(rt);
     CHECK(bad_joins == 0, "%s P=%u: %zu yielders' joins saw a wrong result", alt, p, (size_t)bad_joins);
-    uint64_t stayed = 0;
+    uint64_t unfair = 0;
     for (int i = 0; i < YIELDERS; i++) {
         yielder *y = &yctx->th[i];
         CHECK(y->yields == yctx->per_thread, "%s P=%u: thread %d yielded %llu times, expected %u", alt, p, i,
               (unsigned long long)y->yields, yctx->per_thread);
         CHECK(y->bad == 0, "%s P=%u: thread %d found %llu stack words changed after its yields", alt, p, i,
               (unsigned long long)y->bad);
-        stayed += y->stayed;
+        unfair += y->unfair;
     }
     /* relaxed: the workers are joined */
-    CHECK(ll_load_relaxed(&yctx->switches) == (uint64_t)YIELDERS * yctx->per_thread,
+    CHECK(ll_load_relaxed(&yctx->iterations) == (uint64_t)YIELDERS * yctx->per_thread,
           "%s P=%u: %llu iterations counted, expected %llu", alt, p,
-          (unsigned long long)ll_load_relaxed(&yctx->switches), (unsigned long long)YIELDERS * yctx->per_thread);
-    /* One processor, 8 threads that all yield until they finish together: every yield
-     * has another thread to switch to, which runs before the yielder is resumed. */
-    CHECK(p > 1 || stayed == 0, "%s P=%u: %llu yields returned without another thread running", alt, p,
-          (unsigned long long)stayed);
+          (unsigned long long)ll_load_relaxed(&yctx->iterations), (unsigned long long)YIELDERS * yctx->per_thread);
+    /* One processor, 8 threads that all yield until they finish together: a yield
+     * queues the thread behind the 7 others, which each run once before it resumes. */
+    CHECK(p > 1 || unfair == 0, "%s P=%u: %llu yields were not followed by exactly one turn of each other thread",
+          alt, p, (unsigned long long)unfair);
     free(yctx);
+}
+
+/* ---- steals: yields while another worker steals ----
+ * Rounds of 3 threads created together that yield 20 times each: at P = 2 the
+ * other worker, idle between rounds, takes threads from the queue the yielders
+ * go through, often the one just queued.  A yielder published before its
+ * registers are saved (the post-switch action's reason to be) is resumed
+ * half-saved there: a crash or changed stack words. */
+
+typedef struct stealer {
+    uint64_t yields, bad;
+} stealer;
+
+static void *steal_body(void *arg)
+{
+    stealer *me = (stealer *)arg;
+    volatile uint64_t words[16];
+    for (int i = 0; i < 16; i++)
+        words[i] = (uintptr_t)me ^ (uint64_t)i;
+    for (int n = 0; n < 20; n++) {
+        me->yields++;
+        llt_yield();
+        for (int i = 0; i < 16; i++)
+            me->bad += words[i] != ((uintptr_t)me ^ (uint64_t)i);
+    }
+    return NULL;
+}
+
+static void *steals_root(void *arg)
+{
+    unsigned rounds = *(unsigned *)arg;
+    stealer s[3];
+    memset(s, 0, sizeof s);
+    for (unsigned r = 0; r < rounds; r++) {
+        llt_thread *t[3];
+        for (int i = 0; i < 3; i++)
+            t[i] = llt_create(steal_body, &s[i]);
+        for (int i = 0; i < 3; i++)
+            llt_join(t[i]);
+    }
+    uintptr_t bad = 0;
+    for (int i = 0; i < 3; i++)
+        bad += s[i].bad + (s[i].yields != 20ull * rounds);
+    return (void *)bad;
+}
+
+static void test_steals(const char *alt, unsigned p)
+{
+    begin("steals", alt, p);
+    unsigned rounds = quick ? 2000 : 20000;
+    llt_runtime *rt = start(alt, p);
+    uintptr_t bad = (uintptr_t)llt_run(rt, steals_root, &rounds);
+    llt_stop(rt);
+    CHECK(bad == 0, "%s P=%u: %zu bad stack words or yield counts", alt, p, (size_t)bad);
 }
 
 /* ---- stacks ---- */
@@ -566,7 +621,7 @@ int main(int argc, char **argv)
             cases[ncases++] = argv[i];
         else {
             fprintf(stderr, "test_threads_runtime: bad argument '%s' (valid: --quick, --lock SPEC, case names "
-                            "once prodcons mutex yields stacks idle guard badinput)\n", argv[i]);
+                            "once prodcons mutex yields steals stacks idle guard badinput)\n", argv[i]);
             return 2;
         }
     }
@@ -584,6 +639,8 @@ int main(int argc, char **argv)
                     test_mutex(alt, p);
                 if (!only || strcmp(only, "yields") == 0)
                     test_yields(alt, p);
+                if (!only || strcmp(only, "steals") == 0)
+                    test_steals(alt, p);
                 if (!only || strcmp(only, "stacks") == 0)
                     test_stacks(alt, p);
                 if (!only || strcmp(only, "idle") == 0)
