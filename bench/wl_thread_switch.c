@@ -4,13 +4,14 @@
  * targets: a context switch of at most 15 ns, and an idle runtime at 0% CPU.
  *
  * thread-switch: `per_processor` lightweight threads per processor (default 2)
- * yield to each other in a loop (llt_yield: the thread switches to its
- * worker's scheduler, which queues it as ready and switches to the next ready
- * thread).  Extra ns_per_switch = wall time x P / yields (one thread-to-thread
+ * yield to each other in a loop (llt_yield: under the yield queue's lock the
+ * thread takes the next ready thread, queues itself, and switches straight to
+ * it, which releases the lock).  Extra ns_per_switch = wall time x P / yields (one thread-to-thread
  * switch on one processor; at P = 1 two threads take turns).  Extra
  * raw_switch_ns: the architecture's switch alone (llt_ctx_switch between two
- * contexts on the calling pthread, no runtime, no queue), measured for a tenth
- * of --duration before the runtime starts.  ops = yields.
+ * contexts on the calling pthread, both from one call site, no runtime, no
+ * queue), measured for a tenth of --duration before the runtime starts.
+ * ops = yields.
  *
  * thread-idle: the runtime runs 4 null threads per processor (its workers are
  * woken), then nothing; after the idle spin budget (`spin_ns`, default

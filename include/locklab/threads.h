@@ -16,8 +16,9 @@
  *                      pool; one central locked ready queue
  *   idle-queue      D  C plus a central queue of idle processors: a new ready
  *                      thread is handed straight to an idle one
- *   local-readyq    E  C with one locked ready queue per processor: ready threads
- *                      go to a random queue, idle processors scan from their own
+ *   local-readyq    E  C with one locked ready queue per processor: a thread made
+ *                      ready goes to its processor's own queue; idle processors
+ *                      steal, scanning from their own
  *
  * Every lock inside the runtime is a locklab lock spec (locklab.h's grammar;
  * default "backoff", the paper's own choice for its measurements).

@@ -254,9 +254,10 @@ LL_INLINE bool llt_prepare(llt_thread *t)
 }
 
 /* The calling thread me leaves the CPU of worker w: switch to next (a ready thread
- * with a stack) or, if NULL, to w's scheduler, which first, once me's registers
- * are saved, releases unlock if not NULL, else runs after(arg) if not NULL.
- * Returns when me is resumed (on any worker). */
+ * with a stack) or, if NULL, to w's scheduler.  The context switched to first,
+ * once me's registers are saved, releases unlock if not NULL, else runs
+ * after(arg) if not NULL (the post-switch action).  Returns when me is resumed
+ * (on any worker). */
 LL_INLINE void llt_leave(llt_worker *w, llt_thread *me, llt_thread *next, ll_lock *unlock, void (*after)(void *),
                          void *arg, bool exiting)
 {
