@@ -16,7 +16,8 @@
  *               exact counts, stack words intact
  *   stacks      threads write a pattern over their stacks, yield, check it;
  *               stacks are reused (fewer distinct stacks than threads)
- *   idle        an idle runtime parks: ~no CPU time while it waits
+ *   idle        an idle runtime parks: ~no CPU time while it waits; then a
+ *               thread made ready from outside wakes it (llt_run)
  * and, once:
  *   guard       a thread running into its guard page kills the process (a child)
  *               with SIGSEGV, after one line naming the overflow
@@ -520,9 +521,13 @@ static void test_idle(const char *alt, unsigned p)
     double c0 = cpu_seconds();
     usleep(300000);
     double used = cpu_seconds() - c0;
-    llt_stop(rt);
     /* Spinning workers would use ~0.3 s each; parked ones use nothing. */
     CHECK(used < 0.05, "%s P=%u: %.3f s of CPU while idle for 0.3 s (workers did not park)", alt, p, used);
+    /* Every worker is parked: a thread made ready from outside must wake one (a lost
+     * wake-up hangs here, and the watchdog fails the case). */
+    CHECK(llt_run(rt, nothing, (void *)7) == (void *)7, "%s P=%u: llt_run on a parked runtime: wrong result", alt,
+          p);
+    llt_stop(rt);
 }
 
 /* ---- guard ---- */
