@@ -90,8 +90,10 @@ static const ll_mutex_iface mutex_iface = {mutex_lock, mutex_unlock};
 struct shared;
 static void client_cs_a(shared *d);
 static void client_cs_b(shared *d);
-/* timed: a deadline 2 us ahead on the model's clock (which advances 1 ms per read, so
- * the deadline passes at the waiter's first clock read: every give-up path runs).
+/* timed: a deadline 1.5 clock steps ahead on the model's clock (which advances one step,
+ * 1 ms, per read): the adapter's check for a deadline already passed (registry.h,
+ * ll_deadline_passed) reads the clock once and lets the attempt queue, and the deadline
+ * passes at the waiter's next read: every give-up path runs.
  * At most --giveups N (default 2) give-ups in a row per thread, then the step acquires
  * without a deadline (--giveups 0: retry for ever, as the validator does).  On the
  * model's clock a retry gives up at once, so unbounded retries are unbounded work
@@ -191,7 +193,7 @@ static bool client_timed(lut *l, shared *d)
         lut_acquire(l);
         return true;
     }
-    bool got = l->ops->acquire_until ? l->ops->acquire_until(l->state, &l->wp, ll_now_ns() + 2000) : lut_try(l);
+    bool got = l->ops->acquire_until ? l->ops->acquire_until(l->state, &l->wp, ll_now_ns() + ll_model_clock_step * 3 / 2) : lut_try(l);
     giveups = got ? 0 : giveups + 1;
     return got;
 }
@@ -222,12 +224,14 @@ template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
     void thread(unsigned index)
     {
         if (the_case.client >= NCLIENTS)
-            return sync_thread(&data, index, T);
-        for (uint64_t n = 0; n < the_case.acquisitions;)
-            if (client_step((enum client)the_case.client, &lock_a, &lock_b, &data, (int)index, n))
-                n++;
-            else
-                ll_pause(); /* a failed try_acquire */
+            sync_thread(&data, index, T);
+        else
+            for (uint64_t n = 0; n < the_case.acquisitions;)
+                if (client_step((enum client)the_case.client, &lock_a, &lock_b, &data, (int)index, n))
+                    n++;
+                else
+                    ll_pause(); /* a failed try_acquire */
+        ll_model_thread_exit(); /* our per-thread elements die: nobody may still read them */
     }
     void after()
     {

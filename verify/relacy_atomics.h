@@ -16,6 +16,21 @@
  * Consequence: after a word's first verb its plain memory is stale; the sources
  * only touch atomics through the verbs, and the checker zeroes a lock's memory
  * only before its init.
+ * Fresh memory is the exception: a word of a queue node from the model's pool or of
+ * a per-thread element (LL_THREAD_ELEMENT) starts *uninitialised* (as production's
+ * ll_qnode_get promises nothing about a node's contents): its modelled atomic is
+ * created without an initial value, and a thread that reads it without having seen
+ * (by happens-before or by reading it) a store to it is reported by Relacy
+ * ("uninitialised access"), so an order whose only job is to publish a node's
+ * initialisation is checked (docs/verification.md, "words start at zero").
+ * A per-thread element also has a lifetime: another thread's access to it must
+ * happen before its owner reuses it (ll_model_element_reuse, core.h's
+ * LL_ELEMENT_REUSE) or exits (ll_model_thread_exit), else Relacy reports a race.
+ *
+ * Shared plain fields (atomics.h's LL_SHARED_PLAIN, ll_plain_load/ll_plain_store)
+ * keep their value in their own memory; each access also reads or writes an rl::var
+ * shadow of the field (a side table keyed by address, as for the atomics), so two
+ * accesses not ordered by happens-before, one a store, are a data race.
  *
  * Every verb is a macro so that Relacy's history names the caller's file and
  * line ($).  g++ 12 cannot compile Relacy's std shim (relacy_std.hpp), so this
@@ -65,41 +80,77 @@ struct ll_thread *ll_model_self(void);
 /* The calling simulated thread's per-thread element of a lock algorithm (core.h's
  * LL_THREAD_ELEMENT), bytes <= LL_SECTOR, told apart by tag; zeroed per execution. */
 void *ll_model_thread_element(const void *tag, size_t bytes);
+/* core.h's LL_ELEMENT_REUSE: the calling thread reuses its elements (verify/relacy_env.cpp). */
+void ll_model_element_reuse(void);
 
 namespace ll_model {
+/* verify/relacy_env.cpp: where p is: placed memory (a lock, a parker, the checker's data),
+ * a node of the model's pool, or a per-thread element of the calling thread or another's. */
+enum memory_kind { PLACED, POOL_NODE, OWN_ELEMENT, OTHER_ELEMENT };
+memory_kind memory_of(const void *p);
+/* Another thread's element is accessed: a race unless it happens after the owner's first
+ * use of it (its thread-start initialisation, published by the owner) or latest reuse,
+ * and before its next reuse or exit (a read of the element's lifetime shadow). */
+void element_access(const void *p, rl::debug_info_param info);
+
 /* The modelled atomics of words of type T, by address: an open-addressing table
  * in static memory (Relacy replaces the global operator new with its own
- * per-iteration heap, so the table allocates nothing). */
-/* A modelled word: initialised to zero as if before every thread started ("strong
- * init"; a lazily created rl::atomic would be uninitialised for threads that did
- * not see its first store). */
-template <class T> using cell_t = rl::generic_atomic<T, true>;
-template <class T> struct table {
+ * per-iteration heap, so the table allocates nothing).  C: the cell type. */
+template <class C> struct table {
     enum { CAP = 4096 }; /* a power of two; the largest case uses a few hundred words */
     const void *key[CAP];
-    alignas(cell_t<T>) unsigned char cell[CAP][sizeof(cell_t<T>)];
+    alignas(C) unsigned char cell[CAP][sizeof(C)];
     unsigned used[CAP], nused;
     static table &get()
     {
         static table t;
         return t;
     }
+    /* The slot of key raw: found, or claimed (*fresh set) */
+    C *find(const void *raw, bool *created)
+    {
+        unsigned h = (unsigned)(((uintptr_t)raw >> 2) * 2654435761u) & (CAP - 1);
+        while (key[h] != nullptr && key[h] != raw)
+            h = (h + 1) & (CAP - 1);
+        *created = key[h] == nullptr;
+        if (*created) {
+            RL_VERIFY(nused < CAP / 2);
+            key[h] = raw;
+            used[nused++] = h;
+        }
+        return reinterpret_cast<C *>(cell[h]);
+    }
+    void clear() /* destroy every entry (end of an iteration: Relacy checks for leaks) */
+    {
+        for (unsigned i = 0; i < nused; i++) {
+            reinterpret_cast<C *>(cell[used[i]])->~C();
+            key[used[i]] = nullptr;
+        }
+        nused = 0;
+    }
+    /* Drop the entries a failed iteration left (Relacy abandons it without running
+     * the test's destructor; its objects went with that simulation). */
+    void forget()
+    {
+        for (unsigned i = 0; i < nused; i++)
+            key[used[i]] = nullptr;
+        nused = 0;
+    }
 };
-/* The modelled atomic of the word at raw; created at first use with *raw as its value. */
-template <class T> inline cell_t<T> &cell(T *raw, rl::debug_info_param info, bool first_is_store = false)
+/* A modelled word of placed memory: initialised to zero as if before every thread started
+ * ("strong init"; a lazily created rl::atomic would be uninitialised for threads that did
+ * not see its first store).  Of fresh memory: uninitialised until its first store. */
+template <class T> using cell_t = rl::generic_atomic<T, true>;
+template <class T> using fresh_cell_t = rl::generic_atomic<T, false>;
+/* The modelled atomic of the word at raw in placed memory; created at first use holding zero. */
+template <class T> inline cell_t<T> &cell(T *raw, rl::debug_info_param info, bool first_is_store)
 {
-    table<T> &t = table<T>::get();
-    unsigned h = (unsigned)(((uintptr_t)raw >> 2) * 2654435761u) & (table<T>::CAP - 1);
-    while (t.key[h] != nullptr && t.key[h] != raw)
-        h = (h + 1) & (table<T>::CAP - 1);
-    cell_t<T> *a = reinterpret_cast<cell_t<T> *>(t.cell[h]);
-    if (t.key[h] == nullptr) {
+    bool created;
+    cell_t<T> *a = table<cell_t<T>>::get().find(raw, &created);
+    if (created) {
         /* the creation and its initial store are one step: no other thread may see
          * the key before the value */
         rl::preemption_disabler atomically(rl::ctx());
-        RL_VERIFY(t.nused < table<T>::CAP / 2);
-        t.key[h] = raw;
-        t.used[t.nused++] = h;
         new (a) cell_t<T>();
         /* and a relaxed store of the same zero: Relacy's strong init leaves the
          * record's per-thread "first seen" stamps as a recycled record had them, which
@@ -107,41 +158,83 @@ template <class T> inline cell_t<T> &cell(T *raw, rl::debug_info_param info, boo
          * a store's record is clean, and after its next yield a thread reads no
          * older than what it has seen. */
         a->store(T(), rl::mo_relaxed, info);
-        /* a word read before any store holds zeros (placed locks, fresh nodes, parkers) */
+        /* a word read before any store holds zeros (placed locks, parkers) */
         RL_ASSERT(first_is_store || *raw == T());
     }
     return *a;
 }
-template <class T> inline void clear()
+/* The modelled atomic of the word at raw in a pool node: created without a value. */
+template <class T> inline fresh_cell_t<T> &fresh_cell(T *raw)
 {
-    table<T> &t = table<T>::get();
-    for (unsigned i = 0; i < t.nused; i++) {
-        reinterpret_cast<cell_t<T> *>(t.cell[t.used[i]])->~generic_atomic();
-        t.key[t.used[i]] = nullptr;
+    bool created;
+    fresh_cell_t<T> *a = table<fresh_cell_t<T>>::get().find(raw, &created);
+    if (created)
+        new (a) fresh_cell_t<T>();
+    return *a;
+}
+/* f(the modelled atomic of the word at raw), whichever memory it is in.  An element's
+ * words hold the zero of the thread-local's initialiser from the start (strong init);
+ * that another thread's access happens after the owner's first use of the element (which
+ * stands for its thread's start) is checked by element_access. */
+template <class T, class F> inline auto with_cell(T *raw, rl::debug_info_param info, bool first_is_store, F f)
+{
+    memory_kind kind = memory_of(raw);
+    if (kind == POOL_NODE)
+        return f(fresh_cell(raw));
+    if (kind == OTHER_ELEMENT)
+        element_access(raw, info);
+    return f(cell(raw, info, first_is_store));
+}
+
+/* The race-checked shadow of a shared plain field (LL_SHARED_PLAIN), by address; created
+ * at its first access as written then by the accessing thread.  A field of a pool node
+ * read before any write is garbage: an error (an element's reads its thread-start zero). */
+typedef rl::var<char> shadow_t;
+inline shadow_t &shadow(const void *raw, bool is_store, rl::debug_info_param info)
+{
+    memory_kind kind = memory_of(raw);
+    if (kind == OTHER_ELEMENT)
+        element_access(raw, info);
+    bool created;
+    shadow_t *v = table<shadow_t>::get().find(raw, &created);
+    if (created) {
+        new (v) shadow_t(0);
+        RL_ASSERT(is_store || kind != POOL_NODE); /* a fresh node's field read before any write */
     }
-    t.nused = 0;
+    return *v;
 }
-/* Drop the entries a failed iteration left (Relacy abandons it without running
- * the test's destructor; its atomics went with that simulation). */
-template <class T> inline void forget()
+template <class T> inline T plain_load(const T *p, rl::debug_info_param info)
 {
-    table<T> &t = table<T>::get();
-    for (unsigned i = 0; i < t.nused; i++)
-        t.key[t.used[i]] = nullptr;
-    t.nused = 0;
+    (void)(char)shadow(p, false, info)(info); /* a plain read: a race with an unordered store is reported */
+    return *p;
 }
+template <class T> struct same { typedef T type; }; /* x converts to the field's type, as in an assignment */
+template <class T> inline void plain_store(T *p, typename same<T>::type x, rl::debug_info_param info)
+{
+    shadow(p, true, info)(info) = 0; /* a plain write: a race with any unordered access is reported */
+    *p = x;
+}
+
 inline void forget_all()
 {
-    forget<uint32_t>();
-    forget<uint64_t>();
-    forget<void *>();
+    table<cell_t<uint32_t>>::get().forget();
+    table<cell_t<uint64_t>>::get().forget();
+    table<cell_t<void *>>::get().forget();
+    table<fresh_cell_t<uint32_t>>::get().forget();
+    table<fresh_cell_t<uint64_t>>::get().forget();
+    table<fresh_cell_t<void *>>::get().forget();
+    table<shadow_t>::get().forget();
 }
-/* Destroy every modelled atomic (end of an iteration: Relacy checks for leaks). */
+/* Destroy every modelled object (end of an iteration: Relacy checks for leaks). */
 inline void reset()
 {
-    clear<uint32_t>();
-    clear<uint64_t>();
-    clear<void *>();
+    table<cell_t<uint32_t>>::get().clear();
+    table<cell_t<uint64_t>>::get().clear();
+    table<cell_t<void *>>::get().clear();
+    table<fresh_cell_t<uint32_t>>::get().clear();
+    table<fresh_cell_t<uint64_t>>::get().clear();
+    table<fresh_cell_t<void *>>::get().clear();
+    table<shadow_t>::get().clear();
 }
 inline rl::memory_order cas_failure_order(rl::memory_order o)
 {
@@ -150,19 +243,26 @@ inline rl::memory_order cas_failure_order(rl::memory_order o)
 
 /* The verbs; A is ll_atomic_u32/u64/ptr, value arguments convert to its word type. */
 template <class A> using word_t = decltype(A::v);
-template <class A> inline word_t<A> load(A *p, ll_order o, rl::debug_info_param i) { return cell(&p->v, i).load(o, i); }
-template <class A> inline void store(A *p, word_t<A> x, ll_order o, rl::debug_info_param i) { cell(&p->v, i, true).store(x, o, i); }
+template <class A> inline word_t<A> load(A *p, ll_order o, rl::debug_info_param i)
+{
+    return with_cell(&p->v, i, false, [&](auto &c) { return c.load(o, i); });
+}
+template <class A> inline void store(A *p, word_t<A> x, ll_order o, rl::debug_info_param i)
+{
+    with_cell(&p->v, i, true, [&](auto &c) { c.store(x, o, i); });
+}
 template <class A> inline word_t<A> xchg(A *p, word_t<A> x, ll_order o, rl::debug_info_param i)
 {
-    return cell(&p->v, i).exchange(x, o, i);
+    return with_cell(&p->v, i, false, [&](auto &c) { return c.exchange(x, o, i); });
 }
 template <class A> inline bool cas(A *p, word_t<A> *e, word_t<A> d, ll_order o, rl::debug_info_param i)
 {
-    return cell(&p->v, i).compare_exchange_strong(*e, d, o, i, cas_failure_order(o), i);
+    return with_cell(&p->v, i, false,
+                     [&](auto &c) { return c.compare_exchange_strong(*e, d, o, i, cas_failure_order(o), i); });
 }
 template <class A> inline word_t<A> faa(A *p, word_t<A> d, ll_order o, rl::debug_info_param i)
 {
-    return cell(&p->v, i).fetch_add(d, o, i);
+    return with_cell(&p->v, i, false, [&](auto &c) { return c.fetch_add(d, o, i); });
 }
 } // namespace ll_model
 

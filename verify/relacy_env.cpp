@@ -25,6 +25,13 @@
  * LL_THREAD_ELEMENT (core.h): each simulated thread's per-thread elements of the
  *   algorithms that keep one (hemlock, reciprocating), zeroed per iteration as a
  *   new thread's thread-locals are.
+ * Fresh memory (relacy_atomics.h): the pool's nodes and the elements start
+ *   uninitialised for the model (a read before a store that happens before it is an
+ *   error), and an element has a lifetime: another thread's access to it must happen
+ *   after its owner's first use of it in the execution (which stands for the
+ *   thread-local's initialisation) or LL_ELEMENT_REUSE, and before its next
+ *   LL_ELEMENT_REUSE and the owner's end (ll_model_thread_exit), else Relacy reports a
+ *   data race.
  * topology: two virtual sockets, thread i on socket i % 2 (the NUMA-aware locks'
  *   cross-socket paths run with two threads).
  */
@@ -58,6 +65,10 @@ struct futex_model {
 };
 alignas(futex_model) static unsigned char futex_memory[sizeof(futex_model)]; /* not Relacy's heap */
 static futex_model *futexes;
+/* Per simulated thread: the lifetime shadow of its elements, written by the owner when it
+ * reuses them or exits, read by every other thread's access to them. */
+alignas(rl::var<char>) static unsigned char lifetime_memory[LL_MODEL_MAX_THREADS][sizeof(rl::var<char>)];
+static rl::var<char> *lifetimes;
 
 void ll_model_begin(void)
 {
@@ -75,14 +86,45 @@ void ll_model_begin(void)
     futexes = new (futex_memory) futex_model();
     memset(futexes->waiting_on, 0, sizeof futexes->waiting_on);
     memset(futexes->woken, 0, sizeof futexes->woken);
+    lifetimes = reinterpret_cast<rl::var<char> *>(lifetime_memory);
+    for (unsigned i = 0; i < LL_MODEL_MAX_THREADS; i++)
+        new (&lifetimes[i]) rl::var<char>(0);
 }
 
 void ll_model_end(void)
 {
     futexes->~futex_model();
     futexes = nullptr;
+    for (unsigned i = 0; i < LL_MODEL_MAX_THREADS; i++)
+        lifetimes[i].~var();
     ll_model::reset();
 }
+
+/* Which slot's element p is in, or -1. */
+static int element_owner(const void *p)
+{
+    for (unsigned i = 0; i < LL_MODEL_MAX_THREADS; i++)
+        if ((const unsigned char *)p >= slots[i].element[0] &&
+            (const unsigned char *)p < slots[i].element[0] + sizeof slots[i].element)
+            return (int)i;
+    return -1;
+}
+
+ll_model::memory_kind ll_model::memory_of(const void *p)
+{
+    if ((const unsigned char *)p >= nodes[0] && (const unsigned char *)p < nodes[0] + sizeof nodes)
+        return POOL_NODE;
+    int owner = element_owner(p);
+    return owner < 0 ? PLACED : owner == (int)rl::thread_index() ? OWN_ELEMENT : OTHER_ELEMENT;
+}
+
+void ll_model::element_access(const void *p, rl::debug_info_param info)
+{
+    (void)(char)lifetimes[element_owner(p)](info); /* a read: must happen before the owner's reuse/exit */
+}
+
+void ll_model_element_reuse(void) { lifetimes[rl::thread_index()]($) = 1; }
+void ll_model_thread_exit(void) { lifetimes[rl::thread_index()]($) = 2; }
 
 ll_thread *ll_model_self(void) { return &slots[rl::thread_index()].thread; }
 
@@ -91,8 +133,10 @@ void *ll_model_thread_element(const void *tag, size_t bytes)
     model_slot *s = &slots[rl::thread_index()];
     RL_VERIFY(bytes <= LL_SECTOR);
     for (unsigned i = 0; i < MODEL_ELEMENTS; i++) {
-        if (s->element_tag[i] == NULL)
+        if (s->element_tag[i] == NULL) {
             s->element_tag[i] = tag; /* first use in this iteration: zeroed by ll_model_begin */
+            lifetimes[rl::thread_index()]($) = 3; /* and now live: another thread's access must follow */
+        }
         if (s->element_tag[i] == tag)
             return s->element[i];
     }

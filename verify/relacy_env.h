@@ -11,6 +11,10 @@ enum { LL_MODEL_MAX_THREADS = 4 };
 void ll_model_begin(void);
 /* End it (the test suite's destructor): forget every modelled object. */
 void ll_model_end(void);
+/* The calling thread ends (call at the end of each simulated thread): its per-thread
+ * elements die, and another thread's access to them that does not happen before this
+ * is a data race. */
+void ll_model_thread_exit(void);
 /* Nanoseconds the virtual clock advances per read (ll_now_ns). */
 extern uint64_t ll_model_clock_step;
 

@@ -197,6 +197,25 @@ LL_INLINE void ll_fence(ll_order o) { atomic_thread_fence(o); }
 #define ll_rmw_lead() ((void)0)
 #endif
 
+/* Plain (non-atomic) fields that more than one thread reads or writes, ordered by the
+ * lock's atomics (a waiter's parker published by its link store; a holder-only field
+ * handed from holder to holder by the lock itself):
+ *   LL_SHARED_PLAIN(T) name;     declares one (the field's storage is one T, as a plain T)
+ *   ll_plain_load(&x->name)      reads it, ll_plain_store(&x->name, v) writes it.
+ * Natively these are plain accesses (the same generated code as a plain T field).  In
+ * the model checker (LL_BACKEND_RELACY) every access is race-checked by Relacy like an
+ * rl::var, so an order that fails to publish such a field is a data race there
+ * (verify/relacy_atomics.h; docs/verification.md). */
+#define LL_SHARED_PLAIN(T) struct { T v; }
+#define LL_SHARED_PLAIN_INIT(x) { x }
+#if defined(LL_BACKEND_RELACY)
+#define ll_plain_load(p) ll_model::plain_load(&(p)->v, $)
+#define ll_plain_store(p, x) ll_model::plain_store(&(p)->v, (x), $)
+#else
+#define ll_plain_load(p) ((p)->v)
+#define ll_plain_store(p, x) ((void)((p)->v = (x)))
+#endif
+
 /* Compiler-only barrier: keeps the compiler from caching a plain variable
  * across a spin loop iteration (used by benchmarks, never for ordering). */
 #define ll_compiler_barrier() __asm__ __volatile__("" ::: "memory")

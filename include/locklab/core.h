@@ -200,6 +200,17 @@ LL_INLINE ll_thread *ll_self(void)
     LL_INLINE T *name(void) { return &name##_tls; }
 #endif
 
+/* LL_ELEMENT_REUSE(): the calling thread starts a new use of its per-thread element: by
+ * the algorithm's protocol every other thread's access to it from the previous use is
+ * over (hemlock's acknowledgement, reciprocating's grant).  Nothing natively; the model
+ * checker checks the claim (an access by another thread that does not happen before
+ * this is a data race there: verify/relacy_env.cpp). */
+#ifdef LL_BACKEND_RELACY
+#define LL_ELEMENT_REUSE() ll_model_element_reuse()
+#else
+#define LL_ELEMENT_REUSE() ((void)0)
+#endif
+
 /* Queue nodes for locks that need one per waiting thread (MCS, CLH, ...).
  * Fixed-size, 128-byte aligned, contents undefined on return; locks may use
  * the first LL_QNODE_USABLE (56) bytes (the cache's free-list link follows); never returned

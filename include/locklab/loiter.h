@@ -10,8 +10,8 @@ typedef struct ll_loiter_lock {
     /* line 1: the outer lock, touched by every acquisition */
     LL_ALIGNED(LL_CACHELINE) ll_atomic_u32 word; /* LOCKED | SLEEPING | IMPATIENT | GRANTED | spinners << 4 */
     uint32_t max_spinners; /* arrivals beyond this many concurrent spinners go straight to the inner lock */
-    uint32_t bypasses;     /* holder-only: releases that left a sleeping standby asleep */
-    ll_mcs_node *holder;   /* holder-only: the holder's inner node if it came through the slow path, else NULL */
+    LL_SHARED_PLAIN(uint32_t) bypasses; /* holder-only: releases that left a sleeping standby asleep */
+    LL_SHARED_PLAIN(ll_mcs_node *) holder; /* holder-only: the holder's inner node if it came through the slow path, else NULL */
     uint64_t spin_ns;      /* arrival spin budget (and the standby's and inner waiters' stp budget) */
     uint64_t patience_ns;  /* after this long as standby, ask for direct handoff */
     /* line 2: the slow path (inner MCS lock and the standby) */

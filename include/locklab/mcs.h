@@ -15,9 +15,9 @@ typedef struct ll_mcs_node {
     ll_atomic_ptr next;    /* successor's node, set by the successor */
     ll_atomic_u32 waiting; /* the node word: mcs and the CR/NUMA variants 1 = keep waiting, 0 = you own
                               the lock; hmcs stores its status here (LL_HMCS_WAIT = keep waiting) */
-    int32_t socket;        /* owner's socket, recorded when it links in to wait, by the NUMA-aware locks
+    LL_SHARED_PLAIN(int32_t) socket; /* owner's socket, recorded when it links in to wait, by the NUMA-aware locks
                               only (cna, mcscrn); fills what would be padding */
-    ll_parker *parker;     /* owner's parker, read by whoever grants the node */
+    LL_SHARED_PLAIN(ll_parker *) parker; /* owner's parker, read by whoever grants the node */
 } ll_mcs_node;
 typedef struct ll_mcs_lock { ll_atomic_ptr tail; } ll_mcs_lock;
 #define LL_MCS_INITIALIZER { LL_ATOMIC_INIT(NULL) }

@@ -113,12 +113,20 @@ extern const ll_lock_ops *const ll_peer_locks[];
     }                                                                                    \
     static void release(void *s, ll_wait_policy *wp) { PREFIX##_release((LOCK *)s, wp); }
 
+/* Has a timed acquire's deadline passed before it started?  Then every adapter's
+ * acquire_until is the lock's try_acquire: one attempt, no queue node left behind for
+ * the releasers to pass over (an abortable queue lock would queue and leave at once). */
+LL_INLINE bool ll_deadline_passed(uint64_t deadline_ns) { return ll_now_ns() >= deadline_ns; }
+
 /* The generic-handle timed adapter of a lock whose expert API has
  *   PREFIX_acquire_until(LOCK *, wp, deadline_ns):
- * defines static acquire_until for its ll_lock_ops. */
+ * defines static acquire_until for its ll_lock_ops (after LL_LOCK_ADAPTER or another
+ * static try_acquire). */
 #define LL_TIMED_ADAPTER(LOCK, PREFIX)                                                  \
     static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)         \
     {                                                                                    \
+        if (ll_deadline_passed(deadline_ns))                                             \
+            return try_acquire(s, wp);                                                   \
         return PREFIX##_acquire_until((LOCK *)s, wp, deadline_ns);                       \
     }
 
@@ -173,6 +181,8 @@ extern const ll_lock_ops *const ll_peer_locks[];
 #define LL_QUEUE_LOCK_ADAPTER_UNTIL(STATE, NODE, PREFIX)                                     \
     static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)         \
     {                                                                                    \
+        if (ll_deadline_passed(deadline_ns))                                             \
+            return try_acquire(s, wp);                                                   \
         STATE *st = (STATE *)s;                                                          \
         NODE *me = (NODE *)ll_qnode_get();                                               \
         if (!PREFIX##_acquire_until(&st->lock, me, wp, deadline_ns))                     \

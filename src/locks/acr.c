@@ -432,7 +432,8 @@ static void acquire(void *s, ll_wait_policy *wp)
 static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_acr_try_acquire(&((acr_state *)s)->lock); }
 static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 {
-    (void)wp;
+    if (ll_deadline_passed(deadline_ns))
+        return try_acquire(s, wp);
     acr_state *st = (acr_state *)s;
     return ll_acr_acquire_until(&st->lock, &st->params, deadline_ns);
 }

@@ -93,14 +93,14 @@ void ll_cna_acquire(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp)
     /* The MCS queue's acquire; the socket is recorded only when waiting (paper, Fig. 3
      * line 14).  A waiter is granted with me->sec written by its granter (cna_grant). */
     if (LL_LIKELY(!ll_mcsq_acquire(&l->tail, &me->mcs, 1, LL_MCSQ_RECORD_SOCKET, wp))) {
-        me->mcs.socket = -1;
+        ll_plain_store(&me->mcs.socket, -1);
         me->sec = LL_CNA_GRANTED; /* plain: read only by ourselves, at release */
     }
 }
 
 bool ll_cna_try_acquire(ll_cna_lock *l, ll_cna_node *me)
 {
-    me->mcs.socket = -1;
+    ll_plain_store(&me->mcs.socket, -1);
     me->sec = LL_CNA_GRANTED; /* plain: read only by ourselves, at release */
     return ll_mcsq_try_enqueue(&l->tail, &me->mcs);
 }
@@ -114,13 +114,13 @@ static ll_parker *cna_warm_target(ll_cna_node *succ, void *v)
     ll_cna_node *first = cna_next(succ);
     ll_cna_node *n = first;
     for (int i = 0; n != NULL && i < 8; i++) {
-        if (n->mcs.socket == succ->mcs.socket)
-            return n->mcs.parker;
+        if (ll_plain_load(&n->mcs.socket) == ll_plain_load(&succ->mcs.socket))
+            return ll_plain_load(&n->mcs.parker);
         n = cna_next(n);
     }
     if (v != LL_CNA_GRANTED)
-        return ((ll_cna_node *)v)->mcs.parker;
-    return first ? first->mcs.parker : NULL;
+        return ll_plain_load(&((ll_cna_node *)v)->mcs.parker);
+    return first ? ll_plain_load(&first->mcs.parker) : NULL;
 }
 
 /* Hand the lock to succ with secondary-queue value v (GRANTED or the secondary head).
@@ -140,13 +140,13 @@ static ll_cna_node *cna_grant(ll_cna_node *succ, void *v, ll_wait_policy *wp)
  * whose head is *sec (GRANTED = empty). */
 static ll_cna_node *cna_find_successor(ll_cna_node *me, ll_cna_node *next, void **sec)
 {
-    int32_t mine = me->mcs.socket >= 0 ? me->mcs.socket : (int32_t)ll_current_socket();
-    if (next->mcs.socket == mine)
+    int32_t mine = ll_plain_load(&me->mcs.socket) >= 0 ? ll_plain_load(&me->mcs.socket) : (int32_t)ll_current_socket();
+    if (ll_plain_load(&next->mcs.socket) == mine)
         return next;
     ll_cna_node *head = next, *tail = next;
     ll_cna_node *cur = cna_next(next);
     while (cur) {
-        if (cur->mcs.socket == mine) {
+        if (ll_plain_load(&cur->mcs.socket) == mine) {
             /* head..tail all have a non-NULL next, so no arriving thread writes them;
              * the relinks (ll_mcsq_set_next) reach later holders through our grant. */
             if (*sec != LL_CNA_GRANTED) {
@@ -237,7 +237,7 @@ bool ll_cna_acquire_until(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, u
     /* As ll_cna_acquire; a waiter is granted with me->sec written by its granter (cna_grant). */
     ll_mcs_node *pred = ll_mcsq_enqueue(&l->tail, &me->mcs);
     if (pred == NULL) {
-        me->mcs.socket = -1;
+        ll_plain_store(&me->mcs.socket, -1);
         me->sec = LL_CNA_GRANTED; /* plain: read only by ourselves, at release */
         return true;
     }

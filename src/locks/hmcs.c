@@ -87,7 +87,7 @@ int ll_hmcs_init(ll_hmcs_lock *l, uint32_t nsockets, uint32_t threshold)
         ll_store_relaxed(&l->sockets[i].tail, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
         ll_store_relaxed(&l->sockets[i].global_node.next, NULL); /* relaxed: as above */
         ll_store_relaxed(&l->sockets[i].global_node.waiting, 0); /* relaxed: as above */
-        l->sockets[i].global_node.parker = NULL;
+        ll_plain_store(&l->sockets[i].global_node.parker, NULL);
         l->sockets[i].global_holder = &l->sockets[i].global_node;
     }
     l->nsockets = nsockets;
@@ -270,6 +270,8 @@ static bool try_acquire(void *s, ll_wait_policy *wp)
 }
 static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 {
+    if (ll_deadline_passed(deadline_ns))
+        return try_acquire(s, wp);
     hmcs_state *st = (hmcs_state *)s;
     ll_hmcs_node *me = (ll_hmcs_node *)ll_qnode_get();
     uint32_t socket = ll_hmcs_socket_of_caller(&st->lock);

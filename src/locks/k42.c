@@ -35,7 +35,7 @@
 typedef struct k42_node {
     ll_atomic_ptr next;
     ll_atomic_u32 waiting;
-    ll_parker *parker;
+    LL_SHARED_PLAIN(ll_parker *) parker; /* the owner's, read by the granter (atomics.h) */
 } k42_node;
 LL_STATIC_ASSERT(sizeof(k42_node) <= LL_QNODE_USABLE, "a timed waiter's node is a queue-node slot");
 
@@ -70,7 +70,7 @@ static bool k42_take_or_queue(ll_k42_lock *l, k42_node *me)
         }
         ll_store_relaxed(&me->next, NULL);  /* relaxed: published by the CAS below */
         ll_store_relaxed(&me->waiting, 1); /* relaxed: as above */
-        me->parker = ll_self()->parker;
+        ll_plain_store(&me->parker, ll_self()->parker);
         /* release: our node's init before anyone sees it (pairs with the acquire load of our
          * link by the predecessor); acquire: the holder's write of lock.next (NULL) before our
          * link store to it, when pred is the lock itself (pairs with the release CAS in k42_retire) */
@@ -87,7 +87,7 @@ LL_COLD static void k42_acquire_slow(ll_k42_lock *l, ll_wait_policy *wp)
     k42_node me;
     if (!k42_take_or_queue(l, &me))
         return;
-    ll_wait_while_eq(wp, &me.waiting, 1, me.parker); /* acquire (inside): pairs with ll_grant_word */
+    ll_wait_while_eq(wp, &me.waiting, 1, ll_plain_load(&me.parker)); /* acquire (inside): pairs with ll_grant_word */
     k42_retire(l, &me); /* we own the lock: our stack node can die */
 }
 
@@ -102,7 +102,7 @@ bool ll_k42_acquire_until(ll_k42_lock *l, ll_wait_policy *wp, uint64_t deadline_
     k42_node *me = (k42_node *)ll_qnode_get();
     if (k42_take_or_queue(l, me)) {
         /* acquire (inside): pairs with ll_grant_word in ll_k42_release */
-        if (ll_wait_while_eq_or_leave(wp, &me->waiting, 1, me->parker, deadline_ns) == LL_WAIT_ABANDONED)
+        if (ll_wait_while_eq_or_leave(wp, &me->waiting, 1, ll_plain_load(&me->parker), deadline_ns) == LL_WAIT_ABANDONED)
             return false; /* me is the lock's now */
         k42_retire(l, me);
     }
@@ -139,7 +139,7 @@ void ll_k42_release(ll_k42_lock *l, ll_wait_policy *wp)
                 return;
             succ = (k42_node *)ll_await_link(&l->next); /* a waiter swapped in and is linking into lock.next */
         }
-        ll_parker *p = ll_wait_wakee(wp, succ->parker); /* read before the handover: the node dies after it */
+        ll_parker *p = ll_wait_wakee(wp, ll_plain_load(&succ->parker)); /* read before the handover: the node dies after it */
         /* the exchange (ll_grant_word): release, hand over (pairs with the acquire in
          * ll_wait_while_eq*); false: a timed waiter had abandoned succ */
         if (ll_grant_word(&succ->waiting, 0)) {

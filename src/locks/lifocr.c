@@ -112,8 +112,8 @@ static ll_lifocr_node *lifocr_take_or_push(ll_lifocr_lock *l)
         }
         if (me == NULL) {
             me = (ll_lifocr_node *)ll_qnode_get();
-            me->parker = ll_self()->parker;
-            me->since = l->patience_ns != 0 ? ll_now_ns() : 0; /* published by the push below */
+            ll_plain_store(&me->parker, ll_self()->parker);
+            ll_plain_store(&me->since, l->patience_ns != 0 ? ll_now_ns() : 0); /* published by the push below */
             ll_store_relaxed(&me->waiting, 1); /* only the granting holder clears it, after our push */
         }
         ll_store_relaxed(&me->next, top); /* published by the push below */
@@ -130,7 +130,7 @@ LL_COLD static void lifocr_acquire_slow(ll_lifocr_lock *l, ll_wait_policy *wp)
     if (me == NULL)
         return;
     /* acquire (inside ll_wait_while_eq): pairs with the release half of the exchange in lifocr_grant */
-    ll_wait_while_eq(wp, &me->waiting, 1, me->parker);
+    ll_wait_while_eq(wp, &me->waiting, 1, ll_plain_load(&me->parker));
     ll_qnode_put(me); /* the granting holder unlinked it and never touches it again */
 }
 
@@ -147,7 +147,7 @@ bool ll_lifocr_acquire_until(ll_lifocr_lock *l, ll_wait_policy *wp, uint64_t dea
     if (me == NULL)
         return true;
     /* acquire (inside): as in lifocr_acquire_slow */
-    if (ll_wait_while_eq_or_leave(wp, &me->waiting, 1, me->parker, deadline_ns) == LL_WAIT_ABANDONED)
+    if (ll_wait_while_eq_or_leave(wp, &me->waiting, 1, ll_plain_load(&me->parker), deadline_ns) == LL_WAIT_ABANDONED)
         return false; /* me is the lock's now */
     ll_qnode_put(me);
     return true;
@@ -158,7 +158,7 @@ void ll_lifocr_init(ll_lifocr_lock *l, uint32_t fairness, uint32_t patience_ns)
     ll_store_relaxed(&l->top, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
     l->fairness = fairness;
     l->patience_ns = patience_ns;
-    l->check_at = 0;
+    ll_plain_store(&l->check_at, 0);
 }
 
 void ll_lifocr_acquire(ll_lifocr_lock *l, ll_wait_policy *wp)
@@ -205,11 +205,11 @@ static bool lifocr_grant(ll_lifocr_lock *l, ll_lifocr_node *top, ll_wait_policy 
         if (l->fairness != 0 && ll_rand_below(l->fairness) == 0) {
             /* Long-term fairness: grant the eldest waiter, the bottom of the stack. */
             succ = lifocr_bottom(top, below, &pred);
-        } else if (l->patience_ns != 0 && (now = ll_now_ns()) >= l->check_at) {
+        } else if (l->patience_ns != 0 && (now = ll_now_ns()) >= ll_plain_load(&l->check_at)) {
             /* Time bound: the eldest waiter may have run out of patience. */
             succ = lifocr_bottom(top, below, &pred);
-            if (now < succ->since + l->patience_ns) {
-                l->check_at = succ->since + l->patience_ns; /* later pushes have later deadlines */
+            if (now < ll_plain_load(&succ->since) + l->patience_ns) {
+                ll_plain_store(&l->check_at, ll_plain_load(&succ->since) + l->patience_ns); /* later pushes have later deadlines */
                 succ = NULL;
             }
         }
@@ -219,7 +219,7 @@ static bool lifocr_grant(ll_lifocr_lock *l, ll_lifocr_node *top, ll_wait_policy 
          * (slow circulation), serving them back to back would turn the lock FIFO and
          * undo the concurrency restriction. */
         if (l->patience_ns != 0)
-            l->check_at = ll_now_ns() + l->patience_ns;
+            ll_plain_store(&l->check_at, ll_now_ns() + l->patience_ns);
         ll_store_relaxed(&pred->next, LOCKED); /* published to later holders by the grant below */
     } else {
         void *expected = top;
@@ -235,7 +235,7 @@ static bool lifocr_grant(ll_lifocr_lock *l, ll_lifocr_node *top, ll_wait_policy 
             ll_store_relaxed(&newest->next, ll_load_relaxed(&succ->next)); /* published by the grant below */
         }
     }
-    ll_parker *p = ll_wait_wakee(wp, succ->parker); /* read before the handover: succ's node may be reused after it */
+    ll_parker *p = ll_wait_wakee(wp, ll_plain_load(&succ->parker)); /* read before the handover: succ's node may be reused after it */
     /* the exchange (ll_grant_word): release, the critical section and our link edits, to the
      * acquire in ll_wait_while_eq*, in the grantee's lifocr_acquire_slow / _acquire_until */
     if (!ll_grant_word(&succ->waiting, 0)) {

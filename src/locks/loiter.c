@@ -113,8 +113,8 @@ void ll_loiter_init(ll_loiter_lock *l, uint64_t spin_ns, uint64_t patience_ns, u
     /* relaxed stores: like pthread_mutex_init, publish the lock yourself */
     ll_store_relaxed(&l->word, 0);
     l->max_spinners = max_spinners;
-    l->bypasses = 0;
-    l->holder = NULL;
+    ll_plain_store(&l->bypasses, 0);
+    ll_plain_store(&l->holder, NULL);
     ll_wait_policy_init(&l->inner_wp, &ll_wait_stp, spin_ns);
     l->spin_ns = l->inner_wp.spin_ns;
     l->patience_ns = patience_ns;
@@ -301,7 +301,7 @@ static bool loiter_acquire_slow(ll_loiter_lock *l, uint32_t v, uint64_t deadline
         ll_qnode_put(me);
         return false;
     }
-    l->holder = me; /* holder-only field: the release must also release the inner lock */
+    ll_plain_store(&l->holder, me); /* holder-only field: the release must also release the inner lock */
     return true;
 }
 
@@ -350,8 +350,11 @@ LL_COLD static ll_parker *outer_release_contended(ll_loiter_lock *l, uint32_t v)
             /* Written by the standby before the CAS that set SLEEPING, which our acquire saw;
              * the standby cannot change while we hold the lock (it leaves only by taking it). */
             p = (ll_parker *)ll_load_relaxed(&l->standby);
-            if (!(v & IMPATIENT) && overdue < 0)
-                overdue = (++l->bypasses % BYPASS_CHECK) == 0 && ll_now_ns() >= ll_load_relaxed(&l->deadline);
+            if (!(v & IMPATIENT) && overdue < 0) {
+                uint32_t bypasses = ll_plain_load(&l->bypasses) + 1;
+                ll_plain_store(&l->bypasses, bypasses);
+                overdue = bypasses % BYPASS_CHECK == 0 && ll_now_ns() >= ll_load_relaxed(&l->deadline);
+            }
             if ((v & IMPATIENT) || overdue > 0)
                 nv = (v & ~(uint32_t)(SLEEPING | IMPATIENT)) | GRANTED; /* direct handoff: stays LOCKED */
             else if (SPINNERS(v) == 0)
@@ -386,7 +389,7 @@ static ll_parker *inner_handover(ll_loiter_lock *l, ll_mcs_node *me)
 
 LL_COLD static void loiter_release_standby(ll_loiter_lock *l, ll_mcs_node *me)
 {
-    l->holder = NULL; /* holder-only; ordered before the next holder by the release below */
+    ll_plain_store(&l->holder, NULL); /* holder-only; ordered before the next holder by the release below */
     ll_parker *next_standby = inner_handover(l, me);
     uint32_t v = LOCKED;
     ll_parker *p = NULL;
@@ -406,7 +409,7 @@ LL_COLD static void loiter_release_standby(ll_loiter_lock *l, ll_mcs_node *me)
 
 void ll_loiter_release(ll_loiter_lock *l)
 {
-    ll_mcs_node *me = l->holder; /* holder-only field */
+    ll_mcs_node *me = ll_plain_load(&l->holder); /* holder-only field */
     if (LL_UNLIKELY(me != NULL)) {
         loiter_release_standby(l, me);
         return;
@@ -439,7 +442,8 @@ static void acquire(void *s, ll_wait_policy *wp) { (void)wp; ll_loiter_acquire((
 static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_loiter_try_acquire((ll_loiter_lock *)s); }
 static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 {
-    (void)wp;
+    if (ll_deadline_passed(deadline_ns))
+        return try_acquire(s, wp);
     return ll_loiter_acquire_until((ll_loiter_lock *)s, deadline_ns);
 }
 static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_loiter_release((ll_loiter_lock *)s); }

@@ -79,9 +79,9 @@ enum { LL_MCSQ_PLAIN = 0, LL_MCSQ_RECORD_SOCKET = 1 };
  * NUMA-aware holders. */
 LL_INLINE void ll_mcsq_link(ll_mcs_node *me, ll_mcs_node *pred, uint32_t busy, unsigned flags)
 {
-    me->parker = ll_self()->parker;
+    ll_plain_store(&me->parker, ll_self()->parker);
     if (flags & LL_MCSQ_RECORD_SOCKET)
-        me->socket = (int32_t)ll_current_socket();
+        ll_plain_store(&me->socket, (int32_t)ll_current_socket());
     ll_store_relaxed(&me->waiting, busy); /* relaxed: published by the link store below; only a holder
                                              that has read that link (acquire) changes it */
     /* release: waiting, socket and parker before any holder sees us; pairs with the
@@ -97,7 +97,7 @@ LL_COLD __attribute__((unused)) static uint32_t ll_mcsq_wait(ll_mcs_node *me, ll
 {
     ll_mcsq_link(me, pred, busy, flags);
     /* acquire (inside ll_wait_while_eq): pairs with the release half of the exchange in ll_mcsq_publish */
-    return ll_wait_while_eq(wp, &me->waiting, busy, me->parker);
+    return ll_wait_while_eq(wp, &me->waiting, busy, ll_plain_load(&me->parker));
 }
 
 /* Acquire: enqueue, and if there is a predecessor, link in and wait.
@@ -140,7 +140,7 @@ LL_COLD __attribute__((unused)) static uint32_t ll_mcsq_wait_until(ll_mcs_node *
                                                                   ll_wait_policy *wp, uint64_t deadline_ns)
 {
     ll_mcsq_link(me, pred, busy, flags);
-    return ll_wait_while_eq_or_leave(wp, &me->waiting, busy, me->parker, deadline_ns);
+    return ll_wait_while_eq_or_leave(wp, &me->waiting, busy, ll_plain_load(&me->parker), deadline_ns);
 }
 
 /* ll_mcsq_acquire with a deadline: true if we own the lock; false: me is the lock's. */
@@ -254,7 +254,7 @@ LL_INLINE ll_mcs_node *ll_mcsq_leave(ll_atomic_ptr *tail, ll_mcs_node *me)
  * place, and releases it as n (then recycles n: ll_mcsq_take_place). */
 LL_INLINE bool ll_mcsq_publish(ll_mcs_node *n, uint32_t value, ll_wait_policy *wp, ll_parker **wake)
 {
-    ll_parker *p = ll_wait_wakee(wp, n->parker); /* plain: published by n's link store, which we acquired */
+    ll_parker *p = ll_wait_wakee(wp, ll_plain_load(&n->parker)); /* plain: published by n's link store, which we acquired */
     /* The exchange (ll_grant_word): release, the critical section and every queue edit the
      * holder made (relinks, grafts, lock-specific node fields) to the grantee, pairing with
      * the acquire load in ll_wait_while_eq*, called from ll_mcsq_wait / _wait_until; acquire,
@@ -289,7 +289,7 @@ LL_INLINE ll_parker *ll_mcsq_warm_next(ll_mcs_node *succ, const ll_wait_policy *
     if (!ll_wait_has_spin_phase(wp))
         return NULL;
     ll_mcs_node *next2 = ll_mcsq_next(succ); /* acquire: as in ll_mcsq_next (its parker) */
-    return next2 ? next2->parker : NULL;
+    return next2 ? ll_plain_load(&next2->parker) : NULL;
 }
 
 #endif /* LOCKLAB_SRC_LOCKS_MCS_QUEUE_H */

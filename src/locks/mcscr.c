@@ -174,7 +174,7 @@ LL_COLD static uint32_t cpu_aware_wait(ll_mcscr_lock *l, ll_mcscr_node *me, ll_m
         uint64_t until = ll_now_ns() + round_ns;
         bool last = until >= deadline_ns;
         /* acquire (inside): pairs with the release half of the exchange in ll_mcsq_publish */
-        uint32_t v = ll_wait_while_eq_until(wp, &me->mcs.waiting, 1, me->mcs.parker, last ? deadline_ns : until);
+        uint32_t v = ll_wait_while_eq_until(wp, &me->mcs.waiting, 1, ll_plain_load(&me->mcs.parker), last ? deadline_ns : until);
         if (v != 1)
             return v;
         void *expected = NULL;
@@ -187,7 +187,7 @@ LL_COLD static uint32_t cpu_aware_wait(ll_mcscr_lock *l, ll_mcscr_node *me, ll_m
             return 0;
         }
         if (last) /* the deadline passed: abandon the node, unless a grant comes first */
-            return ll_wait_while_eq_or_leave(wp, &me->mcs.waiting, 1, me->mcs.parker, deadline_ns);
+            return ll_wait_while_eq_or_leave(wp, &me->mcs.waiting, 1, ll_plain_load(&me->mcs.parker), deadline_ns);
     }
 }
 

@@ -355,7 +355,8 @@ LL_INIT_ADAPTER(ll_parkinglot_init((ll_parkinglot_lock *)s))
 LL_LOCK_ADAPTER(ll_parkinglot_lock, ll_parkinglot)
 static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 {
-    (void)wp; /* its own waiting (header) */
+    if (ll_deadline_passed(deadline_ns))
+        return try_acquire(s, wp); /* its own waiting (header): wp unused */
     return ll_parkinglot_acquire_until((ll_parkinglot_lock *)s, deadline_ns);
 }
 

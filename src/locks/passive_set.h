@@ -70,7 +70,7 @@ LL_INLINE ll_mcscr_node *cr_take_eldest(ll_mcscr_list *q)
 
 LL_INLINE bool cr_is_home(const ll_mcscrn_lock *x, const ll_mcscr_node *n)
 {
-    return x == NULL || n->mcs.socket == x->home;
+    return x == NULL || ll_plain_load(&n->mcs.socket) == x->home;
 }
 
 /* Nobody culled: the release may take the plain MCS path. */
@@ -97,7 +97,7 @@ static inline void cr_rehome(ll_mcscr_lock *l, ll_mcscrn_lock *x, int32_t s)
     ll_mcscr_node *n = x->remote.eldest;
     while (n) {
         ll_mcscr_node *newer = n->newer;
-        if (n->mcs.socket == s) {
+        if (ll_plain_load(&n->mcs.socket) == s) {
             cr_unlink(&x->remote, n);
             cr_push_newest(&l->passive, n); /* scanning eldest to newest: order kept */
         }
@@ -153,7 +153,7 @@ LL_INLINE ll_mcscr_node *cr_overdue(ll_mcscr_lock *l, ll_mcscrn_lock *x)
 
 /* Is n's owner parked (or about to)?  Then granting it costs a wake-up inside the
  * critical path.  A hint (ll_parker_sleeping reads relaxed). */
-LL_INLINE bool cr_parked(ll_mcscr_node *n) { return ll_parker_sleeping(n->mcs.parker); }
+LL_INLINE bool cr_parked(ll_mcscr_node *n) { return ll_parker_sleeping(ll_plain_load(&n->mcs.parker)); }
 
 /* Grant g.  If g is parked, its wake-up is now inside the critical path, and
  * the next arrival will likely time out and park behind it (a convoy of parked
@@ -167,7 +167,7 @@ LL_INLINE ll_mcscr_node *cr_grant_and_warm(ll_mcscr_lock *l, ll_mcscr_node *g, l
     ll_parker *warm = NULL;
     if (l->warm && ll_wait_has_spin_phase(wp) && cr_parked(g) && l->passive.newest != NULL &&
         cr_parked(l->passive.newest))
-        warm = l->passive.newest->mcs.parker; /* read before the grant: the lists belong to the next holder after it */
+        warm = ll_plain_load(&l->passive.newest->mcs.parker); /* read before the grant: the lists belong to the next holder after it */
     return ll_mcsq_grant(&g->mcs, 0, wp, warm) ? NULL : g;
 }
 
@@ -266,7 +266,7 @@ LL_INLINE ll_mcscr_node *cr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *
     if (x != NULL && x->remote.eldest != NULL && (late == x->remote.eldest || ll_rand_below(x->rehome) == 0)) {
         /* NUMA fairness: home moves to the eldest remote waiter, which goes next
          * (it is the new passive list's eldest: rehome keeps the remote order). */
-        cr_rehome(l, x, x->remote.eldest->mcs.socket);
+        cr_rehome(l, x, ll_plain_load(&x->remote.eldest->mcs.socket));
         return cr_graft_and_grant(l, me, cr_take_eldest(&l->passive), succ, wp);
     }
     if (l->passive.eldest != NULL && (late == l->passive.eldest || ll_rand_below(l->fairness) == 0)) {
@@ -296,7 +296,7 @@ LL_INLINE ll_mcscr_node *cr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *
             }
             /* mcscrn only from here (x != NULL): succ is remote. */
             if (l->passive.newest == NULL) {
-                cr_rehome(l, x, succ->mcs.socket); /* the home socket ran dry */
+                cr_rehome(l, x, ll_plain_load(&succ->mcs.socket)); /* the home socket ran dry */
                 return cr_grant_and_warm(l, succ, wp);
             }
             if (may_defer && cr_parked(l->passive.newest)) {
@@ -321,7 +321,7 @@ LL_INLINE ll_mcscr_node *cr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *
                 continue;
         }
         if (x != NULL && l->passive.newest == NULL)
-            cr_rehome(l, x, x->remote.eldest->mcs.socket); /* the home socket ran dry (remote is non-empty here) */
+            cr_rehome(l, x, ll_plain_load(&x->remote.eldest->mcs.socket)); /* the home socket ran dry (remote is non-empty here) */
         ll_mcscr_node *g = cr_take_newest(&l->passive);
         if (cr_become_tail(l, me, g))
             return cr_grant_and_warm(l, g, wp);

@@ -88,16 +88,16 @@
 
 typedef struct recip_element {
     ll_atomic_u32 granted; /* 0 keep waiting, 1 the lock is yours, ABANDONED left */
-    void *eos;             /* the segment's eos, written by the granter before granted */
-    ll_parker *parker;     /* ours, read by the granter */
-    void *below;           /* a timed waiter's: what its push returned (header) */
+    LL_SHARED_PLAIN(void *) eos;         /* the segment's eos, written by the granter before granted */
+    LL_SHARED_PLAIN(ll_parker *) parker; /* ours, read by the granter */
+    LL_SHARED_PLAIN(void *) below;       /* a timed waiter's: what its push returned (header) */
 } recip_element;
 LL_STATIC_ASSERT(sizeof(recip_element) <= LL_QNODE_USABLE, "a timed waiter's element is a queue-node slot");
 
 /* The calling thread's element; granted once per arrival, so never referred to after the thread
  * returned from its last acquire (an element used as eos is only compared). */
 typedef struct { LL_ALIGNED(LL_CACHELINE) recip_element e; } recip_line; /* on its own cache line */
-LL_THREAD_ELEMENT(recip_line, recip_tls, {{LL_ATOMIC_INIT(0), NULL, NULL, NULL}}) /* a thread-local (core.h) */
+LL_THREAD_ELEMENT(recip_line, recip_tls, {{LL_ATOMIC_INIT(0), LL_SHARED_PLAIN_INIT(NULL), LL_SHARED_PLAIN_INIT(NULL), LL_SHARED_PLAIN_INIT(NULL)}}) /* a thread-local (core.h) */
 #define recip_self (recip_tls()->e)
 
 /* ---- acquire --------------------------------------------------------------------------- */
@@ -106,11 +106,11 @@ LL_THREAD_ELEMENT(recip_line, recip_tls, {{LL_ATOMIC_INIT(0), NULL, NULL, NULL}}
 static void recip_take_place(ll_reciprocating_lock *l, void *t, void *eos)
 {
     if (t == eos) { /* the bottom of our segment: the next one starts from LOCKED_EMPTY */
-        l->succ = NULL;
-        l->eos = LOCKED_EMPTY;
+        ll_plain_store(&l->succ, NULL);
+        ll_plain_store(&l->eos, LOCKED_EMPTY);
     } else {
-        l->succ = t;
-        l->eos = eos;
+        ll_plain_store(&l->succ, t);
+        ll_plain_store(&l->eos, eos);
     }
 }
 
@@ -119,14 +119,15 @@ LL_COLD static void recip_wait(ll_reciprocating_lock *l, recip_element *me, void
 {
     /* acquire (inside ll_wait_while_eq): the critical section before ours and the eos written
      * before the grant; pairs with the release half of the exchange in recip_grant */
-    ll_wait_while_eq(wp, &me->granted, 0, me->parker);
-    recip_take_place(l, t, me->eos); /* eos plain: written by the granter before the exchange we acquired */
+    ll_wait_while_eq(wp, &me->granted, 0, ll_plain_load(&me->parker));
+    recip_take_place(l, t, ll_plain_load(&me->eos)); /* eos plain: written by the granter before the exchange we acquired */
 }
 
 void ll_reciprocating_acquire(ll_reciprocating_lock *l, ll_wait_policy *wp)
 {
     recip_element *me = &recip_self;
-    me->parker = ll_self()->parker;   /* plain: published by the release half of the exchange */
+    LL_ELEMENT_REUSE(); /* granted once per arrival: nobody refers to our element since its last grant */
+    ll_plain_store(&me->parker, ll_self()->parker);   /* plain: published by the release half of the exchange */
     ll_store_relaxed(&me->granted, 0); /* relaxed: likewise; only a granter that read our push changes it */
     /* acq_rel.  acquire: if arrivals was NULL, the previous holder's critical section (its
      * release CAS in ll_reciprocating_release); else the element t's fields (parker), which we
@@ -134,8 +135,8 @@ void ll_reciprocating_acquire(ll_reciprocating_lock *l, ll_wait_policy *wp)
      * thread that pushes onto us, the detaching holder: ll_xchg / recip_release_slow). */
     void *t = ll_xchg(&l->arrivals, me, LL_ACQ_REL);
     if (LL_LIKELY(t == NULL)) {
-        l->succ = NULL; /* plain: holder-only fields, ordered by the lock itself */
-        l->eos = me;
+        ll_plain_store(&l->succ, NULL); /* plain: holder-only fields, ordered by the lock itself */
+        ll_plain_store(&l->eos, me);
         return;
     }
     recip_wait(l, me, t, wp);
@@ -149,8 +150,8 @@ bool ll_reciprocating_try_acquire(ll_reciprocating_lock *l)
      * waits on an element that took a free lock) */
     if (ll_load_relaxed(&l->arrivals) != NULL || !ll_cas(&l->arrivals, &expected, me, LL_ACQUIRE))
         return false;
-    l->succ = NULL;
-    l->eos = me;
+    ll_plain_store(&l->succ, NULL);
+    ll_plain_store(&l->eos, me);
     return true;
 }
 
@@ -160,27 +161,27 @@ bool ll_reciprocating_acquire_until(ll_reciprocating_lock *l, ll_wait_policy *wp
         if (ll_reciprocating_try_acquire(l))
             return true;
         recip_element *me = (recip_element *)ll_qnode_get();
-        me->parker = ll_self()->parker;   /* plain: published by the release half of the exchange */
+        ll_plain_store(&me->parker, ll_self()->parker);   /* plain: published by the release half of the exchange */
         ll_store_relaxed(&me->granted, 0); /* relaxed: likewise */
         /* acq_rel: as the exchange in ll_reciprocating_acquire */
         void *t = ll_xchg(&l->arrivals, me, LL_ACQ_REL);
         if (t != NULL) {
-            me->below = t; /* plain: read only by a granter that finds us gone, after our releasing CAS */
+            ll_plain_store(&me->below, t); /* plain: read only by a granter that finds us gone, after our releasing CAS */
             /* acquire (inside): as in recip_wait; on leaving, the CAS releases below to the granter */
-            if (ll_wait_while_eq_or_leave(wp, &me->granted, 0, me->parker, deadline_ns) == LL_WAIT_ABANDONED)
+            if (ll_wait_while_eq_or_leave(wp, &me->granted, 0, ll_plain_load(&me->parker), deadline_ns) == LL_WAIT_ABANDONED)
                 return false; /* me is the lock's now */
-            recip_take_place(l, t, me->eos); /* eos plain: as in recip_wait */
+            recip_take_place(l, t, ll_plain_load(&me->eos)); /* eos plain: as in recip_wait */
             ll_qnode_put(me);                /* nothing refers to it after its grant (header) */
             return true;
         }
         /* A free lock, taken by our node's push: make our thread's element the eos instead, so
          * that the node can go back to the cache (header). */
-        l->succ = NULL; /* plain: holder-only fields, ordered by the lock itself */
-        l->eos = me;
+        ll_plain_store(&l->succ, NULL); /* plain: holder-only fields, ordered by the lock itself */
+        ll_plain_store(&l->eos, me);
         void *expected = me;
         /* relaxed: we own the lock already; the new value is only ever compared, never read */
         if (ll_cas(&l->arrivals, &expected, &recip_self, LL_RELAXED)) {
-            l->eos = &recip_self;
+            ll_plain_store(&l->eos, &recip_self);
             ll_qnode_put(me);
             return true;
         }
@@ -204,8 +205,8 @@ bool ll_reciprocating_is_locked(ll_reciprocating_lock *l)
  * hold the lock in its place (recip_release takes it). */
 static bool recip_grant(recip_element *e, void *eos, ll_wait_policy *wp)
 {
-    e->eos = eos;                                      /* plain: published by the exchange below */
-    ll_parker *p = ll_wait_wakee(wp, e->parker);       /* before the exchange: then e may move on */
+    ll_plain_store(&e->eos, eos);                                      /* plain: published by the exchange below */
+    ll_parker *p = ll_wait_wakee(wp, ll_plain_load(&e->parker));       /* before the exchange: then e may move on */
     /* the exchange (ll_grant_word): release, the critical section and eos to e (pairs with
      * the acquire in recip_wait / ll_wait_while_eq_or_leave); acquire, a departed waiter's below */
     if (!ll_grant_word(&e->granted, 1))
@@ -225,8 +226,8 @@ LL_COLD static recip_element *recip_detach(ll_reciprocating_lock *l)
 void ll_reciprocating_release(ll_reciprocating_lock *l, ll_wait_policy *wp)
 {
     for (;;) {
-        recip_element *next = (recip_element *)l->succ; /* plain: our own context */
-        void *eos = l->eos;
+        recip_element *next = (recip_element *)ll_plain_load(&l->succ); /* plain: our own context */
+        void *eos = ll_plain_load(&l->eos);
         if (next == NULL) {
             void *expected = eos;
             /* release: the critical section to the next acquirer; pairs with the acquire half of
@@ -238,7 +239,7 @@ void ll_reciprocating_release(ll_reciprocating_lock *l, ll_wait_policy *wp)
         if (LL_LIKELY(recip_grant(next, eos, wp)))
             return;
         /* next's timed waiter left: hold the lock in its place, recycle its node, release again */
-        recip_take_place(l, next->below, eos); /* below plain: the exchange acquired its CAS */
+        recip_take_place(l, ll_plain_load(&next->below), eos); /* below plain: the exchange acquired its CAS */
         ll_qnode_put(next);
     }
 }
@@ -251,7 +252,7 @@ static void recip_reclaim(recip_element *e, void *end)
     /* acquire: the departed waiter's below, written before its releasing CAS to ABANDONED */
     while (e != NULL && (void *)e != end && (void *)e != LOCKED_EMPTY &&
            ll_load_acquire(&e->granted) == LL_WAIT_ABANDONED) {
-        recip_element *below = (recip_element *)e->below;
+        recip_element *below = (recip_element *)ll_plain_load(&e->below);
         ll_qnode_put(e);
         e = below;
     }
@@ -264,8 +265,8 @@ static void abandon(void *s)
     void *top = ll_load_acquire(&l->arrivals); /* acquire: the pushes' elements (below), as recip_detach */
     if (top == NULL)
         return; /* free: nothing queued */
-    recip_reclaim((recip_element *)l->succ, l->eos); /* the rest of the holder's segment */
-    recip_reclaim((recip_element *)top, l->eos);     /* the arrival stack */
+    recip_reclaim((recip_element *)ll_plain_load(&l->succ), ll_plain_load(&l->eos)); /* the rest of the holder's segment */
+    recip_reclaim((recip_element *)top, ll_plain_load(&l->eos));     /* the arrival stack */
 }
 
 /* ---- registry adapter ------------------------------------------------------------------- */

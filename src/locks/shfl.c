@@ -102,7 +102,7 @@ static void shfl_shuffle(ll_shfl_node *head, uint32_t max_batch, ll_wait_policy 
         ll_shfl_node *next = shfl_next(cur);
         if (next == NULL)
             break; /* cur may be the tail: an arrival may be linking into it */
-        if (cur->mcs.socket == head->mcs.socket) {
+        if (ll_plain_load(&cur->mcs.socket) == ll_plain_load(&head->mcs.socket)) {
             cur->batch = ++batch; /* plain: cur's owner reads it once granted (header) */
             if (prev != last) {   /* move cur from after prev to after last */
                 ll_mcsq_set_next(&prev->mcs, &next->mcs);
@@ -120,7 +120,7 @@ static void shfl_shuffle(ll_shfl_node *head, uint32_t max_batch, ll_wait_policy 
     /* Parking-aware: wake the next head early, so that it spins when the role reaches it. */
     ll_shfl_node *succ = ll_wait_has_spin_phase(wp) ? shfl_next(head) : NULL;
     if (succ)
-        ll_parker_unpark(succ->mcs.parker);
+        ll_parker_unpark(ll_plain_load(&succ->mcs.parker));
 }
 
 /* Pass the head role on (plain MCS release steps; warm-up: the one after it); a successor
@@ -146,7 +146,7 @@ bool ll_shfl_acquire_until(ll_shfl_lock *l, ll_wait_policy *wp, uint64_t deadlin
     me->batch = 0; /* plain: published by the link store in ll_mcsq_link (or ours alone) */
     ll_mcs_node *pred = ll_mcsq_enqueue(&l->tail, &me->mcs);
     if (pred == NULL)
-        me->mcs.socket = (int32_t)ll_current_socket(); /* the queue was empty: head at once */
+        ll_plain_store(&me->mcs.socket, (int32_t)ll_current_socket()); /* the queue was empty: head at once */
     else if (deadline_ns == LL_NO_DEADLINE)
         ll_mcsq_wait(&me->mcs, pred, 1, LL_MCSQ_RECORD_SOCKET, wp);
     else if (ll_mcsq_wait_until(&me->mcs, pred, 1, LL_MCSQ_RECORD_SOCKET, wp, deadline_ns) == LL_MCSQ_ABANDONED)

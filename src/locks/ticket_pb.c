@@ -58,6 +58,8 @@ LL_LOCK_ADAPTER(ll_ticket_pb_lock, ll_ticket_pb)
 /* Timed: the ticket lock's (ticket.c), which waits with the plain spin delay, not the backoff. */
 static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 {
+    if (ll_deadline_passed(deadline_ns))
+        return try_acquire(s, wp);
     return ll_ticket_acquire_until(&((ll_ticket_pb_lock *)s)->ticket, wp, deadline_ns);
 }
 
