@@ -11,7 +11,7 @@ that cover the file; report caught (and by what) or not caught.
     acquire -> relaxed, release -> relaxed (ll_load_acquire/ll_store_release too)
     ll_fence(...) -> removed
 
-    verify/mutate.py [--jobs N] [--only SUBSTRING-OF-PATH:LINE] [--timeout S] [--table FILE]
+    verify/mutate.py [--jobs N] [--only SUBSTRING-OF-PATH:LINE[,...]] [--timeout S] [--table FILE]
 
 Each job copies the sources to a private tree under build/mutate/ and builds
 there (the work tree is never modified).  Prints one line per mutant and writes
@@ -218,7 +218,8 @@ def main():
     a = ap.parse_args()
     if a.jobs < 1:
         sys.exit("mutate.py: bad --jobs %d (valid: 1 or more)" % a.jobs)
-    mus = [mu for f in files() for mu in mutants(f) if a.only in "%s:%d" % (f, mu[1])]
+    only = a.only.split(",")  # mutants whose "path:line" contains any of these
+    mus = [mu for f in files() for mu in mutants(f) if any(o in "%s:%d" % (f, mu[1]) for o in only)]
     if not mus:
         sys.exit("mutate.py: no mutant in files matching '%s'" % a.only)
     print("mutate.py: %d mutants, %d jobs" % (len(mus), a.jobs), flush=True)

@@ -106,18 +106,20 @@ enum { WAITING = 0, RETRY = 1, HANDOFF = 2 }; /* a parked waiter's token */
 enum { PL_BUCKETS = 256, PAUSE_ROUNDS = 3 };
 
 typedef struct pl_waiter {
-    struct pl_waiter *next; /* under the bucket's lock */
-    const void *key;        /* the lock's address */
-    ll_atomic_u32 token;    /* WAITING until a releaser sets RETRY or HANDOFF */
-    ll_parker *parker;
-    uint64_t since;         /* when this acquisition first parked (ll_now_ns) */
+    /* plain fields shared by the waiter and the releasers (atomics.h): under the bucket's lock */
+    LL_SHARED_PLAIN(struct pl_waiter *) next;
+    LL_SHARED_PLAIN(const void *) key;   /* the lock's address */
+    ll_atomic_u32 token;                 /* WAITING until a releaser sets RETRY or HANDOFF */
+    LL_SHARED_PLAIN(ll_parker *) parker; /* read by the releaser before the token store */
+    LL_SHARED_PLAIN(uint64_t) since;     /* when this acquisition first parked (ll_now_ns) */
 } pl_waiter;
 LL_STATIC_ASSERT(sizeof(pl_waiter) <= LL_QNODE_USABLE, "waiter must fit a queue-node slot");
 
 typedef struct pl_bucket {
     LL_ALIGNED(LL_CACHELINE) ll_acr_lock lock;
-    pl_waiter *head, *tail; /* FIFO, under lock */
-    uint64_t fair_at;       /* ll_now_ns after which the next unpark may be a handoff; under lock */
+    LL_SHARED_PLAIN(pl_waiter *) head; /* FIFO, under lock (atomics.h: a plain field, shared) */
+    LL_SHARED_PLAIN(pl_waiter *) tail;
+    LL_SHARED_PLAIN(uint64_t) fair_at; /* ll_now_ns after which the next unpark may be a handoff; under lock */
 } pl_bucket;
 
 static pl_bucket pl_table[PL_BUCKETS];
@@ -136,7 +138,8 @@ static void pl_fork_child(void)
 {
     for (size_t i = 0; i < PL_BUCKETS; i++) {
         ll_acr_init(&pl_table[i].lock); /* relaxed stores: the child runs one thread here */
-        pl_table[i].head = pl_table[i].tail = NULL;
+        ll_plain_store(&pl_table[i].head, NULL);
+        ll_plain_store(&pl_table[i].tail, NULL);
     }
 }
 __attribute__((constructor)) static void pl_register_fork_child(void) { pthread_atfork(NULL, NULL, pl_fork_child); }
@@ -174,17 +177,17 @@ static bool pl_leave(ll_parkinglot_lock *l, pl_bucket *b, pl_waiter *w)
     if (left) {
         pl_waiter *prev = NULL;
         bool more = false;
-        for (pl_waiter *v = b->head; v != NULL; v = v->next) {
+        for (pl_waiter *v = ll_plain_load(&b->head); v != NULL; v = ll_plain_load(&v->next)) {
             if (v == w) {
                 if (prev)
-                    prev->next = w->next;
+                    ll_plain_store(&prev->next, ll_plain_load(&w->next));
                 else
-                    b->head = w->next;
-                if (b->tail == w)
-                    b->tail = prev;
+                    ll_plain_store(&b->head, ll_plain_load(&w->next));
+                if (ll_plain_load(&b->tail) == w)
+                    ll_plain_store(&b->tail, prev);
                 continue; /* prev stays: w is out */
             }
-            more = more || v->key == (const void *)l;
+            more = more || ll_plain_load(&v->key) == (const void *)l;
             prev = v;
         }
         if (!more) /* relaxed: parked is set and cleared only under this bucket lock */
@@ -208,7 +211,7 @@ static int pl_sleep(ll_parkinglot_lock *l, pl_bucket *b, pl_waiter *w, uint64_t 
         bool last = deadline_ns - now <= nap || deadline_ns <= now; /* this nap ends at the deadline */
         uint64_t until_ns = last ? deadline_ns : now + nap;
         struct timespec until = {(time_t)(until_ns / 1000000000u), (long)(until_ns % 1000000000u)};
-        if (ll_parker_park_deadline(w->parker, token_set, w, CLOCK_MONOTONIC, &until))
+        if (ll_parker_park_deadline(ll_plain_load(&w->parker), token_set, w, CLOCK_MONOTONIC, &until))
             return PL_WOKEN;
         /* relaxed: a hint; pl_leave decides under the bucket lock */
         if (!last && ll_load_relaxed(&l->locked) != 0) {
@@ -240,22 +243,22 @@ static int pl_park(ll_parkinglot_lock *l, uint64_t since, bool front, uint64_t d
         return PL_RETRY;
     }
     pl_waiter *w = (pl_waiter *)ll_qnode_get();
-    w->key = l;
-    w->parker = ll_self()->parker;
-    w->since = since;
+    ll_plain_store(&w->key, l);
+    ll_plain_store(&w->parker, ll_self()->parker);
+    ll_plain_store(&w->since, since);
     ll_store_relaxed(&w->token, WAITING); /* relaxed: a releaser sees w only through the bucket lock */
     if (front) {
-        w->next = b->head;
-        b->head = w;
-        if (!b->tail)
-            b->tail = w;
+        ll_plain_store(&w->next, ll_plain_load(&b->head));
+        ll_plain_store(&b->head, w);
+        if (!ll_plain_load(&b->tail))
+            ll_plain_store(&b->tail, w);
     } else {
-        w->next = NULL;
-        if (b->tail)
-            b->tail->next = w;
+        ll_plain_store(&w->next, NULL);
+        if (ll_plain_load(&b->tail))
+            ll_plain_store(&ll_plain_load(&b->tail)->next, w);
         else
-            b->head = w;
-        b->tail = w;
+            ll_plain_store(&b->head, w);
+        ll_plain_store(&b->tail, w);
     }
     ll_acr_release(&b->lock);
     int slept = pl_sleep(l, b, w, deadline_ns);
@@ -313,18 +316,18 @@ LL_COLD void ll_parkinglot_release_slow(ll_parkinglot_lock *l)
     ll_acr_acquire(&b->lock, &pl_bucket_params);
     pl_waiter *found = NULL, *prev = NULL;
     bool more = false;
-    for (pl_waiter *w = b->head; w != NULL;) {
-        pl_waiter *next = w->next;
-        if (w->key == (const void *)l && found == NULL) { /* unlink the one we unpark: l's first */
+    for (pl_waiter *w = ll_plain_load(&b->head); w != NULL;) {
+        pl_waiter *next = ll_plain_load(&w->next);
+        if (ll_plain_load(&w->key) == (const void *)l && found == NULL) { /* unlink the one we unpark: l's first */
             if (prev)
-                prev->next = next;
+                ll_plain_store(&prev->next, next);
             else
-                b->head = next;
-            if (b->tail == w)
-                b->tail = prev;
+                ll_plain_store(&b->head, next);
+            if (ll_plain_load(&b->tail) == w)
+                ll_plain_store(&b->tail, prev);
             found = w;
         } else {
-            more = more || w->key == (const void *)l;
+            more = more || ll_plain_load(&w->key) == (const void *)l;
             prev = w;
         }
         w = next;
@@ -334,11 +337,11 @@ LL_COLD void ll_parkinglot_release_slow(ll_parkinglot_lock *l)
         ll_store_relaxed(&l->parked, 0);  /* relaxed: under the bucket lock, before the lock is freed */
         ll_store_release(&l->locked, 0); /* release: the critical section to the next acquiring CAS */
     } else {
-        p = found->parker; /* before the token store: then the node may be reused */
+        p = ll_plain_load(&found->parker); /* before the token store: then the node may be reused */
         uint64_t now = ll_now_ns();
-        bool handoff = now - found->since >= LL_PARKINGLOT_FAIR_NS && now >= b->fair_at;
+        bool handoff = now - ll_plain_load(&found->since) >= LL_PARKINGLOT_FAIR_NS && now >= ll_plain_load(&b->fair_at);
         if (handoff) /* re-arm the bucket's timer: uniform in [0, 2 x FAIR_NS), mean FAIR_NS */
-            b->fair_at = now + ll_rand_below(2u * LL_PARKINGLOT_FAIR_NS);
+            ll_plain_store(&b->fair_at, now + ll_rand_below(2u * LL_PARKINGLOT_FAIR_NS));
         ll_store_relaxed(&l->parked, more); /* relaxed: under the bucket lock */
         if (!handoff) /* release: the critical section to the next acquiring CAS (locked stays 1 for a handoff) */
             ll_store_release(&l->locked, 0);
