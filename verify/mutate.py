@@ -165,7 +165,7 @@ class Worker:
         if os.path.exists(self.tree):
             shutil.rmtree(self.tree)
         os.makedirs(self.tree)
-        for d in ("src", "include", "verify", "tests", "bench", "python", "cmake", "docs", "examples", "tools",
+        for d in ("src", "include", "verify", "tests", "bench", "sim", "python", "cmake", "docs", "examples", "tools",
                   "CMakeLists.txt"):
             src = os.path.join(ROOT, d)
             if os.path.isdir(src):
