@@ -64,7 +64,7 @@ def covering(path):
         return ["mcscr", "mcscrn", "loiter"]
     spec = name.replace("_", "-")
     specs = [spec]
-    if spec not in ("tas", "ttas", "backoff", "ticket", "ticket-pb", "loiter", "acr"):
+    if spec not in ("tas", "ttas", "backoff", "ticket", "ticket-pb", "loiter", "acr", "parkinglot"):  # no policies
         specs.append(spec + "-park")
     return specs + VARIANTS.get(spec, [])
 
