@@ -20,7 +20,7 @@
  * ll_yield, ll_sleep_ns and ll_pause: scheduler yields; no thread runs a
  *   real-time policy (ll_thread_realtime is false).
  * ll_self: one context and parker per simulated thread; queue nodes come from a
- *   pool zeroed per iteration and are recycled through the threads' caches as in
+ *   pool (uninitialised for the model: below) and are recycled through the threads' caches as in
  *   production (so a late access to a reused node is modelled).
  * LL_THREAD_ELEMENT (core.h): each simulated thread's per-thread elements of the
  *   algorithms that keep one (hemlock, reciprocating), zeroed per iteration as a
