@@ -80,7 +80,9 @@
  * at the deadline (parking_lot's park_until).  A waiter that wakes timed out
  * takes the bucket lock and looks at its token: still WAITING, it unlinks
  * itself and, if it was its lock's last parked waiter, clears parked (as a
- * releaser unparking the last one would), then leaves; set, a releaser came
+ * releaser unparking the last one would), and leaves after one last try of
+ * the lock (a release may have missed it during that last nap, which ends
+ * with no look at the lock of its own: "Release"); set, a releaser came
  * first and it goes on as woken (HANDOFF: it owns the lock, although its
  * deadline passed; RETRY: it competes once more).  The bucket lock decides the
  * race: the releaser sets tokens and the leaver unlinks only under it.  A
@@ -289,8 +291,9 @@ bool ll_parkinglot_acquire_until(ll_parkinglot_lock *l, uint64_t deadline_ns)
         int r = pl_park(l, since, again, deadline_ns);
         if (r == PL_HANDED)
             return true; /* handed over: locked was kept for us */
-        if (r == PL_TIMED_OUT)
-            return false;
+        if (r == PL_TIMED_OUT) /* one last look: a release that missed us ("Release") may have freed
+                                * l during our last nap, which ends at the deadline with no look of its own */
+            return ll_parkinglot_try_acquire(l);
         spins = 0;
     }
 }
