@@ -241,10 +241,41 @@ static void test_parkinglot_missed_release(void)
         pthread_join(t, NULL);
 }
 
+/* A timed waiter whose release was missed during its last nap (the nap that ends at its
+ * deadline: no "is the lock free?" look follows it) must not give up on a lock that has been
+ * free for most of that nap.  The missed release is made by hand, as above: the waiter parks
+ * at ~0 ms with a 200 ms deadline, naps 1+2+...+64 = 127 ms, then sleeps to its deadline;
+ * the lock is freed at ~140 ms. */
+static ll_parkinglot_lock pl_timed = LL_PARKINGLOT_INITIALIZER;
+static void *timed_waiter(void *arg)
+{
+    (void)arg;
+    bool got = ll_parkinglot_acquire_until(&pl_timed, ll_now_ns() + 200000000u);
+    if (got)
+        ll_parkinglot_release(&pl_timed, &spin);
+    return (void *)(uintptr_t)got;
+}
+static void test_parkinglot_timed_missed_release(void)
+{
+    ll_parkinglot_acquire(&pl_timed, &spin);
+    pthread_t t;
+    pthread_create(&t, NULL, timed_waiter, NULL);
+    while (ll_load_acquire(&pl_timed.parked) == 0) /* acquire: its announcement */
+        usleep(100);
+    usleep(140000);                        /* its last nap (to the deadline) began at ~127 ms */
+    ll_store_release(&pl_timed.locked, 0); /* release: the critical section; a release that missed it */
+    void *got;
+    pthread_join(t, &got);
+    int ok = got != NULL;
+    printf("%s parkinglot: a timed waiter a release missed in its last nap takes the free lock\n", ok ? "ok  " : "FAIL");
+    ok ? passed++ : failed++;
+}
+
 int main(void)
 {
     test_verbs();
     test_parkinglot_missed_release();
+    test_parkinglot_timed_missed_release();
     ll_clh_init(&clh);
     ll_anderson_init(&anderson, anderson_slots, 8);
     test_run_threads(THREADS, worker, NULL, 0);

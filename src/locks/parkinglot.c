@@ -74,13 +74,19 @@
  * would hang).  A pthread_atfork child handler therefore starts the child with
  * an empty table and free bucket locks (the lost waiters' nodes were their
  * threads' own, gone with them); a parked word still set is then cleared by
- * the lock's next release, which finds nobody to unpark.
+ * the lock's next release, which finds nobody to unpark.  Child handlers
+ * registered before ours run before it (another library's constructor that
+ * runs first): our prepare handler, which runs before any fork whatever the
+ * order, records the pid, and the slow paths (pl_park, release_slow) that
+ * find themselves in a child of that fork empty the table first.
  *
  * Timed acquire (ll_parkinglot_acquire_until): as acquire, with the park cut
  * at the deadline (parking_lot's park_until).  A waiter that wakes timed out
  * takes the bucket lock and looks at its token: still WAITING, it unlinks
  * itself and, if it was its lock's last parked waiter, clears parked (as a
- * releaser unparking the last one would), then leaves; set, a releaser came
+ * releaser unparking the last one would), and leaves after one last try of
+ * the lock (a release may have missed it during that last nap, which ends
+ * with no look at the lock of its own: "Release"); set, a releaser came
  * first and it goes on as woken (HANDOFF: it owns the lock, although its
  * deadline passed; RETRY: it competes once more).  The bucket lock decides the
  * race: the releaser sets tokens and the leaver unlinks only under it.  A
@@ -97,6 +103,7 @@
  * table), registered as spin.
  */
 #include <pthread.h>
+#include <unistd.h>
 
 #include "locklab/acr.h"
 #include "locklab/parkinglot.h"
@@ -134,6 +141,8 @@ static pl_bucket *bucket_of(const void *key)
 LL_STATIC_ASSERT(PL_BUCKETS == 1 << 8, "bucket_of takes the top 8 bits");
 
 /* The child of a fork (header): an empty table, every bucket lock free. */
+static ll_atomic_u32 pl_forking; /* 1 from our prepare handler to our parent/child handler */
+static ll_atomic_u32 pl_forking_pid; /* the forking process's pid, set before pl_forking */
 static void pl_fork_child(void)
 {
     for (size_t i = 0; i < PL_BUCKETS; i++) {
@@ -141,8 +150,31 @@ static void pl_fork_child(void)
         ll_plain_store(&pl_table[i].head, NULL);
         ll_plain_store(&pl_table[i].tail, NULL);
     }
+    ll_store_relaxed(&pl_forking, 0); /* relaxed: the child runs one thread here */
 }
-__attribute__((constructor)) static void pl_register_fork_child(void) { pthread_atfork(NULL, NULL, pl_fork_child); }
+/* The child handlers registered before ours (a library's constructor that runs before
+ * liblocklab's, or before the preloaded interposer's) run before pl_fork_child, and may unlock
+ * a mutex whose parked word is set: release_slow would then take a bucket lock a parent thread
+ * held at the fork (a hang) or hand the lock to a parent waiter the child does not have (the
+ * mutex stays locked).  Prepare handlers run in the reverse order, so ours has run before any
+ * fork: the slow paths below repair the table first if they find themselves in the child. */
+static void pl_fork_prepare(void)
+{
+    ll_store_relaxed(&pl_forking_pid, (uint32_t)getpid()); /* relaxed: published by the release below */
+    /* release: our pid, for a thread that sees pl_forking set (a stale pid from before a fork
+     * of our parent's would make it think itself in a child); pairs with pl_repair_if_child */
+    ll_store_release(&pl_forking, 1);
+}
+static void pl_fork_parent(void) { ll_store_relaxed(&pl_forking, 0); /* relaxed: a thread that still reads 1 finds its own pid */ }
+LL_INLINE void pl_repair_if_child(void)
+{
+    /* acquire: the pid stored before it (pl_fork_prepare).  In the parent a thread that sees
+     * 1 finds its own pid there and does nothing; the child of the fork sees 1 until
+     * pl_fork_child runs, and another pid. */
+    if (LL_UNLIKELY(ll_load_acquire(&pl_forking) != 0) && (uint32_t)getpid() != ll_load_relaxed(&pl_forking_pid))
+        pl_fork_child();
+}
+__attribute__((constructor)) static void pl_register_fork_child(void) { pthread_atfork(pl_fork_prepare, pl_fork_parent, pl_fork_child); }
 
 /* ---- acquire --------------------------------------------------------------------------- */
 
@@ -232,6 +264,7 @@ static int pl_sleep(ll_parkinglot_lock *l, pl_bucket *b, pl_waiter *w, uint64_t 
 static int pl_park(ll_parkinglot_lock *l, uint64_t since, bool front, uint64_t deadline_ns)
 {
     pl_bucket *b = bucket_of(l);
+    pl_repair_if_child();
     ll_acr_acquire(&b->lock, &pl_bucket_params);
     /* seq_cst (store and load): our announcement, then the check that l is still held, the
      * waiter's half of a Dekker pair whose releaser's half (load parked, store locked) has no
@@ -292,8 +325,9 @@ bool ll_parkinglot_acquire_until(ll_parkinglot_lock *l, uint64_t deadline_ns)
         int r = pl_park(l, since, again, deadline_ns);
         if (r == PL_HANDED)
             return true; /* handed over: locked was kept for us */
-        if (r == PL_TIMED_OUT)
-            return false;
+        if (r == PL_TIMED_OUT) /* one last look: a release that missed us ("Release") may have freed
+                                * l during our last nap, which ends at the deadline with no look of its own */
+            return ll_parkinglot_try_acquire(l);
         spins = 0;
     }
 }
@@ -313,6 +347,7 @@ bool ll_parkinglot_try_acquire(ll_parkinglot_lock *l)
 LL_COLD void ll_parkinglot_release_slow(ll_parkinglot_lock *l)
 {
     pl_bucket *b = bucket_of(l);
+    pl_repair_if_child();
     ll_acr_acquire(&b->lock, &pl_bucket_params);
     pl_waiter *found = NULL, *prev = NULL;
     bool more = false;

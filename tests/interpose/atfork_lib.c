@@ -7,10 +7,11 @@
 
 #include "trap_mutex.h"
 
-static pthread_mutex_t fork_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* Exported: test_fork atfork-contended has threads of its own contend for it. */
+pthread_mutex_t atfork_lib_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-static void lock_fork_mutex(void) { lock_or_trap(&fork_mutex); }
-static void unlock_fork_mutex(void) { unlock_or_trap(&fork_mutex); }
+static void lock_fork_mutex(void) { lock_or_trap(&atfork_lib_mutex); }
+static void unlock_fork_mutex(void) { unlock_or_trap(&atfork_lib_mutex); }
 
 __attribute__((constructor)) static void atfork_lib_init(void)
 {

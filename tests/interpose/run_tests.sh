@@ -84,6 +84,12 @@ fork)
         timeout 60 env LOCKLAB_LOCK=$spec LD_PRELOAD="$preload $bindir/libatfork_lib.so" "$bindir/test_fork" >/dev/null ||
             bad "$spec with atfork_lib (exit $?)"
     done
+    # ... and unlocks, in the child before the interposer's child handlers run, that mutex
+    # while parent threads are parked on it (test_fork.c, "atfork-contended").
+    for spec in parkinglot acr; do
+        timeout 120 env LOCKLAB_LOCK=$spec LD_PRELOAD="$preload $bindir/libatfork_lib.so" "$bindir/test_fork" atfork-contended >/dev/null ||
+            bad "$spec with atfork_lib, contended (exit $?)"
+    done
     ;;
 realtime)
     # Every spec of locklab-bench --list but the ck-* peers (whose spin loops are

@@ -21,6 +21,7 @@
  * A hang is a failure (alarm), not a stuck test.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -256,6 +257,55 @@ static int forks_while_parking(void)
     return check_done("test_fork parked");
 }
 
+/* ---- another library's fork handlers on a contended mutex ------------------------------
+ * Argument "atfork-contended" (run_tests.sh fork, with libatfork_lib.so preloaded): its
+ * pthread_atfork(lock, unlock, unlock), registered by its constructor before the
+ * interposer's handlers, so that its child handler runs before them, on a mutex our threads
+ * keep contended: parent threads are parked on it at each fork.  The child's unlock must
+ * leave it free (not handed to a parent waiter the child does not have), and must not take
+ * a bucket lock a parent thread held.  A hang is a failure (alarm, or run_tests.sh's timeout
+ * for one in the fork handler). */
+static pthread_mutex_t *lib_mutex;
+static void *lib_hammer(void *arg)
+{
+    (void)arg;
+    while (!stop_parking) {
+        pthread_mutex_lock(lib_mutex);
+        usleep(300); /* the others park, and wait past the fair-handoff age (0.5 ms) */
+        pthread_mutex_unlock(lib_mutex);
+    }
+    return NULL;
+}
+static int forks_with_contended_handler(void)
+{
+    lib_mutex = (pthread_mutex_t *)dlsym(RTLD_DEFAULT, "atfork_lib_mutex");
+    CHECK(lib_mutex != NULL);
+    if (lib_mutex == NULL)
+        return check_done("test_fork atfork-contended");
+    pthread_t t[4];
+    test_start_n(t, 4, lib_hammer, NULL, 0);
+    /* Long enough that every hammer has parked (its locklab thread state made): a thread's
+     * first slow path takes the arena lock (ll_self), which the interposer's own prepare
+     * handler holds while this library's prepare waits for the mutex (a deadlock of its own,
+     * not this test's subject). */
+    usleep(300000);
+    for (int i = 0; i < 40 && check_failures == 0; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            alarm(10);
+            int bad = pthread_mutex_lock(lib_mutex) != 0;
+            bad |= pthread_mutex_unlock(lib_mutex) != 0;
+            _exit(bad ? 3 : 0);
+        }
+        CHECK(pid > 0);
+        check_child(pid);
+        usleep(2000);
+    }
+    stop_parking = 1;
+    test_join_n(t, 4);
+    return check_done("test_fork atfork-contended");
+}
+
 static int child(void)
 {
     int bad = 0;
@@ -279,6 +329,8 @@ int main(int argc, char **argv)
     require_interposed((void *)pthread_mutex_lock);
     if (argc > 1 && strcmp(argv[1], "parked") == 0)
         return forks_while_parking();
+    if (argc > 1 && strcmp(argv[1], "atfork-contended") == 0)
+        return forks_with_contended_handler();
     CHECK_EQ(pthread_mutex_lock(&used), 0);
     CHECK_EQ(pthread_mutex_unlock(&used), 0);
     test_run_threads(2, count_worker, &contended_count, 0);
