@@ -313,12 +313,13 @@ bool ll_parkinglot_acquire_until(ll_parkinglot_lock *l, uint64_t deadline_ns)
         /* relaxed: the CAS validates it; acquire: pairs with the releasing stores (release, release_slow) */
         if (ll_load_relaxed(&l->locked) == 0 && ll_cas(&l->locked, &free_, 1, LL_ACQUIRE))
             return true;
+        bool timed = deadline_ns != LL_NO_DEADLINE;
+        if (timed && ll_now_ns() >= deadline_ns)
+            return false; /* nothing of ours to undo (a timed waiter's spin stops at its deadline too) */
         if (ll_load_relaxed(&l->parked) == 0 && spins < LL_PARKINGLOT_SPINS) { /* relaxed: a hint */
             pl_spin_round(++spins); /* nobody parked yet: spin a little */
             continue;
         }
-        if (deadline_ns != LL_NO_DEADLINE && ll_now_ns() >= deadline_ns)
-            return false; /* before parking: nothing of ours to undo */
         bool again = since != 0;
         if (!again)
             since = ll_now_ns();
