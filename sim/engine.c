@@ -19,22 +19,34 @@
  *          (invalidating them), `rmw` extra for an atomic read-modify-write
  *   Requests to one line are serialised: a transfer starts when the previous one
  *   ends (busy_until), which is what makes N spinners re-reading a handed-over
- *   line cost N transfers (the ticket lock's collapse).
+ *   line cost N transfers (the ticket lock's collapse) -- unless the machine's
+ *   directory broadcasts read fills: a read landing while a read fill to its socket
+ *   is in flight gets the line when that fill ends, plus `fill`.
+ *   A request is in flight for half a transfer before it reaches the holder, which
+ *   keeps using the line until then (a releasing holder re-takes it first); the
+ *   access takes effect when the request lands.  A plain store retires into the
+ *   store buffer (the thread goes on; the line is fetched meanwhile); a locked
+ *   instruction, a full fence or a system call waits for it to drain.
  *   Capacity: a private cache per core and an LLC per socket, 8- and 16-way sets
  *   with round-robin replacement (approximately LRU); a line evicted from a core
  *   leaves its sharers (an owner writes back).
  * Spinning: a PAUSE after a loop iteration that re-read exactly the lines of the
  *   previous iteration, unchanged, and wrote nothing, sleeps until one of them is
- *   written or `spinq` ns pass (time passes as if it spun; events are saved); a
- *   loop that has not read the clock for 256 such sleeps sleeps until written (or
- *   its time slice ends with a thread waiting for the CPU).
+ *   written (then notices it when its PAUSE ends: up to `pause` later) or `spinq` ns
+ *   pass (time passes as if it spun; events are saved); a loop that has not read
+ *   the clock for 256 such sleeps sleeps until written (or its time slice ends with
+ *   a thread waiting for the CPU).
  * Scheduler: sockets x cores x smt CPUs; thread i starts on CPU i mod CPUs (CPU c:
  *   socket c mod S, core c mod S*C).  More threads than CPUs wait in per-CPU run
- *   queues; a running thread is preempted at the end of its time slice when its
- *   queue is not empty; a CPU that goes idle takes a waiting thread from another
- *   CPU's queue.  futex wait blocks (the CPU runs the next thread after a context
- *   switch); a futex wake makes the waiter runnable `wake` later, on an idle CPU
- *   if there is one, else queued on its last CPU.
+ *   queues; a running thread is preempted when its slice has ended (with a `tick`,
+ *   at the first tick after it, ticks aligned across CPUs) if its queue is not
+ *   empty; a CPU that goes idle takes a waiting thread from another CPU's queue.
+ *   futex wait blocks (the CPU runs the next thread after a context switch); a
+ *   futex wake makes the waiter runnable `wake` later, on an idle CPU if there is
+ *   one, else on its last CPU: next, preempting the running thread if that one has
+ *   used its slice (EEVDF's wake-up preemption), else queued.  SMT: a core's busy
+ *   hardware threads (running, not asleep in a spin) share smt x smt_share
+ *   pipelines' worth of plain computation.
  * TLS: each simulated thread runs with a thread pointer of its own (tls.c).
  * Exploration (cfg->explore): the next thread is drawn at random at every shared
  *   operation instead of by time; timed waits time out at once.

@@ -105,14 +105,17 @@ static const preset presets[] = {
      /* Malthusian paper §6: "Oracle SPARC T5-2 ... 3.6 GHz ... 16 cores, and each core has 2
       * pipelines supporting 8 logical CPUs ... 8MB unified L3 LLC ... 128KB L2 unified cache",
       * second socket offline (128 CPUs).  Wake-up: "latencies of more than 30000 cycles"
-      * (8.3 us at 3.6 GHz); unpark costs the caller "more than 9000 cycles" (2.5 us).  The
-      * cache latencies are estimates (not given by the paper). */
+      * (8.3 us at 3.6 GHz); unpark costs the caller "more than 9000 cycles" (2.5 us).
+      * smt_share: "each core has 2 pipelines supporting 8 logical CPUs ... If there is only one
+      * active CPU on a core, both pipelines promptly and automatically fuse" (§6,
+      * malthusian-locks.txt:221): 2 pipelines' worth for 8 strands, 0.25.  The cache latencies
+      * are estimates (not given by the paper). */
      MACHINE(.name = "malthusian-t5", .sockets = 1, .cores = 16, .smt = 8, .hit_ns = 1, .local_ns = 50,
              .remote_ns = 50, .fill_ns = 12, .rmw_ns = 10, .pause_ns = 3, .llc_ns = 25, .mem_ns = 110, .step_ns = 1,
              .l2_kb = 128, .llc_mb = 8, .slice_us = 3000, .tick_us = 0, .wake_us = 8.3, .switch_us = 2,
-             .syscall_ns = 2500, .spinq_ns = 1000, .smt_share = 1,
-             .source = "Malthusian paper sec. 6 (T5, 16 cores x 8 strands, 8 MB L3, 128 KB L2, 3.6 GHz, wake-up "
-                       "30000 cycles, unpark 9000 cycles); cache latencies estimated")},
+             .syscall_ns = 2500, .spinq_ns = 1000, .smt_share = 0.25,
+             .source = "Malthusian paper sec. 6 (T5, 16 cores x 8 strands on 2 pipelines a core, 8 MB L3, 128 KB "
+                       "L2, 3.6 GHz, wake-up 30000 cycles, unpark 9000 cycles); cache latencies estimated")},
 };
 enum { NPRESETS = sizeof presets / sizeof presets[0] };
 

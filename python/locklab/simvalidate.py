@@ -15,7 +15,7 @@ reality -- the validation matrix of issue 12 (docs/simulator.md, "Validation").
 The matrix, the published numbers and their references (paper text line,
 section, figure) are data: python/locklab/data/sim_validation.json.  Each
 sweep is an ordinary result directory under DIR (this/measured,
-this/simulated, papers/EXPERIMENT: `locklab report` works on them, and a
+this/simulated, this/simulated-oversubscribed, papers/EXPERIMENT: `locklab report` works on them, and a
 rerun resumes them); DIR/validation.md and DIR/validation.json hold the tables,
 DIR/ratios.png plots simulated against measured ratios, and each sweep
 directory gets its WORKLOAD.png (plots.py).  A lock or workload the simulator
@@ -54,8 +54,8 @@ def add_arguments(p):
     p.add_argument("--bench", metavar="PATH", help="validate: locklab-bench for the measurements")
     p.add_argument("--bench-duration", metavar="S", help=f"validate: measured seconds per run "
                    f"(default: {DEFAULTS['bench_duration']})")
-    p.add_argument("--sim-duration", metavar="S", help=f"validate: simulated seconds per run (default: the "
-                   f"measured duration for this machine, {DEFAULTS['sim_duration']} for the papers)")
+    p.add_argument("--sim-duration", metavar="S", help=f"validate: simulated seconds per run (default: "
+                   f"{DEFAULTS['sim_duration']}; this machine oversubscribed: the measured duration)")
     p.add_argument("--part", choices=PARTS, help="validate: this machine, the papers, or all (default)")
     p.add_argument("--measured", metavar="DIR", help="validate: compare this machine's part with this stored "
                    "measured sweep (a result directory or its results.csv) instead of measuring")
@@ -135,8 +135,12 @@ def load_measured(path):
     return measured
 
 
-def this_machine(m, bench_exe, sim, presets, out, runs, bench_s, sim_s, notes, measured=None):
+def this_machine(m, bench_exe, sim, presets, out, runs, bench_s, sim_s, notes, measured=None, over_s=None):
     """Rows {workload, threads, lock, measured, simulated, error, ok} and the result directories.
+    Simulated seconds: sim_s up to one thread per CPU (this/simulated), over_s (default sim_s)
+    oversubscribed (this/simulated-oversubscribed): an oversubscribed FIFO lock's throughput is
+    mostly its start-up burst until the first preemption, so it depends on the interval, which
+    must then be the measured one.
     measured: a stored measured sweep (ResultDir) to compare with instead of measuring; the
     directories returned are those made here (a stored sweep is left as it is)."""
     cpus = (measured.meta.get("cpus") if measured else None) or os.cpu_count() or 1
@@ -174,8 +178,13 @@ def this_machine(m, bench_exe, sim, presets, out, runs, bench_s, sim_s, notes, m
         measured = _execute(bench_exe, sweep_config(workloads, locks, threads, runs, bench_s, params),
                             out / "this" / "measured")
         made.append(measured)
-    simulated = _execute(sim, sweep_config(workloads, kept, threads, runs, sim_s, params, machine, model),
-                         out / "this" / "simulated")
+    within, over = [t for t in threads if t <= cpus], [t for t in threads if t > cpus]
+    sims = {}
+    for part, seconds, name in ((within, sim_s, "simulated"), (over, over_s or sim_s, "simulated-oversubscribed")):
+        if part:
+            made.append(_execute(sim, sweep_config(workloads, kept, part, runs, seconds, params, machine, model),
+                                 out / "this" / name))
+            sims.update((t, made[-1]) for t in part)
     rows = []
     for w in workloads:
         for t in threads:
@@ -183,13 +192,13 @@ def this_machine(m, bench_exe, sim, presets, out, runs, bench_s, sim_s, notes, m
                 if spec == m["baseline"]:
                     continue
                 meas = _ratio(median(measured, w, spec, t), median(measured, w, m["baseline"], t))
-                simr = _ratio(median(simulated, w, spec, t), median(simulated, w, m["baseline"], t)) \
+                simr = _ratio(median(sims[t], w, spec, t), median(sims[t], w, m["baseline"], t)) \
                     if spec in kept else math.nan
                 err = _ratio(simr, meas) - 1
                 rows.append({"workload": w, "threads": t, "lock": spec, "baseline": m["baseline"],
                              "measured": meas, "simulated": simr, "error": err,
                              "ok": None if math.isnan(err) else abs(err) <= m["tolerance"]})
-    return rows, made + [simulated], machine
+    return rows, made, machine
 
 
 # ---- (b) the papers ----
@@ -347,7 +356,7 @@ def write_outputs(out, this_rows, this_machine_name, tolerance, paper_rows, expe
         header, body, tol = this_table(this_rows, this_machine_name, tolerance)
         doc += ["## This machine: measured vs simulated throughput ratios", "",
                 f"Ratio = median throughput of the lock / that of the baseline, at the same thread count; "
-                f"error = simulated / measured - 1 (target: within {tol}). Sweeps: this/measured, this/simulated.",
+                f"error = simulated / measured - 1 (target: within {tol}). Sweeps: this/measured, this/simulated, this/simulated-oversubscribed.",
                 "", _md_table(header, body), ""]
     if paper_rows is not None:
         header, body = papers_table(paper_rows)
@@ -388,9 +397,8 @@ def run(args):
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"cannot create --out '{out}': {e.strerror}") from None
-    # This machine: the simulated interval is the measured one (an oversubscribed FIFO lock's
-    # throughput is mostly its start-up burst, until the first preemption: it depends on the interval).
-    this_sim_s = sim_s if args.sim_duration or args.quick else \
+    # This machine, oversubscribed: the simulated interval is the measured one (this_machine says why).
+    over_s = sim_s if args.sim_duration or args.quick else \
         float((stored.meta.get("config") or {}).get("duration") or bench_s) if stored else bench_s
     notes, dirs, images = [], [], []
     this_rows = paper_rows = None
@@ -399,7 +407,7 @@ def run(args):
     try:
         if part in ("all", "this"):
             this_rows, made, this_name = this_machine(matrix["this_machine"], bench_exe, sim, presets, out, runs,
-                                                      bench_s, this_sim_s, notes, stored)
+                                                      bench_s, sim_s, notes, stored, over_s)
             dirs += made
         if part in ("all", "papers"):
             paper_rows, made, experiments = papers(matrix, sim, presets, out, runs, sim_s, notes)
@@ -416,8 +424,8 @@ def run(args):
         plots.validation_figure(points, matrix["this_machine"]["tolerance"], this_name, out / "ratios.png")
         images.insert(0, "ratios.png")
     how = f"measured: the stored sweep {stored.path}" if stored else f"{bench_s:g} s measured"
-    line = (f"{runs} run(s) per configuration, {how}; {this_sim_s:g} simulated seconds per run for this machine, "
-            f"{sim_s:g} for the papers"
+    line = (f"{runs} run(s) per configuration, {how}; {sim_s:g} simulated seconds per run ({over_s:g} for this "
+            f"machine oversubscribed: the measured interval)"
             f"{' (--quick: the numbers mean nothing)' if args.quick else ''}.")
     write_outputs(out, this_rows, this_name, matrix["this_machine"]["tolerance"], paper_rows, experiments, notes, line,
                   images)
