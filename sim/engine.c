@@ -19,22 +19,34 @@
  *          (invalidating them), `rmw` extra for an atomic read-modify-write
  *   Requests to one line are serialised: a transfer starts when the previous one
  *   ends (busy_until), which is what makes N spinners re-reading a handed-over
- *   line cost N transfers (the ticket lock's collapse).
+ *   line cost N transfers (the ticket lock's collapse) -- unless the machine's
+ *   directory broadcasts read fills: a read landing while a read fill to its socket
+ *   is in flight gets the line when that fill ends, plus `fill`.
+ *   A request is in flight for half a transfer before it reaches the holder, which
+ *   keeps using the line until then (a releasing holder re-takes it first); the
+ *   access takes effect when the request lands.  A plain store retires into the
+ *   store buffer (the thread goes on; the line is fetched meanwhile); a locked
+ *   instruction, a full fence or a system call waits for it to drain.
  *   Capacity: a private cache per core and an LLC per socket, 8- and 16-way sets
  *   with round-robin replacement (approximately LRU); a line evicted from a core
  *   leaves its sharers (an owner writes back).
  * Spinning: a PAUSE after a loop iteration that re-read exactly the lines of the
  *   previous iteration, unchanged, and wrote nothing, sleeps until one of them is
- *   written or `spinq` ns pass (time passes as if it spun; events are saved); a
- *   loop that has not read the clock for 256 such sleeps sleeps until written (or
- *   its time slice ends with a thread waiting for the CPU).
+ *   written (then notices it when its PAUSE ends: up to `pause` later) or `spinq` ns
+ *   pass (time passes as if it spun; events are saved); a loop that has not read
+ *   the clock for 256 such sleeps sleeps until written (or its time slice ends with
+ *   a thread waiting for the CPU).
  * Scheduler: sockets x cores x smt CPUs; thread i starts on CPU i mod CPUs (CPU c:
  *   socket c mod S, core c mod S*C).  More threads than CPUs wait in per-CPU run
- *   queues; a running thread is preempted at the end of its time slice when its
- *   queue is not empty; a CPU that goes idle takes a waiting thread from another
- *   CPU's queue.  futex wait blocks (the CPU runs the next thread after a context
- *   switch); a futex wake makes the waiter runnable `wake` later, on an idle CPU
- *   if there is one, else queued on its last CPU.
+ *   queues; a running thread is preempted when its slice has ended (with a `tick`,
+ *   at the first tick after it, ticks aligned across CPUs) if its queue is not
+ *   empty; a CPU that goes idle takes a waiting thread from another CPU's queue.
+ *   futex wait blocks (the CPU runs the next thread after a context switch); a
+ *   futex wake makes the waiter runnable `wake` later, on an idle CPU if there is
+ *   one, else on its last CPU: next, preempting the running thread if that one has
+ *   used its slice (EEVDF's wake-up preemption), else queued.  SMT: a core's busy
+ *   hardware threads (running, not asleep in a spin) share smt x smt_share
+ *   pipelines' worth of plain computation.
  * TLS: each simulated thread runs with a thread pointer of its own (tls.c).
  * Exploration (cfg->explore): the next thread is drawn at random at every shared
  *   operation instead of by time; timed waits time out at once.
@@ -62,6 +74,7 @@ typedef struct sthread {
     bool spinsleep;         /* RUNNING, asleep on unchanged lines until key or a write */
     bool timed_out;
     uint64_t time;          /* local clock, ps */
+    uint64_t sb_until;      /* its store buffer has drained by then (the last plain store's line is owned) */
     uint64_t key, tie;      /* heap order: (key, tie) */
     uint64_t ready_ps;      /* READY: not before */
     uint64_t run_start;     /* when it got its CPU (busy time) */
@@ -92,7 +105,9 @@ typedef struct watcher {
 typedef struct sline {
     uintptr_t addr; /* line number (address >> 6) */
     uint64_t version;
-    uint64_t busy_until;
+    uint64_t busy_until; /* the latest transfer of the line ends then */
+    bool read_fill;      /* ... and it was a read (a shared fill others of its socket may join) */
+    int16_t fill_socket; /* the socket of that read */
     int32_t owner; /* core holding it modified/exclusive, or -1 */
     uint32_t nshare;
     uint64_t sharers[MAX_CORES / 64];
@@ -112,6 +127,8 @@ static struct {
     int ncpus, ncores;
     sthread **heap;
     int heap_n;
+    int *core_busy; /* per core: threads running there and not asleep in a spin (SMT competition) */
+    double smt_pipes; /* smt x smt_share: the pipelines' worth a core's busy threads share */
     sthread *cur;
     llt_ctx main_ctx;
     uint64_t rng;
@@ -120,7 +137,7 @@ static struct {
     sim_outcome outcome;
     sim_stats st;
     /* costs, ps */
-    uint64_t c_hit, c_local, c_remote, c_rmw, c_pause, c_llc, c_mem, c_slice, c_wake, c_switch, c_sys, c_spinq,
+    uint64_t c_hit, c_local, c_remote, c_fill, c_rmw, c_pause, c_llc, c_mem, c_slice, c_tick, c_wake, c_switch, c_sys, c_spinq,
         c_clock;
     /* lines: hash (addr -> index + 1) and the lines */
     sline *lines;
@@ -235,13 +252,14 @@ static void end_run(sim_outcome o)
     abort(); /* an aborted run's threads are never resumed */
 }
 
-static void make_runnable(sthread *t, uint64_t at);
+static void make_runnable(sthread *t, uint64_t at, bool woken);
 
 /* Run n, just taken from the heap (a spinner's sleep ends at its key). */
 static void resume(sthread *n)
 {
     if (n->spinsleep) {
         n->spinsleep = false;
+        E.core_busy[E.cpus[n->cpu].core]++;
         n->sleep_gen++;
         n->time = n->key;
     }
@@ -274,7 +292,7 @@ static void reschedule(void)
                 *pp = n->fnext;
                 n->fword = NULL;
             }
-            make_runnable(n, n->key);
+            make_runnable(n, n->key, true);
             continue;
         }
         heap_remove(n);
@@ -294,6 +312,14 @@ static void rq_push(scpu *c, sthread *t)
     c->rq_tail = t;
     c->nready++;
 }
+static void rq_push_front(scpu *c, sthread *t)
+{
+    t->rq_next = c->rq_head;
+    c->rq_head = t;
+    if (!c->rq_tail)
+        c->rq_tail = t;
+    c->nready++;
+}
 static sthread *rq_pop(scpu *c)
 {
     sthread *t = c->rq_head;
@@ -306,16 +332,26 @@ static sthread *rq_pop(scpu *c)
     return t;
 }
 
+/* A thread dispatched at time at may be preempted from this time on: when its slice
+ * ends, or with a tick (the kernel checks at every CPU's tick, aligned across CPUs),
+ * at the first tick after its slice has ended. */
+static uint64_t slice_end(uint64_t at)
+{
+    uint64_t end = at + E.c_slice;
+    return E.c_tick ? (end + E.c_tick - 1) / E.c_tick * E.c_tick : end;
+}
+
 /* t starts running on c at time at. */
 static void dispatch(scpu *c, sthread *t, uint64_t at)
 {
     c->cur = t;
+    E.core_busy[c->core]++;
     t->cpu = (int)(c - E.cpus);
     t->state = T_RUNNING;
     t->time = at;
     t->run_start = at;
     t->nreads = t->pnreads = 0;
-    c->slice_end = at + E.c_slice;
+    c->slice_end = slice_end(at);
     heap_push(t, at);
 }
 
@@ -325,6 +361,7 @@ static void cpu_release(sthread *t, uint64_t now)
 {
     scpu *c = &E.cpus[t->cpu];
     E.st.busy_ps += now - t->run_start;
+    E.core_busy[c->core]--;
     c->cur = NULL;
     sthread *n = rq_pop(c);
     for (int k = 1; !n && k < E.ncpus; k++) /* idle balancing: the nearest queue that has a thread */
@@ -337,8 +374,9 @@ static void cpu_release(sthread *t, uint64_t now)
 }
 
 /* t may run from time at: on its last CPU if idle, else on an idle CPU (its socket
- * first), else it waits in its last CPU's queue. */
-static void make_runnable(sthread *t, uint64_t at)
+ * first), else it waits in its last CPU's queue; a thread woken from a sleep
+ * preempts the running thread there if that one has used its slice. */
+static void make_runnable(sthread *t, uint64_t at, bool woken)
 {
     scpu *c = &E.cpus[t->cpu];
     if (c->cur) {
@@ -351,7 +389,14 @@ static void make_runnable(sthread *t, uint64_t at)
         if (!idle) {
             t->state = T_READY;
             t->ready_ps = at;
-            rq_push(c, t);
+            if (woken && at >= c->cur->run_start + E.c_slice) {
+                /* wake-up preemption (EEVDF): the running thread has used its slice, the woken
+                 * one (it slept: it has lag) has the earlier deadline: it runs next, now */
+                rq_push_front(c, t);
+                c->slice_end = at;
+            } else {
+                rq_push(c, t);
+            }
             if (c->cur->spinsleep) /* the spinner there must wake for its preemption */
                 heap_lower(c->cur, c->slice_end > at ? c->slice_end : at);
             return;
@@ -541,34 +586,97 @@ static uint64_t fetch_cost(sline *l, uint32_t li, int k, bool exclusive)
     return remote ? E.c_remote : E.c_mem;
 }
 
-/* Wake the spinners asleep on line l (it was written at time at). */
+/* Wake the spinners asleep on line l (it was written at time at).  A spinner
+ * notices the write at its next load, when the PAUSE it is in ends: a uniform
+ * draw in [0, pause) later. */
 static void wake_watchers(sline *l, uint64_t at)
 {
     for (uint32_t i = 0; i < l->nwatch; i++) {
         sthread *t = &E.threads[l->watchers[i].thread];
         if (t->spinsleep && t->sleep_gen == l->watchers[i].gen && t->heap_pos >= 0)
-            heap_lower(t, at > t->time ? at : t->time);
+            heap_lower(t, (at > t->time ? at : t->time) + (E.c_pause ? rnd() % E.c_pause : 0));
     }
     l->nwatch = 0;
 }
 
 enum access { LOAD, STORE, RMW };
-/* Core of the running thread accesses p at its time: add the cost. */
+
+/* How long core k's request for line l travels before it reaches the core(s) that
+ * must give the line up (half a transfer: the other half brings the data back), or
+ * 0 when nobody has to: a load of a line no core holds modified, a write of a line
+ * no other core has.  Until the request lands, those cores keep using their copy. */
+static uint64_t request_flight(const sline *l, int k, enum access kind)
+{
+    int s = core_socket(k);
+    if (l->owner >= 0)
+        return l->owner == k ? 0 : (core_socket(l->owner) == s ? E.c_local : E.c_remote) / 2;
+    if (kind == LOAD)
+        return 0;
+    uint64_t far = 0;
+    for (int w = 0; w < MAX_CORES / 64 && far < E.c_remote; w++)
+        for (uint64_t b = l->sharers[w]; b; b &= b - 1) {
+            int o = w * 64 + __builtin_ctzll(b);
+            uint64_t c = o == k ? 0 : core_socket(o) == s ? E.c_local : E.c_remote;
+            far = c > far ? c : far;
+        }
+    return far / 2;
+}
+
+/* The running thread's clock has advanced: let every thread whose clock is earlier
+ * run first (no event of its own: part of the operation in progress). */
+static void give_way(sthread *me)
+{
+    if (E.heap_n && E.heap[0]->key <= me->time) {
+        heap_push(me, me->time);
+        reschedule();
+    }
+}
+
+/* Core of the running thread accesses p at its time: add the cost.
+ * A transfer is not an instantaneous loss of ownership: the request is in flight
+ * for half the transfer, during which the holder keeps the line (its own loads and
+ * stores are hits, and come first); the access takes effect when the request lands
+ * (its value is read then) and the data needs the other half to come back.
+ * Read fills are broadcast: a load whose request lands while a read fill of the
+ * line to its socket is in flight gets its shared copy when that fill ends, plus
+ * the directory's `fill` occupancy per extra reader (the full transfer on a machine whose directory
+ * answers reads one by one, the slides' Opteron). */
 static void access_line(const void *p, enum access kind)
 {
     sthread *me = E.cur;
     int k = E.cpus[me->cpu].core;
     uint32_t li;
     sline *l = line_of(p, &li);
-    uint64_t now = me->time, done;
     E.st.mem_ops++;
+    uint64_t flight = 0;
+    if (kind == RMW && me->sb_until > me->time) /* a locked instruction drains the store buffer first */
+        me->time = me->sb_until;
+    if (!E.cfg->explore && (kind == LOAD ? !has_core(l, k) : kind == RMW && l->owner != k)) {
+        flight = request_flight(l, k, kind);
+        if (flight) {
+            me->time += flight;
+            give_way(me);
+            l = &E.lines[li]; /* others' accesses may have moved the line array */
+        }
+    }
+    uint64_t now = me->time, done;
     if (kind == LOAD) {
         if (has_core(l, k)) {
             done = now + E.c_hit;
+        } else if (l->read_fill && now < l->busy_until && l->fill_socket == core_socket(k)) {
+            /* joins the read fill in flight to its socket */
+            done = l->busy_until + E.c_fill;
+            l->busy_until = done;
+            add_core(l, k);
+            priv_insert(k, li);
+            l = &E.lines[li];
         } else {
             uint64_t start = now > l->busy_until ? now : l->busy_until;
-            done = start + fetch_cost(l, li, k, false);
+            uint64_t cost = fetch_cost(l, li, k, false);
+            done = start + (cost > flight ? cost - flight : 0);
             l->busy_until = done;
+            l->read_fill = true;
+            l->fill_socket = (int16_t)core_socket(k);
             if (l->owner >= 0) { /* the owner keeps a shared copy */
                 add_core(l, l->owner);
                 l->owner = -1;
@@ -588,8 +696,10 @@ static void access_line(const void *p, enum access kind)
             done = now + E.c_hit;
         } else {
             uint64_t start = now > l->busy_until ? now : l->busy_until;
-            done = start + fetch_cost(l, li, k, true);
+            uint64_t cost = fetch_cost(l, li, k, true);
+            done = start + (cost > flight ? cost - flight : 0);
             l->busy_until = done;
+            l->read_fill = false;
             memset(l->sharers, 0, sizeof l->sharers);
             l->nshare = 0;
             add_core(l, k);
@@ -603,8 +713,19 @@ static void access_line(const void *p, enum access kind)
         me->wrote = true;
         if (l->nwatch)
             wake_watchers(l, done);
+        if (kind == STORE && !E.cfg->explore) { /* retired into the store buffer: the thread goes on */
+            me->sb_until = done > me->sb_until ? done : me->sb_until;
+            done = now + E.c_hit;
+        }
     }
     me->time = done;
+}
+
+/* A full fence, a locked instruction or a system call waits for the store buffer. */
+static inline void drain(sthread *me)
+{
+    if (me->sb_until > me->time)
+        me->time = me->sb_until;
 }
 
 /* ---- the atomics backend (include/locklab/atomics.h, LL_BACKEND_SIM) ------------------ */
@@ -696,6 +817,7 @@ void ll_fence(ll_order o)
     if (OUTSIDE_RUN() || o != LL_SEQ_CST)
         return; /* acquire/release fences are free on x86 (TSO) */
     sync_point();
+    drain(E.cur);
     E.cur->time += E.c_rmw; /* MFENCE: about a locked instruction */
 }
 
@@ -756,6 +878,7 @@ void ll_pause(void)
     for (uint32_t i = 0; i < me->pnreads; i++)
         watch(&E.lines[me->pread_line[i]], me);
     me->spinsleep = true;
+    E.core_busy[c->core]--; /* a spinner asleep in PAUSE leaves the pipeline to its siblings */
     heap_push(me, until);
     reschedule();
     maybe_preempt(me);
@@ -804,6 +927,7 @@ int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock,
     (void)clock; /* both clocks are the simulated time */
     sync_point();
     sthread *me = E.cur;
+    drain(me);
     me->time += E.c_sys;
     access_line(word, LOAD); /* the kernel compares under its bucket lock: no event between */
     if (word->v != expected)
@@ -824,6 +948,7 @@ void ll_futex_wake(ll_atomic_u32 *word, int n)
 {
     sync_point();
     sthread *me = E.cur;
+    drain(me);
     me->time += E.c_sys;
     for (sthread **b = bucket_of(word); *b && n > 0;) {
         sthread *t = *b;
@@ -836,7 +961,7 @@ void ll_futex_wake(ll_atomic_u32 *word, int n)
         if (t->state == T_TIMED)
             heap_remove(t);
         E.st.wakes++;
-        make_runnable(t, me->time + E.c_wake);
+        make_runnable(t, me->time + E.c_wake, true);
         n--;
     }
 }
@@ -892,7 +1017,14 @@ void ll_sleep_ns(uint64_t ns)
 /* ---- for bodies ------------------------------------------------------------------------------ */
 uint64_t sim_now_ps(void) { return E.cur ? E.cur->time : 0; }
 bool sim_stopping(void) { return llsim_load(&E.stop_word, 4) != 0; }
-void sim_compute(double ns) { E.cur->time += ps_of(ns); }
+/* Plain computation: with more busy hardware threads on the core than its pipelines'
+ * worth (smt x smt_share), each gets that share of them (the T5's 8 strands on 2
+ * pipelines; docs/simulator.md). */
+void sim_compute(double ns)
+{
+    int busy = E.core_busy[E.cpus[E.cur->cpu].core];
+    E.cur->time += ps_of(busy > E.smt_pipes ? ns * busy / E.smt_pipes : ns);
+}
 void sim_data_load(const void *p)
 {
     sync_point();
@@ -957,6 +1089,7 @@ static void free_run(void)
         free(E.lines[i].watchers);
     free(E.threads);
     free(E.cpus);
+    free(E.core_busy);
     free(E.heap);
     free(E.lines);
     free(E.hash);
@@ -981,11 +1114,13 @@ sim_outcome sim_run(const sim_config *cfg, sim_body body, void *arg, sim_stats *
     E.c_hit = ps_of(m->hit_ns);
     E.c_local = ps_of(m->local_ns);
     E.c_remote = ps_of(m->remote_ns);
+    E.c_fill = ps_of(m->fill_ns);
     E.c_rmw = ps_of(m->rmw_ns);
     E.c_pause = ps_of(m->pause_ns);
     E.c_llc = ps_of(m->llc_ns);
     E.c_mem = ps_of(m->mem_ns);
     E.c_slice = ps_of(m->slice_us * 1000);
+    E.c_tick = ps_of(m->tick_us * 1000);
     E.c_wake = ps_of(m->wake_us * 1000);
     E.c_switch = ps_of(m->switch_us * 1000);
     E.c_sys = ps_of(m->syscall_ns);
@@ -997,6 +1132,8 @@ sim_outcome sim_run(const sim_config *cfg, sim_body body, void *arg, sim_stats *
     E.ncpus = E.ncores * m->smt;
     E.threads = xcalloc((size_t)cfg->threads, sizeof(sthread));
     E.cpus = xcalloc((size_t)E.ncpus, sizeof(scpu));
+    E.core_busy = xcalloc((size_t)E.ncores, sizeof(int));
+    E.smt_pipes = m->smt * m->smt_share;
     E.heap = xcalloc((size_t)cfg->threads + 1, sizeof(sthread *));
     E.fbucket = xcalloc(FBUCKETS, sizeof(sthread *));
     E.priv_sets = (uint32_t)(m->l2_kb * 1024 / 64 / PWAYS);
@@ -1026,7 +1163,7 @@ sim_outcome sim_run(const sim_config *cfg, sim_body body, void *arg, sim_stats *
         }
         mprotect(t->stack, 4096, PROT_NONE); /* guard page */
         llt_ctx_init(&t->ctx, t->stack + 4096, STACK_BYTES - 4096, thread_entry, t);
-        make_runnable(t, 0);
+        make_runnable(t, 0, false);
     }
     E.outcome = SIM_DONE;
     reschedule(); /* from the main context: runs until the last thread ends (or the run is cut) */

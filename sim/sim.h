@@ -26,6 +26,7 @@ typedef struct sim_machine {
     double hit_ns;      /* load/store hitting the core's own cache */
     double local_ns;    /* cache-line transfer within a socket (incl. invalidations) */
     double remote_ns;   /* transfer across sockets */
+    double fill_ns;     /* a read joining a read fill of the line in flight: the directory's occupancy */
     double rmw_ns;      /* extra cost of an atomic read-modify-write (and of a full fence) */
     double pause_ns;    /* one PAUSE */
     double llc_ns;      /* miss in the private cache, hit in the socket's LLC */
@@ -33,11 +34,13 @@ typedef struct sim_machine {
     double step_ns;     /* one PRNG step of the workloads (plain computation) */
     double l2_kb;       /* private cache per core */
     double llc_mb;      /* last-level cache per socket */
-    double slice_us;    /* scheduler time slice */
+    double slice_us;    /* scheduler time slice (a CPU-bound thread's run before it may be preempted) */
+    double tick_us;     /* scheduler tick: preemption happens at ticks (0: exactly at the slice's end) */
     double wake_us;     /* futex wake-up to running (an idle CPU) */
     double switch_us;   /* context switch */
     double syscall_ns;  /* a futex call or a sched_yield that does not switch */
     double spinq_ns;    /* a spinner on an unchanged line sleeps at most this long per PAUSE */
+    double smt_share;   /* pipeline share of a busy hardware thread whose core's siblings are busy (1: none lost) */
     char source[512];   /* where the numbers come from (presets) */
 } sim_machine;
 

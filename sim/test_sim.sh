@@ -68,6 +68,37 @@ expect_error "bad param"        "has no parameter 'zz'"           -- "$sim" mute
 n=$("$sim" --list-presets | awk -F'\t' 'NF == 2' | wc -l)
 [ "$n" -ge 4 ] && ok "--list-presets: $n presets" || bad "--list-presets: $n"
 
+# The model (docs/simulator.md, "The model"): simulated quantities, deterministic for a seed
+# (not host timings).  tput ARGS...: the simulated throughput of one seeded run.
+tput() { "$sim" "$@" --seed 1 --json | grep -o '"throughput_ops_s":[0-9.e+]*' | cut -d: -f2; }
+at_least() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { exit !(a > 0 && b > 0 && a >= f * b) }'; }
+two="sockets=1,cores=2,local=70,remote=70,pause=50,rmw=4,step=1.45"
+# A transfer is not an instantaneous loss of ownership and a releasing store retires into the
+# store buffer: tas at 2 threads re-takes its line often (measured here: 1.79x mcs).
+a=$(tput mutexbench --lock tas --threads 2 --machine $two --duration 0.005)
+b=$(tput mutexbench --lock mcs --threads 2 --machine $two --duration 0.005)
+at_least "$a" "$b" 1.5 && ok "barging: tas $a >= 1.5 x mcs $b at 2 threads" || bad "barging: tas $a vs mcs $b"
+# Broadcast read fills: 7 ticket waiters re-reading the grant share one fill (fill=10) rather
+# than queueing one transfer each (fill = the transfer, the slides' directory).
+a=$(tput mutexbench --lock ticket --threads 8 --machine sockets=1,cores=8,local=50,fill=10 --duration 0.005)
+b=$(tput mutexbench --lock ticket --threads 8 --machine sockets=1,cores=8,local=50,fill=50 --duration 0.005)
+at_least "$a" "$b" 2 && ok "read fills: ticket $a with fill=10 >= 2 x $b with fill=50" || bad "read fills: $a vs $b"
+# TWA >= MCS at 4 threads on the CNA paper's 2-socket box (the TWA paper, section 4.1).
+a=$(tput mutexbench --lock twa --threads 4 --machine cna-2s --duration 0.005)
+b=$(tput mutexbench --lock mcs --threads 4 --machine cna-2s --duration 0.005)
+at_least "$a" "$b" 1 && ok "twa $a >= mcs $b at 4 threads on cna-2s" || bad "twa $a < mcs $b on cna-2s"
+# SMT competition: two strands of a core with half a pipeline's worth each halve the NCS rate.
+a=$(tput mutexbench --lock mcs --threads 2 --machine sockets=1,cores=1,smt=2 --param ncs_max=2000 --duration 0.005)
+b=$(tput mutexbench --lock mcs --threads 2 --machine sockets=1,cores=1,smt=2,smt_share=0.5 --param ncs_max=2000 \
+      --duration 0.005)
+at_least "$a" "$b" 1.8 && ok "smt_share=0.5: $b, about half of $a" || bad "smt_share: $a vs $b"
+# Preemption at the 4-ms ticks of this machine's kernel (HZ=250): 8 spinners on 2 CPUs for
+# 0.1 s are preempted 2 x 25 times.
+out=$("$sim" mutexbench --lock mcs --threads 8 --machine this --duration 0.1 --seed 1 --json)
+[[ $out == *'"ivcsw":50,'* ]] && ok "this: preemption at 4-ms ticks (50 in 0.1 s on 2 CPUs)" ||
+  bad "this: ticks: $(grep -o '"ivcsw":[0-9]*' <<<"$out")"
+"$sim" --list-presets | grep -q '^slides-48	' && ok "preset slides-48" || bad "no preset slides-48"
+
 # Determinism: the same seed gives the same JSON, host time apart.
 strip() { sed -e 's/"host_seconds":[0-9.]*//' -e 's/"host_cpu_seconds":[0-9.]*//' -e 's/"sim_events_per_s":[0-9.]*//'; }
 a=$("$sim" mutexbench --lock mcs-stp --threads 6 --machine sockets=1,cores=2 --duration 0.002 --seed 7 --json | strip)

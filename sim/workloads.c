@@ -37,9 +37,11 @@ static bool enter(wl_run *r, int i)
     if (r->in_cs)
         r->violated = true;
     r->in_cs = true;
-    sim_data_store(&r->admitted); /* the admission counter and log: a shared line, as in locklab-bench */
-    if (r->admitted < r->logcap)
+    sim_data_store(&r->admitted); /* the admission counter: a shared line, as in locklab-bench */
+    if (r->admitted < r->logcap) {
+        sim_data_store(&r->log[r->admitted]); /* the log: 32 entries a line, written by turns */
         r->log[r->admitted] = (uint16_t)i;
+    }
     r->admitted++;
     return true;
 }

@@ -15,13 +15,17 @@ reality -- the validation matrix of issue 12 (docs/simulator.md, "Validation").
 The matrix, the published numbers and their references (paper text line,
 section, figure) are data: python/locklab/data/sim_validation.json.  Each
 sweep is an ordinary result directory under DIR (this/measured,
-this/simulated, papers/EXPERIMENT: `locklab report` works on them, and a
+this/simulated, this/simulated-oversubscribed, papers/EXPERIMENT: `locklab report` works on them, and a
 rerun resumes them); DIR/validation.md and DIR/validation.json hold the tables,
 DIR/ratios.png plots simulated against measured ratios, and each sweep
 directory gets its WORKLOAD.png (plots.py).  A lock or workload the simulator
 does not accept is reported as "not simulated" with its message; a missing
 preset is replaced by the description built from the paper's numbers, and the
-table says so.  --quick: one run of 0.05 s measured and 0.001 s simulated per
+table says so.  --measured DIR: (a) compares with a stored measured sweep (a
+result directory of locklab-bench runs, e.g. an earlier this/measured, or its
+results.csv) instead of measuring: nothing is measured, only simulated; its
+oversubscribed thread count is OVERSUBSCRIPTION x the CPUs its meta.json
+records.  --quick: one run of 0.05 s measured and 0.001 s simulated per
 configuration (tests; the numbers mean nothing).
 """
 
@@ -35,8 +39,8 @@ from . import bench, results, sweep
 from .errors import UsageError
 
 DATA = Path(__file__).resolve().parent / "data" / "sim_validation.json"
-OPTIONS = ["--out", "--quick", "--bench", "--bench-duration", "--sim-duration", "--part"]
-DESTS = ["out", "quick", "bench", "bench_duration", "sim_duration", "part"]
+OPTIONS = ["--out", "--quick", "--bench", "--bench-duration", "--sim-duration", "--part", "--measured"]
+DESTS = ["out", "quick", "bench", "bench_duration", "sim_duration", "part", "measured"]
 PARTS = ["all", "this", "papers"]
 DEFAULT_OUT = "results/sim-validation"
 DEFAULTS = {"runs": 3, "bench_duration": 1.0, "sim_duration": 0.1}
@@ -50,9 +54,11 @@ def add_arguments(p):
     p.add_argument("--bench", metavar="PATH", help="validate: locklab-bench for the measurements")
     p.add_argument("--bench-duration", metavar="S", help=f"validate: measured seconds per run "
                    f"(default: {DEFAULTS['bench_duration']})")
-    p.add_argument("--sim-duration", metavar="S", help=f"validate: simulated seconds per run "
-                   f"(default: {DEFAULTS['sim_duration']})")
+    p.add_argument("--sim-duration", metavar="S", help=f"validate: simulated seconds per run (default: "
+                   f"{DEFAULTS['sim_duration']}; this machine oversubscribed: the measured duration)")
     p.add_argument("--part", choices=PARTS, help="validate: this machine, the papers, or all (default)")
+    p.add_argument("--measured", metavar="DIR", help="validate: compare this machine's part with this stored "
+                   "measured sweep (a result directory or its results.csv) instead of measuring")
 
 
 def load_matrix(path=DATA):
@@ -61,7 +67,7 @@ def load_matrix(path=DATA):
 
 
 def settings(args):
-    """(runs, measured seconds, simulated seconds) from --quick, --runs and the durations."""
+    """(runs, measured seconds, simulated seconds for the papers) from --quick, --runs and the durations."""
     base = QUICK if args.quick else DEFAULTS
     runs = sweep.parse_number("--runs", args.runs, int, 1, 1000) if args.runs else base["runs"]
     measured = sweep.parse_number("--bench-duration", args.bench_duration, float, 0.001, 3600) \
@@ -118,19 +124,45 @@ def _execute(exe, config, out):
 
 # ---- (a) this machine ----
 
-def this_machine(m, bench_exe, sim, presets, out, runs, bench_s, sim_s, notes):
-    """Rows {workload, threads, lock, measured, simulated, error, ok} and the result directories."""
+def load_measured(path):
+    """The stored measured sweep of --measured (a result directory, or its results.csv): a ResultDir."""
+    path = Path(path)
+    if path.name == "results.csv" and path.is_file():
+        path = path.parent
+    measured = results.ResultDir(path)
+    if measured.meta.get("simulated") or (measured.meta.get("config") or {}).get("sim"):
+        raise UsageError(f"--measured '{path}' holds simulated results (valid: a sweep measured with locklab-bench)")
+    return measured
+
+
+def this_machine(m, bench_exe, sim, presets, out, runs, bench_s, sim_s, notes, measured=None, over_s=None):
+    """Rows {workload, threads, lock, measured, simulated, error, ok} and the result directories.
+    Simulated seconds: sim_s up to one thread per CPU (this/simulated), over_s (default sim_s)
+    oversubscribed (this/simulated-oversubscribed): an oversubscribed FIFO lock's throughput is
+    mostly its start-up burst until the first preemption, so it depends on the interval, which
+    must then be the measured one.
+    measured: a stored measured sweep (ResultDir) to compare with instead of measuring; the
+    directories returned are those made here (a stored sweep is left as it is)."""
+    cpus = (measured.meta.get("cpus") if measured else None) or os.cpu_count() or 1
     threads = []
     for t in m["threads"]:
-        t = t if isinstance(t, int) else m["oversubscription"] * (os.cpu_count() or 1)
+        t = t if isinstance(t, int) else m["oversubscription"] * cpus
         if t not in threads:
             threads.append(t)
-    cpus = os.cpu_count() or 1
+    if measured:
+        missing = [f"{w} {spec} {t}T" for w in m["workloads"] for spec in m["locks"] for t in threads
+                   if not measured.runs(w, spec, t)]
+        if missing:
+            raise UsageError(f"--measured '{measured.path}' lacks {len(missing)} configuration(s) of the matrix, "
+                             f"e.g. {missing[0]} (valid: a sweep of {', '.join(m['workloads'])} x "
+                             f"{', '.join(m['locks'])} at {', '.join(map(str, threads))} threads)")
+        notes.append(f"this machine: measured side from the stored sweep {measured.path} "
+                     f"({measured.meta.get('date', 'undated')}), not re-measured")
     machine, note = resolve_machine({"preset": m["preset"], "description": f"sockets=1,cores={cpus}"}, presets)
     if note:
         notes.append(f"this machine: {note}")
     workloads, params, locks = list(m["workloads"]), m["workloads"], m["locks"]
-    for w in workloads:  # every check first (seconds), then the sweeps
+    for w in workloads if measured is None else []:  # every check first (seconds), then the sweeps
         bench.check(bench_exe, w, locks, params[w], threads)
     kept = locks
     model = None
@@ -141,10 +173,18 @@ def this_machine(m, bench_exe, sim, presets, out, runs, bench_s, sim_s, notes):
                          f"{notes[-1] if notes else ''}")
     for w in workloads:
         model = bench.check_sim(sim, w, kept, params[w], threads, machine) or model
-    measured = _execute(bench_exe, sweep_config(workloads, locks, threads, runs, bench_s, params),
-                        out / "this" / "measured")
-    simulated = _execute(sim, sweep_config(workloads, kept, threads, runs, sim_s, params, machine, model),
-                         out / "this" / "simulated")
+    made = []
+    if measured is None:
+        measured = _execute(bench_exe, sweep_config(workloads, locks, threads, runs, bench_s, params),
+                            out / "this" / "measured")
+        made.append(measured)
+    within, over = [t for t in threads if t <= cpus], [t for t in threads if t > cpus]
+    sims = {}
+    for part, seconds, name in ((within, sim_s, "simulated"), (over, over_s or sim_s, "simulated-oversubscribed")):
+        if part:
+            made.append(_execute(sim, sweep_config(workloads, kept, part, runs, seconds, params, machine, model),
+                                 out / "this" / name))
+            sims.update((t, made[-1]) for t in part)
     rows = []
     for w in workloads:
         for t in threads:
@@ -152,13 +192,13 @@ def this_machine(m, bench_exe, sim, presets, out, runs, bench_s, sim_s, notes):
                 if spec == m["baseline"]:
                     continue
                 meas = _ratio(median(measured, w, spec, t), median(measured, w, m["baseline"], t))
-                simr = _ratio(median(simulated, w, spec, t), median(simulated, w, m["baseline"], t)) \
+                simr = _ratio(median(sims[t], w, spec, t), median(sims[t], w, m["baseline"], t)) \
                     if spec in kept else math.nan
                 err = _ratio(simr, meas) - 1
                 rows.append({"workload": w, "threads": t, "lock": spec, "baseline": m["baseline"],
                              "measured": meas, "simulated": simr, "error": err,
                              "ok": None if math.isnan(err) else abs(err) <= m["tolerance"]})
-    return rows, [measured, simulated], machine
+    return rows, made, machine
 
 
 # ---- (b) the papers ----
@@ -316,7 +356,7 @@ def write_outputs(out, this_rows, this_machine_name, tolerance, paper_rows, expe
         header, body, tol = this_table(this_rows, this_machine_name, tolerance)
         doc += ["## This machine: measured vs simulated throughput ratios", "",
                 f"Ratio = median throughput of the lock / that of the baseline, at the same thread count; "
-                f"error = simulated / measured - 1 (target: within {tol}). Sweeps: this/measured, this/simulated.",
+                f"error = simulated / measured - 1 (target: within {tol}). Sweeps: this/measured, this/simulated, this/simulated-oversubscribed.",
                 "", _md_table(header, body), ""]
     if paper_rows is not None:
         header, body = papers_table(paper_rows)
@@ -344,11 +384,22 @@ def run(args):
     matrix = load_matrix()
     sim = bench.locate_sim(args.sim_bin)
     presets = bench.presets(sim)
-    bench_exe = bench.locate(args.bench) if part in ("all", "this") else None
+    stored = None
+    if args.measured:
+        if part == "papers":
+            raise UsageError("--measured is for the part `this` (valid: --part this or all)")
+        if args.bench or args.bench_duration:
+            raise UsageError(f"--{'bench' if args.bench else 'bench-duration'} measures; --measured compares with "
+                             "stored measurements instead (valid: one or the other)")
+        stored = load_measured(args.measured)
+    bench_exe = bench.locate(args.bench) if part in ("all", "this") and stored is None else None
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"cannot create --out '{out}': {e.strerror}") from None
+    # This machine, oversubscribed: the simulated interval is the measured one (this_machine says why).
+    over_s = sim_s if args.sim_duration or args.quick else \
+        float((stored.meta.get("config") or {}).get("duration") or bench_s) if stored else bench_s
     notes, dirs, images = [], [], []
     this_rows = paper_rows = None
     experiments = []
@@ -356,7 +407,7 @@ def run(args):
     try:
         if part in ("all", "this"):
             this_rows, made, this_name = this_machine(matrix["this_machine"], bench_exe, sim, presets, out, runs,
-                                                      bench_s, sim_s, notes)
+                                                      bench_s, sim_s, notes, stored, over_s)
             dirs += made
         if part in ("all", "papers"):
             paper_rows, made, experiments = papers(matrix, sim, presets, out, runs, sim_s, notes)
@@ -372,7 +423,9 @@ def run(args):
         points = [(f"{r['workload']} {r['lock']} {r['threads']}T", r["measured"], r["simulated"]) for r in this_rows]
         plots.validation_figure(points, matrix["this_machine"]["tolerance"], this_name, out / "ratios.png")
         images.insert(0, "ratios.png")
-    line = (f"{runs} run(s) per configuration, {bench_s:g} s measured and {sim_s:g} simulated seconds per run"
+    how = f"measured: the stored sweep {stored.path}" if stored else f"{bench_s:g} s measured"
+    line = (f"{runs} run(s) per configuration, {how}; {sim_s:g} simulated seconds per run ({over_s:g} for this "
+            f"machine oversubscribed: the measured interval)"
             f"{' (--quick: the numbers mean nothing)' if args.quick else ''}.")
     write_outputs(out, this_rows, this_name, matrix["this_machine"]["tolerance"], paper_rows, experiments, notes, line,
                   images)

@@ -208,6 +208,47 @@ def test_validate_quick_with_fakes(fake_sim, tmp_path):
     assert simulated and all(l[5] == "0.001" for l in simulated)
 
 
+def test_validate_this_against_stored_measurements(fake_sim, tmp_path):
+    """--measured DIR: the part `this` compares with a stored measured sweep; nothing is measured."""
+    exe, env, log, as_bench = fake_sim
+    first = tmp_path / "first"
+    p = locklab("sim", "validate", "--quick", "--part", "this", "--out", first, "--bench", as_bench, env=env)
+    assert p.returncode == 0, p.stderr
+    stored = first / "this" / "measured"
+    log.unlink()
+    again = tmp_path / "again"
+    p = locklab("sim", "validate", "--quick", "--part", "this", "--measured", stored, "--out", again, env=env)
+    assert p.returncode == 0, p.stderr
+    calls = [l.split() for l in log.read_text().splitlines()]
+    assert calls and all(c[3] != "-" for c in calls)  # every call simulates (a measurement has no machine)
+    assert not (again / "this" / "measured").exists()
+    rows = lambda d: [(r["workload"], r["threads"], r["lock"], r["measured"])  # noqa: E731
+                      for r in json.loads((d / "validation.json").read_text())["this_machine"]]
+    assert rows(again) == rows(first)
+    assert f"measured side from the stored sweep {stored}" in (again / "validation.md").read_text()
+    # its results.csv names it too
+    p = locklab("sim", "validate", "--quick", "--part", "this", "--measured", stored / "results.csv", "--out",
+                tmp_path / "csv", env=env)
+    assert p.returncode == 0, p.stderr
+
+
+@pytest.mark.parametrize("which, extra, needle", [
+    ("simulated", [], "holds simulated results"),
+    ("nowhere", [], "is not a result directory"),
+    ("measured", ["--part", "papers"], "--measured is for the part `this`"),
+    ("measured", ["--bench-duration", "1"], "--bench-duration measures; --measured compares"),
+])
+def test_validate_measured_bad_input(fake_sim, tmp_path, which, extra, needle):
+    exe, env, log, as_bench = fake_sim
+    first = tmp_path / "first"
+    p = locklab("sim", "validate", "--quick", "--part", "this", "--out", first, "--bench", as_bench, env=env)
+    assert p.returncode == 0, p.stderr
+    p = locklab("sim", "validate", "--quick", "--measured", first / "this" / which, "--out", tmp_path / "v",
+                *(extra or ["--part", "this"]), env=env)
+    assert p.returncode == 2
+    one_line(p, needle)
+
+
 class Stub:
     """A ResultDir with one run per (spec, threads): throughput given per spec as a list over `threads`."""
 
