@@ -83,7 +83,13 @@ extern lp_config lp_cfg;
 /* Which fast path the entry points inline for normal mutexes, stored (release) once lp_cfg is
  * complete: LP_FAST_ACR when lp_cfg.acr_inline; LP_FAST_WORD for an inline one-word exchange
  * lock (ll_lock_is_word_lock: tas, ttas); LP_FAST_PARKINGLOT for an inline parkinglot (the
- * default); LP_FAST_NONE otherwise (and while profiling). */
+ * default); LP_FAST_NONE otherwise (and while profiling).
+ * The inline word contract, which the three inline kinds share (mutex.c asserts the layout):
+ * the lock's first 32-bit word is 0 free and 1 held, and a CAS 0 -> 1 acquires it; its second
+ * word's bit 0 is 0 unless a waiter may sleep (acr's SLEEPING, parkinglot's parked; always 0 for
+ * tas and ttas), and then a release is a store of 0 to the first word.  So the entry points'
+ * fast path is one CAS and one load + store whatever the kind, and the kind only picks the slow
+ * path (the lock's own acquire, or its own release when bit 0 is set). */
 enum { LP_FAST_NONE = 0, LP_FAST_ACR = 1, LP_FAST_WORD = 2, LP_FAST_PARKINGLOT = 3 };
 extern ll_atomic_u32 lp_fast;
 
