@@ -10,13 +10,15 @@ hits every candidate alike.  Per row it prints the median and min..max of
 the row's figure (higher is better) and, per candidate, the median of the
 per-run ratios to glibc with their min..max, the median per-thread max/min
 and voluntary context switches per operation where the program reports them.
-Writes OUT/performance.csv (one line per run) and OUT/performance.md (the
-table).  Needs `make` (build/) and, for the real programs, sysbench,
+Writes OUT/performance.csv (one line per run), OUT/uncontended.csv (the
+uncontended pair), OUT/meta.json (the machine) and OUT/performance.md (the
+table); `locklab report OUT` draws them (python/locklab/perfreport.py).  Needs `make` (build/) and, for the real programs, sysbench,
 db_bench (rocksdb-tools) and kccachetest (kyotocabinet-utils); rows whose
 program is missing are skipped with a note.  Timing only: never a test.
 """
 import argparse
 import csv
+import json
 import os
 import re
 import shutil
@@ -26,6 +28,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from locklab import meta as metamod  # noqa: E402  (after the path)
 PRELOAD = os.path.join(ROOT, "build/lib/liblocklab-preload.so")
 PLAIN = os.path.join(ROOT, "build/bin/locklab-plain")
 UNCONTENDED = os.path.join(ROOT, "build/tests/interpose/bench_uncontended")
@@ -160,6 +164,10 @@ def main():
         if not os.path.exists(path):
             sys.exit(f"performance.py: {path} is missing (run make first)")
     os.makedirs(a.out, exist_ok=True)
+    meta = metamod.collect(os.path.join(ROOT, "build/bin/locklab-bench"), {"runs": a.runs, "seconds": a.seconds})
+    meta["command"] = " ".join(["python3", "bench/performance.py"] + sys.argv[1:])
+    with open(os.path.join(a.out, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     header = f"{os.cpu_count()} CPUs ({cpu}); {a.runs} interleaved runs of {a.seconds:g} s per row and lock"
     print(header, flush=True)
@@ -200,8 +208,12 @@ def main():
         lines += ["", "Uncontended lock+unlock pair (bench_uncontended, glibc's own functions timed in the same "
                   "process, medians of interleaved rounds):", "",
                   "| lock | interposed ns | glibc ns | ratio [min..max] |", "|---|---|---|---|"]
-        for lock, ours, theirs, ratio, lo, hi in uncontended(locks + ["tas", "ticket"], a.runs):
-            lines.append(f"| {lock} | {ours:.2f} | {theirs:.2f} | **{ratio}x** [{lo}..{hi}] |")
+        with open(os.path.join(a.out, "uncontended.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["lock", "ours_ns", "glibc_ns", "ratio", "lo", "hi"])
+            for lock, ours, theirs, ratio, lo, hi in uncontended(locks + ["tas", "ticket"], a.runs):
+                lines.append(f"| {lock} | {ours:.2f} | {theirs:.2f} | **{ratio}x** [{lo}..{hi}] |")
+                w.writerow([lock, f"{ours:.2f}", f"{theirs:.2f}", ratio, lo, hi])
     table = "\n".join(lines) + "\n"
     open(os.path.join(a.out, "performance.md"), "w").write(table)
     print(table)

@@ -6,6 +6,8 @@ spec, threads, runs, then METRIC_median, METRIC_min, METRIC_max for every
 metric of results.METRICS).  Prints a throughput table and the paths.
 Simulated results (`sweep --sim MACHINE`) say "simulated on MACHINE" in the
 title, the throughput headings, the plots and the terminal table.
+On the directory bench/performance.py writes (performance.csv: glibc against
+the interposer), the same documents hold its ratios to glibc (perfreport.py).
 """
 
 import csv
@@ -13,8 +15,10 @@ import html
 import json
 import math
 import os
+import pathlib
 
 from . import meta as metamod
+from . import perfreport
 from . import results
 from .errors import UsageError
 from .formatting import fmt_fixed, fmt_rate, fmt_small, fmt_value, spread_cell
@@ -26,7 +30,8 @@ HELP = "tables, plots, report.md and report.html of a sweep"
 
 def register(p):
     """Fills the parser that cli.build_parser made from COMMAND, HELP and the docstring."""
-    p.add_argument("dir", metavar="DIR", help="result directory written by `locklab sweep`")
+    p.add_argument("dir", metavar="DIR",
+                   help="result directory written by `locklab sweep` (or by bench/performance.py)")
     p.set_defaults(func=run)
 
 
@@ -194,6 +199,12 @@ def terminal_table(result):
 def run(args):
     from . import plots  # matplotlib loads only when a report is drawn, not for every locklab command
 
+    path = pathlib.Path(args.dir)
+    if perfreport.is_performance_dir(path):
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise UsageError(f"cannot write the report into '{path}': the directory is not writable "
+                             "(valid: a result directory you may write; copy it elsewhere first)")
+        return perfreport.run(path, to_markdown, to_html)
     result = results.ResultDir(args.dir)
     if not os.access(result.path, os.W_OK | os.X_OK):
         raise UsageError(f"cannot write the report into '{result.path}': the directory is not writable "

@@ -99,3 +99,42 @@ def test_report_into_a_read_only_directory_is_one_line(read_only_dir):
     assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
     assert "cannot write" in p.stderr and str(d) in p.stderr, p.stderr
     assert not (d / "report.md").exists()
+
+
+# ---- the directory bench/performance.py writes (perfreport.py) ----
+
+PERF_ROWS = [  # row, lock, run, value, max_min, vcsw_per_op
+    ("mutexbench-16", "glibc", 1, 100, 1.1, 0.001), ("mutexbench-16", "default", 1, 150, 1.2, 0.0),
+    ("mutexbench-16", "glibc", 2, 200, 1.1, 0.001), ("mutexbench-16", "default", 2, 250, 1.4, 0.0),
+    ("mutexbench-16", "glibc", 3, 100, 1.1, 0.001), ("mutexbench-16", "default", 3, "failed", "", ""),
+    ("sysbench-mutex", "glibc", 1, 2.0, "", ""), ("sysbench-mutex", "default", 1, 1.0, "", ""),
+]
+
+
+def write_perf_dir(d, rows=PERF_ROWS, header=("row", "lock", "run", "value", "max_min", "vcsw_per_op")):
+    with open(d / "performance.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+    return d
+
+
+def test_performance_report_ratios_are_per_round(tmp_path):
+    # mutexbench-16: rounds 1 and 2 give 1.5 and 1.25 (round 3 failed) -> median 1.375, shown 1.38 (rounded)
+    p = locklab("report", write_perf_dir(tmp_path))
+    assert p.returncode == 0, p.stderr
+    md = (tmp_path / "report.md").read_text()
+    assert "1.38x [1.25..1.50], max/min 1.30, vcsw/op 0.0000 (1 failed)" in md
+    assert "0.50x [0.50..0.50]" in md
+    assert (tmp_path / "performance.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "report.html").stat().st_size > 0
+
+
+def test_performance_report_needs_glibc_runs(tmp_path):
+    p = locklab("report", write_perf_dir(tmp_path, [r for r in PERF_ROWS if r[1] != "glibc"]))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "'glibc'" in p.stderr
+
+
+def test_performance_report_bad_table_is_one_line(tmp_path):
+    p = locklab("report", write_perf_dir(tmp_path, [("x", "glibc", 1)], header=("row", "lock", "run")))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "'value'" in p.stderr
