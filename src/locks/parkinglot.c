@@ -32,8 +32,9 @@
  * rounds; then lock the bucket, set parked, and if the lock is still held,
  * append ourselves and park until a releaser sets our token.  Token HANDOFF:
  * the lock is ours.  Token RETRY: the lock was freed for us to compete for;
- * spin again, and if we must park again we go to the *front* of the
- * bucket's list (we were the first before the wake-up).
+ * spin again, and if we must park again we go back to our place in the
+ * bucket's list, ordered by first park (the front, since a woken waiter was
+ * its lock's first; a waiter that left after a nap goes behind older ones).
  * Release: if parked reads 0, store locked = 0 and touch nothing more (the
  * lock may be destroyed at once).  The price of having no RMW: the waiter's
  * "set parked, then check locked" (seq_cst) and the releaser's "load parked,
@@ -60,7 +61,7 @@
  * paused (40 x 32 PAUSEs, ~60 us here) cost 0.40x glibc on sysbench threads,
  * whose holders yield inside the critical section (an unproven guess, below);
  * fairness needs both parking_lot's per-bucket random timer (mean FAIR_NS)
- * and the waiter's own wait (FAIR_NS since its first park), and a woken waiter that loses the race re-parks at the front, so the
+ * and the waiter's own wait (FAIR_NS since its first park), and a waiter that parks again goes back to its place by first park, so the
  * eldest parked waiter of a lock is the one unparked and, past FAIR_NS, handed
  * the lock at the next fair unlock.  The timer is what keeps handoffs rare
  * when every waiter has waited FAIR_NS (oversubscribed: 64 threads on 2 CPUs):
@@ -259,9 +260,11 @@ static int pl_sleep(ll_parkinglot_lock *l, pl_bucket *b, pl_waiter *w, uint64_t 
 }
 
 /* Announce (parked = 1) and park in l's bucket if l is still held, until a releaser sets our token or
- * deadline_ns (LL_NO_DEADLINE: none); returns PL_HANDED (the lock is ours), PL_RETRY (not
+ * deadline_ns (LL_NO_DEADLINE: none).  again: we parked before in this acquisition (since is
+ * when we first did).
+ * Returns PL_HANDED (the lock is ours), PL_RETRY (not
  * parked, or woken to compete) or PL_TIMED_OUT (we left). */
-static int pl_park(ll_parkinglot_lock *l, uint64_t since, bool front, uint64_t deadline_ns)
+static int pl_park(ll_parkinglot_lock *l, uint64_t since, bool again, uint64_t deadline_ns)
 {
     pl_bucket *b = bucket_of(l);
     pl_repair_if_child();
@@ -280,10 +283,21 @@ static int pl_park(ll_parkinglot_lock *l, uint64_t since, bool front, uint64_t d
     ll_plain_store(&w->parker, ll_self()->parker);
     ll_plain_store(&w->since, since);
     ll_store_relaxed(&w->token, WAITING); /* relaxed: a releaser sees w only through the bucket lock */
-    if (front) {
-        ll_plain_store(&w->next, ll_plain_load(&b->head));
-        ll_plain_store(&b->head, w);
-        if (!ll_plain_load(&b->tail))
+    if (again) {
+        /* Before the first waiter of l that parked later than we first did: a waiter woken to
+         * compete was l's eldest and goes back to the front; one that left after a nap goes back
+         * to its place among l's waiters, not in front of older ones. */
+        pl_waiter *prev = NULL, *v = ll_plain_load(&b->head);
+        while (v && (ll_plain_load(&v->key) != (const void *)l || ll_plain_load(&v->since) <= since)) {
+            prev = v;
+            v = ll_plain_load(&v->next);
+        }
+        ll_plain_store(&w->next, v);
+        if (prev)
+            ll_plain_store(&prev->next, w);
+        else
+            ll_plain_store(&b->head, w);
+        if (!v)
             ll_plain_store(&b->tail, w);
     } else {
         ll_plain_store(&w->next, NULL);
