@@ -46,5 +46,7 @@ echo
 echo "glibc against the interposer's default lock (parkinglot) on a plain pthread MutexBench, through LD_PRELOAD:"
 python3 "$(dirname "$0")/performance.py" --runs 3 --seconds 0.5 --rows mutexbench-2,mutexbench-16,mutexbench-64 \
   --locks default --no-uncontended --out "$out/interposer" | sed -n '/^| row/,$p'
+"$locklab" report "$out/interposer" > /dev/null
 echo
-echo "report: $out/report.md (same content: $out/report.html); interposer table: $out/interposer/performance.md"
+echo "report: $out/report.md (same content: $out/report.html); interposer: $out/interposer/report.md" \
+  "(plot: $out/interposer/performance.png)"
