@@ -54,7 +54,7 @@ static void held_timed_out_destroy(void)
     CHECK_EQ(pthread_mutex_lock(slot), 0);
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_nsec += 2000; /* 2 us: the lock's own timed acquire runs (queues) and gives up */
+    t.tv_nsec += 2000; /* 2 us: waits (unqueued: the caller holds it) and gives up */
     if (t.tv_nsec >= 1000000000) {
         t.tv_sec++;
         t.tv_nsec -= 1000000000;
