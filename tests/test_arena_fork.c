@@ -29,7 +29,7 @@
 enum { BLOCK = 256, N = 64 };
 static ll_arena_pool pool = LL_ARENA_POOL(BLOCK, 64, 0);
 static ll_atomic_ptr slot_parent, slot_child;
-static volatile int inside, forked;
+static ll_atomic_u32 inside, forked;
 static void *taken_by_vanished[2]; /* what the thread inside the arena took before the fork */
 static const size_t taken_bytes[2] = {BLOCK, 3 * BLOCK};
 
@@ -39,8 +39,8 @@ static void wait_for_fork(void *block, void *ctx)
     (void)ctx;
     taken_by_vanished[0] = ll_arena_take(&pool);            /* recursive: a recycled block */
     taken_by_vanished[1] = ll_arena_alloc(3 * BLOCK, 64);    /* a fresh one */
-    inside = 1;
-    while (!forked)
+    ll_store_release(&inside, 1); /* release: taken_by_vanished before the fork reads it */
+    while (!ll_load_acquire(&forked)) /* acquire: nothing but the fact */
         usleep(1000);
 }
 
@@ -131,12 +131,12 @@ int main(void)
     alarm(30); /* a fork that waits for the thread inside the arena never returns */
     pthread_t t;
     test_start(&t, enter_arena, NULL);
-    while (!inside)
+    while (!ll_load_acquire(&inside)) /* acquire: pairs with the release in wait_for_fork */
         usleep(1000);
     pid_t pid = fork();
     if (pid == 0)
         _exit(child());
-    forked = 1;
+    ll_store_release(&forked, 1); /* release: nothing but the fact */
     int status = -1;
     CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork or waitpid failed");
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d (signal %d)", WEXITSTATUS(status),
