@@ -128,7 +128,8 @@ LL_INLINE bool ll_parker_sleeping(ll_parker *p)
 /* ---- Arena (src/core/arena.c) ------------------------------------------------
  * The one allocator of memory kept for the life of the process: mmap-backed
  * (never malloc), never returned to the OS, one lock (recursive per thread;
- * the forking thread owns the arena across fork()).  Cold paths only. */
+ * fork(): a child where another thread held it discards the arena's shared
+ * state and frees it, arena.c).  Cold paths only. */
 #define LL_ARENA_CHUNK_BYTES (1u << 20) /* mmap granularity (larger requests get their own mapping) */
 /* Zeroed memory of bytes, aligned to align (a power of two <= 4096); NULL if mmap fails. */
 void *ll_arena_alloc(size_t bytes, size_t align);
@@ -138,9 +139,10 @@ void *ll_arena_alloc(size_t bytes, size_t align);
  * recycled block's other fields never races with the list. */
 typedef struct ll_arena_pool {
     size_t bytes, align, link;
-    void *free; /* under the arena's lock */
+    void *free;     /* under the arena's lock */
+    uint32_t epoch; /* under the arena's lock: free is valid while it equals ll_arena_epoch() */
 } ll_arena_pool;
-#define LL_ARENA_POOL(bytes, align, link) { (bytes), (align), (link), NULL }
+#define LL_ARENA_POOL(bytes, align, link) { (bytes), (align), (link), NULL, 0 }
 /* A recycled block (contents as its last user left them, but for the link)
  * or a fresh zeroed one; NULL if mmap fails. */
 void *ll_arena_get(ll_arena_pool *pool);
@@ -151,9 +153,15 @@ void ll_arena_put(ll_arena_pool *pool, void *block);
 void ll_arena_put_list(ll_arena_pool *pool, void *first);
 /* Hold the arena's lock (recursive per thread) across several calls, so that a
  * caller's own bookkeeping of blocks stays consistent with the pool (the
- * interposer's registry of lock objects); fork-safe like the arena. */
+ * interposer's registry of lock objects). */
 void ll_arena_lock(void);
 void ll_arena_unlock(void);
+/* Under the arena's lock: changes when a fork child discards the arena's state
+ * because a thread that the child does not have held the lock at the fork (its
+ * work may be half done).  A caller that keeps state of its own under the
+ * arena's lock records the epoch with it and discards that state when the
+ * epoch differs. */
+uint32_t ll_arena_epoch(void);
 /* The block *slot points to; at the first call for a slot, a zeroed block from
  * pool, prepared by init(block, ctx) and then published in *slot (release),
  * all under the arena's lock, so that racing first users agree on one block

@@ -14,28 +14,83 @@
  *   pthread_mutex_* on top of this arena).  It is recursive per thread:
  *   ll_arena_install runs its caller's init under it, and that init may
  *   allocate again (a profile record, a queue node).
- * - Fork: the forking thread owns the arena from the prepare handler until
- *   the parent and child handlers.  Another library's fork handler, run after
- *   ours in the prepare phase, may lock a mutex that has no lock object yet:
- *   it then allocates as the owner (recursion), and no other thread can be
- *   inside the arena when the child is created.
+ * - Fork: the prepare handler takes nothing.  It used to hold the arena's
+ *   lock from the prepare phase to the parent and child handlers, and another
+ *   library's prepare handler that runs after ours (it registered first: a
+ *   constructor that ran before ours) could then wait for a mutex whose
+ *   holder needed the arena (its first thread context, a lock object, a
+ *   queue node): the fork waited for the holder and the holder for the fork,
+ *   for ever.  No handler of ours can be sure to run last in the prepare
+ *   phase (prepare handlers run in the reverse order of registration), so
+ *   instead the child repairs what the fork may have cut in two: if another
+ *   thread held the arena's lock at the fork (it is still taken in the child,
+ *   where that thread does not exist), its work may be half done, so the child
+ *   discards the arena's shared state (the current chunk, every pool's free
+ *   list: leaked in the child, never given out twice), bumps the epoch
+ *   (ll_arena_epoch: a caller's own state under the arena's lock, such as
+ *   the interposer's registry of lock objects, is discarded with it) and
+ *   frees the lock.  The repair runs at the child's first arena call
+ *   (repair_if_child), which may come from a child handler registered before
+ *   ours, or else in our child handler.  A fork while no other thread was
+ *   inside the arena discards nothing.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "locklab/core.h"
 
 static ll_atomic_u32 arena_lock;                   /* 0 free, 1 held */
 static __thread unsigned held __attribute__((tls_model("initial-exec"))); /* this thread's depth */
 static char *chunk_next, *chunk_end;               /* under arena_lock: the unused tail of the current chunk */
+static uint32_t epoch;                             /* under arena_lock: bumped when a fork child discards the state */
+
+/* Fork (header): 1 from our prepare handler until our parent or child handler;
+ * forking_pid tells the child of that fork (another pid) from its parent. */
+static ll_atomic_u32 forking, forking_pid;
+enum { FORKING = 1, REPAIRING = 2 };
+
+/* In the child of a fork, the first arena call (or our child handler) comes here with
+ * the child's only thread, or with one a child handler started: one repairs, others
+ * wait for it.  A lock still taken was taken by a thread of the parent. */
+static LL_COLD void repair_child(void)
+{
+    uint32_t expected = FORKING;
+    /* acquire: nothing to order (the child's memory is the fork's copy); the CAS elects the repairer */
+    if (!ll_cas(&forking, &expected, REPAIRING, LL_ACQUIRE)) {
+        while (ll_load_acquire(&forking) != 0) /* acquire: pairs with the repairer's release store */
+            ll_yield();
+        return;
+    }
+    /* relaxed: no thread of the child has taken it (they wait above; this one, if it holds
+     * it, forked inside the arena, and it is its own) */
+    if (held == 0 && ll_load_relaxed(&arena_lock) != 0) {
+        chunk_next = chunk_end = NULL;       /* the next allocation maps a new chunk */
+        epoch++;                             /* pools and callers' state: discarded at their next use */
+        ll_store_relaxed(&arena_lock, 0);    /* relaxed: published by the release store below */
+    }
+    ll_store_release(&forking, 0); /* release: the repaired arena, for threads that waited above */
+}
+
+LL_INLINE void repair_if_child(void)
+{
+    /* acquire: the pid stored before it (fork_prepare); in the parent a thread that sees
+     * FORKING finds its own pid there, the child of that fork another one */
+    if (LL_UNLIKELY(ll_load_acquire(&forking) != 0) && ll_load_relaxed(&forking_pid) != (uint32_t)getpid())
+        repair_child();
+}
 
 static void arena_acquire(void)
 {
-    if (held++)
-        return; /* this thread already owns the arena */
+    if (held) {
+        held++; /* this thread already owns the arena */
+        return;
+    }
+    repair_if_child();
+    held = 1;
     while (ll_load_relaxed(&arena_lock) != 0 || /* relaxed: a hint; the xchg decides */
            ll_xchg(&arena_lock, 1, LL_ACQUIRE) != 0) /* acquire: pairs with arena_release; see the arena as left */
         ll_yield();
@@ -47,11 +102,25 @@ static void arena_release(void)
         ll_store_release(&arena_lock, 0); /* release: publish the chunk and free lists */
 }
 
+static void fork_prepare(void)
+{
+    ll_store_relaxed(&forking_pid, (uint32_t)getpid()); /* relaxed: published by the release below */
+    ll_store_release(&forking, FORKING); /* release: our pid before the flag; pairs with repair_if_child */
+}
+static void fork_parent(void) { ll_store_relaxed(&forking, 0); /* relaxed: a thread that still reads FORKING finds its own pid */ }
+static void fork_child(void)
+{
+    if (ll_load_relaxed(&forking) != 0) /* relaxed: the child's first arena call may have repaired already */
+        repair_child();
+}
+
 /* Registered at load time, before any thread of the program can fork. */
 __attribute__((constructor)) static void arena_register_fork_handlers(void)
 {
-    pthread_atfork(arena_acquire, arena_release, arena_release); /* the child has only the forking thread */
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
+
+uint32_t ll_arena_epoch(void) { return epoch; }
 
 /* Under arena_lock. */
 static void *bump(size_t bytes, size_t align)
@@ -71,11 +140,21 @@ static void *bump(size_t bytes, size_t align)
 
 #define LINK(pool, block) (*(void **)(void *)((char *)(block) + (pool)->link))
 
+/* Under arena_lock: pool's free list, empty if a fork child discarded it (header). */
+static void **free_list(ll_arena_pool *pool)
+{
+    if (LL_UNLIKELY(pool->epoch != epoch)) {
+        pool->free = NULL; /* blocks of the parent's: leaked */
+        pool->epoch = epoch;
+    }
+    return &pool->free;
+}
+
 /* Under arena_lock: a recycled block of pool (if any), else a fresh one of
  * bytes (if bytes > 0), else NULL. */
 static void *pop_or_bump(ll_arena_pool *pool, size_t bytes, size_t align)
 {
-    void *b = pool ? pool->free : NULL;
+    void *b = pool ? *free_list(pool) : NULL;
     if (b)
         pool->free = LINK(pool, b);
     else if (bytes)
@@ -106,8 +185,9 @@ void ll_arena_put_list(ll_arena_pool *pool, void *first)
     while (LINK(pool, last) != NULL) /* the caller's own list: no lock needed to walk it */
         last = LINK(pool, last);
     arena_acquire();
-    LINK(pool, last) = pool->free;
-    pool->free = first;
+    void **list = free_list(pool);
+    LINK(pool, last) = *list;
+    *list = first;
     arena_release();
 }
 

@@ -127,7 +127,9 @@ static void record_any_wait(lp_profile *p, uint64_t wait_ns)
 
 /* ---- retiring records: per call site aggregates -------------------------------------- */
 enum { AGGREGATE_SLOTS = 4096 }; /* call sites x kinds x types; beyond: counts of retired records are dropped */
-static lp_profile **aggregates;  /* open addressing, under the arena's lock */
+/* Open addressing, under the arena's lock; each entry is published by one store of a complete
+ * record, so a fork child whose arena another thread held at the fork keeps it (ll_arena_epoch). */
+static lp_profile **aggregates;
 
 /* The aggregate record for p's call site, kind and type (created on first use), or NULL. */
 static lp_profile *aggregate_of(lp_profile *p)

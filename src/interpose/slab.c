@@ -26,10 +26,24 @@ size_t lp_slab_object_bytes(void) { return objects.bytes; }
 /* ---- the registry: objects in use, by slot ----------------------------------------------
  * A hash table of chains through lp_objhdr.link (an object in use is on no free list),
  * under the arena's lock.  It doubles when it holds twice as many objects as buckets; the
- * old bucket arrays stay in the arena (at most as much again as the last one). */
+ * old bucket arrays stay in the arena (at most as much again as the last one).  A fork
+ * child whose arena was taken by another thread at the fork discards it (a half-done
+ * insertion or doubling; ll_arena_epoch): the objects then in use are no longer
+ * registered, so one of them dropped without a destroy stays allocated. */
 enum { FIRST_BUCKETS = 1024 };
 static void **buckets;
 static size_t nbuckets, nregistered;
+static uint32_t registry_epoch; /* the arena's epoch the table belongs to */
+
+/* Under the arena's lock, before any use of the table. */
+static void registry_current(void)
+{
+    if (LL_UNLIKELY(registry_epoch != ll_arena_epoch())) {
+        buckets = NULL;
+        nbuckets = nregistered = 0;
+        registry_epoch = ll_arena_epoch();
+    }
+}
 
 static size_t bucket_of(const ll_atomic_ptr *slot, size_t n)
 {
@@ -58,6 +72,7 @@ static bool grow(void)
 /* Unlink and return the object registered for slot, or NULL. */
 static void *registry_take(const ll_atomic_ptr *slot)
 {
+    registry_current();
     if (nbuckets == 0)
         return NULL;
     for (void **link = &buckets[bucket_of(slot, nbuckets)]; *link; link = &lp_hdr(*link)->link) {
@@ -74,6 +89,7 @@ static void *registry_take(const ll_atomic_ptr *slot)
 
 static void registry_add(void *obj, ll_atomic_ptr *slot)
 {
+    registry_current();
     if ((nregistered >= 2 * nbuckets && !grow()) || nbuckets == 0) {
         lp_hdr(obj)->slot = NULL; /* no table (out of memory): not recycled if dropped */
         return;

@@ -15,8 +15,11 @@
  * process defaults (ll_sync_set_defaults) for an all-zero object.
  */
 #include <errno.h>
+#include <stddef.h>
 
 #include "waitlist.h"
+
+LL_STATIC_ASSERT(offsetof(ll_sem, guard) == 0, "a deferred post finds its semaphore from its guard (waitlist.h)");
 
 static ll_sync_list list_of(ll_sem *s)
 {
@@ -105,6 +108,8 @@ int ll_sem_trywait(ll_sem *s)
 
 int ll_sem_post(ll_sem *s)
 {
+    if (ll_sync_guard_defer_post(&s->guard))
+        return 0; /* a signal handler on a thread inside our guard: its holder posts (waitlist.h) */
     ll_sync_list l = list_of(s);
     ll_sync_guard_lock(&s->guard);
     struct ll_sync_waiter *w = ll_sync_take_first(&l);

@@ -13,13 +13,73 @@ LL_STATIC_ASSERT((unsigned)LL_SYNC_EINTR == (unsigned)LL_PARK_EINTR && (unsigned
 
 enum { GUARD_SPINS = 100 }; /* PAUSEs before yielding: the holder may have been preempted */
 
+/* The guards this thread is taking or holds (waitlist.h, "Signal handlers"): a stack, since a
+ * handler's own semaphore calls nest inside the interrupted one's; deeper nesting is not
+ * marked (such a handler waits for the guard as before).  Written only by its thread, read
+ * by that thread's handlers: compiler barriers order it against the guard word. */
+enum { SYNC_MARKS = 4 };
+typedef struct sync_marks {
+    ll_atomic_u32 *guard[SYNC_MARKS];
+    unsigned depth;
+} sync_marks;
+LL_THREAD_ELEMENT(sync_marks, my_marks, {{NULL}, 0})
+
+static void mark_push(ll_atomic_u32 *guard)
+{
+    sync_marks *m = my_marks();
+    unsigned d = m->depth;
+    if (d < SYNC_MARKS)
+        m->guard[d] = guard;
+    ll_compiler_barrier(); /* a handler sees the entry once it sees the depth */
+    m->depth = d + 1;
+    ll_compiler_barrier(); /* marked before we try the guard */
+}
+
+static void mark_pop(void)
+{
+    ll_compiler_barrier(); /* the guard released before its mark goes */
+    my_marks()->depth--;
+}
+
+static bool marked_by_me(ll_atomic_u32 *guard)
+{
+    sync_marks *m = my_marks();
+    unsigned n = m->depth < SYNC_MARKS ? m->depth : SYNC_MARKS;
+    for (unsigned i = 0; i < n; i++)
+        if (m->guard[i] == guard)
+            return true;
+    return false;
+}
+
+bool ll_sync_guard_defer_post(ll_atomic_u32 *guard)
+{
+    if (LL_LIKELY(my_marks()->depth == 0) || !marked_by_me(guard))
+        return false;
+    uint32_t w = ll_load_relaxed(guard); /* relaxed: the CAS decides */
+    while (w & LL_SYNC_GUARD_HELD)
+        /* relaxed: only adds to the count that the holder's exchange collects (an RMW on the same word) */
+        if (ll_cas(guard, &w, w + LL_SYNC_GUARD_DEFERRED, LL_RELAXED))
+            return true;
+    return false; /* free: the interrupted thread has not taken it yet, take it as usual */
+}
+
+void ll_sync_guard_unlock(ll_atomic_u32 *guard)
+{
+    uint32_t w = ll_xchg(guard, 0, LL_RELEASE); /* release: list updates before the next holder's acquire CAS */
+    mark_pop();
+    /* Posts signal handlers deferred to us (a semaphore's guard: waitlist.h); ours now. */
+    for (uint32_t n = w / LL_SYNC_GUARD_DEFERRED; n > 0; n--)
+        ll_sem_post((ll_sem *)(void *)guard); /* no error to report: the handler's post returned 0 */
+}
+
 void ll_sync_guard_lock(ll_atomic_u32 *guard)
 {
+    mark_push(guard);
     uint32_t steps = 0;
     for (unsigned spins = 0;; spins++) {
         uint32_t expected = 0;
         if (ll_load_relaxed(guard) == 0 && /* relaxed: a hint, the CAS decides */
-            ll_cas(guard, &expected, 1, LL_ACQUIRE)) /* acquire: pairs with ll_sync_guard_unlock's release */
+            ll_cas(guard, &expected, LL_SYNC_GUARD_HELD, LL_ACQUIRE)) /* acquire: pairs with ll_sync_guard_unlock's release */
             return;
         if (spins < GUARD_SPINS) {
             ll_pause();

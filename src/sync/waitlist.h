@@ -42,11 +42,22 @@ typedef struct ll_sync_list {
     uint32_t *count; /* listed waiters (NULL: not kept) */
 } ll_sync_list;
 
+/* The guard word: 0 free; else bit 0 (held) and, in bits 1-31, posts deferred to its holder.
+ *
+ * Signal handlers: sem_post is async-signal-safe (POSIX), so a handler may post a semaphore
+ * while the thread it interrupted is taking or holds that semaphore's guard; waiting for the
+ * guard would wait for itself.  So each thread marks the guards it is taking or holds (a
+ * per-thread element, SYNC_MARKS deep: handlers nest), and a post that finds its semaphore's
+ * guard marked by its own thread does not wait: if the guard is held it adds itself to the
+ * guard word (one CAS) and returns, and whoever releases the guard (the interrupted thread,
+ * or the thread whose hold the interrupted one was waiting out) performs it right after; if
+ * it is free, the post takes it as usual (the interrupted thread had not got it yet).  Only
+ * semaphores defer posts: the guard is an ll_sem's first field. */
+enum { LL_SYNC_GUARD_HELD = 1, LL_SYNC_GUARD_DEFERRED = 2 };
 void ll_sync_guard_lock(ll_atomic_u32 *guard);
-LL_INLINE void ll_sync_guard_unlock(ll_atomic_u32 *guard)
-{
-    ll_store_release(guard, 0); /* release: list updates before the next holder's acquire CAS */
-}
+void ll_sync_guard_unlock(ll_atomic_u32 *guard);
+/* ll_sem_post's first step: true if it was deferred to the holder of guard (above). */
+bool ll_sync_guard_defer_post(ll_atomic_u32 *guard);
 
 /* The effective discipline of an object: its own, else the process default (FIFO). */
 typedef struct ll_sync_policy {

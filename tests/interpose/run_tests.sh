@@ -84,6 +84,13 @@ fork)
         timeout 60 env LOCKLAB_LOCK=$spec LD_PRELOAD="$preload $bindir/libatfork_lib.so" "$bindir/test_fork" >/dev/null ||
             bad "$spec with atfork_lib (exit $?)"
     done
+    # ... and waits in its prepare handler for a thread that needs the arena (its first
+    # thread context, an out-of-line lock object) while it holds that mutex (test_fork.c,
+    # "atfork-fresh-holder"): the interposer's prepare handler must not hold the arena.
+    for spec in parkinglot acr mcs-stp loiter hmcs-stp; do
+        timeout 120 env LOCKLAB_LOCK=$spec LD_PRELOAD="$preload $bindir/libatfork_lib.so" "$bindir/test_fork" atfork-fresh-holder >/dev/null ||
+            bad "$spec with atfork_lib, a holder that needs the arena during the fork (exit $?)"
+    done
     # ... and unlocks, in the child before the interposer's child handlers run, that mutex
     # while parent threads are parked on it (test_fork.c, "atfork-contended").
     for spec in parkinglot acr; do

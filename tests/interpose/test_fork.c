@@ -18,12 +18,15 @@
  * the mutex free (a few dozen of PARK_FORKS) locks it, has a thread of its own park on it and unlocks it,
  * which takes the lock of its bucket in the global parking table: a bucket
  * lock that a parent thread held at the fork must not hang the child.
+ * Argument "atfork-contended" / "atfork-fresh-holder" (with libatfork_lib.so preloaded):
+ * another library's fork handlers on a mutex our threads hold (below).
  * A hang is a failure (alarm), not a stuck test.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,6 +34,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "trap_mutex.h"
 
 static pthread_mutex_t used = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t never_used = PTHREAD_MUTEX_INITIALIZER;
@@ -284,10 +288,8 @@ static int forks_with_contended_handler(void)
         return check_done("test_fork atfork-contended");
     pthread_t t[4];
     test_start_n(t, 4, lib_hammer, NULL, 0);
-    /* Long enough that every hammer has parked (its locklab thread state made): a thread's
-     * first slow path takes the arena lock (ll_self), which the interposer's own prepare
-     * handler holds while this library's prepare waits for the mutex (a deadlock of its own,
-     * not this test's subject). */
+    /* Long enough that every hammer has parked at least once (a thread's first park makes its
+     * locklab context: the arena; a fork meanwhile is "atfork-fresh-holder"'s subject). */
     usleep(300000);
     for (int i = 0; i < 40 && check_failures == 0; i++) {
         pid_t pid = fork();
@@ -304,6 +306,70 @@ static int forks_with_contended_handler(void)
     stop_parking = 1;
     test_join_n(t, 4);
     return check_done("test_fork atfork-contended");
+}
+
+/* ---- another library's prepare handler waits for a thread that needs the arena ---------
+ * Argument "atfork-fresh-holder" (run_tests.sh fork, with libatfork_lib.so preloaded after
+ * the interposer, so that its prepare handler runs after the interposer's): a thread holds
+ * atfork_lib_mutex while the process forks, so that library's prepare handler waits for it;
+ * meanwhile the holder, a thread that had never waited for anything (no locklab thread
+ * context yet), creates, uses and destroys a mutex (an out-of-line lock object: the arena),
+ * waits on a semaphore (its thread context: the arena) and unlocks the contended mutex (a
+ * parkinglot slow path: its PRNG, the thread context again).  The interposer's prepare
+ * handler used to hold the arena's lock until the fork was done: the holder waited for it
+ * and the fork for the holder, for ever (alarm).  The child then uses the arena too. */
+static volatile int fork_started, fresh_holds;
+static void note_fork_started(void) { fork_started = 1; } /* registered last: the first prepare handler */
+static void *fresh_holder(void *arg)
+{
+    (void)arg;
+    lock_or_trap(lib_mutex);
+    fresh_holds = 1;
+    while (!fork_started)
+        usleep(1000);
+    usleep(100000); /* the forking thread passes the interposer's prepare handler and waits in atfork_lib's */
+    pthread_mutex_t m;
+    CHECK_EQ(pthread_mutex_init(&m, NULL), 0);
+    CHECK_EQ(pthread_mutex_lock(&m), 0);
+    CHECK_EQ(pthread_mutex_unlock(&m), 0);
+    CHECK_EQ(pthread_mutex_destroy(&m), 0);
+    sem_t s;
+    CHECK_EQ(sem_init(&s, 0, 0), 0);
+    struct timespec soon = in_ms(CLOCK_REALTIME, 1);
+    CHECK(sem_timedwait(&s, &soon) == -1 && errno == ETIMEDOUT);
+    CHECK_EQ(sem_destroy(&s), 0);
+    unlock_or_trap(lib_mutex);
+    return NULL;
+}
+static int forks_with_fresh_holder(void)
+{
+    lib_mutex = (pthread_mutex_t *)dlsym(RTLD_DEFAULT, "atfork_lib_mutex");
+    CHECK(lib_mutex != NULL);
+    if (lib_mutex == NULL)
+        return check_done("test_fork atfork-fresh-holder");
+    CHECK_EQ(pthread_atfork(note_fork_started, NULL, NULL), 0);
+    alarm(60); /* a hang in fork() is the failure */
+    pthread_t t;
+    test_start(&t, fresh_holder, NULL);
+    while (!fresh_holds)
+        usleep(1000);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(10);
+        pthread_mutex_t m;
+        int bad = pthread_mutex_init(&m, NULL) != 0;
+        bad |= pthread_mutex_lock(&m) != 0;
+        bad |= pthread_mutex_unlock(&m) != 0;
+        bad |= pthread_mutex_destroy(&m) != 0;
+        bad |= pthread_mutex_lock(lib_mutex) != 0;
+        bad |= pthread_mutex_unlock(lib_mutex) != 0;
+        test_run_threads(2, count_worker, &contended_count, 0); /* new threads: contexts from the arena */
+        _exit(bad ? 3 : 0);
+    }
+    CHECK(pid > 0);
+    check_child(pid);
+    pthread_join(t, NULL);
+    return check_done("test_fork atfork-fresh-holder");
 }
 
 static int child(void)
@@ -331,6 +397,8 @@ int main(int argc, char **argv)
         return forks_while_parking();
     if (argc > 1 && strcmp(argv[1], "atfork-contended") == 0)
         return forks_with_contended_handler();
+    if (argc > 1 && strcmp(argv[1], "atfork-fresh-holder") == 0)
+        return forks_with_fresh_holder();
     CHECK_EQ(pthread_mutex_lock(&used), 0);
     CHECK_EQ(pthread_mutex_unlock(&used), 0);
     test_run_threads(2, count_worker, &contended_count, 0);

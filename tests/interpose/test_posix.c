@@ -6,7 +6,9 @@
  *     handler installed without SA_RESTART return -1 / EINTR; with SA_RESTART
  *     sem_wait keeps waiting (the timed ones return EINTR, as on glibc: Linux
  *     never restarts a timed futex wait); a post racing with signals is never
- *     lost; condition waits never return EINTR;
+ *     lost; condition waits never return EINTR; sem_post in a signal handler
+ *     that interrupts an operation on the same semaphore neither hangs nor
+ *     loses its unit;
  *   - cancellation: pthread_cancel of a thread blocked in pthread_cond_wait,
  *     _timedwait, _clockwait, sem_wait or sem_timedwait acts (join returns
  *     PTHREAD_CANCELED); the cleanup handler of a condition wait runs with the
@@ -218,6 +220,77 @@ static void test_sem_post_races_signal(void)
     sem_destroy(&race_sem);
 }
 
+/* sem_post from a signal handler (POSIX: async-signal-safe) that interrupts the same thread
+ * inside an operation on the same semaphore: sem_post, sem_trywait, sem_getvalue, a sem_wait
+ * that finds a unit and a sem_timedwait that times out all take the semaphore's guard for a few
+ * instructions; a handler that waits for that guard waits for the thread it interrupted (it hung
+ * here).  Every handler's post must arrive: the value ends at the number of handled signals. */
+enum { HANDLER_MS = 2000 };
+static sem_t handler_sem;
+static ll_atomic_u32 handler_posts, handler_done, looper_tid;
+static unsigned handler_units_taken; /* by the looper; read after it is joined */
+static void post_in_handler(int sig)
+{
+    (void)sig;
+    sem_post(&handler_sem);
+    ll_faa(&handler_posts, 1, LL_RELAXED); /* relaxed: read after the thread is joined */
+}
+static void *sem_looper(void *arg)
+{
+    (void)arg;
+    ll_store_release(&looper_tid, (uint32_t)syscall(SYS_gettid)); /* release: nothing but the fact */
+    while (!ll_load_acquire(&handler_done)) { /* acquire: pairs with the release store below */
+        sem_post(&handler_sem);
+        int v;
+        sem_getvalue(&handler_sem, &v);
+        CHECK(sem_trywait(&handler_sem) == 0);
+        sem_post(&handler_sem);
+        CHECK(sem_wait(&handler_sem) == 0); /* a unit is there: no sleep, no EINTR */
+        struct timespec past = {0, 0};
+        if (sem_timedwait(&handler_sem, &past) == 0) /* takes a handler's unit, or times out at once */
+            handler_units_taken++;
+    }
+    return NULL;
+}
+static void test_sem_post_in_handler(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = post_in_handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    sem_init(&handler_sem, 0, 0);
+    pthread_t t;
+    test_start(&t, sem_looper, NULL);
+    while (!ll_load_acquire(&looper_tid)) /* acquire: pairs with the looper's release */
+        sched_yield();
+    /* A timer aimed at the looper (SIGEV_THREAD_ID), every 10 us: its signals land anywhere in
+     * the loop, inside the guard a good share of the time. */
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGALRM;
+    sev._sigev_un._tid = (pid_t)ll_load_relaxed(&looper_tid); /* relaxed: read above with acquire */
+    timer_t timer;
+    CHECK_EQ(timer_create(CLOCK_MONOTONIC, &sev, &timer), 0);
+    struct itimerspec every = {{0, 10000}, {0, 10000}}, off = {{0, 0}, {0, 0}};
+    CHECK_EQ(timer_settime(timer, 0, &every, NULL), 0);
+    sleep_ms(HANDLER_MS);
+    timer_settime(timer, 0, &off, NULL);
+    timer_delete(timer);
+    ll_store_release(&handler_done, 1); /* release: nothing but the fact */
+    if (join_within(t, "sem_post in a signal handler (deadlock on the semaphore's guard)") == STILL_BLOCKED)
+        return; /* the semaphore's guard stays taken */
+    int v = -1;
+    sem_getvalue(&handler_sem, &v);
+    /* Each handler posted once; the looper's sem_timedwait took some of those units; none is lost. */
+    CHECK_EQ(v, (long)ll_load_relaxed(&handler_posts) - (long)handler_units_taken); /* relaxed: joined */
+    printf("sem_post in a handler: %u signals handled, value %d\n", (unsigned)ll_load_relaxed(&handler_posts), v);
+    signal(SIGALRM, SIG_DFL);
+    sem_destroy(&handler_sem);
+}
+
 /* Condition waits hit by signals (both kinds) return 0 (or ETIMEDOUT), never EINTR, with the mutex held. */
 static pthread_mutex_t sig_m;
 static pthread_cond_t sig_c = PTHREAD_COND_INITIALIZER;
@@ -279,6 +352,7 @@ static void test_signals(void)
         sem_signal_case(how, SIG_RESTART, how != SEM_WAIT);
     }
     test_sem_post_races_signal();
+    test_sem_post_in_handler();
     test_cond_wait_signals();
 }
 
