@@ -709,12 +709,20 @@ static void access_line(const void *p, enum access kind)
         }
         if (kind == RMW)
             done += E.c_rmw;
+        if (kind == STORE && done < me->sb_until && !E.cfg->explore) {
+            /* x86-TSO: stores commit in program order, so this one is seen (its spinners
+             * woken, its line handed on) only once the earlier ones in the buffer have
+             * committed: a release store waits for the critical section's stores */
+            done = me->sb_until;
+            if (l->busy_until < done)
+                l->busy_until = done;
+        }
         l->version++;
         me->wrote = true;
         if (l->nwatch)
             wake_watchers(l, done);
         if (kind == STORE && !E.cfg->explore) { /* retired into the store buffer: the thread goes on */
-            me->sb_until = done > me->sb_until ? done : me->sb_until;
+            me->sb_until = done; /* in order: done >= the earlier stores' commits (above) */
             done = now + E.c_hit;
         }
     }
@@ -961,7 +969,12 @@ void ll_futex_wake(ll_atomic_u32 *word, int n)
         if (t->state == T_TIMED)
             heap_remove(t);
         E.st.wakes++;
-        make_runnable(t, me->time + E.c_wake, true);
+        /* the wake-up latency varies (IPI delivery, the idle CPU's exit from its idle
+         * state, the switch): uniform in [wake/2, 3 wake/2), mean wake; a constant would
+         * make the wakee arrive at the same phase of a waker's fixed-length loop each
+         * time (RandArray's loop has no random part), a resonance real machines lack */
+        uint64_t lat = E.cfg->explore ? E.c_wake : E.c_wake / 2 + rnd() % (E.c_wake + 1);
+        make_runnable(t, me->time + lat, true);
         n--;
     }
 }

@@ -37,11 +37,14 @@ static bool enter(wl_run *r, int i)
     if (r->in_cs)
         r->violated = true;
     r->in_cs = true;
-    sim_data_store(&r->admitted); /* the admission counter: a shared line, as in locklab-bench */
+    /* bench_admit (bench/bench.h): n = admitted (a load: it waits for the line, which
+     * the previous holder's increment left in its cache); log[n] = i; admitted = n + 1 */
+    sim_data_load(&r->admitted);
     if (r->admitted < r->logcap) {
         sim_data_store(&r->log[r->admitted]); /* the log: 32 entries a line, written by turns */
         r->log[r->admitted] = (uint16_t)i;
     }
+    sim_data_store(&r->admitted); /* the admission counter: a shared line, as in locklab-bench */
     r->admitted++;
     return true;
 }

@@ -61,6 +61,13 @@ P = Param(None, 1, 4096, "CPUs", "CPUs the threads run on (default: sched_getaff
 M = Param(2, 0, 1e6, "transactions", "bus transactions of the holder per critical section")
 PREWAKE = Param(1, 0, 1, "0/1", "a handover also wakes the successor's successor (mcs-stp)", None, True)
 DATA = Param(2, 0, 1000, "lines", "protected cache lines the critical section writes (MutexBench: 2)", None, True)
+# glibc's parks when oversubscribed.  Defaults derived from the stored quiet measurement of 2026-11-24
+# (results/sim-validate-this, pthread MutexBench at 8 threads on 2 CPUs, median of 3 x 1 s: 3.38 M ops/s,
+# 0.0286 parks per acquisition) as `locklab model calibrate` derives them (docs/models.md, "Calibration").
+PARK_RATE = Param(0.0381, 0, 1, "parks/op", "glibc waiters' park rate per acquisition, saturated (x (n-p)/n)",
+                  "park_rate")
+PARK_CPU = Param(7700, 0, 1e9, "ns", "CPU time of one park and its wake-up (futex calls, switches, IPI)",
+                 "park_cpu_ns")
 
 MODELS = {
     "ticket": {"s": S, "c": C, "z": Z},
@@ -70,7 +77,7 @@ MODELS = {
     "handover": {"p": P, "s": S, "z": Z, "h": H, "w_idle": W_IDLE, "w_switch": W_SWITCH, "q": Q, "b": B,
                  "prewake": PREWAKE},
     "machine": {"p": P, "s": S, "z": Z_UNIFORM, "h": H, "d": DATA, "w_idle": W_IDLE, "w_switch": W_SWITCH, "q": Q,
-                "b": B, "prewake": PREWAKE,
+                "b": B, "prewake": PREWAKE, "park_rate": PARK_RATE, "park_cpu": PARK_CPU,
                 "duration": Param(1, 0.001, 1e6, "s", "length of the measured run (its first slice runs alone)")},
     "spinwait-machine": {"s": S,
                          "z": Param(500, 0, 1e10, "ns", "mean time outside the critical section (xchg, read: "
@@ -231,7 +238,7 @@ def machine_rows(v, axis):
     p = int(v["p"])
     for n in axis:
         res = mmach.machine(p, n, v["s"], v["z"], v["h"], v["d"], v["w_idle"], v["w_switch"], v["q"], v["b"],
-                            bool(v["prewake"]), v["duration"])
+                            bool(v["prewake"]), v["duration"], v["park_rate"], v["park_cpu"])
         fifo = res["fifo"]
         rows.append({"threads": n, "threads_per_cpu": n / p,
                      "fifo_p_not_running": fifo["p_not_running"], "fifo_handover_ns": fifo["handover_ns"],

@@ -28,7 +28,7 @@ HELP = "measure the models' parameters on this machine (JSON)"
 VERSION = 1
 # Every key a calibration file holds under "params" (the models' calib keys; tests check them all).
 KEYS = ("cpus", "step_ns", "pair_ns", "cs_ns", "ncs_ns", "c_ns", "h_ns", "wake_idle_ns", "wake_switch_ns",
-        "slice_ns")
+        "slice_ns", "park_rate", "park_cpu_ns")
 MUTEXBENCH_CS_STEPS = 4      # the workload's defaults (bench/wl_mutexbench.c)
 MUTEXBENCH_NCS_MEAN = 99.5   # uniform [0, 200): mean 99.5 steps
 
@@ -72,6 +72,16 @@ class Runner:
 
     def __init__(self, exe, duration, runs):
         self.exe, self.duration, self.runs = exe, duration, runs
+
+    def medians(self, workload, spec, threads, params, fields):
+        """{field: median over the runs} of several fields of the same runs (None if a field never came)."""
+        values = {f: [] for f in fields}
+        for _ in range(self.runs):
+            out = run_pinned(benchmod.command(self.exe, workload, spec, threads, self.duration, params))
+            for f in fields:
+                if out.get(f) is not None:
+                    values[f].append(float(out[f]))
+        return {f: statistics.median(v) if v else None for f, v in values.items()}
 
     def median(self, workload, spec, threads, params, field, cpu=None):
         """Median of `field` over the runs that reported it; None if none did
@@ -190,7 +200,34 @@ def calibrate(exe, quick):
            defaults["wake_switch_ns"])
     settle("slice_ns", measure_slice_ns(0.2 if quick else 2.0),
            "median run length of two busy processes sharing one CPU", default_slice_ns(cpus))
+    settle_parks(r, params, sources, settle, cpus)
     return params, sources
+
+
+def settle_parks(r, params, sources, settle, cpus):
+    """glibc's parks oversubscribed (the `machine` barging model): pthread MutexBench at 4 threads per CPU.
+    park rate r = voluntary switches / acquisitions there, saturated: r x n/(n - p) (the model scales it by
+    the share of threads off a CPU, (n - p)/n); the CPU time of a park and its wake-up: the p CPUs spend
+    p/X_p per acquisition in the barging loop (the model at n = p) and p/X_n in all, the rest is the parks':
+    park_cpu = p (1/X_n - 1/X_p) / r."""
+    from .model import MODELS
+    from . import model_machine as mmach
+    defaults = MODELS["machine"]
+    n = 4 * cpus
+    how = f"pthread mutexbench {n} threads (4 per CPU)"
+    rate = cpu = None
+    if cpus >= 2:
+        m = r.medians("mutexbench", "pthread", n, {}, ("throughput_ops_s", "ops", "vcsw"))
+        if _usable(m["throughput_ops_s"]) and _usable(m["ops"]) and _usable(m["vcsw"]):
+            r_n = m["vcsw"] / m["ops"]
+            rate = r_n * n / (n - cpus)
+            x_p = mmach.barging_runs(cpus, params["cs_ns"], params["ncs_ns"], params["h_ns"],
+                                     defaults["d"].default)["throughput_ops_s"]  # MutexBench's 2 lines
+            cpu = cpus * (1e9 / m["throughput_ops_s"] - 1e9 / x_p) / r_n
+    settle("park_rate", rate, f"{how}: voluntary switches per acquisition x n/(n - p)", defaults["park_rate"].default,
+           1)
+    settle("park_cpu_ns", cpu, f"{how}: p (1/X_n - 1/X_p) / parks per acquisition, X_p the barging model at p",
+           defaults["park_cpu"].default, 1e7)
 
 
 def run(args):

@@ -171,12 +171,23 @@ def spin_barging_preempted(p, n, s, z, h, d, q):
     return {"throughput_ops_s": base / (1.0 + held * (n / p - 1.0)), "held": held}
 
 
-def parking_barging(p, n, s, z, h, d):
+def parking_barging(p, n, s, z, h, d, park_rate=0.0, park_cpu_ns=0.0):
     """Barging lock whose waiters park (glibc): only running threads compete,
     parked ones are woken off the critical path and no handover waits for the
-    scheduler: the min(n, p) running threads run as barging_runs.  Left out:
-    the CPU time of the parks and wake-ups (docs/models.md)."""
-    return {"throughput_ops_s": barging_runs(min(n, p), s, z, h, d)["throughput_ops_s"]}
+    scheduler: the min(n, p) running threads run as barging_runs, X_p.  n > p:
+    the parks and wake-ups cost CPU time (the futex calls, the switches; in a
+    KVM guest the wake-up's IPI), park_cpu_ns each, which the p CPUs no longer
+    spend on the loop.  A glibc waiter really sleeps only when the word is
+    still 2 when the kernel compares it, i.e. when the holder or another waiter
+    is off its CPU: the park rate per acquisition is park_rate (the saturated
+    rate) x (n - p)/n, the share of threads that are not running.  Per
+    acquisition the CPUs spend p/X_p + r park_cpu_ns, so
+    X = X_p / (1 + X_p r park_cpu_ns / p).  Returns {throughput_ops_s, park_rate}."""
+    base = barging_runs(min(n, p), s, z, h, d)["throughput_ops_s"]
+    if n <= p:
+        return {"throughput_ops_s": base, "park_rate": 0.0}
+    r = park_rate * (n - p) / n
+    return {"throughput_ops_s": base / (1.0 + base * r * park_cpu_ns * NS / p), "park_rate": r}
 
 
 def park_fifo_machine(p, n, s, z, h, d, w_idle, w_switch, q, b, prewake):
@@ -196,12 +207,12 @@ def park_fifo_machine(p, n, s, z, h, d, w_idle, w_switch, q, b, prewake):
 MACHINE_POLICIES = ("fifo", "park-fifo", "barging", "spin-barging")
 
 
-def machine(p, n, s, z, h, d, w_idle, w_switch, q, b, prewake, duration_s):
+def machine(p, n, s, z, h, d, w_idle, w_switch, q, b, prewake, duration_s, park_rate=0.0, park_cpu_ns=0.0):
     """Every policy at n threads on p CPUs: {policy: {throughput_ops_s, ...}}."""
     return {
         "fifo": spin_fifo_convoy(p, n, s, z, h, d, q, duration_s),
         "park-fifo": park_fifo_machine(p, n, s, z, h, d, w_idle, w_switch, q, b, prewake),
-        "barging": parking_barging(p, n, s, z, h, d),
+        "barging": parking_barging(p, n, s, z, h, d, park_rate, park_cpu_ns),
         "spin-barging": spin_barging_preempted(p, n, s, z, h, d, q),
     }
 

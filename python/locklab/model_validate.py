@@ -81,7 +81,7 @@ def mutexbench_model(kind, calib, n, duration_s):
         return mm.lock_curve(kind, v["s"], v["c"], v["z"], [n])[0]["throughput_ops_s"]
     v, _ = resolve("machine", {}, calib)
     res = mmach.machine(int(v["p"]), n, v["s"], v["z"], v["h"], MUTEXBENCH_DATA_LINES, v["w_idle"], v["w_switch"],
-                        v["q"], v["b"], True, duration_s)
+                        v["q"], v["b"], True, duration_s, v["park_rate"], v["park_cpu"])
     return res[kind]["throughput_ops_s"]
 
 

@@ -109,6 +109,17 @@ def test_the_90_us_per_handover_is_the_run_start_slice():
     assert 70e3 < 1e9 / r["throughput_ops_s"] < 110e3
 
 
+def test_glibc_parks_by_hand():
+    # n <= p: no park, the barging runs; n = 8 on 2 CPUs: r = 0.04 x 6/8 = 0.03 parks per acquisition
+    # of 5 us each: X = X_p / (1 + X_p 0.03 5e-6 / 2)
+    base = mach.barging_runs(2, 9, 150, 200, 2)["throughput_ops_s"]
+    assert mach.parking_barging(2, 2, 9, 150, 200, 2, 0.04, 5000)["throughput_ops_s"] == pytest.approx(base)
+    r = mach.parking_barging(2, 8, 9, 150, 200, 2, 0.04, 5000)
+    assert r["park_rate"] == pytest.approx(0.03)
+    assert r["throughput_ops_s"] == pytest.approx(base / (1 + base * 0.03 * 5e-6 / 2))
+    assert mach.parking_barging(2, 8, 9, 150, 200, 2)["throughput_ops_s"] == pytest.approx(base)  # no parks given
+
+
 def test_preempted_tas_holder_by_hand():
     # X = X_p / (1 + X_p (s + t) (n/p - 1)), t = h/3
     xp = mach.barging_runs(2, 10, 150, 180, 2)["throughput_ops_s"]
@@ -207,14 +218,15 @@ def test_measured_with_another_calibration(tmp_path):
 
 def test_the_quiet_measurement_is_fitted(tmp_path):
     # the models against the 08:00 quiet measurement: every machine comparison within 30% (median),
-    # except glibc's barging beyond 4 threads on 2 CPUs (docs/models.md says what it lacks)
+    # glibc's barging too since its parks' CPU time is modelled (63% before; its calibration file
+    # predates the park parameters: the defaults derived from the stored 8-thread run apply)
     p, out = validate_measured(tmp_path, QUIET)
     assert p.returncode == 0, p.stderr
     summary = {(s["comparison"], s["lock"]): s["median_abs_error"]
                for s in json.loads((out / "validation.json").read_text())["summary"]}
     machine = {k: v for k, v in summary.items() if k[0].startswith("machine")}
     assert len(machine) == 10
-    assert all(v <= 0.30 for k, v in machine.items() if k != ("machine barging", "pthread")), machine
+    assert all(v <= 0.30 for v in machine.values()), machine
     # the old handover model's spinning FIFO on the same points: more than 100x off
     c = json.loads(QUIET.read_text())["calibration"]["params"]
     old = mm.handover(2, 16, c["cs_ns"], c["ncs_ns"], c["h_ns"], c["wake_idle_ns"], c["wake_switch_ns"],
