@@ -44,6 +44,8 @@ too_big='^(clh-park|twa-park|lifocr-park|mcscr-park|mcscr-stp|mcscr-astp|cna-par
 echo "== the deliberately broken locks must be caught"
 run --broken broken-relaxed-tas --broken broken-test-then-set --broken broken-relaxed-ticket \
     --client counter --sched full --expect-fail
+echo "== parkinglot without its naps (--untimed-parks) must lose a wake-up: the release that misses an announcement"
+run --lock parkinglot --client counter --threads 2 --sched full --hold 10 --untimed-parks --expect-fail
 
 if [ "$mode" = quick ]; then
     echo "== exhaustive: counter, 2 threads x 1 acquisition (spin, park and stp waiting)"
@@ -90,9 +92,10 @@ for s in $specs; do
     run --lock "$s" --client locks --threads 3 --acquisitions 2 --sched random --iterations "$ITER"
 done
 
-echo "== the timed client (acquire_until), 3 threads x 2 acquisitions, $ITER executions"
+echo "== the timed client (acquire_until), 3 threads x 2 acquisitions, and abandon (a lock dropped while held, its departed timed waiters' nodes reclaimed and reused), $ITER executions"
 for s in $specs; do
     run --lock "$s" --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER"
+    run --lock "$s" --client abandon --threads 3 --sched random --iterations "$ITER"
 done
 
 echo "== semaphore and condition-variable wait lists (FIFO and LIFO-CR) over tas and mcs-park"
