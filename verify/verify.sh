@@ -92,6 +92,13 @@ for s in $specs; do
     run --lock "$s" --client locks --threads 3 --acquisitions 2 --sched random --iterations "$ITER"
 done
 
+echo "== long critical sections (--hold 10: the holder yields 10 times), every lock client, 3 threads x 2 acquisitions, $ITER executions"
+for s in $specs; do
+    run --lock "$s" --client locks --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --hold 10
+done
+# parkinglot's park (after 10 spin rounds) and its naps' recovery of a missed wake-up: exhaustive
+[[ " $specs " == *" parkinglot "* ]] && run --lock parkinglot --client counter --threads 2 --sched full --hold 10
+
 echo "== the timed client (acquire_until), 3 threads x 2 acquisitions, and abandon (a lock dropped while held, its departed timed waiters' nodes reclaimed and reused), $ITER executions"
 for s in $specs; do
     run --lock "$s" --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER"
