@@ -49,10 +49,14 @@ VARIANTS = {"acr": ["acr:spin_ns=0", "acr:spin_ns=0,patience_ns=0"],
             "lifocr": ["lifocr:fairness=1", "lifocr-park:fairness=1"]}
 
 
-# Exhaustive searches with long critical sections that end within a minute and reach a slow
-# path the other checks do not: parkinglot's park (the waiter spins 10 rounds first).
+# Checks of one spec that reach a slow path the others do not: parkinglot's park
+# (exhaustive, with long critical sections: the waiter spins 10 rounds first) and its
+# unfair unpark (a 1-us clock step: on the default 1-ms step every parked waiter has waited
+# FAIR_NS at its first unpark, which is then a handoff).
 HOLD_FULL = {"parkinglot": [["--lock", "parkinglot", "--client", "counter", "--threads", "2", "--sched", "full",
-                             "--hold", "10"]]}
+                             "--hold", "10"],
+                            ["--lock", "parkinglot", "--client", "locks", "--threads", "3", "--acquisitions", "2",
+                             "--sched", "random", "--iterations", "2000", "--clock-step", "1000", "--hold", "10"]]}
 
 
 def covering(path):
