@@ -14,9 +14,10 @@
  *   locklab-check [--lock SPEC]... [--broken NAME]... [--client C|locks|all] [--threads 2|3]
  *                 [--acquisitions 1|2] [--sched full|bound|random] [--bound N] [--iterations N]
  *                 [--depth N] [--clock-step NS] [--giveups N] [--discipline fifo|lifo-cr[:append_one_in=N]]
- *                 [--expect-fail] [--history]
+ *                 [--hold N] [--untimed-parks] [--expect-fail] [--history]
  * Clients: the validator's (counter, nested, trylock, mixed: --client locks, the
- * default; and timed, run on its own) and the checker's own for src/sync (below);
+ * default; and timed, run on its own) and the checker's own for src/sync and the
+ * locks' reclaim paths (abandon, below);
  * all: every one; --client may repeat.
  * Schedulers (Relacy's): full = every interleaving and every value a load may read
  * (exhaustive; only small cases end); bound = the same with at most --bound
@@ -25,6 +26,11 @@
  * --giveups N: the timed client's give-ups in a row per thread before a step acquires
  * without a deadline (default 2; 0 = never).
  * --broken NAME: a deliberately broken lock (see broken_locks below).
+ * --hold N: each critical section yields N times while it holds the lock (a long or
+ * preempted critical section: waiters run out of spinning and take their slow paths).
+ * --untimed-parks: a timed park waits until unparked, its deadline never comes
+ * (relacy_env.h): the deliberately broken variant of parkinglot, whose naps recover a
+ * wake-up its release misses; with it the lost wake-up is a deadlock (verify.sh).
  * --expect-fail: each case passes iff Relacy finds an error (the broken locks).
  * Prints one line per case and "N passed, N failed"; exit 0 iff all passed,
  * 2 on bad input.
@@ -118,9 +124,20 @@ static bool client_timed(lut *l, shared *d);
  *                   others: lock; while (!tokens) wait; tokens--; unlock
  *   cond-broadcast  the same with one broadcast for all the tokens
  * The mutex of the condition variable is the lock under test.  A lost wake-up
- * leaves a waiter parked for ever: Relacy's deadlock. */
-enum { SEM_MUTEX = NCLIENTS, SEM_HANDOFF, COND_SIGNAL, COND_BROADCAST, NALL };
-static const char *const sync_client_names[] = {"sem-mutex", "sem-handoff", "cond-signal", "cond-broadcast"};
+ * leaves a waiter parked for ever: Relacy's deadlock.
+ * And one for the reclaim paths of the locks (ll_lock_ops.abandon):
+ *   abandon         thread 0 acquires a and keeps it; each other thread, once it sees a
+ *                   held, makes one timed acquire of a, which gives up (the lock may keep
+ *                   its node: an abandoned node), and says so; thread 0, once all have
+ *                   given up, drops a while held (abandon, as the interposer does for a
+ *                   mutex destroyed while held: the walk gives back the departed waiters'
+ *                   nodes), then acquires and releases b, a fresh lock of the same spec,
+ *                   whose nodes come from its cache: the nodes just given back.  The two
+ *                   flags are relaxed (they order nothing), so what orders the departed
+ *                   waiters' accesses to their nodes before thread 0's reuse is the lock's
+ *                   own: a missing order is a race on a node or its use uninitialised. */
+enum { SEM_MUTEX = NCLIENTS, SEM_HANDOFF, COND_SIGNAL, COND_BROADCAST, ABANDON, NALL };
+static const char *const sync_client_names[] = {"sem-mutex", "sem-handoff", "cond-signal", "cond-broadcast", "abandon"};
 static const char *client_name(int c) { return c < NCLIENTS ? client_names[c] : sync_client_names[c - NCLIENTS]; }
 
 /* The case being checked (read by every iteration). */
@@ -140,7 +157,32 @@ struct shared {
     rl::var<int> tokens;               /* cond-*: guarded by a */
     rl::var<int> message;              /* sem-handoff: written before the posts */
     unsigned giveups[LL_MODEL_MAX_THREADS]; /* timed: each thread's give-ups in a row (its own) */
+    ll_atomic_u32 held, gave_up;            /* abandon: a is held; how many have given up (relaxed) */
 };
+
+static void abandon_thread(shared *d, unsigned index, unsigned threads)
+{
+    if (index == 0) {
+        lut_acquire(&lock_a);
+        client_cs_a(d);
+        ll_store_relaxed(&d->held, 1); /* relaxed: orders nothing (client comment) */
+        while (ll_load_relaxed(&d->gave_up) != threads - 1) /* relaxed: as held */
+            ll_pause();
+        if (lock_a.ops->abandon)
+            lock_a.ops->abandon(lock_a.state); /* dropped while held: nobody waits on it */
+        lut_acquire(&lock_b); /* its nodes: those the walk gave back */
+        client_cs_b(d);
+        lut_release(&lock_b);
+        return;
+    }
+    while (ll_load_relaxed(&d->held) == 0) /* relaxed: as above */
+        ll_pause();
+    lut *l = &lock_a;
+    bool got = l->ops->acquire_until ? l->ops->acquire_until(l->state, &l->wp, ll_now_ns() + ll_model_clock_step * 3 / 2)
+                                     : lut_try(l);
+    RL_ASSERT(!got); /* thread 0 holds a until it drops it */
+    ll_faa(&d->gave_up, 1, LL_RELAXED); /* relaxed: as above */
+}
 
 static void sync_thread(shared *d, unsigned index, unsigned threads)
 {
@@ -197,12 +239,26 @@ static bool client_timed(lut *l, shared *d)
     giveups = got ? 0 : giveups + 1;
     return got;
 }
+/* --hold N: a critical section lets the other threads run N times (scheduler yields) while
+ * it holds the lock, as a long or preempted critical section does: the waiters' spin
+ * budgets run out and they take their slow paths (a standby that sleeps, a parked waiter). */
+static unsigned hold_yields = 0;
+static void hold(void)
+{
+    for (unsigned i = 0; i < hold_yields; i++)
+        rl::yield(1, $);
+}
 static void client_cs_a(shared *d)
 {
     int x = d->counter_a($);
+    hold();
     d->counter_a($) = x + 1;
 }
-static void client_cs_b(shared *d) { d->counter_b($) = d->counter_b($) + 1; }
+static void client_cs_b(shared *d)
+{
+    hold();
+    d->counter_b($) = d->counter_b($) + 1;
+}
 
 template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
     shared data;
@@ -215,6 +271,8 @@ template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
         data.tokens($) = 0;
         data.message($) = 0;
         memset(data.giveups, 0, sizeof data.giveups);
+        ll_store_relaxed(&data.held, 0); /* relaxed: before the threads start */
+        ll_store_relaxed(&data.gave_up, 0);
         lut_place(&lock_a, &the_case.a);
         lut_place(&lock_b, &the_case.b);
         lock_a.deferred.head = lock_b.deferred.head = NULL;
@@ -223,7 +281,9 @@ template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
     }
     void thread(unsigned index)
     {
-        if (the_case.client >= NCLIENTS)
+        if (the_case.client == ABANDON)
+            abandon_thread(&data, index, T);
+        else if (the_case.client >= NCLIENTS)
             sync_thread(&data, index, T);
         else
             for (uint64_t n = 0; n < the_case.acquisitions;)
@@ -235,9 +295,9 @@ template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
     }
     void after()
     {
-        int total = (int)(T * the_case.acquisitions);
-        bool uses_a = the_case.client < NCLIENTS || the_case.client == SEM_MUTEX;
-        bool uses_b = the_case.client == NESTED || the_case.client == MIXED;
+        int total = the_case.client == ABANDON ? 1 : (int)(T * the_case.acquisitions);
+        bool uses_a = the_case.client < NCLIENTS || the_case.client == SEM_MUTEX || the_case.client == ABANDON;
+        bool uses_b = the_case.client == NESTED || the_case.client == MIXED || the_case.client == ABANDON;
         RL_ASSERT(!uses_a || data.counter_a($) == total);
         RL_ASSERT(!uses_b || data.counter_b($) == total);
         RL_ASSERT(data.tokens($) == 0);
@@ -322,7 +382,7 @@ int main(int argc, char **argv)
             clients_given = true;
             if (!c) {
                 fprintf(stderr, "locklab-check: unknown client '%s' (valid: counter, nested, trylock, mixed, timed, sem-mutex, "
-                                "sem-handoff, cond-signal, cond-broadcast, locks, all)\n", v);
+                                "sem-handoff, cond-signal, cond-broadcast, abandon, locks, all)\n", v);
                 return 2;
             }
             i++;
@@ -361,6 +421,10 @@ int main(int argc, char **argv)
                 return 2;
             }
             i++;
+        } else if (strcmp(a, "--hold") == 0 && v) {
+            hold_yields = parse_count(a, argv[++i], 0, 1000);
+        } else if (strcmp(a, "--untimed-parks") == 0) {
+            ll_model_untimed_parks = true;
         } else if (strcmp(a, "--expect-fail") == 0) {
             expect_fail = true;
         } else if (strcmp(a, "--history") == 0) {
@@ -369,7 +433,7 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "locklab-check: bad argument '%s' (valid: --lock SPEC, --broken NAME, --client C, --threads 2|3, "
                     "--acquisitions 1|2, --sched full|bound|random, --bound N, --iterations N, --depth N, --clock-step NS, "
-                    "--giveups N, --discipline D, --expect-fail, --history)\n",
+                    "--giveups N, --discipline D, --hold N, --untimed-parks, --expect-fail, --history)\n",
                     a);
             return 2;
         }

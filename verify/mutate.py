@@ -2,7 +2,8 @@
 """Mutation score of the model checker (docs/verification.md, "Mutations").
 
 For every non-relaxed memory order and fence in src/locks, src/wait, src/sync and
-the waiting engine's inline half (include/locklab/wait.h, core.h, src/core/parker.c),
+the waiting engine's inline half (include/locklab/wait.h, core.h, src/core/parker.c)
+and parkinglot's inline fast path (include/locklab/parkinglot.h),
 weaken it one step, rebuild locklab-check with that one change and run the checks
 that cover the file; report caught (and by what) or not caught.
 
@@ -29,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCANNED = ["src/locks", "src/wait", "src/sync", "include/locklab/wait.h", "include/locklab/core.h",
-           "src/core/parker.c"]
+           "src/core/parker.c", "include/locklab/parkinglot.h"]  # parkinglot.h: the lock's inline fast path
 
 # What covers each file: the lock specs (every lock client, bounded and random) or the sync clients.
 PARK = ["mcs-park", "twa-park", "anderson-park", "mcs-stp"]
@@ -48,6 +49,16 @@ VARIANTS = {"acr": ["acr:spin_ns=0", "acr:spin_ns=0,patience_ns=0"],
             "lifocr": ["lifocr:fairness=1", "lifocr-park:fairness=1"]}
 
 
+# Checks of one spec that reach a slow path the others do not: parkinglot's park
+# (exhaustive, with long critical sections: the waiter spins 10 rounds first) and its
+# unfair unpark (a 1-us clock step: on the default 1-ms step every parked waiter has waited
+# FAIR_NS at its first unpark, which is then a handoff).
+HOLD_FULL = {"parkinglot": [["--lock", "parkinglot", "--client", "counter", "--threads", "2", "--sched", "full",
+                             "--hold", "10"],
+                            ["--lock", "parkinglot", "--client", "locks", "--threads", "3", "--acquisitions", "2",
+                             "--sched", "random", "--iterations", "2000", "--clock-step", "1000", "--hold", "10"]]}
+
+
 def covering(path):
     base = os.path.basename(path)
     name = base[:-2] if base.endswith(".c") else base
@@ -58,6 +69,8 @@ def covering(path):
         return PARK + SPIN_WAITWORD + [SYNC]
     if base == "mcs_queue.h":
         return MCS_FAMILY
+    if base == "parkinglot.h":
+        return ["parkinglot"]
     if base == "word_lock.h":
         return ["tas", "ttas"]
     if base == "passive_set.h":
@@ -83,7 +96,13 @@ def checks(spec):
             ["--lock", spec, "--client", "locks", "--threads", "3", "--acquisitions", "2", "--sched", "random",
              "--iterations", "2000"],
             ["--lock", spec, "--client", "timed", "--threads", "3", "--acquisitions", "2", "--sched", "random",
-             "--iterations", "2000"]]
+             "--iterations", "2000"],
+            # long critical sections (--hold): waiters run out of spinning and take their slow paths
+            ["--lock", spec, "--client", "locks", "--threads", "3", "--acquisitions", "2", "--sched", "random",
+             "--iterations", "2000", "--hold", "10"]] + HOLD_FULL.get(spec, []) + [
+            # a lock dropped while held: the reclaim walks (ll_lock_ops.abandon) and the reuse of their nodes
+            ["--lock", spec, "--client", "abandon", "--threads", "2", "--sched", "bound"],
+            ["--lock", spec, "--client", "abandon", "--threads", "3", "--sched", "random", "--iterations", "2000"]]
 
 
 def comment_spans(text):

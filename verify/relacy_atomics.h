@@ -61,6 +61,7 @@
 #include <relacy/stdlib/event.hpp>
 
 #include <new>
+#include <string.h>
 
 #define LL_ALIGNED(n) alignas(n)
 typedef rl::memory_order ll_order;
@@ -186,11 +187,35 @@ template <class T, class F> inline auto with_cell(T *raw, rl::debug_info_param i
     return f(cell(raw, info, first_is_store));
 }
 
-/* The race-checked shadow of a shared plain field (LL_SHARED_PLAIN), by address; created
- * at its first access as written then by the accessing thread.  A field of a pool node
- * read before any write is garbage: an error (an element's reads its thread-start zero). */
+/* The shared plain fields used in this iteration (address, size), zeroed when the next
+ * one starts (zero_plain_fields): a field keeps its value in its own memory, and one in
+ * static memory (parkinglot's bucket table: its list heads and fair timers) would
+ * otherwise carry an iteration's values into the next, which then starts from another
+ * state than a fresh process does (and a failed iteration's replay would differ). */
+struct plain_fields {
+    enum { CAP = 2048 }; /* as many as the shadow table holds */
+    void *at[CAP];
+    size_t bytes[CAP];
+    unsigned n;
+    static plain_fields &get()
+    {
+        static plain_fields f;
+        return f;
+    }
+};
+inline void zero_plain_fields()
+{
+    plain_fields &f = plain_fields::get();
+    for (unsigned i = 0; i < f.n; i++)
+        memset(f.at[i], 0, f.bytes[i]);
+    f.n = 0;
+}
+/* The race-checked shadow of a shared plain field (LL_SHARED_PLAIN) of the given size,
+ * by address; created at its first access as written then by the accessing thread.  A
+ * field of a pool node read before any write is garbage: an error (an element's reads
+ * its thread-start zero). */
 typedef rl::var<char> shadow_t;
-inline shadow_t &shadow(const void *raw, bool is_store, rl::debug_info_param info)
+inline shadow_t &shadow(const void *raw, size_t bytes, bool is_store, rl::debug_info_param info)
 {
     memory_kind kind = memory_of(raw);
     if (kind == OTHER_ELEMENT)
@@ -200,18 +225,22 @@ inline shadow_t &shadow(const void *raw, bool is_store, rl::debug_info_param inf
     if (created) {
         new (v) shadow_t(0);
         RL_ASSERT(is_store || kind != POOL_NODE); /* a fresh node's field read before any write */
+        plain_fields &f = plain_fields::get();
+        RL_VERIFY(f.n < plain_fields::CAP);
+        f.at[f.n] = const_cast<void *>(raw);
+        f.bytes[f.n++] = bytes;
     }
     return *v;
 }
 template <class T> inline T plain_load(const T *p, rl::debug_info_param info)
 {
-    (void)(char)shadow(p, false, info)(info); /* a plain read: a race with an unordered store is reported */
+    (void)(char)shadow(p, sizeof *p, false, info)(info); /* a plain read: a race with an unordered store is reported */
     return *p;
 }
 template <class T> struct same { typedef T type; }; /* x converts to the field's type, as in an assignment */
 template <class T> inline void plain_store(T *p, typename same<T>::type x, rl::debug_info_param info)
 {
-    shadow(p, true, info)(info) = 0; /* a plain write: a race with any unordered access is reported */
+    shadow(p, sizeof *p, true, info)(info) = 0; /* a plain write: a race with any unordered access is reported */
     *p = x;
 }
 
@@ -224,6 +253,7 @@ inline void forget_all()
     table<fresh_cell_t<uint64_t>>::get().forget();
     table<fresh_cell_t<void *>>::get().forget();
     table<shadow_t>::get().forget();
+    zero_plain_fields(); /* every iteration starts as a fresh process: static plain fields at zero */
 }
 /* Destroy every modelled object (end of an iteration: Relacy checks for leaks). */
 inline void reset()

@@ -10,7 +10,8 @@
  *   spurious returns are modelled, so a lost wake-up leaves its thread blocked
  *   for ever, which Relacy reports as a deadlock.  A timed wait (ll_futex_wait_until)
  *   yields and times out: the deadline always comes, and a lost wake-up of a timed
- *   waiter is only a delay (not checked).  (The bucket lock also orders
+ *   waiter is only a delay (not checked; --untimed-parks makes the timed waits on a
+ *   parker untimed, so that a lost wake-up there is a deadlock).  (The bucket lock also orders
  *   the futex calls themselves: a fence the protocol needs between them would not
  *   be caught missing; the parker's and wait words' fences sit before the
  *   futex calls, on plain atomics, where the checker sees them.)
@@ -55,6 +56,7 @@ alignas(LL_SECTOR) static unsigned char nodes[MODEL_NODES][LL_QNODE_BYTES];
 static unsigned nodes_used;
 static uint64_t clock_ns;
 uint64_t ll_model_clock_step = 1000000;
+bool ll_model_untimed_parks = false;
 ll_atomic_u32 ll_fork_generation; /* never changes: the checker does not fork */
 
 struct futex_model {
@@ -166,12 +168,26 @@ void ll_futex_wait(ll_atomic_u32 *word, uint32_t expected)
     futexes->bucket.unlock($);
 }
 
+/* Whether word is a simulated thread's parker (ll_parker_park_deadline sleeps on it). */
+static bool parker_word(const ll_atomic_u32 *word)
+{
+    for (unsigned i = 0; i < LL_MODEL_MAX_THREADS; i++)
+        if (word == &slots[i].parker.state)
+            return true;
+    return false;
+}
+
 /* A timed wait never blocks in the model: after the compare it lets the other
  * threads run (a yield) and reports that the deadline passed.  (Relacy's own timed
- * waits leave a thread running past the end of an iteration.) */
+ * waits leave a thread running past the end of an iteration.)  With
+ * ll_model_untimed_parks a timed wait on a parker is an untimed one (relacy_env.h). */
 int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock, const struct timespec *abstime)
 {
     (void)clock, (void)abstime;
+    if (ll_model_untimed_parks && parker_word(word)) {
+        ll_futex_wait(word, expected); /* woken only by an unpark: the deadline never comes */
+        return 0;
+    }
     futexes->bucket.lock($);
     bool sleeps = ll_load_relaxed(word) == expected; /* relaxed: as in ll_futex_wait */
     futexes->bucket.unlock($);

@@ -17,5 +17,11 @@ void ll_model_end(void);
 void ll_model_thread_exit(void);
 /* Nanoseconds the virtual clock advances per read (ll_now_ns). */
 extern uint64_t ll_model_clock_step;
+/* true: a timed park (ll_parker_park_deadline and the other timed waits on a thread's
+ * parker) waits as an untimed one: its deadline never comes, only an unpark ends it.
+ * The deliberately broken variant of the locks whose naps recover a missed wake-up
+ * (parkinglot: its naps removed); a lost wake-up is then a deadlock.  Other timed waits
+ * (acr's standby sleep on its lock word) still time out. */
+extern bool ll_model_untimed_parks;
 
 #endif
