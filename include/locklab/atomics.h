@@ -18,7 +18,7 @@
  *                                      the observed value to expected
  *         ll_faa(p, delta, order)      fetch-and-add, returns the old value (integers)
  *         ll_fence(order), ll_pause()
- *         ll_rmw_lead()                a store to lead a fast path's RMW (below)
+ *         ll_rmw_lead(p)               a store to lead a fast path's RMW of *p (below)
  * Orders: LL_RELAXED, LL_ACQUIRE, LL_RELEASE, LL_ACQ_REL, LL_SEQ_CST.
  */
 #ifndef LOCKLAB_ATOMICS_H
@@ -177,24 +177,33 @@ LL_INLINE void ll_fence(ll_order o) { atomic_thread_fence(o); }
 #define ll_store_relaxed(p, x) ll_store(p, x, LL_RELAXED)
 #define ll_store_release(p, x) ll_store(p, x, LL_RELEASE)
 
-/* ll_rmw_lead(): one store to the caller's own stack, placed just before a fast
- * path's read-modify-write that would otherwise follow the previous one (the
- * last release, or the acquire) with no store in between.  On the Xeon this
- * project measures on (KVM, 2 vCPUs), a locked RMW issued with no store ahead of
- * it since the previous locked RMW takes about 1.5 ns longer: a standalone loop
- * of CAS-acquire + CAS-release pairs costs 16.1 ns bare and 13.2 ns with a lead
- * store before each (xchg + CAS: 15.2 vs 12.4 ns).  MCS gets such a store for
- * free from its node's initialisation; a lock without one (hemlock, lifocr,
- * loiter) leads its fast path's RMWs with this.  Not a fence and orders
- * nothing; a no-op off x86-64 and for the model checker and the simulator. */
+/* ll_rmw_lead(p): one store to the caller's own stack, placed just before a fast
+ * path's read-modify-write of *p that would otherwise follow the previous one (the
+ * last release, or the acquire) with no store in between, at the same offset within
+ * a 64-byte line as p.  On the Xeon this project measures on (KVM, 2 vCPUs), a
+ * locked RMW issued with no such store ahead of it since the previous locked RMW
+ * takes about 1.2-1.5 ns longer: a standalone loop of CAS-acquire + CAS-release
+ * pairs costs 16.1 ns bare and 13.2 ns with a lead store before each (xchg + CAS:
+ * 15.2 vs 12.4 ns).  The store helps only at p's offset within a line: a lead at a
+ * fixed stack slot made the interposer's uncontended pair 7.9 ns for one stack
+ * position in four (every 64 bytes of environment) and 9.1 ns for the others;
+ * at p's offset it is 7.9 ns at every position (2026-11-24, tas through the
+ * interposer, setarch -R with the environment padded 0..176 bytes).  MCS gets
+ * such a store for free from its node's initialisation; a lock without one
+ * (hemlock, lifocr, loiter, the interposer's inline fast path) leads its fast
+ * path's RMWs with this.  Not a fence and orders nothing; a no-op off x86-64 and
+ * for the model checker and the simulator. */
 #if defined(__x86_64__) && !defined(LL_BACKEND_RELACY) && !defined(LL_BACKEND_SIM)
-#define ll_rmw_lead()                                                                   \
-    do {                                                                                \
-        unsigned char ll_lead_;                                                         \
-        __asm__ __volatile__("movb $0, %0" : "=m"(ll_lead_));                           \
+#define ll_rmw_lead(p)                                                                                   \
+    do {                                                                                                 \
+        unsigned char ll_lead_buf_[2 * LL_CACHELINE]; /* a line-aligned slot at any offset */          \
+        unsigned char *ll_lead_ = (unsigned char *)(((uintptr_t)ll_lead_buf_ + LL_CACHELINE - 1) &       \
+                                                    ~(uintptr_t)(LL_CACHELINE - 1)) +                    \
+                                  ((uintptr_t)(const void *)(p) & (LL_CACHELINE - 1));                   \
+        __asm__ __volatile__("movb $0, %0" : "=m"(*ll_lead_));                                           \
     } while (0)
 #else
-#define ll_rmw_lead() ((void)0)
+#define ll_rmw_lead(p) ((void)(p))
 #endif
 
 /* Plain (non-atomic) fields that more than one thread reads or writes, ordered by the

@@ -550,7 +550,7 @@ int pthread_mutex_lock(pthread_mutex_t *pm)
     uint32_t fast = fast_path(m);
     if (LL_UNLIKELY(fast == LP_FAST_NONE))
         return lock_general(pm, __builtin_return_address(0));
-    ll_rmw_lead(); /* the CAS may follow the last unlock's RMW-free release: atomics.h; measured 1.2 ns here */
+    ll_rmw_lead(word_of(m)); /* the CAS may follow the last unlock's RMW-free release: atomics.h; 1.2 ns here */
     if (LL_UNLIKELY(!word_try_acquire(m)))
         return lock_inline_contended(m, fast);
     ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */

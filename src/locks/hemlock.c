@@ -174,7 +174,7 @@ void ll_hemlock_acquire(ll_hemlock_lock *l, ll_wait_policy *wp)
      * release CAS in ll_hemlock_release).  release: our element as it is now (its
      * thread-local initialisation, the acknowledgement we last read) to the successor
      * that swaps itself in after us and then reads our grant. */
-    ll_rmw_lead(); /* no store since the last RMW (atomics.h) */
+    ll_rmw_lead(&l->tail); /* no store since the last RMW (atomics.h) */
     hem_element *pred = (hem_element *)ll_xchg(&l->tail, me, LL_ACQ_REL);
     if (LL_UNLIKELY(pred != NULL))
         hem_wait(l, pred, wp);
@@ -356,7 +356,7 @@ void ll_hemlock_release(ll_hemlock_lock *l, ll_wait_policy *wp)
     /* release: the critical section to the next acquirer; pairs with the acquire swap in
      * ll_hemlock_acquire (or CAS in try_acquire).  On failure (a successor swapped itself
      * in, or a mark) nothing is ordered: the slow path decides. */
-    ll_rmw_lead(); /* as in acquire */
+    ll_rmw_lead(&l->tail); /* as in acquire */
     if (LL_LIKELY(ll_cas(&l->tail, &expected, NULL, LL_RELEASE)))
         return;
     hem_release_slow(l, me, wp);

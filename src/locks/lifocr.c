@@ -164,7 +164,7 @@ void ll_lifocr_init(ll_lifocr_lock *l, uint32_t fairness, uint32_t patience_ns)
 void ll_lifocr_acquire(ll_lifocr_lock *l, ll_wait_policy *wp)
 {
     void *expected = NULL;
-    ll_rmw_lead(); /* no store since the last RMW (atomics.h) */
+    ll_rmw_lead(&l->top); /* no store since the last RMW (atomics.h) */
     /* acquire: the previous holder's critical section; pairs with the acq_rel CAS in ll_lifocr_release */
     if (LL_UNLIKELY(!ll_cas(&l->top, &expected, LOCKED, LL_ACQUIRE)))
         lifocr_acquire_slow(l, wp);
@@ -263,7 +263,7 @@ void ll_lifocr_release(ll_lifocr_lock *l, ll_wait_policy *wp)
     /* release: the critical section, to the next acquirer's acquire CAS (ll_lifocr_acquire,
      * lifocr_acquire_slow, ll_lifocr_try_acquire); acquire (on failure): the pushed node's
      * fields, pairing with the release push CAS in lifocr_acquire_slow */
-    ll_rmw_lead(); /* as in acquire */
+    ll_rmw_lead(&l->top); /* as in acquire */
     if (LL_LIKELY(ll_cas(&l->top, &top, NULL, LL_ACQ_REL)))
         return;
     lifocr_release_slow(l, top, wp);

@@ -310,7 +310,7 @@ void ll_loiter_acquire(ll_loiter_lock *l)
     uint32_t v = 0;
     /* acquire: the previous holder's critical section; pairs with the acq_rel CAS that freed
      * the lock (ll_loiter_release, loiter_release_standby, outer_release_contended) */
-    ll_rmw_lead(); /* no store since the last RMW (atomics.h) */
+    ll_rmw_lead(&l->word); /* no store since the last RMW (atomics.h) */
     if (LL_UNLIKELY(!ll_cas(&l->word, &v, LOCKED, LL_ACQUIRE)))
         (void)loiter_acquire_slow(l, v, LL_NO_DEADLINE);
 }
@@ -417,7 +417,7 @@ void ll_loiter_release(ll_loiter_lock *l)
     uint32_t v = LOCKED;
     /* release and acquire: as in loiter_release_standby (next owner's acquire CAS; on failure,
      * standby_announce's release CAS) */
-    ll_rmw_lead(); /* as in acquire */
+    ll_rmw_lead(&l->word); /* as in acquire */
     if (LL_LIKELY(ll_cas(&l->word, &v, 0, LL_ACQ_REL)))
         return;
     ll_parker *p = outer_release_contended(l, v);
