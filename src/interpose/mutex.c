@@ -562,9 +562,9 @@ int pthread_mutex_trylock(pthread_mutex_t *pm)
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
     if (LL_LIKELY(fast != LP_FAST_NONE)) {
-        if (!(fast == LP_FAST_ACR          ? ll_acr_try_acquire(acr_of(m))
-              : fast == LP_FAST_PARKINGLOT ? ll_parkinglot_try_acquire(parkinglot_of(m))
-                                           : word_try_acquire(m)))
+        /* the inline word contract's try, as acr's and parkinglot's own: relaxed: a held word
+         * fails without taking its line; the CAS validates a free one */
+        if (ll_load_relaxed(word_of(m)) != 0 || !word_try_acquire(m))
             return EBUSY;
         ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
         return 0;
