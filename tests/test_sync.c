@@ -287,7 +287,7 @@ static void test_prodcons(void)
             CHECK(once == pc.total && pc.consumed == pc.total && pc.count == 0,
                   "prodcons %s %s: %d of %d messages consumed exactly once (consumed %d, queued %d)", specs[si],
                   di ? "lifo-cr" : "fifo", once, pc.total, pc.consumed, pc.count);
-            CHECK(pc.not_full.waiters == 0 && pc.not_empty.waiters == 0, "prodcons: waiters left listed");
+            CHECK(ll_load_relaxed(&pc.not_full.waiters) == 0 && ll_load_relaxed(&pc.not_empty.waiters) == 0, "prodcons: waiters left listed");
             ll_cond_destroy(&pc.not_full);
             ll_cond_destroy(&pc.not_empty);
             free(pc.seen);
@@ -350,25 +350,25 @@ static void test_broadcast_storm(void)
                 bench_mutex_unlock(&sc.m);
                 ll_yield();
             }
-            CHECK(sc.c.waiters == STORM_WAITERS, "storm: %u listed, expected %d", sc.c.waiters, STORM_WAITERS);
+            CHECK(ll_load_relaxed(&sc.c.waiters) == STORM_WAITERS, "storm: %u listed, expected %d", ll_load_relaxed(&sc.c.waiters), STORM_WAITERS);
             ll_cond_signal(&sc.c, NULL); /* one waiter now, the rest by the broadcast: each once */
             sc.generation++;
             ll_cond_broadcast(&sc.c, (round & 1) ? &sc.m.deferred : NULL);
             int deferred = 0;
             for (struct ll_sync_waiter *w = sc.m.deferred.head; w; w = w->wake_next)
                 deferred++;
-            CHECK(deferred == ((round & 1) ? STORM_WAITERS - 1 : 0) && sc.c.waiters == 0,
-                  "storm: broadcast deferred %d waiters and left %u listed", deferred, sc.c.waiters);
+            CHECK(deferred == ((round & 1) ? STORM_WAITERS - 1 : 0) && ll_load_relaxed(&sc.c.waiters) == 0,
+                  "storm: broadcast deferred %d waiters and left %u listed", deferred, ll_load_relaxed(&sc.c.waiters));
             bench_mutex_unlock(&sc.m);
         }
         test_join_n(t, STORM_WAITERS);
         /* No spurious returns: exactly one per waiter per round (a lost wake-up hangs instead). */
         CHECK(sc.returns == STORM_WAITERS * STORM_ROUNDS, "storm %s: %d wait returns, expected %d",
               di ? "lifo-cr" : "fifo", sc.returns, STORM_WAITERS * STORM_ROUNDS);
-        CHECK(sc.c.waiters == 0, "storm: %u still listed", sc.c.waiters);
+        CHECK(ll_load_relaxed(&sc.c.waiters) == 0, "storm: %u still listed", ll_load_relaxed(&sc.c.waiters));
         ll_cond_signal(&sc.c, NULL); /* no waiters: a no-op */
         ll_cond_broadcast(&sc.c, NULL);
-        CHECK(sc.c.waiters == 0 && sc.c.head == NULL, "signal with no waiters changed the list");
+        CHECK(ll_load_relaxed(&sc.c.waiters) == 0 && sc.c.head == NULL, "signal with no waiters changed the list");
         ll_lock_destroy(sc.m.lock);
     }
 }
@@ -414,7 +414,7 @@ static void test_timed(void)
         CHECK(now.tv_sec > dl.tv_sec || (now.tv_sec == dl.tv_sec && now.tv_nsec >= dl.tv_nsec),
               "timed out before the deadline");
         CHECK(!ll_lock_try_acquire(m.lock), "mutex not held after ETIMEDOUT");
-        CHECK(c.waiters == 0 && c.head == NULL, "timed-out waiter still listed");
+        CHECK(ll_load_relaxed(&c.waiters) == 0 && c.head == NULL, "timed-out waiter still listed");
         bench_mutex_unlock(&m);
     }
     struct timespec past = {1, 0};
@@ -524,7 +524,7 @@ static void test_timeout_race(void)
     }
     CHECK(mismatches == 0, "timeout race: %d of %d waits disagree with the signal (took %d, timed out %d)",
           mismatches, RACE_LOOPS, took_total, timed_out_total);
-    CHECK(rc.c.waiters == 0 && rc.c.head == NULL, "timeout race: waiters left listed");
+    CHECK(ll_load_relaxed(&rc.c.waiters) == 0 && rc.c.head == NULL, "timeout race: waiters left listed");
     printf("timeout race (cond): %d signalled, %d timed out\n", took_total, timed_out_total);
 
     /* Semaphores: every unit posted is either taken by the timed waiter or still there. */

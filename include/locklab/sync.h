@@ -91,7 +91,7 @@ typedef struct ll_cond {
     ll_atomic_u32 guard; /* protects the fields below (a short internal spin lock) */
     uint32_t discipline;
     uint32_t append_one_in;
-    uint32_t waiters;
+    ll_atomic_u32 waiters; /* listed waiters: written under guard, read without it by signal and broadcast */
     struct ll_sync_waiter *head, *tail;
 } ll_cond; /* 32 bytes: fits in a pthread_cond_t */
 

@@ -190,10 +190,14 @@ LL_INLINE int cond_wake(pthread_cond_t *pc, bool all, void *caller)
     profile_of(c, caller);
     if (glibc_owned(c))
         return all ? lp_real.cond_broadcast(pc) : lp_real.cond_signal(pc);
-    if (all)
+    if (all && lp_cfg.morph_broadcast)
         ll_cond_broadcast_morph(&c->c, held_wake_list);
-    else
+    else if (all)
+        ll_cond_broadcast(&c->c, NULL);
+    else if (lp_cfg.morph_signal)
         ll_cond_signal_morph(&c->c, held_wake_list);
+    else
+        ll_cond_signal(&c->c, NULL);
     return 0;
 }
 

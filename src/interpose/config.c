@@ -167,6 +167,29 @@ static void parse_discipline(const char *var, ll_sync_config *cfg, char *text, s
     snprintf(text, textlen, "%s", value);
 }
 
+/* LOCKLAB_COND_MORPH (config.h; docs/interposer.md, "Wait morphing"). */
+static void parse_morph(void)
+{
+    const char *value = lp_env("LOCKLAB_COND_MORPH");
+    if (value == NULL)
+        value = "auto";
+    bool own_waiting = ll_lock_parks_itself(lp_cfg.ops);
+    if (strcmp(value, "auto") == 0) {
+        lp_cfg.morph_signal = !own_waiting;
+        lp_cfg.morph_broadcast = true;
+    } else if (strcmp(value, "all") == 0 || strcmp(value, "broadcast") == 0 || strcmp(value, "none") == 0) {
+        lp_cfg.morph_signal = value[0] == 'a';
+        lp_cfg.morph_broadcast = value[0] != 'n';
+    } else {
+        char line[300], echo[ECHO + 1];
+        snprintf(line, sizeof line, "LOCKLAB_COND_MORPH='%s' is not valid (valid: auto, all, broadcast, none)",
+                 ll_elide(value, ECHO, echo, sizeof echo));
+        die(line);
+    }
+    snprintf(lp_cfg.morph_text, sizeof lp_cfg.morph_text, "%s",
+             lp_cfg.morph_signal ? "all" : lp_cfg.morph_broadcast ? "broadcast" : "none");
+}
+
 static void report_at_exit(void)
 {
     /* relaxed loads: statistics */
@@ -195,6 +218,7 @@ static void configure(void)
     parse_discipline("LOCKLAB_COND", &lp_cfg.cond, lp_cfg.cond_text, sizeof lp_cfg.cond_text);
     parse_discipline("LOCKLAB_SEM", &lp_cfg.sem, lp_cfg.sem_text, sizeof lp_cfg.sem_text);
     ll_sync_set_defaults(&lp_cfg.cond, &lp_cfg.sem);
+    parse_morph();
     lp_cfg.verbose = parse_flag("LOCKLAB_VERBOSE");
     /* Secure-execution mode (env.h): lp_env read nothing, and no advisory line either. */
     lp_cfg.quiet = parse_flag("LOCKLAB_QUIET") || getauxval(AT_SECURE) != 0;
@@ -218,11 +242,11 @@ static void configure(void)
     if (lp_cfg.verbose) {
         fprintf(stderr,
                 "liblocklab-preload: lock=%s (%s%s) state=%s (%zu bytes per mutex beyond the pthread_mutex_t) "
-                "cond=%s sem=%s topology=%s profile=%s\n",
+                "cond=%s (morph %s) sem=%s topology=%s profile=%s\n",
                 lp_cfg.spec, lock ? "LOCKLAB_LOCK" : "default",
                 lp_cfg.never_parks ? "; never parks: slow with more threads than CPUs or real-time threads" : "",
                 lp_cfg.inline_state ? "inline" : "out-of-line", lp_cfg.inline_state ? (size_t)0 : lp_slab_object_bytes(),
-                lp_cfg.cond_text, lp_cfg.sem_text, ll_topology_describe(), lp_profiling ? lp_env("LOCKLAB_PROFILE") : "off");
+                lp_cfg.cond_text, lp_cfg.morph_text, lp_cfg.sem_text, ll_topology_describe(), lp_profiling ? lp_env("LOCKLAB_PROFILE") : "off");
         atexit(report_at_exit);
     }
     bool parkinglot = lp_cfg.ops == &ll_lock_parkinglot;

@@ -63,6 +63,11 @@ typedef struct lp_config {
      * sem.append_one_in is always explicit (never 0, never LP_GLIBC_SHARED_SEM: sem.c). */
     ll_sync_config cond, sem;
     char cond_text[64], sem_text[64];
+    /* LOCKLAB_COND_MORPH: which wake-ups a thread that holds the waiters' mutex defers to
+     * its unlock (wait morphing, cond.c); the others wake at once.  "auto": broadcasts
+     * always, signals unless the lock does its own waiting (ll_lock_parks_itself). */
+    bool morph_signal, morph_broadcast;
+    char morph_text[16];
     /* The lock's spec with every default settled (ll_lock_place, LL_DEFAULTS_FIXED):
      * each out-of-line object is placed from it (mutex.c). */
     ll_spec lock;

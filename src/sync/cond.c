@@ -30,7 +30,7 @@ void ll_cond_init(ll_cond *c, const ll_sync_config *cfg)
     ll_store_relaxed(&c->guard, 0); /* relaxed: the object is published by whatever shares it */
     c->discipline = cfg ? (uint32_t)cfg->discipline : LL_DISCIPLINE_DEFAULT;
     c->append_one_in = cfg ? cfg->append_one_in : 0;
-    c->waiters = 0;
+    ll_store_relaxed(&c->waiters, 0); /* relaxed: as the guard */
     c->head = c->tail = NULL;
 }
 
@@ -90,9 +90,20 @@ int ll_cond_wait(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t cl
     return ll_cond_wait_opts(c, mi, mutex, clock, abstime, 0);
 }
 
+/* Nobody listed: a signal or broadcast has nothing to do, and skips the guard (an RMW on a
+ * line the waiters write).  A waiter is listed before it releases its mutex, so a caller that
+ * held the mutex after that release (what POSIX asks of a signaller that must see the waiter)
+ * is ordered after the listing and reads a count of at least 1. */
+LL_INLINE bool nobody_listed(ll_cond *c)
+{
+    return ll_load_relaxed(&c->waiters) == 0; /* relaxed: ordered by the mutex (above); a hint otherwise */
+}
+
 /* Take the first listed waiter (TAKEN), or NULL. */
 static struct ll_sync_waiter *take_first(ll_cond *c)
 {
+    if (nobody_listed(c))
+        return NULL;
     ll_sync_list l = list_of(c);
     ll_sync_guard_lock(&c->guard);
     struct ll_sync_waiter *w = ll_sync_take_first(&l);
@@ -123,8 +134,10 @@ void ll_cond_signal(ll_cond *c, ll_wake_list *defer)
  * returns the last link (to be terminated or spliced by the caller). */
 static struct ll_sync_waiter **take_all(ll_cond *c, struct ll_sync_waiter **first)
 {
-    ll_sync_list l = list_of(c);
     struct ll_sync_waiter **link = first;
+    if (nobody_listed(c))
+        return link;
+    ll_sync_list l = list_of(c);
     ll_sync_guard_lock(&c->guard);
     for (struct ll_sync_waiter *w; (w = ll_sync_take_first(&l)) != NULL; link = &w->wake_next)
         *link = w;

@@ -125,8 +125,8 @@ void ll_sync_enqueue(ll_sync_list *l, struct ll_sync_waiter *w, ll_sync_policy p
             *l->tail = w;
         *l->head = w;
     }
-    if (l->count)
-        (*l->count)++;
+    if (l->count) /* relaxed: under the guard; read without it only as a hint (cond.c, take_first) */
+        ll_store_relaxed(l->count, ll_load_relaxed(l->count) + 1);
 }
 
 static void unlink_node(ll_sync_list *l, struct ll_sync_waiter *w)
@@ -139,8 +139,8 @@ static void unlink_node(ll_sync_list *l, struct ll_sync_waiter *w)
         w->next->prev = w->prev;
     else
         *l->tail = w->prev;
-    if (l->count)
-        (*l->count)--;
+    if (l->count) /* relaxed: as in ll_sync_enqueue */
+        ll_store_relaxed(l->count, ll_load_relaxed(l->count) - 1);
 }
 
 struct ll_sync_waiter *ll_sync_take_first(ll_sync_list *l)

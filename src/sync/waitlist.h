@@ -39,7 +39,7 @@ struct ll_sync_waiter {
 typedef struct ll_sync_list {
     ll_atomic_u32 *guard;
     struct ll_sync_waiter **head, **tail;
-    uint32_t *count; /* listed waiters (NULL: not kept) */
+    ll_atomic_u32 *count; /* listed waiters (NULL: not kept): written under the guard */
 } ll_sync_list;
 
 /* The guard word: 0 free; else bit 0 (held) and, in bits 1-31, posts deferred to its holder.

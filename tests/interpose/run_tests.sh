@@ -23,8 +23,10 @@ mutex)
     ;;
 sync)
     for spec in "$@"; do
-        for discipline in fifo lifo-cr lifo-cr:append_one_in=2; do
-            LOCKLAB_COND=$discipline LOCKLAB_SEM=$discipline run "$spec" "$bindir/test_condsem"
+        # each discipline with one wait-morphing mode ("auto" is one of them, per lock)
+        for case in fifo:all lifo-cr:none lifo-cr:append_one_in=2:broadcast; do
+            discipline=${case%:*}
+            LOCKLAB_COND=$discipline LOCKLAB_SEM=$discipline LOCKLAB_COND_MORPH=${case##*:} run "$spec" "$bindir/test_condsem"
         done
     done
     ;;
@@ -201,6 +203,7 @@ badenv)
     check_bad LOCKLAB_TOPOLOGY sockets=0
     check_bad LOCKLAB_COND lifo
     check_bad LOCKLAB_COND 'lifo-cr:append_one_in=0'
+    check_bad LOCKLAB_COND_MORPH signal
     check_bad LOCKLAB_SEM 'fifo:x=1'
     check_bad LOCKLAB_SEM 'lifo-cr:append_one_in=128'
     LOCKLAB_PROFILE=- check_bad LOCKLAB_PROFILE_FORMAT xml
