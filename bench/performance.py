@@ -46,6 +46,15 @@ ROWS = {}
 for _t in (1, 2, 16, 64, 256):
     ROWS[f"mutexbench-{_t}"] = plain("mutexbench", _t)
     ROWS[f"randarray-{_t}"] = plain("randarray", _t)
+PLAIN_COND = os.path.join(ROOT, "build/bin/locklab-plain-cond")
+for _w, _p in ((16, 4), (4, 1)):
+    ROWS[f"condpool-{_w}w{_p}p"] = {
+        "argv": lambda s, w=_w, p=_p: [PLAIN_COND, "pool", str(w), str(p), str(int(200000 * s)), "100"],
+        "binary": PLAIN_COND, "unit": "tasks/s", "value": lambda out: _num(r"rate=(\S+)", out)}
+for _t in (4, 16):
+    ROWS[f"condbarrier-{_t}"] = {
+        "argv": lambda s, t=_t: [PLAIN_COND, "barrier", str(t), str(int(80000 * s / t))],
+        "binary": PLAIN_COND, "unit": "rounds/s", "value": lambda out: _num(r"rate=(\S+)", out)}
 ROWS["sysbench-threads"] = {
     "argv": lambda s: ["sysbench", "threads", "--threads=16", "--thread-locks=8", f"--time={max(1, round(s * 2))}",
                        "run"],

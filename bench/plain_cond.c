@@ -1,0 +1,179 @@
+/*
+ * locklab-plain-cond: plain pthread programs built on condition variables, for
+ * glibc against the interposer (docs/performance.md, rows condpool-* and
+ * condbarrier-*); no locklab code in it.
+ *
+ *   locklab-plain-cond pool W P N WORK
+ *     P producers push N tasks in all into a bounded queue (64 slots) under one
+ *     mutex, waiting on `notfull` when it is full and spinning WORK/4 steps after
+ *     each push; W workers pop them, waiting on `notempty` when it is empty (a
+ *     signal per push and per pop), and spin WORK steps after each pop.
+ *   locklab-plain-cond barrier T ROUNDS
+ *     T threads pass ROUNDS barriers made of a mutex, a counter and one
+ *     condition variable: the last to arrive broadcasts.
+ *
+ * Prints one line: rate=R (tasks or barrier rounds per second) time=S.
+ * Bad arguments: one line on stderr naming the value and the valid choices, exit 2.
+ *   LD_PRELOAD=build/lib/liblocklab-preload.so build/bin/locklab-plain-cond pool 16 4 200000 100
+ * Timing only: never a test.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { QUEUE = 64, MAX_WORKERS = 256, MAX_PRODUCERS = 64, MAX_BARRIER_THREADS = 256 };
+
+static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t notempty = PTHREAD_COND_INITIALIZER, notfull = PTHREAD_COND_INITIALIZER;
+static long queue[QUEUE];
+static int head, tail, count, stop;
+static long done_tasks;
+static int work = 200;
+static long barrier_rounds, barrier_generation;
+static int barrier_threads, barrier_arrived;
+
+static void spin(int n)
+{
+    volatile int x = 0;
+    for (int i = 0; i < n; i++)
+        x += i;
+}
+
+static void *producer(void *arg)
+{
+    long n = (long)arg;
+    for (long i = 0; i < n; i++) {
+        pthread_mutex_lock(&mutex);
+        while (count == QUEUE)
+            pthread_cond_wait(&notfull, &mutex);
+        queue[tail] = i;
+        tail = (tail + 1) % QUEUE;
+        count++;
+        pthread_cond_signal(&notempty);
+        pthread_mutex_unlock(&mutex);
+        spin(work / 4);
+    }
+    return NULL;
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&mutex);
+        while (count == 0 && !stop)
+            pthread_cond_wait(&notempty, &mutex);
+        if (count == 0) { /* stopped and drained */
+            pthread_mutex_unlock(&mutex);
+            return NULL;
+        }
+        head = (head + 1) % QUEUE;
+        count--;
+        done_tasks++;
+        pthread_cond_signal(&notfull);
+        pthread_mutex_unlock(&mutex);
+        spin(work);
+    }
+}
+
+static void *barrier_thread(void *arg)
+{
+    (void)arg;
+    for (long r = 0; r < barrier_rounds; r++) {
+        pthread_mutex_lock(&mutex);
+        long generation = barrier_generation;
+        if (++barrier_arrived == barrier_threads) {
+            barrier_arrived = 0;
+            barrier_generation++;
+            pthread_cond_broadcast(&notempty);
+        } else {
+            while (barrier_generation == generation)
+                pthread_cond_wait(&notempty, &mutex);
+        }
+        pthread_mutex_unlock(&mutex);
+    }
+    return NULL;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+static int run_barrier(int argc, char **argv)
+{
+    barrier_threads = argc > 2 ? atoi(argv[2]) : 0;
+    barrier_rounds = argc > 3 ? atol(argv[3]) : 0;
+    if (argc != 4 || barrier_threads < 2 || barrier_threads > MAX_BARRIER_THREADS || barrier_rounds < 1) {
+        fprintf(stderr, "locklab-plain-cond: bad arguments to barrier: '%s %s' (valid: barrier THREADS 2..%d ROUNDS >= 1)\n",
+                argc > 2 ? argv[2] : "", argc > 3 ? argv[3] : "", MAX_BARRIER_THREADS);
+        return 2;
+    }
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pthread_t t[MAX_BARRIER_THREADS];
+    for (int i = 0; i < barrier_threads; i++)
+        pthread_create(&t[i], NULL, barrier_thread, NULL);
+    for (int i = 0; i < barrier_threads; i++)
+        pthread_join(t[i], NULL);
+    double s = seconds_since(&t0);
+    printf("rate=%.0f time=%.3f rounds=%ld threads=%d\n", (double)barrier_rounds / s, s, barrier_rounds, barrier_threads);
+    return 0;
+}
+
+static int run_pool(int argc, char **argv)
+{
+    int workers = argc > 2 ? atoi(argv[2]) : 0, producers = argc > 3 ? atoi(argv[3]) : 0;
+    long tasks = argc > 4 ? atol(argv[4]) : 0;
+    work = argc > 5 ? atoi(argv[5]) : -1;
+    const char *bad = argc != 6                                    ? "argument count"
+                      : workers < 1 || workers > MAX_WORKERS       ? "WORKERS"
+                      : producers < 1 || producers > MAX_PRODUCERS ? "PRODUCERS"
+                      : tasks < producers                          ? "TASKS"
+                      : work < 0                                   ? "WORK"
+                                                                   : NULL;
+    if (bad) {
+        fprintf(stderr, "locklab-plain-cond: bad %s in 'pool %s %s %s %s' (valid: pool WORKERS 1..%d PRODUCERS 1..%d "
+                "TASKS >= PRODUCERS WORK >= 0)\n", bad, argc > 2 ? argv[2] : "", argc > 3 ? argv[3] : "",
+                argc > 4 ? argv[4] : "", argc > 5 ? argv[5] : "", MAX_WORKERS, MAX_PRODUCERS);
+        return 2;
+    }
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pthread_t w[MAX_WORKERS], p[MAX_PRODUCERS];
+    for (int i = 0; i < workers; i++)
+        pthread_create(&w[i], NULL, worker, NULL);
+    for (int i = 0; i < producers; i++)
+        pthread_create(&p[i], NULL, producer, (void *)(tasks / producers));
+    for (int i = 0; i < producers; i++)
+        pthread_join(p[i], NULL);
+    pthread_mutex_lock(&mutex);
+    stop = 1;
+    pthread_cond_broadcast(&notempty);
+    pthread_mutex_unlock(&mutex);
+    for (int i = 0; i < workers; i++)
+        pthread_join(w[i], NULL);
+    double s = seconds_since(&t0);
+    printf("rate=%.0f time=%.3f tasks=%ld\n", (double)done_tasks / s, s, done_tasks);
+    if (done_tasks != tasks / producers * producers) {
+        fprintf(stderr, "locklab-plain-cond: %ld tasks done, %ld pushed: the mutex or the condition variables failed\n",
+                done_tasks, tasks / producers * producers);
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (strcmp(mode, "pool") == 0)
+        return run_pool(argc, argv);
+    if (strcmp(mode, "barrier") == 0)
+        return run_barrier(argc, argv);
+    fprintf(stderr, "locklab-plain-cond: unknown program '%s' (valid: pool, barrier)\n", mode);
+    return 2;
+}
