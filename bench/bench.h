@@ -73,6 +73,10 @@ typedef struct bench_result {
     int nextra;
 } bench_result;
 
+/* run's result: 0, -1 (out of memory) or BENCH_REFUSED (it printed one line on a
+ * parameter value it cannot honour here: exit status 2). */
+enum { BENCH_REFUSED = -2 };
+
 typedef struct workload {
     const char *name;
     const char *summary;

@@ -321,7 +321,10 @@ int main(int argc, char **argv)
                                 {0}};
             memcpy(cfg.param, param_values, sizeof param_values);
             bench_result res;
-            if (w->run(handles[l], &cfg, &res) != 0) {
+            int rc = w->run(handles[l], &cfg, &res);
+            if (rc == BENCH_REFUSED) /* the workload printed its one line */
+                return 2;
+            if (rc != 0) {
                 fprintf(stderr, "locklab-bench: out of memory\n");
                 return 1;
             }

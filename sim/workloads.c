@@ -9,7 +9,9 @@
  * counter is a shared line, as in locklab-bench); critical section; release;
  * count; non-critical section } until the stop flag the engine sets at the end
  * of the interval.  A thread that finds itself admitted while another is inside
- * marks a mutual-exclusion violation (exclusion_ok false).
+ * marks a mutual-exclusion violation (exclusion_ok false).  mutexbench's
+ * harness_lines=0 keeps the same record without simulating its memory
+ * operations (the papers' MutexBench has no shared data in its critical section).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +29,7 @@ static inline uint64_t xorshift(uint64_t x)
 static inline uint64_t below(uint64_t rng, uint64_t n) { return (uint64_t)(((unsigned __int128)rng * n) >> 64); }
 
 /* ---- harness ------------------------------------------------------------------------- */
-static bool enter(wl_run *r, int i)
+static bool enter(wl_run *r, int i, bool harness_lines)
 {
     ll_lock_acquire(r->lock);
     if (sim_stopping()) {
@@ -39,12 +41,15 @@ static bool enter(wl_run *r, int i)
     r->in_cs = true;
     /* bench_admit (bench/bench.h): n = admitted (a load: it waits for the line, which
      * the previous holder's increment left in its cache); log[n] = i; admitted = n + 1 */
-    sim_data_load(&r->admitted);
+    if (harness_lines)
+        sim_data_load(&r->admitted);
     if (r->admitted < r->logcap) {
-        sim_data_store(&r->log[r->admitted]); /* the log: 32 entries a line, written by turns */
+        if (harness_lines)
+            sim_data_store(&r->log[r->admitted]); /* the log: 32 entries a line, written by turns */
         r->log[r->admitted] = (uint16_t)i;
     }
-    sim_data_store(&r->admitted); /* the admission counter: a shared line, as in locklab-bench */
+    if (harness_lines)
+        sim_data_store(&r->admitted); /* the admission counter: a shared line, as in locklab-bench */
     r->admitted++;
     return true;
 }
@@ -57,16 +62,17 @@ static void leave(wl_run *r, int i)
 }
 
 /* ---- mutexbench ------------------------------------------------------------------------- */
-enum { MB_CS_STEPS, MB_NCS_MAX }; /* bench/wl_mutexbench.c's parameters, in order */
+enum { MB_CS_STEPS, MB_NCS_MAX, MB_HARNESS_LINES }; /* bench/wl_mutexbench.c's parameters, in order */
 
 static void mb_body(wl_run *r, int i)
 {
     const sim_machine *m = r->machine;
     double cs_ns = r->param[MB_CS_STEPS] * m->step_ns;
     uint64_t ncs_max = (uint64_t)r->param[MB_NCS_MAX];
+    bool harness_lines = r->param[MB_HARNESS_LINES] != 0;
     uint64_t rng = r->rng[i];
     while (!sim_stopping()) {
-        if (!enter(r, i))
+        if (!enter(r, i, harness_lines))
             break;
         sim_compute(cs_ns);
         for (uint64_t k = 0; k < (uint64_t)r->param[MB_CS_STEPS]; k++)
@@ -117,7 +123,7 @@ static void ra_body(wl_run *r, int i)
     double step = r->machine->step_ns;
     uint64_t rng = r->rng[i];
     while (!sim_stopping()) {
-        if (!enter(r, i))
+        if (!enter(r, i, true))
             break;
         for (uint64_t k = 0; k < cs; k++) {
             rng = xorshift(rng);

@@ -6,6 +6,7 @@ bench=$1
 
 expect_error "unknown lock"        "unknown lock 'nosuch'"      -- "$bench" mutexbench --lock nosuch --duration 0.01
 expect_error "unknown policy"      "unknown waiting policy 'zz'" -- "$bench" mutexbench --lock mcs-zz --duration 0.01
+expect_error "harness_lines=0 is the simulator's" "harness_lines=0 is for locklab-sim only" -- "$bench" mutexbench --lock mcs --duration 0.01 --param harness_lines=0
 expect_error "unsupported policy"  "does not support"            -- "$bench" mutexbench --lock tas-stp --duration 0.01
 expect_error "malformed key"       "malformed parameter"         -- "$bench" mutexbench --lock mcs-stp:spin_ns --duration 0.01
 expect_error "out of range"        "bad value '0'"               -- "$bench" mutexbench --lock twa:threshold=0 --duration 0.01
