@@ -175,8 +175,7 @@ static void parse_morph(void)
         value = "auto";
     bool own_waiting = ll_lock_parks_itself(lp_cfg.ops);
     if (strcmp(value, "auto") == 0) {
-        lp_cfg.morph_signal = !own_waiting;
-        lp_cfg.morph_broadcast = true;
+        lp_cfg.morph_signal = lp_cfg.morph_broadcast = !own_waiting;
     } else if (strcmp(value, "all") == 0 || strcmp(value, "broadcast") == 0 || strcmp(value, "none") == 0) {
         lp_cfg.morph_signal = value[0] == 'a';
         lp_cfg.morph_broadcast = value[0] != 'n';

@@ -188,11 +188,13 @@ static void test_timed(void)
 static pthread_mutex_t wm = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wc = PTHREAD_COND_INITIALIZER;
 static int wm_ready, wm_go;
+static pid_t wm_tid;
 static long wm_switches;
 static void *morph_waiter(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&wm);
+    wm_tid = gettid();
     wm_ready = 1;
     pthread_cond_signal(&wc);
     struct rusage before, after;
@@ -203,6 +205,24 @@ static void *morph_waiter(void *arg)
     wm_switches = after.ru_nvcsw - before.ru_nvcsw;
     pthread_mutex_unlock(&wm);
     return NULL;
+}
+/* Is thread tid asleep (state S in /proc)?  Under load, 10 ms may not be enough for the
+ * waiter to get from releasing the mutex in its wait to its futex sleep; then the signal
+ * finds it awake and it does not block in the wait at all. */
+static bool sleeping(pid_t tid)
+{
+    char path[64], stat[512];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, stat, sizeof stat - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    stat[n] = 0;
+    const char *paren = strrchr(stat, ')'); /* "pid (comm) S ..." */
+    return paren && paren[1] == ' ' && paren[2] == 'S';
 }
 static bool standby_spins(void)
 {
@@ -226,6 +246,8 @@ static void test_wait_morphing(void)
         pthread_mutex_unlock(&wm);
         struct timespec d = {0, 10 * 1000000L}; /* let the waiter block in its wait */
         nanosleep(&d, NULL);
+        for (int i = 0; i < 1000 && !sleeping(wm_tid); i++) /* up to 1 s more under load */
+            nanosleep(&(struct timespec){0, 1000000L}, NULL);
         pthread_mutex_lock(&wm);
         wm_go = 1;
         pthread_cond_signal(&wc);
