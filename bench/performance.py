@@ -47,9 +47,9 @@ for _t in (1, 2, 16, 64, 256):
     ROWS[f"mutexbench-{_t}"] = plain("mutexbench", _t)
     ROWS[f"randarray-{_t}"] = plain("randarray", _t)
 PLAIN_COND = os.path.join(ROOT, "build/bin/locklab-plain-cond")
-for _w, _p in ((16, 4), (4, 1)):
-    ROWS[f"condpool-{_w}w{_p}p"] = {
-        "argv": lambda s, w=_w, p=_p: [PLAIN_COND, "pool", str(w), str(p), str(int(200000 * s)), "100"],
+for _w, _p, _how in ((16, 4, "signal"), (4, 1, "signal"), (16, 4, "broadcast")):
+    ROWS[f"condpool-{_w}w{_p}p" + ("-broadcast" if _how == "broadcast" else "")] = {
+        "argv": lambda s, w=_w, p=_p, how=_how: [PLAIN_COND, "pool", str(w), str(p), str(int(200000 * s)), "100", how],
         "binary": PLAIN_COND, "unit": "tasks/s", "value": lambda out: _num(r"rate=(\S+)", out)}
 for _t in (4, 16):
     ROWS[f"condbarrier-{_t}"] = {

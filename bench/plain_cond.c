@@ -3,11 +3,12 @@
  * glibc against the interposer (docs/performance.md, rows condpool-* and
  * condbarrier-*); no locklab code in it.
  *
- *   locklab-plain-cond pool W P N WORK
+ *   locklab-plain-cond pool W P N WORK [signal|broadcast]
  *     P producers push N tasks in all into a bounded queue (64 slots) under one
  *     mutex, waiting on `notfull` when it is full and spinning WORK/4 steps after
- *     each push; W workers pop them, waiting on `notempty` when it is empty (a
- *     signal per push and per pop), and spin WORK steps after each pop.
+ *     each push; W workers pop them, waiting on `notempty` when it is empty, and
+ *     spin WORK steps after each pop.  Each push and pop signals (default) or
+ *     broadcasts (as code that wakes all waiters where one would do).
  *   locklab-plain-cond barrier T ROUNDS
  *     T threads pass ROUNDS barriers made of a mutex, a counter and one
  *     condition variable: the last to arrive broadcasts.
@@ -31,6 +32,7 @@ static long queue[QUEUE];
 static int head, tail, count, stop;
 static long done_tasks;
 static int work = 200;
+static int (*wake)(pthread_cond_t *) = pthread_cond_signal;
 static long barrier_rounds, barrier_generation;
 static int barrier_threads, barrier_arrived;
 
@@ -51,7 +53,7 @@ static void *producer(void *arg)
         queue[tail] = i;
         tail = (tail + 1) % QUEUE;
         count++;
-        pthread_cond_signal(&notempty);
+        wake(&notempty);
         pthread_mutex_unlock(&mutex);
         spin(work / 4);
     }
@@ -72,7 +74,7 @@ static void *worker(void *arg)
         head = (head + 1) % QUEUE;
         count--;
         done_tasks++;
-        pthread_cond_signal(&notfull);
+        wake(&notfull);
         pthread_mutex_unlock(&mutex);
         spin(work);
     }
@@ -130,16 +132,21 @@ static int run_pool(int argc, char **argv)
     int workers = argc > 2 ? atoi(argv[2]) : 0, producers = argc > 3 ? atoi(argv[3]) : 0;
     long tasks = argc > 4 ? atol(argv[4]) : 0;
     work = argc > 5 ? atoi(argv[5]) : -1;
-    const char *bad = argc != 6                                    ? "argument count"
+    const char *how = argc > 6 ? argv[6] : "signal";
+    if (strcmp(how, "broadcast") == 0)
+        wake = pthread_cond_broadcast;
+    const char *bad = argc != 6 && argc != 7                       ? "argument count"
+                      : strcmp(how, "signal") != 0 && wake == pthread_cond_signal ? "wake-up"
                       : workers < 1 || workers > MAX_WORKERS       ? "WORKERS"
                       : producers < 1 || producers > MAX_PRODUCERS ? "PRODUCERS"
                       : tasks < producers                          ? "TASKS"
                       : work < 0                                   ? "WORK"
                                                                    : NULL;
     if (bad) {
-        fprintf(stderr, "locklab-plain-cond: bad %s in 'pool %s %s %s %s' (valid: pool WORKERS 1..%d PRODUCERS 1..%d "
-                "TASKS >= PRODUCERS WORK >= 0)\n", bad, argc > 2 ? argv[2] : "", argc > 3 ? argv[3] : "",
-                argc > 4 ? argv[4] : "", argc > 5 ? argv[5] : "", MAX_WORKERS, MAX_PRODUCERS);
+        fprintf(stderr, "locklab-plain-cond: bad %s in 'pool %s %s %s %s %s' (valid: pool WORKERS 1..%d PRODUCERS 1..%d "
+                "TASKS >= PRODUCERS WORK >= 0 [signal|broadcast])\n", bad, argc > 2 ? argv[2] : "",
+                argc > 3 ? argv[3] : "", argc > 4 ? argv[4] : "", argc > 5 ? argv[5] : "", how, MAX_WORKERS,
+                MAX_PRODUCERS);
         return 2;
     }
     struct timespec t0;
