@@ -175,7 +175,10 @@ static void parse_morph(void)
         value = "auto";
     bool own_waiting = ll_lock_parks_itself(lp_cfg.ops);
     if (strcmp(value, "auto") == 0) {
-        lp_cfg.morph_signal = lp_cfg.morph_broadcast = !own_waiting;
+        /* docs/interposer.md, "Wait morphing": a herd woken into the held mutex suits
+         * only parkinglot, whose arrivals spin and yield before they park */
+        lp_cfg.morph_signal = !own_waiting;
+        lp_cfg.morph_broadcast = !own_waiting || lp_cfg.ops != &ll_lock_parkinglot;
     } else if (strcmp(value, "all") == 0 || strcmp(value, "broadcast") == 0 || strcmp(value, "none") == 0) {
         lp_cfg.morph_signal = value[0] == 'a';
         lp_cfg.morph_broadcast = value[0] != 'n';
