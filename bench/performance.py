@@ -53,7 +53,7 @@ for _w, _p, _how in ((16, 4, "signal"), (4, 1, "signal"), (16, 4, "broadcast")):
         "binary": PLAIN_COND, "unit": "tasks/s", "value": lambda out: _num(r"rate=(\S+)", out)}
 for _t in (4, 16):
     ROWS[f"condbarrier-{_t}"] = {
-        "argv": lambda s, t=_t: [PLAIN_COND, "barrier", str(t), str(int(80000 * s / t))],
+        "argv": lambda s, t=_t: [PLAIN_COND, "barrier", str(t), str(max(1, int(80000 * s / t)))],
         "binary": PLAIN_COND, "unit": "rounds/s", "value": lambda out: _num(r"rate=(\S+)", out)}
 ROWS["sysbench-threads"] = {
     "argv": lambda s: ["sysbench", "threads", "--threads=16", "--thread-locks=8", f"--time={max(1, round(s * 2))}",

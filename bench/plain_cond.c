@@ -8,7 +8,8 @@
  *     mutex, waiting on `notfull` when it is full and spinning WORK/4 steps after
  *     each push; W workers pop them, waiting on `notempty` when it is empty, and
  *     spin WORK steps after each pop.  Each push and pop signals (default) or
- *     broadcasts (as code that wakes all waiters where one would do).
+ *     broadcasts (as code that wakes all waiters where one would do).  TASKS is
+ *     rounded down to a multiple of P.
  *   locklab-plain-cond barrier T ROUNDS
  *     T threads pass ROUNDS barriers made of a mutex, a counter and one
  *     condition variable: the last to arrive broadcasts.
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <time.h>
 
 enum { QUEUE = 64, MAX_WORKERS = 256, MAX_PRODUCERS = 64, MAX_BARRIER_THREADS = 256 };
@@ -31,15 +33,15 @@ static pthread_cond_t notempty = PTHREAD_COND_INITIALIZER, notfull = PTHREAD_CON
 static long queue[QUEUE];
 static int head, tail, count, stop;
 static long done_tasks;
-static int work = 200;
+static long work = 200;
 static int (*wake)(pthread_cond_t *) = pthread_cond_signal;
 static long barrier_rounds, barrier_generation;
 static int barrier_threads, barrier_arrived;
 
-static void spin(int n)
+static void spin(long n)
 {
-    volatile int x = 0;
-    for (int i = 0; i < n; i++)
+    volatile long x = 0;
+    for (long i = 0; i < n; i++)
         x += i;
 }
 
@@ -106,20 +108,42 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9;
 }
 
+/* argv[i] as a whole number in [min, max], or one line naming it and exit 2. */
+static long number(int argc, char **argv, int i, const char *name, long min, long max, const char *usage)
+{
+    const char *text = i < argc ? argv[i] : "";
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (i >= argc || end == text || *end != 0 || errno != 0 || v < min || v > max) {
+        fprintf(stderr, "locklab-plain-cond: bad %s '%s' (valid: %ld..%ld; usage: %s)\n", name, text, min, max, usage);
+        exit(2);
+    }
+    return v;
+}
+
+static void start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    if (pthread_create(t, NULL, fn, arg) != 0) {
+        fprintf(stderr, "locklab-plain-cond: cannot create a thread\n");
+        exit(1);
+    }
+}
+
 static int run_barrier(int argc, char **argv)
 {
-    barrier_threads = argc > 2 ? atoi(argv[2]) : 0;
-    barrier_rounds = argc > 3 ? atol(argv[3]) : 0;
-    if (argc != 4 || barrier_threads < 2 || barrier_threads > MAX_BARRIER_THREADS || barrier_rounds < 1) {
-        fprintf(stderr, "locklab-plain-cond: bad arguments to barrier: '%s %s' (valid: barrier THREADS 2..%d ROUNDS >= 1)\n",
-                argc > 2 ? argv[2] : "", argc > 3 ? argv[3] : "", MAX_BARRIER_THREADS);
+    const char *usage = "barrier THREADS ROUNDS";
+    if (argc != 4) {
+        fprintf(stderr, "locklab-plain-cond: barrier takes 2 arguments, not %d (usage: %s)\n", argc - 2, usage);
         return 2;
     }
+    barrier_threads = (int)number(argc, argv, 2, "THREADS", 2, MAX_BARRIER_THREADS, usage);
+    barrier_rounds = number(argc, argv, 3, "ROUNDS", 1, 1000000000L, usage);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pthread_t t[MAX_BARRIER_THREADS];
     for (int i = 0; i < barrier_threads; i++)
-        pthread_create(&t[i], NULL, barrier_thread, NULL);
+        start(&t[i], barrier_thread, NULL);
     for (int i = 0; i < barrier_threads; i++)
         pthread_join(t[i], NULL);
     double s = seconds_since(&t0);
@@ -129,33 +153,30 @@ static int run_barrier(int argc, char **argv)
 
 static int run_pool(int argc, char **argv)
 {
-    int workers = argc > 2 ? atoi(argv[2]) : 0, producers = argc > 3 ? atoi(argv[3]) : 0;
-    long tasks = argc > 4 ? atol(argv[4]) : 0;
-    work = argc > 5 ? atoi(argv[5]) : -1;
-    const char *how = argc > 6 ? argv[6] : "signal";
-    if (strcmp(how, "broadcast") == 0)
-        wake = pthread_cond_broadcast;
-    const char *bad = argc != 6 && argc != 7                       ? "argument count"
-                      : strcmp(how, "signal") != 0 && wake == pthread_cond_signal ? "wake-up"
-                      : workers < 1 || workers > MAX_WORKERS       ? "WORKERS"
-                      : producers < 1 || producers > MAX_PRODUCERS ? "PRODUCERS"
-                      : tasks < producers                          ? "TASKS"
-                      : work < 0                                   ? "WORK"
-                                                                   : NULL;
-    if (bad) {
-        fprintf(stderr, "locklab-plain-cond: bad %s in 'pool %s %s %s %s %s' (valid: pool WORKERS 1..%d PRODUCERS 1..%d "
-                "TASKS >= PRODUCERS WORK >= 0 [signal|broadcast])\n", bad, argc > 2 ? argv[2] : "",
-                argc > 3 ? argv[3] : "", argc > 4 ? argv[4] : "", argc > 5 ? argv[5] : "", how, MAX_WORKERS,
-                MAX_PRODUCERS);
+    const char *usage = "pool WORKERS PRODUCERS TASKS WORK [signal|broadcast]";
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "locklab-plain-cond: pool takes 4 or 5 arguments, not %d (usage: %s)\n", argc - 2, usage);
         return 2;
     }
+    int workers = (int)number(argc, argv, 2, "WORKERS", 1, MAX_WORKERS, usage);
+    int producers = (int)number(argc, argv, 3, "PRODUCERS", 1, MAX_PRODUCERS, usage);
+    long tasks = number(argc, argv, 4, "TASKS", producers, 1000000000000L, usage);
+    work = number(argc, argv, 5, "WORK", 0, 1000000000L, usage);
+    const char *how = argc > 6 ? argv[6] : "signal";
+    if (strcmp(how, "broadcast") == 0) {
+        wake = pthread_cond_broadcast;
+    } else if (strcmp(how, "signal") != 0) {
+        fprintf(stderr, "locklab-plain-cond: bad wake-up '%s' (valid: signal, broadcast)\n", how);
+        return 2;
+    }
+    long per_producer = tasks / producers; /* TASKS rounded down to a multiple of PRODUCERS */
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pthread_t w[MAX_WORKERS], p[MAX_PRODUCERS];
     for (int i = 0; i < workers; i++)
-        pthread_create(&w[i], NULL, worker, NULL);
+        start(&w[i], worker, NULL);
     for (int i = 0; i < producers; i++)
-        pthread_create(&p[i], NULL, producer, (void *)(tasks / producers));
+        start(&p[i], producer, (void *)per_producer);
     for (int i = 0; i < producers; i++)
         pthread_join(p[i], NULL);
     pthread_mutex_lock(&mutex);
@@ -166,9 +187,9 @@ static int run_pool(int argc, char **argv)
         pthread_join(w[i], NULL);
     double s = seconds_since(&t0);
     printf("rate=%.0f time=%.3f tasks=%ld\n", (double)done_tasks / s, s, done_tasks);
-    if (done_tasks != tasks / producers * producers) {
+    if (done_tasks != per_producer * producers) {
         fprintf(stderr, "locklab-plain-cond: %ld tasks done, %ld pushed: the mutex or the condition variables failed\n",
-                done_tasks, tasks / producers * producers);
+                done_tasks, per_producer * producers);
         return 1;
     }
     return 0;

@@ -1048,6 +1048,7 @@ void sim_data_store(void *p)
     sync_point();
     access_line(p, STORE);
 }
+void sim_yield_point(void) { sync_point(); }
 void sim_preempt_point(void)
 {
     if (E.cfg->explore)

@@ -95,6 +95,7 @@ void sim_compute(double ns);         /* plain computation: time passes, nothing 
 void sim_data_load(const void *p);   /* a plain load of memory others may share */
 void sim_data_store(void *p);        /* a plain store */
 void sim_preempt_point(void);        /* exploration: a scheduling point (a no-op otherwise) */
+void sim_yield_point(void);          /* a scheduling point without a memory access: earlier threads run first */
 int sim_thread_socket(void);         /* socket of the calling thread's current CPU */
 int sim_thread_index(void);
 void sim_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* ends the run: SIM_FAILED */

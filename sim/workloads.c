@@ -54,8 +54,12 @@ static bool enter(wl_run *r, int i, bool harness_lines)
     return true;
 }
 
-static void leave(wl_run *r, int i)
+static void leave(wl_run *r, int i, bool harness_lines)
 {
+    /* Without the harness's lines nothing in the critical section is a scheduling point:
+     * give a thread that (by a broken lock) got in meanwhile the chance to see in_cs. */
+    if (!harness_lines)
+        sim_yield_point();
     r->in_cs = false;
     ll_lock_release(r->lock);
     r->ops[i]++;
@@ -77,7 +81,7 @@ static void mb_body(wl_run *r, int i)
         sim_compute(cs_ns);
         for (uint64_t k = 0; k < (uint64_t)r->param[MB_CS_STEPS]; k++)
             rng = xorshift(rng);
-        leave(r, i);
+        leave(r, i, harness_lines);
         uint64_t steps = (uint64_t)(((unsigned __int128)(rng >> 11) * ncs_max) >> 53);
         sim_compute((double)steps * m->step_ns);
         rng = xorshift(rng); /* the NCS's own draws are not replayed: one step keeps the sequence moving */
@@ -134,7 +138,7 @@ static void ra_body(wl_run *r, int i)
             else
                 sim_data_load(slot);
         }
-        leave(r, i);
+        leave(r, i, true);
         for (uint64_t k = 0; k < ncs; k++) {
             rng = xorshift(rng);
             sim_compute(step);

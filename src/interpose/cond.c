@@ -6,7 +6,8 @@
  * footnote on the Solaris mutex): a signal or broadcast issued while the caller
  * holds the waiters' mutex moves the waiters onto that mutex's deferred wake
  * list, and the mutex's unlock wakes them after releasing, so a woken waiter
- * never finds the mutex still held by its signaller.
+ * never finds the mutex still held by its signaller; which wake-ups are
+ * deferred depends on the lock (LOCKLAB_COND_MORPH, config.h).
  *
  * Layout over pthread_cond_t (48 bytes, glibc x86_64):
  *   offset  content

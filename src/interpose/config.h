@@ -64,9 +64,9 @@ typedef struct lp_config {
     ll_sync_config cond, sem;
     char cond_text[64], sem_text[64];
     /* LOCKLAB_COND_MORPH: which wake-ups a thread that holds the waiters' mutex defers to
-     * its unlock (wait morphing, cond.c); the others wake at once.  "auto": both under the
-     * queue locks; under the locks that do their own waiting (ll_lock_parks_itself)
-     * broadcasts only, and under parkinglot neither. */
+     * its unlock (wait morphing, cond.c); the others wake at once.  "auto": under the
+     * locks that do their own waiting (ll_lock_parks_itself) broadcasts only, under
+     * parkinglot neither, under the others (queue and spinning locks) both. */
     bool morph_signal, morph_broadcast;
     char morph_text[16];
     /* The lock's spec with every default settled (ll_lock_place, LL_DEFAULTS_FIXED):

@@ -28,6 +28,14 @@ sync)
             discipline=${case%:*}
             LOCKLAB_COND=$discipline LOCKLAB_SEM=$discipline LOCKLAB_COND_MORPH=${case##*:} run "$spec" "$bindir/test_condsem"
         done
+        # auto's choice (docs/interposer.md, "Wait morphing"), as LOCKLAB_VERBOSE reports it
+        case ${spec%%[:-]*} in
+        parkinglot) want=none ;;
+        acr | loiter | pthread) want=broadcast ;;
+        *) want=all ;;
+        esac
+        line=$(env LOCKLAB_LOCK="$spec" LOCKLAB_VERBOSE=1 LD_PRELOAD="$preload" sleep 0 2>&1 | head -1)
+        [[ $line == *"(morph $want)"* ]] && ok "$spec: auto morph is $want" || bad "$spec: auto morph should be $want: $line"
     done
     ;;
 threads)
