@@ -26,7 +26,7 @@ PRESET_MODEL = {"this": {"sockets": 1, "cores": 2, "smt": 1}, "cna-2s": {"socket
 MACHINE_KEYS = ["sockets", "cores", "smt", "llc", "hit", "local", "remote", "rmw", "slice", "wake", "switch"]
 SIM_LOCKS = ["tas", "ticket", "mcs", "twa", "cna", "mcscr-stp", "mcs-stp"]
 BENCH_LOCKS = SIM_LOCKS + ["pthread"]
-WORKLOADS = {"mutexbench": ["cs_steps", "ncs_max"],
+WORKLOADS = {"mutexbench": ["cs_steps", "ncs_max", "harness_lines"],
              "randarray": ["private_ints", "shared_ints", "ncs_loads", "cs_loads", "cs_stores"]}
 BENCH_WORKLOADS = dict(WORKLOADS, kvmap=["key_range", "lookup_pct", "external_work"])
 SPEED = {"tas": 3, "ticket": 5, "mcs": 4, "twa": 6, "cna": 7, "mcscr-stp": 8, "mcs-stp": 2, "pthread": 9}
