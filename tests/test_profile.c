@@ -58,7 +58,7 @@ int main(void)
         fprintf(stderr, "test_profile: set LOCKLAB_PROFILE\n");
         return 1;
     }
-    lp_profile_set_config("test-lock", "fifo", "lifo-cr");
+    lp_profile_set_config("test-lock", "fifo", "none", "lifo-cr");
     hot = lp_profile_new(&hot_mutex, "mutex", "normal", false, __builtin_return_address(0));
     cold = lp_profile_new(&cold_mutex, "mutex", "recursive", false, (void *)main);
     sem = lp_profile_new(&counter, "sem", "normal", false, (void *)main);

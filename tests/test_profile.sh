@@ -13,7 +13,7 @@ python3 - "$dir/p.json" <<'PY' && ok "JSON report contents" || bad "JSON report 
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["format"] == "locklab-profile" and r["version"] == 1, r
-assert r["lock"] == "test-lock" and r["cond"] == "fifo" and r["sem"] == "lifo-cr"
+assert r["lock"] == "test-lock" and r["cond"] == "fifo" and r["cond_morph"] == "none" and r["sem"] == "lifo-cr"
 assert r["objects"] == 4 and r["passthrough_objects"] == 1 and r["listed"] == 4
 locks = r["locks"]
 waits = [l["wait_total_ns"] for l in locks]

@@ -73,7 +73,8 @@ def render(report, top=20, sort="wait"):
     if top:
         locks = locks[:top]
     lines = [f"{report['program']} (pid {report['pid']}): {report['run_time_s']:.2f} s, {report['cpus']} CPUs, "
-             f"glibc {report['glibc']}; lock {report['lock']}, cond {report['cond']}, sem {report['sem']}",
+             f"glibc {report['glibc']}; lock {report['lock']}, cond {report['cond']}"
+             + (f" (morph {report['cond_morph']})" if "cond_morph" in report else "") + f", sem {report['sem']}",
              f"{report['objects']} objects ({report['passthrough_objects']} passed through to glibc), "
              f"{report['acquisitions']} acquisitions, {report['contended']} contended; "
              f"{len(locks)} shown, by {sort}"]

@@ -231,7 +231,7 @@ static void configure(void)
         _exit(2); /* lp_profile_init printed the one-line message */
     if (lp_profiling) {
         lp_cfg.inline_state = false; /* a mutex's profile record hangs off its lock object */
-        lp_profile_set_config(lp_cfg.spec, lp_cfg.cond_text, lp_cfg.sem_text);
+        lp_profile_set_config(lp_cfg.spec, lp_cfg.cond_text, lp_cfg.morph_text, lp_cfg.sem_text);
     }
     if (lp_cfg.inline_prefix && scratch_bytes - lp_cfg.inline_prefix == sizeof lp_cfg.acr && lp_cfg.ops == &ll_lock_acr &&
         !lp_profiling) {

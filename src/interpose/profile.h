@@ -36,7 +36,7 @@ extern bool lp_profiling; /* LOCKLAB_PROFILE is set (valid after lp_profile_init
 /* Parse the environment once; 0 ok (profiling on or off), -1 bad value (message printed). */
 int lp_profile_init(void);
 /* The configuration to name in the report header (strings are copied). */
-void lp_profile_set_config(const char *lock_spec, const char *cond, const char *sem);
+void lp_profile_set_config(const char *lock_spec, const char *cond, const char *morph, const char *sem);
 
 /* A record for one object.  kind: "mutex" "cond" "sem"; type:
  * "normal" "recursive" "errorcheck" "adaptive" "robust" "pi" "pshared" ... */

@@ -44,7 +44,8 @@ static ll_atomic_u32 snapshots_written;
 static ll_atomic_u32 exit_report_done;
 static uint64_t start_ns;
 static pid_t start_pid;
-static char config_lock[128] = "(not set)", config_cond[64] = "(not set)", config_sem[64] = "(not set)";
+static char config_lock[128] = "(not set)", config_cond[64] = "(not set)", config_sem[64] = "(not set)",
+            config_morph[16] = "(not set)";
 
 /* ---- configuration ---- */
 
@@ -162,8 +163,9 @@ int lp_profile_init(void)
     return 0;
 }
 
-void lp_profile_set_config(const char *lock_spec, const char *cond, const char *sem)
+void lp_profile_set_config(const char *lock_spec, const char *cond, const char *morph, const char *sem)
 {
+    snprintf(config_morph, sizeof config_morph, "%s", morph ? morph : "(default)");
     snprintf(config_lock, sizeof config_lock, "%s", lock_spec ? lock_spec : "(default)");
     snprintf(config_cond, sizeof config_cond, "%s", cond ? cond : "(default)");
     snprintf(config_sem, sizeof config_sem, "%s", sem ? sem : "(default)");
@@ -308,6 +310,8 @@ static void write_json(FILE *f, lp_row *rows, size_t n, size_t listed, const uin
     json_string(f, config_lock);
     fprintf(f, ",\"cond\":");
     json_string(f, config_cond);
+    fprintf(f, ",\"cond_morph\":");
+    json_string(f, config_morph);
     fprintf(f, ",\"sem\":");
     json_string(f, config_sem);
     fprintf(f, ",\"objects\":%zu,\"passthrough_objects\":%llu,\"acquisitions\":%llu,\"contended\":%llu,"
@@ -369,9 +373,9 @@ static void write_table(FILE *f, lp_row *rows, size_t n, size_t listed, const ui
     program_name(prog, sizeof prog);
     fprintf(f, "locklab profile v1: %s (pid %d), %.2f s, %ld CPUs, glibc %s\n", prog, (int)getpid(),
             (double)(ll_now_ns() - start_ns) / 1e9, sysconf(_SC_NPROCESSORS_ONLN), gnu_get_libc_version());
-    fprintf(f, "lock %s, cond %s, sem %s; %zu objects (%llu passed through to glibc), %llu acquisitions, "
+    fprintf(f, "lock %s, cond %s (morph %s), sem %s; %zu objects (%llu passed through to glibc), %llu acquisitions, "
                "%llu contended; top %zu by total wait\n",
-            config_lock, config_cond, config_sem, n, (unsigned long long)totals[0], (unsigned long long)totals[1],
+            config_lock, config_cond, config_morph, config_sem, n, (unsigned long long)totals[0], (unsigned long long)totals[1],
             (unsigned long long)totals[2], listed);
     fprintf(f, "%3s %-18s %-6s %-10s %11s %7s %9s %9s %9s %9s %9s %9s %6s %6s %7s  %s\n", "#", "address", "kind",
             "type", "acquired", "cont%", "changes", "wait", "wait_avg", "wait_p99", "hold_avg", "hold_max", "thr",
