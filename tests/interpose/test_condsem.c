@@ -177,9 +177,10 @@ static void test_timed(void)
 }
 
 /* ---- wait morphing ------------------------------------------------------------------
- * The signaller holds the mutex for 30 ms after signalling.  With the wake-up
- * deferred to the unlock (LOCKLAB_COND_MORPH=all) the waiter blocks once in its
- * wait (1 voluntary context switch); woken at the signal (=none or =broadcast)
+ * The signaller holds the mutex for 30 ms after signalling (or broadcasting).  With
+ * the wake-up deferred to the unlock (LOCKLAB_COND_MORPH=all, or =broadcast for a
+ * broadcast) the waiter blocks once in its wait (1 voluntary context switch); woken
+ * at the signal (=none, or =broadcast for a signal)
  * it blocks again, on the mutex (2 or more: acr, for one, sleeps in naps),
  * unless the lock's first waiter spins or yields for it without blocking (the
  * standby of fissile and shfl: not checked).  Over 3 attempts in which the waiter
@@ -230,12 +231,12 @@ static bool standby_spins(void)
     const char *lock = getenv("LOCKLAB_LOCK");
     return lock && (strncmp(lock, "fissile", 7) == 0 || strncmp(lock, "shfl", 4) == 0);
 }
-static void test_wait_morphing(void)
+static void test_wait_morphing(bool broadcast)
 {
     const char *mode = getenv("LOCKLAB_COND_MORPH");
     if (mode == NULL || (strcmp(mode, "all") != 0 && strcmp(mode, "none") != 0 && strcmp(mode, "broadcast") != 0))
         return; /* "auto": the lock decides (docs/interposer.md); run_tests.sh runs the explicit modes */
-    bool deferred = strcmp(mode, "all") == 0;
+    bool deferred = strcmp(mode, "all") == 0 || (broadcast && strcmp(mode, "broadcast") == 0);
     long fewest = 1000, most = -1;
     for (int attempt = 0; attempt < 3; attempt++) {
         wm_ready = wm_go = 0;
@@ -252,7 +253,10 @@ static void test_wait_morphing(void)
             nanosleep(&(struct timespec){0, 1000000L}, NULL);
         pthread_mutex_lock(&wm);
         wm_go = 1;
-        pthread_cond_signal(&wc);
+        if (broadcast)
+            pthread_cond_broadcast(&wc);
+        else
+            pthread_cond_signal(&wc);
         d.tv_nsec = 30 * 1000000L;
         nanosleep(&d, NULL); /* still holding the mutex */
         pthread_mutex_unlock(&wm);
@@ -504,7 +508,8 @@ int main(void)
     test_prodcons(0);
     test_prodcons(1);
     test_broadcast_storm();
-    test_wait_morphing();
+    test_wait_morphing(false);
+    test_wait_morphing(true);
     test_timed();
     test_recursive_and_errors();
     test_passthrough_mutex();
