@@ -197,14 +197,30 @@ int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock,
     return ETIMEDOUT;
 }
 
-void ll_futex_wake(ll_atomic_u32 *word, int n)
+static void wake_locked(ll_atomic_u32 *word, int n) /* holding the bucket lock */
 {
-    futexes->bucket.lock($);
     for (unsigned i = 0; i < LL_MODEL_MAX_THREADS && n > 0; i++)
         if (futexes->waiting_on[i] == word && !futexes->woken[i]) {
             futexes->woken[i] = true;
             n--;
         }
+}
+
+void ll_futex_wake(ll_atomic_u32 *word, int n)
+{
+    futexes->bucket.lock($);
+    wake_locked(word, n);
+    futexes->cv.notify_all($);
+    futexes->bucket.unlock($);
+}
+
+/* As the kernel: the operation on b and both wake-ups under the bucket lock. */
+void ll_futex_wake_two(ll_atomic_u32 *a, ll_atomic_u32 *b, uint32_t set_to, uint32_t was)
+{
+    futexes->bucket.lock($);
+    wake_locked(a, 1);
+    if (ll_xchg(b, set_to, LL_SEQ_CST) == was) /* seq_cst: the kernel's atomic op is a full barrier */
+        wake_locked(b, 1);
     futexes->cv.notify_all($);
     futexes->bucket.unlock($);
 }
