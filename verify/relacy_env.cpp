@@ -215,7 +215,7 @@ void ll_futex_wake(ll_atomic_u32 *word, int n)
 }
 
 /* As the kernel: the operation on b and both wake-ups under the bucket lock. */
-void ll_futex_wake_two(ll_atomic_u32 *a, ll_atomic_u32 *b, uint32_t set_to, uint32_t was)
+bool ll_futex_wake_two(ll_atomic_u32 *a, ll_atomic_u32 *b, uint32_t set_to, uint32_t was)
 {
     futexes->bucket.lock($);
     wake_locked(a, 1);
@@ -223,6 +223,7 @@ void ll_futex_wake_two(ll_atomic_u32 *a, ll_atomic_u32 *b, uint32_t set_to, uint
         wake_locked(b, 1);
     futexes->cv.notify_all($);
     futexes->bucket.unlock($);
+    return true;
 }
 
 void ll_futex_counts(uint64_t *waits, uint64_t *wakes) { *waits = *wakes = 0; }

@@ -23,9 +23,11 @@ LL_API_BEGIN
 void ll_futex_wait(ll_atomic_u32 *word, uint32_t expected);
 /* Wake up to n threads sleeping in ll_futex_wait on word. */
 void ll_futex_wake(ll_atomic_u32 *word, int n);
-/* Two wake-ups in one system call (FUTEX_WAKE_OP): wake one thread sleeping on a; then,
- * atomically, store set_to in *b and, if *b held was, wake one thread sleeping on b. */
-void ll_futex_wake_two(ll_atomic_u32 *a, ll_atomic_u32 *b, uint32_t set_to, uint32_t was);
+/* Two wake-ups in one system call (FUTEX_WAKE_OP), atomically: store set_to in *b, wake
+ * one thread sleeping on a, and, if *b held was, one sleeping on b.  set_to and was must
+ * fit in 12 bits.  false: the call failed (a sandbox that forbids it, an emulator that
+ * lacks it) and did nothing; the caller wakes both another way. */
+bool ll_futex_wake_two(ll_atomic_u32 *a, ll_atomic_u32 *b, uint32_t set_to, uint32_t was);
 /* Sleep while *word == expected, at most until the absolute time abstime on
  * clock (CLOCK_REALTIME or CLOCK_MONOTONIC; abstime NULL: no deadline).
  * Returns 0 (woken, mismatch or spurious), ETIMEDOUT, EINTR (a signal handler

@@ -33,12 +33,12 @@ void ll_futex_wake(ll_atomic_u32 *word, int n)
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
-void ll_futex_wake_two(ll_atomic_u32 *a, ll_atomic_u32 *b, uint32_t set_to, uint32_t was)
+bool ll_futex_wake_two(ll_atomic_u32 *a, ll_atomic_u32 *b, uint32_t set_to, uint32_t was)
 {
     futex_wakes++;
     /* FUTEX_WAKE_OP takes its second count in the timeout argument's place */
-    syscall(SYS_futex, (uint32_t *)a, FUTEX_WAKE_OP_PRIVATE, 1, (void *)(uintptr_t)1, (uint32_t *)b,
-            FUTEX_OP(FUTEX_OP_SET, set_to, FUTEX_OP_CMP_EQ, was));
+    return syscall(SYS_futex, (uint32_t *)a, FUTEX_WAKE_OP_PRIVATE, 1, (void *)(uintptr_t)1, (uint32_t *)b,
+                   FUTEX_OP(FUTEX_OP_SET, set_to & 0xfff, FUTEX_OP_CMP_EQ, was & 0xfff)) >= 0;
 }
 
 int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock, const struct timespec *abstime)

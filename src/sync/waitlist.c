@@ -179,10 +179,11 @@ static void wake_two(struct ll_sync_waiter *a, struct ll_sync_waiter *b)
     bool wake_a = ll_load_relaxed(&pa->state) == LL_PARKER_SLEEP &&
                   ll_xchg(&pa->state, LL_PARKER_RUN, LL_RELAXED) == LL_PARKER_SLEEP; /* ordered by the fence */
     bool b_sleeps = ll_load_relaxed(&pb->state) == LL_PARKER_SLEEP; /* relaxed: ordered by the fence */
-    if (wake_a && b_sleeps) {
-        ll_futex_wake_two(&pa->state, &pb->state, LL_PARKER_RUN, LL_PARKER_SLEEP);
+    LL_STATIC_ASSERT(LL_PARKER_RUN < 2048 && LL_PARKER_SLEEP < 2048, "FUTEX_WAKE_OP's operands have 12 bits");
+    /* the kernel does b's exchange (ordered by the fence too) and both wake-ups; if the call
+     * fails it did nothing, and the two wake-ups below do it */
+    if (wake_a && b_sleeps && ll_futex_wake_two(&pa->state, &pb->state, LL_PARKER_RUN, LL_PARKER_SLEEP))
         return;
-    }
     if (wake_a)
         ll_futex_wake(&pa->state, 1);
     if (b_sleeps && ll_xchg(&pb->state, LL_PARKER_RUN, LL_RELAXED) == LL_PARKER_SLEEP) /* ordered by the fence */
