@@ -115,12 +115,20 @@ enum {
  * (EINTR, see ll_futex_wait_until). */
 int ll_parker_park_opts(ll_parker *self, ll_ready_fn ready, void *ctx, clockid_t clock, const struct timespec *abstime,
                         unsigned opts);
+/* Take back p's announcement of sleep: true if its owner slept (or was about to) and the
+ * caller must wake it with a futex wake on p->state.  Call after the publish-before-check
+ * fence of ll_parker_unpark. */
+LL_INLINE bool ll_parker_claim(ll_parker *p)
+{
+    return ll_load_relaxed(&p->state) == LL_PARKER_SLEEP &&
+           ll_xchg(&p->state, LL_PARKER_RUN, LL_RELAXED) == LL_PARKER_SLEEP; /* relaxed: ordered by the caller's fence */
+}
+
 /* Wake the owner of p if it announced sleep.  Call after publishing the condition. */
 LL_INLINE void ll_parker_unpark(ll_parker *p)
 {
     ll_fence(LL_SEQ_CST); /* publish-before-check: pairs with the fence in park */
-    if (ll_load_relaxed(&p->state) == LL_PARKER_SLEEP &&
-        ll_xchg(&p->state, LL_PARKER_RUN, LL_RELAXED) == LL_PARKER_SLEEP) /* condition already published above */
+    if (ll_parker_claim(p))
         ll_futex_wake(&p->state, 1);
 }
 

@@ -176,17 +176,16 @@ static void wake_two(struct ll_sync_waiter *a, struct ll_sync_waiter *b)
     ll_store_release(&a->state, LL_SYNC_WOKEN); /* release: pairs with the owner's acquire in woken() */
     ll_store_release(&b->state, LL_SYNC_WOKEN); /* release: as above */
     ll_fence(LL_SEQ_CST); /* publish-before-check: pairs with the fence in the parkers' park */
-    bool wake_a = ll_load_relaxed(&pa->state) == LL_PARKER_SLEEP &&
-                  ll_xchg(&pa->state, LL_PARKER_RUN, LL_RELAXED) == LL_PARKER_SLEEP; /* ordered by the fence */
-    bool b_sleeps = ll_load_relaxed(&pb->state) == LL_PARKER_SLEEP; /* relaxed: ordered by the fence */
+    bool wake_a = ll_parker_claim(pa);
     LL_STATIC_ASSERT(LL_PARKER_RUN < 2048 && LL_PARKER_SLEEP < 2048, "FUTEX_WAKE_OP's operands have 12 bits");
-    /* the kernel does b's exchange (ordered by the fence too) and both wake-ups; if the call
-     * fails it did nothing, and the two wake-ups below do it */
-    if (wake_a && b_sleeps && ll_futex_wake_two(&pa->state, &pb->state, LL_PARKER_RUN, LL_PARKER_SLEEP))
+    /* the kernel does ll_parker_claim's exchange on b (ordered by the fence too) and both
+     * wake-ups; if the call fails it did nothing, and the two wake-ups below do it */
+    if (wake_a && ll_parker_sleeping(pb) &&
+        ll_futex_wake_two(&pa->state, &pb->state, LL_PARKER_RUN, LL_PARKER_SLEEP))
         return;
     if (wake_a)
         ll_futex_wake(&pa->state, 1);
-    if (b_sleeps && ll_xchg(&pb->state, LL_PARKER_RUN, LL_RELAXED) == LL_PARKER_SLEEP) /* ordered by the fence */
+    if (ll_parker_claim(pb))
         ll_futex_wake(&pb->state, 1);
 }
 
