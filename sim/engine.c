@@ -63,7 +63,7 @@
 
 /* ---- threads, CPUs ------------------------------------------------------------------ */
 enum tstate { T_RUNNING, T_READY, T_BLOCKED, T_TIMED, T_DONE };
-enum { MAX_READS = 4, STACK_BYTES = 256 << 10, CLOCKLESS_SLEEPS = 256 };
+enum { MAX_READS = 4, STACK_BYTES = 256 << 10, CLOCKLESS_SLEEPS = 256, MAX_MLP = 64 };
 #define FOREVER (UINT64_MAX / 2)
 
 typedef struct sthread {
@@ -75,6 +75,9 @@ typedef struct sthread {
     bool timed_out;
     uint64_t time;          /* local clock, ps */
     uint64_t sb_until;      /* its store buffer has drained by then (the last plain store's line is owned) */
+    uint64_t loads_until;   /* its overlapped data loads (sim_data_load, mlp > 1) have all completed by then */
+    uint64_t miss_done[MAX_MLP]; /* the completion times of its last mlp data loads, a ring */
+    uint32_t miss_next;          /* the ring's oldest entry */
     uint64_t key, tie;      /* heap order: (key, tie) */
     uint64_t ready_ps;      /* READY: not before */
     uint64_t run_start;     /* when it got its CPU (busy time) */
@@ -129,6 +132,7 @@ static struct {
     int heap_n;
     int *core_busy; /* per core: threads running there and not asleep in a spin (SMT competition) */
     double smt_pipes; /* smt x smt_share: the pipelines' worth a core's busy threads share */
+    int mlp;          /* data loads a thread keeps in flight (sim_data_load) */
     sthread *cur;
     llt_ctx main_ctx;
     uint64_t rng;
@@ -579,6 +583,10 @@ static uint64_t fetch_cost(sline *l, uint32_t li, int k, bool exclusive)
         }
     if (exclusive && has_core(l, k)) /* an upgrade: invalidations only */
         return remote ? E.c_remote : local ? E.c_local : E.c_hit;
+    if (local && !exclusive && E.m->inclusive) { /* a clean copy: the inclusive LLC answers */
+        E.st.llc_accesses++;
+        return E.c_llc;
+    }
     if (local)
         return E.c_local;
     if (llc_lookup(s, li))
@@ -641,7 +649,7 @@ static void give_way(sthread *me)
  * line to its socket is in flight gets its shared copy when that fill ends, plus
  * the directory's `fill` occupancy per extra reader (the full transfer on a machine whose directory
  * answers reads one by one, the slides' Opteron). */
-static void access_line(const void *p, enum access kind)
+static void access(const void *p, enum access kind)
 {
     sthread *me = E.cur;
     int k = E.cpus[me->cpu].core;
@@ -729,9 +737,23 @@ static void access_line(const void *p, enum access kind)
     me->time = done;
 }
 
+/* Every access but an overlapped data load (sim_data_load) retires after the data
+ * loads before it have completed: the core retires in program order. */
+static inline void retire_loads(sthread *me)
+{
+    if (me->loads_until > me->time)
+        me->time = me->loads_until;
+}
+static void access_line(const void *p, enum access kind)
+{
+    retire_loads(E.cur);
+    access(p, kind);
+}
+
 /* A full fence, a locked instruction or a system call waits for the store buffer. */
 static inline void drain(sthread *me)
 {
+    retire_loads(me);
     if (me->sb_until > me->time)
         me->time = me->sb_until;
 }
@@ -1038,10 +1060,31 @@ void sim_compute(double ns)
     int busy = E.core_busy[E.cpus[E.cur->cpu].core];
     E.cur->time += ps_of(busy > E.smt_pipes ? ns * busy / E.smt_pipes : ns);
 }
+/* A workload's data load: its address does not depend on an earlier load's value, so
+ * an out-of-order core keeps up to mlp of them in flight.  The load issues when the
+ * window has a free slot (the load mlp back has completed) and costs the thread a
+ * hit; the line's own state (transfer, serialisation, LLC) is as for any load.  The
+ * next access of any other kind retires after them (retire_loads). */
 void sim_data_load(const void *p)
 {
+    sthread *me = E.cur;
+    if (E.mlp <= 1 || E.cfg->explore) {
+        sync_point();
+        access_line(p, LOAD);
+        return;
+    }
+    uint64_t *slot = &me->miss_done[me->miss_next];
+    if (*slot > me->time) /* the window is full: wait for its oldest load */
+        me->time = *slot;
     sync_point();
-    access_line(p, LOAD);
+    uint64_t issue = me->time;
+    access(p, LOAD);
+    *slot = me->time;
+    me->miss_next = (me->miss_next + 1) % (uint32_t)E.mlp;
+    if (me->time > me->loads_until)
+        me->loads_until = me->time;
+    if (me->time > issue + E.c_hit)
+        me->time = issue + E.c_hit;
 }
 void sim_data_store(void *p)
 {
@@ -1148,6 +1191,7 @@ sim_outcome sim_run(const sim_config *cfg, sim_body body, void *arg, sim_stats *
     E.cpus = xcalloc((size_t)E.ncpus, sizeof(scpu));
     E.core_busy = xcalloc((size_t)E.ncores, sizeof(int));
     E.smt_pipes = m->smt * m->smt_share;
+    E.mlp = m->mlp < MAX_MLP ? m->mlp : MAX_MLP;
     E.heap = xcalloc((size_t)cfg->threads + 1, sizeof(sthread *));
     E.fbucket = xcalloc(FBUCKETS, sizeof(sthread *));
     E.priv_sets = (uint32_t)(m->l2_kb * 1024 / 64 / PWAYS);
@@ -1179,6 +1223,16 @@ sim_outcome sim_run(const sim_config *cfg, sim_body body, void *arg, sim_stats *
         llt_ctx_init(&t->ctx, t->stack + 4096, STACK_BYTES - 4096, thread_entry, t);
         make_runnable(t, 0, false);
     }
+    /* Out of phase: every CPU's first slice ends at a point drawn in (0, slice] (then the
+     * next tick), not all at once.  A real run's threads start one after another and its
+     * CPUs' schedules are not in step; with every slice ending together, the threads
+     * that run and those that wait swap as two blocks, and a FIFO lock's queue falls in
+     * step with them (its successors mostly running). */
+    for (int c = 0; c < E.ncpus; c++)
+        if (E.cpus[c].cur) {
+            uint64_t end = rnd() % E.c_slice + 1;
+            E.cpus[c].slice_end = E.c_tick ? (end + E.c_tick - 1) / E.c_tick * E.c_tick : end;
+        }
     E.outcome = SIM_DONE;
     reschedule(); /* from the main context: runs until the last thread ends (or the run is cut) */
     E.cur = NULL;

@@ -8,7 +8,8 @@
  * hit, local, remote, fill, rmw, pause, llc_ns, mem, step, syscall, spinq (ns),
  * l2 (KiB per core), llc (MiB per socket), slice, tick, wake, switch (us),
  * smt_share (the share of a core's pipeline a busy hardware thread gets while its
- * siblings are busy too, 0.01..1).
+ * siblings are busy too, 0.01..1), mlp (data loads a thread keeps in flight, 1..64),
+ * inclusive (1: the LLC answers a read of a clean line other cores share).
  */
 #include <errno.h>
 #include <math.h>
@@ -52,7 +53,7 @@ static const preset presets[] = {
      MACHINE(.name = "this", .sockets = 1, .cores = 2, .smt = 1, .hit_ns = 1, .local_ns = 70, .remote_ns = 70,
              .fill_ns = 10, .rmw_ns = 4, .pause_ns = 50, .llc_ns = 20, .mem_ns = 90, .step_ns = 1.45,
              .l2_kb = 2048, .llc_mb = 480, .slice_us = 1500, .tick_us = 4000, .wake_us = 27, .switch_us = 1,
-             .syscall_ns = 400, .spinq_ns = 1000, .smt_share = 1,
+             .syscall_ns = 400, .spinq_ns = 1000, .smt_share = 1, .mlp = 1,
              .source = "lscpu (1 socket, 2 cores, L2 2 MiB, L3 480 MiB); results/calibration.json (transfer 2c = 70 "
                        "ns, step 1.45 ns, tas pair 6.3 ns, wake-up 27 us, switch 1 us, run length 4 ms); "
                        "CONFIG_HZ=250, EEVDF base slice 1.5 ms; pause 140 cycles; llc, mem estimated")},
@@ -62,11 +63,13 @@ static const preset presets[] = {
       * (72 logical CPUs in total)".  LLC 45 MB per socket, L2 256 KB per core: Intel ARK
       * (E5-2699 v3).  Latencies: Haswell-EP figures of Molka et al. (ICPP 2015), rounded.
       * fill: a read joining a read fill in flight costs half an L3 hit (the line is clean in
-      * the L3 by then; the caching agent answers it without another snoop), an estimate. */
+      * the L3 by then; the caching agent answers it without another snoop), an estimate.
+      * inclusive: Haswell-EP's L3 is inclusive of the cores' caches (Intel's optimization
+      * manual), so a line other cores hold clean is read from it at an L3 hit. */
      MACHINE(.name = "cna-2s", .sockets = 2, .cores = 18, .smt = 2, .hit_ns = 1, .local_ns = 45, .remote_ns = 120,
              .fill_ns = 10, .rmw_ns = 8, .pause_ns = 4, .llc_ns = 20, .mem_ns = 90, .step_ns = 1.5, .l2_kb = 256,
              .llc_mb = 45, .slice_us = 3000, .tick_us = 0, .wake_us = 25, .switch_us = 2, .syscall_ns = 400,
-             .spinq_ns = 1000, .smt_share = 1,
+             .spinq_ns = 1000, .smt_share = 1, .mlp = 1, .inclusive = 1,
              .source = "CNA paper sec. 7 (2 x E5-2699 v3, 18 cores, HT, 72 CPUs); LLC 45 MB, L2 256 KB: Intel ARK; "
                        "latencies: Molka et al. ICPP 2015 (Haswell-EP), rounded")},
     {"cna-4s",
@@ -74,11 +77,11 @@ static const preset presets[] = {
      /* CNA paper §7: "four Intel Xeon E7-8895 v3 sockets featuring 144 logical CPUs in total";
       * the paper attributes CNA's larger gain there to "a larger cost of a remote cache miss".
       * LLC 45 MB per socket: Intel ARK (E7-8895 v3).  Remote: Haswell-EX 4-socket
-      * (QPI, up to two hops), estimated 1.5x the 2-socket figure. */
+      * (QPI, up to two hops), estimated 1.5x the 2-socket figure.  L3 inclusive (Haswell). */
      MACHINE(.name = "cna-4s", .sockets = 4, .cores = 18, .smt = 2, .hit_ns = 1, .local_ns = 45, .remote_ns = 180,
              .fill_ns = 10, .rmw_ns = 8, .pause_ns = 4, .llc_ns = 20, .mem_ns = 100, .step_ns = 1.5, .l2_kb = 256,
              .llc_mb = 45, .slice_us = 3000, .tick_us = 0, .wake_us = 25, .switch_us = 2, .syscall_ns = 400,
-             .spinq_ns = 1000, .smt_share = 1,
+             .spinq_ns = 1000, .smt_share = 1, .mlp = 1, .inclusive = 1,
              .source = "CNA paper sec. 7 (4 x E7-8895 v3, 144 CPUs); LLC 45 MB: Intel ARK; remote 1.5x the "
                        "2-socket estimate")},
     {"slides-48",
@@ -96,7 +99,7 @@ static const preset presets[] = {
      MACHINE(.name = "slides-48", .sockets = 8, .cores = 6, .smt = 1, .hit_ns = 1.25, .local_ns = 50,
              .remote_ns = 112, .fill_ns = 112, .rmw_ns = 8, .pause_ns = 4, .llc_ns = 20, .mem_ns = 100,
              .step_ns = 1.67, .l2_kb = 512, .llc_mb = 5, .slice_us = 3000, .tick_us = 0, .wake_us = 25,
-             .switch_us = 2, .syscall_ns = 400, .spinq_ns = 1000, .smt_share = 1,
+             .switch_us = 2, .syscall_ns = 400, .spinq_ns = 1000, .smt_share = 1, .mlp = 1,
              .source = "scalable-locking-slides.txt (8 x 6-core 2.4 GHz Opteron; transfer 120-420 cycles, remote "
                        "the midpoint (assumed); directory answers reads one by one; 400-cycle serial section); "
                        "L2 512 KB, L3 5 MB usable: AMD Opteron 6100; other costs estimated")},
@@ -104,18 +107,29 @@ static const preset presets[] = {
      "Malthusian paper's SPARC T5 (one socket online: 16 cores x 8 strands = 128 CPUs, 8 MB LLC)",
      /* Malthusian paper §6: "Oracle SPARC T5-2 ... 3.6 GHz ... 16 cores, and each core has 2
       * pipelines supporting 8 logical CPUs ... 8MB unified L3 LLC ... 128KB L2 unified cache",
-      * second socket offline (128 CPUs).  Wake-up: "latencies of more than 30000 cycles"
-      * (8.3 us at 3.6 GHz); unpark costs the caller "more than 9000 cycles" (2.5 us).
+      * second socket offline (128 CPUs), Solaris 5.11.  Wake-up: "latencies of more than 30000
+      * cycles" (8.3 us at 3.6 GHz); unpark costs the caller "more than 9000 cycles" (2.5 us).
       * smt_share: "each core has 2 pipelines supporting 8 logical CPUs ... If there is only one
       * active CPU on a core, both pipelines promptly and automatically fuse" (§6,
-      * malthusian-locks.txt:221): 2 pipelines' worth for 8 strands, 0.25.  The cache latencies
-      * are estimates (not given by the paper). */
+      * malthusian-locks.txt:221): 2 pipelines' worth for 8 strands, 0.25.  mlp 8: the S3 core
+      * executes out of order, and RandArray's loads do not depend on each other; with an L3 hit
+      * of 25 ns (an estimate) one thread then runs at about 0.6 M ops/s and 5 threads at 3.4x
+      * that, the paper's "peak at about N=5 ... slightly more than 3 times that of a single
+      * thread" (:243) (6-8 loads in flight: an estimate fitted to that shape, not a published
+      * figure).  inclusive: the L3 answers a read of a line other cores hold clean (an assumption
+      * for the T5; without it 5 threads reach only 2.7x one).  slice 100 ms: Solaris's
+      * time-sharing class (ts_dptbl(4), default table) gives a CPU-bound thread quanta of 40 ms
+      * (after the once-a-second boost of a waiting thread) to 200 ms (the lowest levels, where a
+      * thread that uses up its quanta sinks); 100 ms is within that range, not derived.
+      * spinq 125 ns: a spin-then-park budget (8.3 us) is seen within 64 x spinq = 8 us.  The
+      * cache latencies are estimates (not given by the paper). */
      MACHINE(.name = "malthusian-t5", .sockets = 1, .cores = 16, .smt = 8, .hit_ns = 1, .local_ns = 50,
              .remote_ns = 50, .fill_ns = 12, .rmw_ns = 10, .pause_ns = 3, .llc_ns = 25, .mem_ns = 110, .step_ns = 1,
-             .l2_kb = 128, .llc_mb = 8, .slice_us = 3000, .tick_us = 0, .wake_us = 8.3, .switch_us = 2,
-             .syscall_ns = 2500, .spinq_ns = 1000, .smt_share = 0.25,
+             .l2_kb = 128, .llc_mb = 8, .slice_us = 100000, .tick_us = 0, .wake_us = 8.3, .switch_us = 2,
+             .syscall_ns = 2500, .spinq_ns = 125, .smt_share = 0.25, .mlp = 8, .inclusive = 1,
              .source = "Malthusian paper sec. 6 (T5, 16 cores x 8 strands on 2 pipelines a core, 8 MB L3, 128 KB "
-                       "L2, 3.6 GHz, wake-up 30000 cycles, unpark 9000 cycles); cache latencies estimated")},
+                       "L2, 3.6 GHz, wake-up 30000 cycles, unpark 9000 cycles, Solaris: slice from ts_dptbl(4)); "
+                       "mlp fitted to the paper's 1-to-5-thread speedup; cache latencies estimated")},
 };
 enum { NPRESETS = sizeof presets / sizeof presets[0] };
 
@@ -123,7 +137,7 @@ enum { NPRESETS = sizeof presets / sizeof presets[0] };
 static const sim_machine generic = MACHINE(
     .name = "custom", .sockets = 0, .cores = 0, .smt = 1, .hit_ns = 1, .local_ns = 50, .remote_ns = 120, .fill_ns = 10,
     .rmw_ns = 10, .pause_ns = 10, .llc_ns = 20, .mem_ns = 90, .step_ns = 1.5, .l2_kb = 1024, .llc_mb = 32,
-    .slice_us = 3000, .tick_us = 0, .wake_us = 25, .switch_us = 2, .syscall_ns = 400, .spinq_ns = 1000, .smt_share = 1,
+    .slice_us = 3000, .tick_us = 0, .wake_us = 25, .switch_us = 2, .syscall_ns = 400, .spinq_ns = 1000, .smt_share = 1, .mlp = 1,
     .source = "custom description (unset keys: generic x86 estimates)");
 
 void sim_machine_list_presets(FILE *out)
@@ -147,6 +161,7 @@ static const key keys[] = {
     K("spinq", spinq_ns, 1, 1e9, false), K("l2", l2_kb, 1, 1 << 20, false),  K("llc", llc_mb, 0.0625, 1 << 16, false),
     K("slice", slice_us, 1, 1e7, false), K("wake", wake_us, 0, 1e7, false),  K("switch", switch_us, 0, 1e7, false),
     K("fill", fill_ns, 0, 1e6, false),   K("tick", tick_us, 0, 1e7, false),   K("smt_share", smt_share, 0.01, 1, false),
+    K("mlp", mlp, 1, 64, true),          K("inclusive", inclusive, 0, 1, true),
 };
 enum { NKEYS = sizeof keys / sizeof keys[0] };
 
@@ -239,8 +254,9 @@ void sim_machine_json(const sim_machine *m, FILE *out)
     fprintf(out, "{\"name\":\"%s\",\"sockets\":%d,\"cores\":%d,\"smt\":%d,\"cpus\":%d,\"hit_ns\":%g,\"local_ns\":%g,"
                  "\"remote_ns\":%g,\"rmw_ns\":%g,\"pause_ns\":%g,\"llc_ns\":%g,\"mem_ns\":%g,\"step_ns\":%g,\"l2_kb\":%g,"
                  "\"llc_mb\":%g,\"slice_us\":%g,\"wake_us\":%g,\"switch_us\":%g,\"syscall_ns\":%g,\"spinq_ns\":%g,"
-                 "\"fill_ns\":%g,\"tick_us\":%g,\"smt_share\":%g,\"source\":\"%s\"}",
+                 "\"fill_ns\":%g,\"tick_us\":%g,\"smt_share\":%g,\"mlp\":%d,\"inclusive\":%d,\"source\":\"%s\"}",
             m->name, m->sockets, m->cores, m->smt, sim_machine_hwthreads(m), m->hit_ns, m->local_ns, m->remote_ns,
             m->rmw_ns, m->pause_ns, m->llc_ns, m->mem_ns, m->step_ns, m->l2_kb, m->llc_mb, m->slice_us, m->wake_us,
-            m->switch_us, m->syscall_ns, m->spinq_ns, m->fill_ns, m->tick_us, m->smt_share, m->source);
+            m->switch_us, m->syscall_ns, m->spinq_ns, m->fill_ns, m->tick_us, m->smt_share, m->mlp, m->inclusive,
+            m->source);
 }

@@ -281,9 +281,11 @@ def fmt_value(claim, value):
     return f"{value:g}" if claim["kind"] in ("collapse", "crossover") else f"{value:.3g}"
 
 
-def papers(matrix, sim, presets, out, runs, sim_s, notes):
+def papers(matrix, sim, presets, out, runs, sim_s, notes, interval_given=False):
     """Rows {id, claim, machine, published, simulated, error, source}, the result
-    directories, and one line per experiment (its machine and workload, and where they come from)."""
+    directories, and one line per experiment (its machine and workload, and where they come from).
+    An experiment's own "sim_seconds" (one that needs several of its machine's time slices)
+    lengthens its runs unless the interval was given (--sim-duration, --quick)."""
     used = []
     for c in matrix["claims"]:
         if c["experiment"] not in used:
@@ -291,13 +293,17 @@ def papers(matrix, sim, presets, out, runs, sim_s, notes):
     done, dirs, lines = {}, [], []
     for name in used:
         e = matrix["experiments"][name]
-        done[name] = run_experiment(name, e, sim, presets, out, runs, sim_s, notes)
+        seconds = sim_s if interval_given else max(sim_s, e.get("sim_seconds", 0))
+        done[name] = run_experiment(name, e, sim, presets, out, runs, seconds, notes)
         if done[name][0] is not None:
             dirs.append(done[name][0])
+        span = f", {seconds:g} simulated s a run ({e['sim_seconds_source']})" if seconds != sim_s else ""
         lines.append(f"{name} (papers/{name}): {done[name][1] if done[name][0] is not None else 'not run'} on "
-                     f"{done[name][2]}, locks {', '.join(e['locks'])}, threads {', '.join(map(str, e['threads']))}. "
+                     f"{done[name][2]}, locks {', '.join(e['locks'])}, threads {', '.join(map(str, e['threads']))}"
+                     f"{span}. "
                      f"Machine: {e['machine_source']}." + (f" Parameters: {e['params_source']}." if
-                                                            e.get("params_source") else ""))
+                                                            e.get("params_source") else "")
+                     + (f" Locks: {e['locks_source']}." if e.get("locks_source") else ""))
     rows = []
     for c in matrix["claims"]:
         result, workload, machine = done[c["experiment"]]
@@ -410,7 +416,8 @@ def run(args):
                                                       bench_s, sim_s, notes, stored, over_s)
             dirs += made
         if part in ("all", "papers"):
-            paper_rows, made, experiments = papers(matrix, sim, presets, out, runs, sim_s, notes)
+            paper_rows, made, experiments = papers(matrix, sim, presets, out, runs, sim_s, notes,
+                                                   bool(args.sim_duration or args.quick))
             dirs += made
     except KeyboardInterrupt:
         print(f"locklab sim validate: interrupted; rerun the same command to resume ({out})", file=sys.stderr)

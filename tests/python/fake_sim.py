@@ -24,12 +24,12 @@ PRESETS = {"this": "1 socket, 2 cores (this machine)", "cna-2s": "2 x Xeon E5-26
 PRESET_MODEL = {"this": {"sockets": 1, "cores": 2, "smt": 1}, "cna-2s": {"sockets": 2, "cores": 18, "smt": 2},
                 "malthusian-t5": {"sockets": 1, "cores": 16, "smt": 8}}
 MACHINE_KEYS = ["sockets", "cores", "smt", "llc", "hit", "local", "remote", "rmw", "slice", "wake", "switch"]
-SIM_LOCKS = ["tas", "ticket", "mcs", "twa", "cna", "mcscr-stp", "mcs-stp"]
+SIM_LOCKS = ["tas", "ticket", "mcs", "twa", "cna", "mcscr", "mcscr-stp", "mcs-stp"]
 BENCH_LOCKS = SIM_LOCKS + ["pthread"]
 WORKLOADS = {"mutexbench": ["cs_steps", "ncs_max", "harness_lines"],
              "randarray": ["private_ints", "shared_ints", "ncs_loads", "cs_loads", "cs_stores"]}
 BENCH_WORKLOADS = dict(WORKLOADS, kvmap=["key_range", "lookup_pct", "external_work"])
-SPEED = {"tas": 3, "ticket": 5, "mcs": 4, "twa": 6, "cna": 7, "mcscr-stp": 8, "mcs-stp": 2, "pthread": 9}
+SPEED = {"tas": 3, "ticket": 5, "mcs": 4, "twa": 6, "cna": 7, "mcscr": 7, "mcscr-stp": 8, "mcs-stp": 2, "pthread": 9}
 
 
 def fail(message):

@@ -208,6 +208,29 @@ def test_validate_quick_with_fakes(fake_sim, tmp_path):
     assert simulated and all(l[5] == "0.001" for l in simulated)
 
 
+def test_validate_papers_experiment_interval(fake_sim, tmp_path):
+    """An experiment's own sim_seconds lengthens its runs, unless --sim-duration gives the interval."""
+    exe, env, log, as_bench = fake_sim
+    matrix = simvalidate.load_matrix()
+    long = {n for n, e in matrix["experiments"].items() if e.get("sim_seconds")}
+    assert long, "no experiment of the matrix has its own interval"
+    p = locklab("sim", "validate", "--part", "papers", "--out", tmp_path / "v", env=env)
+    assert p.returncode == 0, p.stderr
+    runs = [l.split() for l in log.read_text().splitlines()]
+    spans = {(l[1], int(l[2]), l[3], float(l[5])) for l in runs}
+    for name in long:
+        e = matrix["experiments"][name]
+        assert all((lock, t, e["machine"]["preset"], e["sim_seconds"]) in spans
+                   for lock in e["locks"] for t in e["threads"]), name
+    probes = 0.001  # bench.check_sim's runs, before each experiment
+    assert {d for *_, d in spans} - {probes} == {0.1} | {matrix["experiments"][n]["sim_seconds"] for n in long}
+    assert "simulated s a run (" in (tmp_path / "v" / "validation.md").read_text()
+    log.write_text("")
+    p = locklab("sim", "validate", "--part", "papers", "--sim-duration", "0.002", "--out", tmp_path / "w", env=env)
+    assert p.returncode == 0, p.stderr
+    assert {float(l.split()[5]) for l in log.read_text().splitlines()} - {probes} == {0.002}
+
+
 def test_validate_this_against_stored_measurements(fake_sim, tmp_path):
     """--measured DIR: the part `this` compares with a stored measured sweep; nothing is measured."""
     exe, env, log, as_bench = fake_sim
