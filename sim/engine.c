@@ -531,10 +531,19 @@ static inline void drop_core(sline *l, int k)
 }
 static inline int core_socket(int k) { return k % E.m->sockets; }
 
+/* A line's cache sets are a hash of its index (the order in which lines were first
+ * touched), not of its address: addresses change from run to run (ASLR: the heap, the
+ * workloads' mappings), and a run must be a function of its seed.  Both are as good a
+ * spread as the physical addresses a real cache indexes by. */
+static inline uint32_t set_of(uint32_t li, uint64_t salt, uint32_t sets)
+{
+    return (uint32_t)((((uint64_t)li + 1) * salt) >> 40) % sets;
+}
+
 /* Line li enters core k's private cache (evicting another line of its set). */
 static void priv_insert(int k, uint32_t li)
 {
-    uint32_t set = (uint32_t)(E.lines[li].addr * 0x9E3779B1u >> 7) % E.priv_sets;
+    uint32_t set = set_of(li, 0x9E3779B97F4A7C15ull, E.priv_sets);
     uint32_t *ways = &E.priv[((size_t)k * E.priv_sets + set) * PWAYS];
     for (int w = 0; w < PWAYS; w++)
         if (ways[w] == li + 1)
@@ -551,7 +560,7 @@ static void priv_insert(int k, uint32_t li)
 static bool llc_lookup(int s, uint32_t li)
 {
     E.st.llc_accesses++;
-    uint32_t set = (uint32_t)(E.lines[li].addr * 0x85EBCA77u >> 5) % E.llc_sets;
+    uint32_t set = set_of(li, 0xC2B2AE3D27D4EB4Full, E.llc_sets);
     uint32_t *ways = &E.llc[((size_t)s * E.llc_sets + set) * LWAYS];
     for (int w = 0; w < LWAYS; w++)
         if (ways[w] == li + 1)
