@@ -133,6 +133,7 @@ static struct {
     int *core_busy; /* per core: threads running there and not asleep in a spin (SMT competition) */
     double smt_pipes; /* smt x smt_share: the pipelines' worth a core's busy threads share */
     int mlp;          /* data loads a thread keeps in flight (sim_data_load) */
+    uint64_t effect_ps; /* when the last access took effect (after its request's flight) */
     sthread *cur;
     llt_ctx main_ctx;
     uint64_t rng;
@@ -677,6 +678,7 @@ static void access(const void *p, enum access kind)
         }
     }
     uint64_t now = me->time, done;
+    E.effect_ps = now;
     if (kind == LOAD) {
         if (has_core(l, k)) {
             done = now + E.c_hit;
@@ -1069,15 +1071,16 @@ void sim_compute(double ns)
     int busy = E.core_busy[E.cpus[E.cur->cpu].core];
     E.cur->time += ps_of(busy > E.smt_pipes ? ns * busy / E.smt_pipes : ns);
 }
-/* A workload's data load: its address does not depend on an earlier load's value, so
- * an out-of-order core keeps up to mlp of them in flight.  The load issues when the
- * window has a free slot (the load mlp back has completed) and costs the thread a
- * hit; the line's own state (transfer, serialisation, LLC) is as for any load.  The
- * next access of any other kind retires after them (retire_loads). */
-void sim_data_load(const void *p)
+/* A workload's data load.  An independent one (no later access needs its value: the
+ * workloads' array loads) may overlap others: an out-of-order core keeps up to mlp
+ * of them in flight.  It issues when the window has a free slot (the load mlp back
+ * has completed) and costs the thread a hit; the line's own state (transfer,
+ * serialisation, LLC) is as for any load.  Every other access retires after the
+ * independent loads before it (retire_loads), a dependent load included. */
+void sim_data_load(const void *p, bool independent)
 {
     sthread *me = E.cur;
-    if (E.mlp <= 1 || E.cfg->explore) {
+    if (!independent || E.mlp <= 1 || E.cfg->explore) {
         sync_point();
         access_line(p, LOAD);
         return;
@@ -1086,14 +1089,15 @@ void sim_data_load(const void *p)
     if (*slot > me->time) /* the window is full: wait for its oldest load */
         me->time = *slot;
     sync_point();
-    uint64_t issue = me->time;
     access(p, LOAD);
     *slot = me->time;
     me->miss_next = (me->miss_next + 1) % (uint32_t)E.mlp;
     if (me->time > me->loads_until)
         me->loads_until = me->time;
-    if (me->time > issue + E.c_hit)
-        me->time = issue + E.c_hit;
+    /* the thread goes on a hit after the load took effect: not earlier, since others may
+     * have run up to then (a request in flight gives way) */
+    if (me->time > E.effect_ps + E.c_hit)
+        me->time = E.effect_ps + E.c_hit;
 }
 void sim_data_store(void *p)
 {

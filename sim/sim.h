@@ -94,7 +94,9 @@ sim_outcome sim_run(const sim_config *cfg, sim_body body, void *arg, sim_stats *
 uint64_t sim_now_ps(void);           /* the calling thread's simulated time */
 bool sim_stopping(void);             /* has the run's end time passed? (a load of the stop line) */
 void sim_compute(double ns);         /* plain computation: time passes, nothing shared */
-void sim_data_load(const void *p);   /* a plain load of memory others may share */
+void sim_data_load(const void *p, bool independent); /* a plain load of memory others may share;
+                                      independent: no later access needs its value, so it may
+                                      overlap others (the machine's mlp) */
 void sim_data_store(void *p);        /* a plain store */
 void sim_preempt_point(void);        /* exploration: a scheduling point (a no-op otherwise) */
 void sim_yield_point(void);          /* a scheduling point without a memory access: earlier threads run first */

@@ -42,7 +42,7 @@ static bool enter(wl_run *r, int i, bool harness_lines)
     /* bench_admit (bench/bench.h): n = admitted (a load: it waits for the line, which
      * the previous holder's increment left in its cache); log[n] = i; admitted = n + 1 */
     if (harness_lines)
-        sim_data_load(&r->admitted);
+        sim_data_load(&r->admitted, false); /* log[n] needs n */
     if (r->admitted < r->logcap) {
         if (harness_lines)
             sim_data_store(&r->log[r->admitted]); /* the log: 32 entries a line, written by turns */
@@ -136,13 +136,13 @@ static void ra_body(wl_run *r, int i)
             if (stores)
                 sim_data_store((void *)slot);
             else
-                sim_data_load(slot);
+                sim_data_load(slot, true);
         }
         leave(r, i, true);
         for (uint64_t k = 0; k < ncs; k++) {
             rng = xorshift(rng);
             sim_compute(step);
-            sim_data_load(&priv[below(rng, c->private_ints)]);
+            sim_data_load(&priv[below(rng, c->private_ints)], true);
         }
     }
 }
