@@ -10,7 +10,8 @@ typedef struct ll_mcscr_node {
     ll_mcs_node mcs; /* the MCS node prefix: chain next, waiting (1 wait, 0 owner), socket (mcscrn), parker */
     /* passive-set links (newer/older neighbour): read and written only by the lock holder */
     struct ll_mcscr_node *newer, *older;
-    uint64_t since;  /* ll_now_ns() when culled into the passive set (lock holder only; patience_ns) */
+    uint64_t since;  /* ll_now_ns() when culled into the passive set (lock holder only; patience_ns);
+                      * bit 0: cpu_aware found the owner parked (mcscr.c) */
 } ll_mcscr_node;
 /* A list of culled nodes, newest first (lock holder only). */
 typedef struct ll_mcscr_list { ll_mcscr_node *newest, *eldest; } ll_mcscr_list;

@@ -77,9 +77,44 @@
  *   are in their non-critical sections) and at every fairness grant.  Measured
  *   here: 0.15-0.4x glibc at 16-64 threads, 0.2-0.7 context switches per
  *   acquisition.  The CPU-aware release never grants a parked thread:
- *   - deficit: free the lock (tail -> NULL) and keep the passive set; the lock
- *     is not work-conserving towards passive threads any more, which is the
- *     point of concurrency restriction: the running threads keep the lock busy;
+ *   - deficit (chain empty at release), by the state of the PS head (the
+ *     newest passive thread, culled last; cr_parked, a relaxed hint.  It is
+ *     read at most once per listed node: a node seen parked is marked, in bit
+ *     0 of its `since`, and freed past from then on; reading it at every
+ *     deficit cost 1% on 2 CPUs, where deficits are most releases and the
+ *     head is nearly always parked):
+ *       PS empty      free the lock (tail -> NULL), as MCS (step 1);
+ *       head spins    reprovision it as in step 4 (CAS tail me -> head, its next
+ *                     cleared first; then grant it): it is running, so the grant
+ *                     costs no wake-up.  An arrival that beats the CAS is served
+ *                     instead and the head stays passive;
+ *       head parked   free the lock (tail -> NULL) and keep the passive set: the
+ *                     lock is not work-conserving towards parked threads, which
+ *                     is the point of concurrency restriction: the running
+ *                     threads keep the lock busy.
+ *     Memory orders, all in mcs_queue.h's steps: the CAS of tail is release
+ *     (ll_mcsq_pass_tail: the critical section, the list edits and the head's
+ *     cleared next, to the next arrival's acquire swap); the grant is the
+ *     release exchange of ll_mcsq_publish (the same, to the head's acquire
+ *     wait); the head's parker is read before it.
+ *     Why the spinning case: a thread culled less than a spin budget ago is
+ *     the one the lock gave up last; when the chain runs dry it is needed
+ *     again, and only a granted or reactivated thread ever rejoins the active
+ *     set.  Freeing the lock there too (the first CPU-aware release) let the
+ *     set only shrink: every cull was final but for the 1/fairness
+ *     reactivations, so on a machine with idle CPUs the set fell below what
+ *     keeps the lock saturated.  locklab-sim, malthusian-t5 (128 CPUs),
+ *     RandArray, 32 threads, NCS ~4x the CS (about 5 threads saturate it):
+ *     ~30 of 32 threads passive, 2 active, 90% of contended releases were
+ *     deficits (all but ~1% with the head parked), 1.00 M ops/s against the
+ *     paper's release's 1.36 M.  With the spinning head served: 28 passive,
+ *     4 active, ~1% deficits, 1.58 M (the paper measured 1.6 M; medians of
+ *     3 seeds; 1.55-1.59x from 16 to 256 threads, 1.11x at 5).  On 2 CPUs
+ *     (preset `this`, mutexbench and RandArray at 2-16 threads) deficits
+ *     find the head parked (it spun out its budget long before): unchanged
+ *     within the simulator's noise (+-0.5%).  A spinning head that the
+ *     scheduler preempted can still be granted, as a preempted successor in
+ *     the chain can;
  *   - a parked successor is surplus (it is not running): cull it too (out of
  *     the chain: CAS tail succ -> NULL, or serve the arrival behind it);
  *   - long-term fairness (1/fairness trial, patience_ns): the eldest passive
@@ -95,11 +130,12 @@
  *     patience_ns while it waits.
  *   The size of the active set then follows the CPUs by itself: more running
  *   waiters than the lock needs queue behind each other and are culled, waiters
- *   the scheduler parked are culled, and the set grows again only by
- *   reactivation.  mcscrn keeps the paper's release (cpu_aware is mcscr's key),
- *   and so do policies that never park (spin, yield): their passive threads stay
- *   runnable anyway, and without reprovisioning they would spin until their
- *   patience round ends.  (Pure spinning with more threads than CPUs is slow
+ *   the scheduler parked are culled, and the set grows again when a deficit
+ *   finds a culled thread still spinning, and by reactivation.  mcscrn keeps
+ *   the paper's release (cpu_aware is mcscr's key), and so do policies that
+ *   never park (spin, yield): their passive threads stay runnable anyway,
+ *   and without reprovisioning they would spin until their patience round
+ *   ends.  (Pure spinning with more threads than CPUs is slow
  *   either way: 16 threads of mcscr-spin took from 0.01 s to over 30 s for 80K
  *   acquisitions here, in both modes.)  All callers of one lock must use the
  *   same policy (as everywhere in locklab).
@@ -251,8 +287,8 @@ void ll_mcscr_release(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp) {
 typedef struct { ll_mcscr_lock lock; ll_mcscr_node *holder; } mcscr_state;
 
 #define CPU_AWARE_PARAM                                                                                    \
-    {"cpu_aware", "1: no wake-up on the critical path: deficits free the lock, parked threads due for service "  \
-                  "are reactivated (0 = the paper's work-conserving MCSCR)", 0, 1, 1},
+    {"cpu_aware", "1: no wake-up on the critical path: deficits serve a spinning passive thread or free the "  \
+                  "lock, parked threads due for service are reactivated (0 = the paper's work-conserving MCSCR)", 0, 1, 1},
 static const ll_param params[] = CR_PARAMS(
     "1/N chance per contended unlock to hand over to the eldest passive thread",
     "before handing over to a parked thread, wait up to this long for a spinning arrival (0 = never)",

@@ -105,6 +105,11 @@ static inline void cr_rehome(ll_mcscr_lock *l, ll_mcscrn_lock *x, int32_t s)
     }
 }
 
+/* Bit 0 of a listed node's `since` (cpu_aware; a nanosecond of the timestamp, which
+ * patience_ns does not miss): a deficit found its owner parked, so later deficits free
+ * the lock without reading its parker again (cr_release_cpu_aware).  Cleared by a cull. */
+enum { CR_SEEN_PARKED = 1 };
+
 /* Cull n into the passive list (home) or the remote list; *now is the release's
  * one clock reading for patience_ns (0 = not read yet).  A listed node's chain
  * link is NULL, so that a cpu_aware passive thread may make its node the tail
@@ -116,7 +121,7 @@ LL_INLINE void cr_cull_tail(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *
 {
     if (l->patience_ns != 0 && *now == 0)
         *now = ll_now_ns();
-    n->since = *now;
+    n->since = *now & ~(uint64_t)CR_SEEN_PARKED;
     cr_push_newest(cr_is_home(x, n) ? &l->passive : &x->remote, n);
 }
 LL_INLINE void cr_cull(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *n, uint64_t *now)
@@ -204,7 +209,8 @@ LL_INLINE bool cr_cpu_aware(const ll_mcscr_lock *l, const ll_mcscrn_lock *x, con
 /* The contended release of cpu_aware mcscr (mcscr.c, "CPU-aware"): never a wake-up
  * on the critical path.  A parked eldest due for service is reactivated (it leaves
  * the passive set and arrives again) instead of granted; a parked successor is
- * culled like a surplus one; a deficit frees the lock and keeps the passive set.
+ * culled like a surplus one; a deficit reprovisions the newest passive thread if it
+ * still spins, else frees the lock and keeps the passive set.
  * Returns NULL, or a granted node that was abandoned (cr_grant_and_warm). */
 static inline ll_mcscr_node *cr_release_cpu_aware(ll_mcscr_lock *l, ll_mcscr_node *me, ll_mcscr_node *succ,
                                                   ll_wait_policy *wp)
@@ -225,9 +231,25 @@ static inline ll_mcscr_node *cr_release_cpu_aware(ll_mcscr_lock *l, ll_mcscr_nod
     uint64_t now = 0;
     for (;;) {
         if (succ == NULL) {
-            /* Deficit: free the lock; the passive set stays (the next holder owns it). */
-            if (ll_mcsq_pass_tail(&l->tail, &me->mcs, NULL))
-                break;
+            /* Deficit.  The newest passive thread still spins (culled less than a spin budget
+             * ago): reprovision it, as the paper's step 4; granting it costs no wake-up.  Its
+             * parker is read once: seen parked, it is not read again (CR_SEEN_PARKED). */
+            ll_mcscr_node *h = l->passive.newest;
+            bool spins = h != NULL && !(h->since & CR_SEEN_PARKED);
+            if (spins && cr_parked(h)) {
+                h->since |= CR_SEEN_PARKED;
+                spins = false;
+            }
+            if (spins) {
+                ll_mcscr_node *g = cr_take_newest(&l->passive);
+                if (cr_become_tail(l, me, g)) {
+                    gone = cr_grant_and_warm(l, g, wp);
+                    break;
+                }
+                cr_push_newest(&l->passive, g); /* an arrival raced in: serve it instead; g stays passive */
+            } else if (ll_mcsq_pass_tail(&l->tail, &me->mcs, NULL)) {
+                break; /* parked (or nobody passive): free the lock; the passive set stays */
+            }
             succ = CR_NODE(ll_mcsq_await_next(&me->mcs));
         }
         ll_mcscr_node *next;
