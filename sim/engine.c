@@ -13,8 +13,10 @@
  *
  * Caches: per-64-byte-line state (owner core, sharer cores, version, busy-until):
  *   load   hit in the core's own cache, else a transfer: from the owning core (within
- *          a socket `local`, across `remote`), else from a sharer or the socket's LLC,
- *          else memory; the line is shared afterwards
+ *          a socket `local`, across `remote`), else from a sharer (`local`; `llc_ns` with
+ *          `inclusive`: the LLC answers) or the socket's LLC, else memory; the line is
+ *          shared afterwards.  The workloads' independent data loads overlap, up to
+ *          `mlp` in flight per thread; every other access retires after them.
  *   store/RMW  exclusive ownership: a transfer from the owner or the sharers
  *          (invalidating them), `rmw` extra for an atomic read-modify-write
  *   Requests to one line are serialised: a transfer starts when the previous one
@@ -38,7 +40,8 @@
  *   a thread waiting for the CPU).
  * Scheduler: sockets x cores x smt CPUs; thread i starts on CPU i mod CPUs (CPU c:
  *   socket c mod S, core c mod S*C).  More threads than CPUs wait in per-CPU run
- *   queues; a running thread is preempted when its slice has ended (with a `tick`,
+ *   queues; a running thread is preempted when its slice has ended (each CPU's first
+ *   slice ends at a seeded point, not all together; with a `tick`,
  *   at the first tick after it, ticks aligned across CPUs) if its queue is not
  *   empty; a CPU that goes idle takes a waiting thread from another CPU's queue.
  *   futex wait blocks (the CPU runs the next thread after a context switch); a
@@ -749,11 +752,14 @@ static void access(const void *p, enum access kind)
 }
 
 /* Every access but an overlapped data load (sim_data_load) retires after the data
- * loads before it have completed: the core retires in program order. */
+ * loads before it have completed: the core retires in program order.  The clock
+ * jumps, so threads whose clocks are earlier run first (a store is visible at once). */
 static inline void retire_loads(sthread *me)
 {
-    if (me->loads_until > me->time)
+    if (me->loads_until > me->time) {
         me->time = me->loads_until;
+        give_way(me);
+    }
 }
 static void access_line(const void *p, enum access kind)
 {

@@ -42,7 +42,8 @@ typedef struct sim_machine {
     double spinq_ns;    /* a spinner on an unchanged line sleeps at most this long per PAUSE */
     double smt_share;   /* pipeline share of a busy hardware thread whose core's siblings are busy (1: none lost) */
     int mlp;            /* independent data loads a thread keeps in flight (the workloads' array loads; 1: one at a time) */
-    int inclusive;      /* 1: the LLC holds every line its cores cache and answers a read of a clean shared copy */
+    int inclusive;      /* 1: the LLC answers a read of a line other cores of the socket hold clean (as an
+                           inclusive LLC does; inclusion itself is not modelled) */
     char source[512];   /* where the numbers come from (presets) */
 } sim_machine;
 

@@ -297,7 +297,8 @@ def papers(matrix, sim, presets, out, runs, sim_s, notes, interval_given=False):
         done[name] = run_experiment(name, e, sim, presets, out, runs, seconds, notes)
         if done[name][0] is not None:
             dirs.append(done[name][0])
-        span = f", {seconds:g} simulated s a run ({e['sim_seconds_source']})" if seconds != sim_s else ""
+        why = e.get("sim_seconds_source", "the experiment's own interval")
+        span = f", {seconds:g} simulated s a run ({why})" if seconds != sim_s else ""
         lines.append(f"{name} (papers/{name}): {done[name][1] if done[name][0] is not None else 'not run'} on "
                      f"{done[name][2]}, locks {', '.join(e['locks'])}, threads {', '.join(map(str, e['threads']))}"
                      f"{span}. "
