@@ -140,7 +140,7 @@ b=$(tput randarray --lock mcs --threads 5 --machine malthusian-t5,inclusive=0 --
 at_least "$a" "$b" 1.15 && ok "inclusive: randarray at 5 threads $a >= 1.15 x $b without" || bad "inclusive: $a vs $b"
 # The Malthusian paper's RandArray at 32 threads on its T5 (Fig. 4: MCSCR-STP 16x MCS-STP): with
 # loads overlapped and parking at 8.3 us, concurrency restriction must win by far (simulated
-# 7.8x in 0.01 s, 8.8x in 0.1 s; 1.4x before memory-level parallelism was modelled).
+# 7.5x in 0.01 s, 8.6x in 0.1 s; 1.4x before memory-level parallelism was modelled).
 ra4="$ra --param ncs_loads=400 --param cs_loads=100"
 a=$(tput randarray --lock mcscr-stp:cpu_aware=0 --threads 32 --machine malthusian-t5 --duration 0.01 $ra4)
 b=$(tput randarray --lock mcs-stp --threads 32 --machine malthusian-t5 --duration 0.01 $ra4)
