@@ -136,7 +136,6 @@ static struct {
     int *core_busy; /* per core: threads running there and not asleep in a spin (SMT competition) */
     double smt_pipes; /* smt x smt_share: the pipelines' worth a core's busy threads share */
     int mlp;          /* data loads a thread keeps in flight (sim_data_load) */
-    uint64_t effect_ps; /* when the last access took effect (after its request's flight) */
     sthread *cur;
     llt_ctx main_ctx;
     uint64_t rng;
@@ -343,11 +342,8 @@ static sthread *rq_pop(scpu *c)
 /* A thread dispatched at time at may be preempted from this time on: when its slice
  * ends, or with a tick (the kernel checks at every CPU's tick, aligned across CPUs),
  * at the first tick after its slice has ended. */
-static uint64_t slice_end(uint64_t at)
-{
-    uint64_t end = at + E.c_slice;
-    return E.c_tick ? (end + E.c_tick - 1) / E.c_tick * E.c_tick : end;
-}
+static uint64_t at_tick(uint64_t t) { return E.c_tick ? (t + E.c_tick - 1) / E.c_tick * E.c_tick : t; }
+static uint64_t slice_end(uint64_t at) { return at_tick(at + E.c_slice); }
 
 /* t starts running on c at time at. */
 static void dispatch(scpu *c, sthread *t, uint64_t at)
@@ -662,7 +658,7 @@ static void give_way(sthread *me)
  * line to its socket is in flight gets its shared copy when that fill ends, plus
  * the directory's `fill` occupancy per extra reader (the full transfer on a machine whose directory
  * answers reads one by one, the slides' Opteron). */
-static void access(const void *p, enum access kind)
+static uint64_t access(const void *p, enum access kind) /* returns when it took effect */
 {
     sthread *me = E.cur;
     int k = E.cpus[me->cpu].core;
@@ -681,7 +677,6 @@ static void access(const void *p, enum access kind)
         }
     }
     uint64_t now = me->time, done;
-    E.effect_ps = now;
     if (kind == LOAD) {
         if (has_core(l, k)) {
             done = now + E.c_hit;
@@ -749,6 +744,7 @@ static void access(const void *p, enum access kind)
         }
     }
     me->time = done;
+    return now;
 }
 
 /* Every access but an overlapped data load (sim_data_load) retires after the data
@@ -1095,15 +1091,15 @@ void sim_data_load(const void *p, bool independent)
     if (*slot > me->time) /* the window is full: wait for its oldest load */
         me->time = *slot;
     sync_point();
-    access(p, LOAD);
+    uint64_t effect = access(p, LOAD);
     *slot = me->time;
     me->miss_next = (me->miss_next + 1) % (uint32_t)E.mlp;
     if (me->time > me->loads_until)
         me->loads_until = me->time;
     /* the thread goes on a hit after the load took effect: not earlier, since others may
      * have run up to then (a request in flight gives way) */
-    if (me->time > E.effect_ps + E.c_hit)
-        me->time = E.effect_ps + E.c_hit;
+    if (me->time > effect + E.c_hit)
+        me->time = effect + E.c_hit;
 }
 void sim_data_store(void *p)
 {
@@ -1248,10 +1244,8 @@ sim_outcome sim_run(const sim_config *cfg, sim_body body, void *arg, sim_stats *
      * that run and those that wait swap as two blocks, and a FIFO lock's queue falls in
      * step with them (its successors mostly running). */
     for (int c = 0; c < E.ncpus; c++)
-        if (E.cpus[c].cur) {
-            uint64_t end = rnd() % E.c_slice + 1;
-            E.cpus[c].slice_end = E.c_tick ? (end + E.c_tick - 1) / E.c_tick * E.c_tick : end;
-        }
+        if (E.cpus[c].cur)
+            E.cpus[c].slice_end = at_tick(rnd() % E.c_slice + 1);
     E.outcome = SIM_DONE;
     reschedule(); /* from the main context: runs until the last thread ends (or the run is cut) */
     E.cur = NULL;
