@@ -93,7 +93,7 @@ typedef struct sthread {
     uint32_t sleeps_since_clock; /* spin sleeps since the thread last read the clock */
     bool wrote, overflow;
     uint32_t read_line[MAX_READS], pread_line[MAX_READS];
-    uint64_t read_ver[MAX_READS], pread_ver[MAX_READS];
+    uint32_t read_ver[MAX_READS], pread_ver[MAX_READS];
 } sthread;
 
 typedef struct scpu {
@@ -108,18 +108,23 @@ typedef struct scpu {
 typedef struct watcher {
     uint32_t thread, gen;
 } watcher;
-typedef struct sline {
-    uintptr_t addr; /* line number (address >> 6) */
-    uint64_t version;
+/* One host cache line per simulated line (RandArray touches hundreds of thousands). */
+typedef struct __attribute__((aligned(64))) sline {
     uint64_t busy_until; /* the latest transfer of the line ends then */
-    bool read_fill;      /* ... and it was a read (a shared fill others of its socket may join) */
-    int16_t fill_socket; /* the socket of that read */
-    int32_t owner; /* core holding it modified/exclusive, or -1 */
-    uint32_t nshare;
     uint64_t sharers[MAX_CORES / 64];
     watcher *watchers;
-    uint32_t nwatch, capwatch;
+    uint32_t version;    /* stores so far (a reader's check compares equality only) */
+    int16_t owner;       /* core holding it modified/exclusive, or -1 */
+    int16_t fill_socket; /* the socket of the latest transfer ... */
+    bool read_fill;      /* ... if it was a read (a shared fill others of its socket may join) */
+    uint16_t nwatch, capwatch; /* threads are at most SIM_MAX_THREADS */
 } sline;
+_Static_assert(sizeof(sline) == 64, "a simulated line's state fills one host cache line");
+_Static_assert(2 * SIM_MAX_THREADS <= UINT16_MAX, "watcher counts fit 16 bits");
+typedef struct {
+    uintptr_t page;  /* line number >> PAGE_BITS */
+    uint32_t *slots; /* its lines' index + 1, 0 = not seen yet */
+} linepage;
 
 /* ---- engine state (one run at a time) ----------------------------------------------- */
 static struct {
@@ -146,11 +151,13 @@ static struct {
     /* costs, ps */
     uint64_t c_hit, c_local, c_remote, c_fill, c_rmw, c_pause, c_llc, c_mem, c_slice, c_tick, c_wake, c_switch, c_sys, c_spinq,
         c_clock;
-    /* lines: hash (addr -> index + 1) and the lines */
+    /* lines, found by line_of's page map */
     sline *lines;
     uint32_t nlines, caplines;
-    uint32_t *hash;
-    uint32_t hash_mask;
+    linepage *pages; /* line_of's map */
+    uint32_t page_mask, npages;
+    uintptr_t last_page;
+    uint32_t *last_slots;
     /* caches: private per core (PWAYS), LLC per socket (LWAYS); entries are line index + 1 */
     uint32_t *priv, *llc;
     uint32_t priv_sets, llc_sets;
@@ -468,64 +475,94 @@ static void sync_point(void)
 }
 
 /* ---- caches and coherence -------------------------------------------------------------- */
-static uint32_t hash_line(uintptr_t a) { return (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> 32); }
-
-static void hash_grow(void)
+static void *xcalloc(size_t n, size_t size)
 {
-    uint32_t cap = E.hash_mask ? (E.hash_mask + 1) * 2 : 1u << 12;
-    free(E.hash);
-    E.hash = calloc(cap, sizeof(uint32_t));
-    E.hash_mask = cap - 1;
-    for (uint32_t i = 0; i < E.nlines; i++) {
-        uint32_t h = hash_line(E.lines[i].addr) & E.hash_mask;
-        while (E.hash[h])
-            h = (h + 1) & E.hash_mask;
-        E.hash[h] = i + 1;
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fprintf(stderr, "locklab-sim: out of memory\n");
+        exit(1);
     }
+    return p;
+}
+
+/* Line number -> index + 1, in pages of PAGE_LINES lines (256 KiB of host memory):
+ * a page's slots are dense, so a workload's arrays cost 4 bytes of map per line
+ * and neighbouring lines share the host's cache; the pages themselves are few and
+ * found by a small open-addressed table (one entry remembered). */
+enum { PAGE_BITS = 12, PAGE_LINES = 1 << PAGE_BITS };
+static uint32_t hash_page(uintptr_t page) { return (uint32_t)((page * 0x9E3779B97F4A7C15ull) >> 40); }
+
+static void page_table_grow(void)
+{
+    uint32_t cap = E.page_mask ? (E.page_mask + 1) * 2 : 64;
+    linepage *old = E.pages;
+    uint32_t oldcap = E.page_mask ? E.page_mask + 1 : 0;
+    E.pages = xcalloc(cap, sizeof(linepage));
+    E.page_mask = cap - 1;
+    for (uint32_t i = 0; i < oldcap; i++)
+        if (old[i].slots) {
+            uint32_t h = hash_page(old[i].page) & E.page_mask;
+            while (E.pages[h].slots)
+                h = (h + 1) & E.page_mask;
+            E.pages[h] = old[i];
+        }
+    free(old);
+}
+
+static uint32_t *page_slots(uintptr_t page)
+{
+    if (E.last_slots && E.last_page == page)
+        return E.last_slots;
+    uint32_t h = hash_page(page) & E.page_mask;
+    while (E.pages[h].slots && E.pages[h].page != page)
+        h = (h + 1) & E.page_mask;
+    if (!E.pages[h].slots) {
+        E.pages[h] = (linepage){page, xcalloc(PAGE_LINES, sizeof(uint32_t))};
+        if (++E.npages * 2 > E.page_mask) {
+            page_table_grow();
+            return page_slots(page);
+        }
+    }
+    E.last_page = page;
+    return E.last_slots = E.pages[h].slots;
 }
 
 static sline *line_of(const void *p, uint32_t *index)
 {
     uintptr_t a = (uintptr_t)p >> 6;
-    uint32_t h = hash_line(a) & E.hash_mask;
-    for (uint32_t i; (i = E.hash[h]) != 0; h = (h + 1) & E.hash_mask)
-        if (E.lines[i - 1].addr == a) {
-            *index = i - 1;
-            return &E.lines[i - 1];
-        }
+    uint32_t *slot = &page_slots(a >> PAGE_BITS)[a & (PAGE_LINES - 1)];
+    if (*slot) {
+        *index = *slot - 1;
+        return &E.lines[*slot - 1];
+    }
     if (E.nlines == E.caplines) {
         E.caplines = E.caplines ? E.caplines * 2 : 1024;
-        E.lines = realloc(E.lines, (size_t)E.caplines * sizeof(sline));
-        if (!E.lines) {
+        sline *grown = aligned_alloc(64, (size_t)E.caplines * sizeof(sline));
+        if (!grown) {
             fprintf(stderr, "locklab-sim: out of memory for %u cache lines\n", E.caplines);
             exit(1);
         }
+        if (E.nlines)
+            memcpy(grown, E.lines, (size_t)E.nlines * sizeof(sline));
+        free(E.lines);
+        E.lines = grown;
     }
     sline *l = &E.lines[E.nlines];
     memset(l, 0, sizeof *l);
-    l->addr = a;
     l->owner = -1;
-    E.hash[h] = E.nlines + 1;
+    *slot = E.nlines + 1;
     *index = E.nlines++;
-    if (E.nlines * 2 > E.hash_mask)
-        hash_grow();
-    return &E.lines[*index];
+    return l;
 }
 
 static inline bool has_core(const sline *l, int k) { return (l->sharers[k >> 6] >> (k & 63)) & 1; }
 static inline void add_core(sline *l, int k)
 {
-    if (!has_core(l, k)) {
-        l->sharers[k >> 6] |= 1ull << (k & 63);
-        l->nshare++;
-    }
+    l->sharers[k >> 6] |= 1ull << (k & 63);
 }
 static inline void drop_core(sline *l, int k)
 {
-    if (has_core(l, k)) {
-        l->sharers[k >> 6] &= ~(1ull << (k & 63));
-        l->nshare--;
-    }
+    l->sharers[k >> 6] &= ~(1ull << (k & 63));
     if (l->owner == k)
         l->owner = -1; /* written back to the LLC */
 }
@@ -540,15 +577,31 @@ static inline uint32_t set_of(uint32_t li, uint64_t salt, uint32_t sets)
     return (uint32_t)((((uint64_t)li + 1) * salt) >> 40) % sets;
 }
 
+static inline size_t priv_set(int k, uint32_t li)
+{
+    return (size_t)k * E.priv_sets + set_of(li, 0x9E3779B97F4A7C15ull, E.priv_sets);
+}
+
+/* The host's memory latency bounds the simulator on large working sets: start the
+ * load of the line a fill of li into core k's cache would evict, so that its miss
+ * overlaps li's own. */
+static inline void prefetch_victim(int k, uint32_t li)
+{
+    size_t set = priv_set(k, li);
+    uint32_t victim = E.priv[set * PWAYS + E.priv_rr[set]];
+    if (victim)
+        __builtin_prefetch(&E.lines[victim - 1], 1);
+}
+
 /* Line li enters core k's private cache (evicting another line of its set). */
 static void priv_insert(int k, uint32_t li)
 {
-    uint32_t set = set_of(li, 0x9E3779B97F4A7C15ull, E.priv_sets);
-    uint32_t *ways = &E.priv[((size_t)k * E.priv_sets + set) * PWAYS];
+    size_t set = priv_set(k, li);
+    uint32_t *ways = &E.priv[set * PWAYS];
     for (int w = 0; w < PWAYS; w++)
         if (ways[w] == li + 1)
             return;
-    uint8_t *rr = &E.priv_rr[(size_t)k * E.priv_sets + set];
+    uint8_t *rr = &E.priv_rr[set];
     uint32_t victim = ways[*rr];
     if (victim)
         drop_core(&E.lines[victim - 1], k);
@@ -665,6 +718,7 @@ static uint64_t access(const void *p, enum access kind) /* returns when it took 
     uint32_t li;
     sline *l = line_of(p, &li);
     E.st.mem_ops++;
+    prefetch_victim(k, li);
     uint64_t flight = 0;
     if (kind == RMW && me->sb_until > me->time) /* a locked instruction drains the store buffer first */
         me->time = me->sb_until;
@@ -718,9 +772,8 @@ static uint64_t access(const void *p, enum access kind) /* returns when it took 
             l->busy_until = done;
             l->read_fill = false;
             memset(l->sharers, 0, sizeof l->sharers);
-            l->nshare = 0;
             add_core(l, k);
-            l->owner = k;
+            l->owner = (int16_t)k;
             priv_insert(k, li);
             l = &E.lines[li];
         }
@@ -803,7 +856,6 @@ void llsim_store(void *p, uint64_t v, unsigned size)
         uint32_t li;
         sline *l = line_of(p, &li);
         memset(l->sharers, 0, sizeof l->sharers);
-        l->nshare = 0;
         l->owner = -1;
         l->version++;
         wake_watchers(l, E.cur->time);
@@ -1143,16 +1195,6 @@ static void thread_entry(void *arg)
     abort(); /* a finished thread is never resumed */
 }
 
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p) {
-        fprintf(stderr, "locklab-sim: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
 static void free_run(void)
 {
     for (int i = 0; i < E.nthreads; i++)
@@ -1164,7 +1206,9 @@ static void free_run(void)
     free(E.core_busy);
     free(E.heap);
     free(E.lines);
-    free(E.hash);
+    for (uint32_t i = 0; E.page_mask && i <= E.page_mask; i++)
+        free(E.pages[i].slots);
+    free(E.pages);
     free(E.priv);
     free(E.llc);
     free(E.priv_rr);
@@ -1217,7 +1261,7 @@ sim_outcome sim_run(const sim_config *cfg, sim_body body, void *arg, sim_stats *
     E.priv_rr = xcalloc((size_t)E.ncores * E.priv_sets, 1);
     E.llc = xcalloc((size_t)m->sockets * E.llc_sets * LWAYS, sizeof(uint32_t));
     E.llc_rr = xcalloc((size_t)m->sockets * E.llc_sets, 1);
-    hash_grow();
+    page_table_grow();
     for (int c = 0; c < E.ncpus; c++) {
         E.cpus[c].socket = c % m->sockets;
         E.cpus[c].core = c % E.ncores;
