@@ -21,13 +21,16 @@ A bench failure stops the sweep with the bench's message; the CSV stays resumabl
 meta.json says "simulated": true and records the machine (its name and the
 simulator's parsed model), so report and compare label the results.  A
 simulated sweep and a measured one never share a directory (the configuration
-differs in "sim").
+differs in "sim").  A simulated sweep runs one simulation per CPU at a time: a
+simulated result depends on its seed only, not on the host's load (rows are
+still written in the order above).
 """
 
 import json
 import os
 import re
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
@@ -296,6 +299,25 @@ def measure(exe, config, item):
     return schema.row_from_bench(obj, r, s, ptext)
 
 
+def _results(exe, config, todo):
+    """(item, row or the exception measuring it raised) for every item of todo, in order.
+    Measurements run one at a time; simulations one per CPU (each a process of its own)."""
+    def attempt(item):
+        try:
+            return item, measure(exe, config, item)
+        except (bench.BenchFailed, schema.SchemaError) as e:
+            return item, e
+    jobs = min(os.cpu_count() or 1, len(todo)) if config.get("sim") else 1
+    if jobs <= 1:
+        yield from map(attempt, todo)
+        return
+    pool = ThreadPoolExecutor(jobs)
+    try:
+        yield from pool.map(attempt, todo)
+    finally:  # a failure or an interrupt: the runs not started yet never start
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def execute(exe, config, out, quiet=False):
     """Run the sweep `config` into `out` (resuming); returns the exit status.
     config["machine_model"], when present, goes to meta.json only."""
@@ -316,12 +338,11 @@ def execute(exe, config, out, quiet=False):
     try:
         with tqdm(total=len(todo), unit="run", file=sys.stderr, dynamic_ncols=True, disable=None,
                   bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}] {postfix}") as bar:
-            for item in todo:
+            for item, row in _results(exe, config, todo):
                 r, w, t, s, _ = item
                 bar.set_postfix_str(f"{w} {s} {t}T run {r}")
-                try:
-                    row = measure(exe, config, item)
-                except (bench.BenchFailed, schema.SchemaError) as e:
+                if isinstance(row, Exception):
+                    e = row
                     raise bench.BenchFailed(f"{tool} failed on {w} --lock {s} --threads {t} (run {r}): {e}; "
                                             f"{len(done) + finished} of {total} runs are in {out / 'results.csv'}, "
                                             "rerun the same command to resume") from None

@@ -14,9 +14,11 @@
  * Fairness: strict FIFO (direct handoff).  Under spin-then-park the head of
  * the queue is the thread most likely to have parked (§5.1 of the Malthusian
  * paper): handovers pay a wake-up inside the critical path.
- * Anticipatory warm-up (stp, astp): each handover also wakes the
- * successor's successor (§5.1, note 19), so that it is spinning, not asleep,
- * when the lock reaches it.
+ * Anticipatory warm-up (stp, astp; key warm, default 1): each handover also
+ * wakes the successor's successor (§5.1, note 19), so that it is spinning,
+ * not asleep, when the lock reaches it.  warm=0 is the plain MCS-STP of the
+ * paper's §5.1, whose every handover to a parked successor waits for it to
+ * wake (the paper does not say whether its measured MCS-STP warmed).
  * Footprint: 8 bytes per lock; one node (24 B, a 128-B slot from the
  * per-thread cache) per thread waiting or holding.  Policies: all.
  * Timed acquire: abortable; a timed waiter that gives up abandons its node, and
@@ -44,26 +46,79 @@ bool ll_mcs_acquire_until(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp, u
     return ll_mcsq_acquire_until(&l->tail, me, 1, LL_MCSQ_PLAIN, wp, deadline_ns);
 }
 
-void ll_mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp)
+static inline void mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp, bool warm)
 {
     for (ll_mcs_node *mine = me;;) {
         ll_mcs_node *succ = ll_mcsq_leave(&l->tail, me);
         ll_mcsq_take_place(&me, mine, succ); /* me (if abandoned, not ours) is out of the queue */
         /* warm-up: also wake succ's successor under stp/astp (§5.1, note 19) */
-        if (succ == NULL || ll_mcsq_grant(succ, 0, wp, ll_mcsq_warm_next(succ, wp)))
+        if (succ == NULL || ll_mcsq_grant(succ, 0, wp, warm ? ll_mcsq_warm_next(succ, wp) : NULL))
             return;
     }
 }
 
-/* Generic handle: the holder's node is remembered in the lock (written only by the holder). */
-typedef struct { ll_mcs_lock lock; ll_mcs_node *holder; } mcs_state;
+void ll_mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp) { mcs_release(l, me, wp, true); }
 
-LL_QUEUE_LOCK_ADAPTER(mcs_state, ll_mcs_node, ll_mcs)
+/* Generic handle: the holder's node is remembered in the lock (written only by the
+ * holder); no_warm is the key warm inverted, so that a zeroed state (a statically
+ * initialised mutex under the interposer) has the default. */
+typedef struct { ll_mcs_lock lock; ll_mcs_node *holder; uint32_t no_warm; } mcs_state;
+
+static const ll_param params[] = {
+    {"warm", "1: each handover under stp/astp also wakes the successor's successor (anticipatory warm-up)", 0, 1, 1},
+    {NULL, NULL, 0, 0, 0},
+};
+static int init(void *s, const uint64_t *p, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    mcs_state *st = (mcs_state *)s;
+    ll_mcs_init(&st->lock);
+    st->holder = NULL;
+    st->no_warm = p[0] ? 0 : 1;
+    return 0;
+}
+
+/* The generic verbs of a queue lock (registry.h, LL_QUEUE_LOCK_ADAPTER), with
+ * the release that reads the key. */
+static void acquire(void *s, ll_wait_policy *wp)
+{
+    mcs_state *st = (mcs_state *)s;
+    ll_mcs_node *me = (ll_mcs_node *)ll_qnode_get();
+    ll_mcs_acquire(&st->lock, me, wp);
+    st->holder = me;
+}
+static bool try_acquire(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    mcs_state *st = (mcs_state *)s;
+    ll_mcs_node *me = (ll_mcs_node *)ll_qnode_get();
+    if (!ll_mcs_try_acquire(&st->lock, me)) {
+        ll_qnode_put(me);
+        return false;
+    }
+    st->holder = me;
+    return true;
+}
+static void release(void *s, ll_wait_policy *wp)
+{
+    mcs_state *st = (mcs_state *)s;
+    ll_mcs_node *me = st->holder;
+    st->holder = NULL; /* holder-only: before the release hands the lock on */
+    mcs_release(&st->lock, me, wp, !st->no_warm);
+    ll_qnode_put(me);
+}
+static void abandon(void *s)
+{
+    mcs_state *st = (mcs_state *)s;
+    if (st->holder)
+        ll_qnode_put(st->holder);
+    st->holder = NULL;
+}
 LL_QUEUE_LOCK_ADAPTER_UNTIL(mcs_state, ll_mcs_node, ll_mcs)
 LL_MCSQ_ABANDON_ADAPTER(mcs_state)
 
 const ll_lock_ops ll_lock_mcs = {
     "mcs", "Mellor-Crummey & Scott 1991", "queue lock, each waiter spins on its own node",
-    "FIFO", LL_ALL_POLICIES, NULL, sizeof(mcs_state), sizeof(ll_mcs_lock), sizeof(ll_mcs_node),
-    NULL, NULL, acquire, try_acquire, release, acquire_until, abandon_chain,
+    "FIFO", LL_ALL_POLICIES, params, sizeof(mcs_state), sizeof(ll_mcs_lock), sizeof(ll_mcs_node),
+    init, NULL, acquire, try_acquire, release, acquire_until, abandon_chain,
 };
