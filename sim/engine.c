@@ -120,7 +120,8 @@ typedef struct __attribute__((aligned(64))) sline {
     uint16_t nwatch, capwatch; /* threads are at most SIM_MAX_THREADS */
 } sline;
 _Static_assert(sizeof(sline) == 64, "a simulated line's state fills one host cache line");
-_Static_assert(2 * SIM_MAX_THREADS <= UINT16_MAX, "watcher counts fit 16 bits");
+/* watch(): a thread watches a line once per entry of its read set, and the array doubles when full */
+_Static_assert(2 * MAX_READS * SIM_MAX_THREADS <= UINT16_MAX, "watcher counts fit 16 bits");
 typedef struct {
     uintptr_t page;  /* line number >> PAGE_BITS */
     uint32_t *slots; /* its lines' index + 1, 0 = not seen yet */
@@ -485,7 +486,7 @@ static void *xcalloc(size_t n, size_t size)
     return p;
 }
 
-/* Line number -> index + 1, in pages of PAGE_LINES lines (256 KiB of host memory):
+/* Line number -> index + 1, in pages of PAGE_LINES lines (256 KiB of addresses, 16 KiB of slots):
  * a page's slots are dense, so a workload's arrays cost 4 bytes of map per line
  * and neighbouring lines share the host's cache; the pages themselves are few and
  * found by a small open-addressed table (one entry remembered). */

@@ -111,10 +111,15 @@ def run_once(argv):
     """Run one measurement; returns the parsed JSON object.  A non-zero exit (or
     output that is not one JSON object) raises BenchFailed with the bench's message."""
     p = subprocess.run(argv, capture_output=True, text=True)
-    if p.returncode != 0:
-        lines = p.stderr.strip().splitlines()
-        raise BenchFailed(f"exit {p.returncode}: {lines[-1] if lines else 'no message'}")
-    objects = [line for line in p.stdout.splitlines() if line.startswith("{")]
+    return parse_output(p.returncode, p.stdout, p.stderr)
+
+
+def parse_output(returncode, stdout, stderr):
+    """The JSON object of one finished measurement (run_once's checks)."""
+    if returncode != 0:
+        lines = stderr.strip().splitlines()
+        raise BenchFailed(f"exit {returncode}: {lines[-1] if lines else 'no message'}")
+    objects = [line for line in stdout.splitlines() if line.startswith("{")]
     if len(objects) != 1:
         raise BenchFailed(f"expected one JSON object, got {len(objects)}")
     try:

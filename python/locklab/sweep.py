@@ -22,15 +22,18 @@ meta.json says "simulated": true and records the machine (its name and the
 simulator's parsed model), so report and compare label the results.  A
 simulated sweep and a measured one never share a directory (the configuration
 differs in "sim").  A simulated sweep runs one simulation per CPU at a time: a
-simulated result depends on its seed only, not on the host's load (rows are
-still written in the order above).
+simulated result depends on its seed only, not on the host's load (except the
+host_* timings it reports); rows are still written in the order above.
 """
 
+import contextlib
 import json
 import os
 import re
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import subprocess
+import tempfile
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -287,35 +290,76 @@ def seed_of(run_index):
     return run_index
 
 
-def measure(exe, config, item):
-    """One run of the sweep: its typed CSV row (raises BenchFailed or SchemaError)."""
-    r, w, t, s, ptext = item
+def _argv(exe, config, item):
+    r, w, t, s, _ = item
     extra = ["--machine", config["sim"], "--seed", str(seed_of(r))] if config.get("sim") else []
-    obj = bench.run_once(bench.command(exe, w, s, t, config["duration"], config["params"][w], extra))
+    return bench.command(exe, w, s, t, config["duration"], config["params"][w], extra)
+
+
+def _row(config, item, obj):
+    """The typed CSV row of one run's JSON object (raises BenchFailed or SchemaError)."""
+    r, _, _, s, ptext = item
     if config.get("sim"):
         if obj.get("simulated") is not True:
-            raise bench.BenchFailed(f"'{exe}' did not report \"simulated\": true (is it locklab-sim?)")
+            raise bench.BenchFailed(f"'{config['sim_exe']}' did not report \"simulated\": true (is it locklab-sim?)")
         obj.pop("machine", None)  # the same for every run: meta.json holds it
     return schema.row_from_bench(obj, r, s, ptext)
 
 
+def measure(exe, config, item):
+    """One run of the sweep: its typed CSV row (raises BenchFailed or SchemaError)."""
+    return _row(dict(config, sim_exe=exe), item, bench.run_once(_argv(exe, config, item)))
+
+
 def _results(exe, config, todo):
-    """(item, row or the exception measuring it raised) for every item of todo, in order.
-    Measurements run one at a time; simulations one per CPU (each a process of its own)."""
-    def attempt(item):
-        try:
-            return item, measure(exe, config, item)
-        except (bench.BenchFailed, schema.SchemaError) as e:
-            return item, e
-    jobs = min(os.cpu_count() or 1, len(todo)) if config.get("sim") else 1
+    """(item, row or the BenchFailed/SchemaError it raised) for every item of todo, in order."""
+    jobs = min(len(os.sched_getaffinity(0)), len(todo)) if config.get("sim") else 1
     if jobs <= 1:
-        yield from map(attempt, todo)
+        for item in todo:
+            try:
+                yield item, measure(exe, config, item)
+            except (bench.BenchFailed, schema.SchemaError) as e:
+                yield item, e
         return
-    pool = ThreadPoolExecutor(jobs)
+    yield from _simulate_in_parallel(exe, config, todo, jobs)
+
+
+def _simulate_in_parallel(exe, config, todo, jobs):
+    """_results for a simulated sweep: up to `jobs` simulations at once (each is a function
+    of its seed, whatever the host's load), results handed on in plan order as soon as
+    every earlier one is in.  After a failure no new run starts; when the caller stops
+    (a failure reached in order, an interrupt), the simulations still running are killed."""
+    config = dict(config, sim_exe=exe)
+    running, finished = {}, {}  # index -> (process, stdout file, stderr file); index -> row or error
+    started = handed = 0
+    failed = False
     try:
-        yield from pool.map(attempt, todo)
-    finally:  # a failure or an interrupt: the runs not started yet never start
-        pool.shutdown(wait=True, cancel_futures=True)
+        while handed < len(todo):
+            while not failed and started < len(todo) and len(running) < jobs:
+                out, err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+                proc = subprocess.Popen(_argv(exe, config, todo[started]), stdout=out, stderr=err, text=True)
+                running[started] = (proc, out, err)
+                started += 1
+            for i, (proc, out, err) in list(running.items()):
+                if proc.poll() is None:
+                    continue
+                del running[i]
+                out.seek(0), err.seek(0)
+                try:
+                    finished[i] = _row(config, todo[i], bench.parse_output(proc.returncode, out.read(), err.read()))
+                except (bench.BenchFailed, schema.SchemaError) as e:
+                    finished[i], failed = e, True
+                out.close(), err.close()
+            while handed in finished:
+                yield todo[handed], finished.pop(handed)
+                handed += 1
+            if handed < len(todo) and handed not in finished:
+                time.sleep(0.02)
+    finally:
+        for proc, out, err in running.values():
+            proc.kill()
+            proc.wait()
+            out.close(), err.close()
 
 
 def execute(exe, config, out, quiet=False):
@@ -337,8 +381,9 @@ def execute(exe, config, out, quiet=False):
     finished = 0
     try:
         with tqdm(total=len(todo), unit="run", file=sys.stderr, dynamic_ncols=True, disable=None,
-                  bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}] {postfix}") as bar:
-            for item, row in _results(exe, config, todo):
+                  bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}] {postfix}") as bar, \
+                contextlib.closing(_results(exe, config, todo)) as results:  # closing: stops what still runs
+            for item, row in results:
                 r, w, t, s, _ = item
                 bar.set_postfix_str(f"{w} {s} {t}T run {r}")
                 if isinstance(row, Exception):

@@ -60,9 +60,8 @@ static inline void mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *
 void ll_mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp) { mcs_release(l, me, wp, true); }
 
 /* Generic handle: the holder's node is remembered in the lock (written only by the
- * holder); no_warm is the key warm inverted, so that a zeroed state (a statically
- * initialised mutex under the interposer) has the default. */
-typedef struct { ll_mcs_lock lock; ll_mcs_node *holder; uint32_t no_warm; } mcs_state;
+ * holder), and the key warm. */
+typedef struct { ll_mcs_lock lock; ll_mcs_node *holder; uint32_t warm; } mcs_state;
 
 static const ll_param params[] = {
     {"warm", "1: each handover under stp/astp also wakes the successor's successor (anticipatory warm-up)", 0, 1, 1},
@@ -74,7 +73,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     mcs_state *st = (mcs_state *)s;
     ll_mcs_init(&st->lock);
     st->holder = NULL;
-    st->no_warm = p[0] ? 0 : 1;
+    st->warm = p[0] ? 1 : 0;
     return 0;
 }
 
@@ -104,7 +103,7 @@ static void release(void *s, ll_wait_policy *wp)
     mcs_state *st = (mcs_state *)s;
     ll_mcs_node *me = st->holder;
     st->holder = NULL; /* holder-only: before the release hands the lock on */
-    mcs_release(&st->lock, me, wp, !st->no_warm);
+    mcs_release(&st->lock, me, wp, st->warm);
     ll_qnode_put(me);
 }
 static void abandon(void *s)

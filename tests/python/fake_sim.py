@@ -18,6 +18,7 @@ FAKE_SIM_LOG: a file that gets "WORKLOAD SPEC THREADS MACHINE SEED DURATION" per
 import json
 import os
 import sys
+import time
 
 PRESETS = {"this": "1 socket, 2 cores (this machine)", "cna-2s": "2 x Xeon E5-2699 v3 (CNA paper)",
            "malthusian-t5": "SPARC T5, one socket (Malthusian paper)"}
@@ -111,6 +112,14 @@ def main(argv):
     if log:
         with open(log, "a") as f:
             f.write(f"{workload} {spec} {threads} {opts.get('--machine', '-')} {seed} {duration}\n")
+    # Tests of the sweep's parallel runs: FAKE_SIM_SLOW / FAKE_SIM_FAIL = "SPEC THREADS SEED" (not the
+    # 1-ms validation runs) makes that run sleep FAKE_SIM_SLOW_S seconds / fail.
+    this_run = f"{spec} {threads} {seed}"
+    if duration != 0.001 and os.environ.get("FAKE_SIM_SLOW") in (this_run, "all"):
+        time.sleep(float(os.environ.get("FAKE_SIM_SLOW_S", "1")))
+    if duration != 0.001 and os.environ.get("FAKE_SIM_FAIL") == this_run:
+        print("locklab-sim: the run failed as the test asked", file=sys.stderr)
+        return 1
     cores = model["sockets"] * model["cores"] * model.get("smt", 1) if model else 2
     rate = SPEED[spec.split(":")[0]] * 1e6 * min(threads, cores) / (1 + 0.05 * threads) * (1 + seed / 1000)
     ops = max(1, int(rate * duration))

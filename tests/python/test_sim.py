@@ -4,6 +4,10 @@ simulator when the build has it."""
 import json
 import math
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -71,6 +75,34 @@ def test_sim_bad_arguments(fake_sim, argv, needle):
 
 
 # ---- locklab sweep --sim ----
+
+def test_sweep_sim_failure_stops_new_runs_and_keeps_the_rows_before_it(fake_sim, tmp_path):
+    _, env, log, _ = fake_sim
+    out = tmp_path / "out"
+    env = dict(env, FAKE_SIM_FAIL="tas 1 1", FAKE_SIM_SLOW="mcs 1 1", FAKE_SIM_SLOW_S="1")
+    p = locklab(*SIM_SWEEP, "--sim", "cna-2s", "--out", out, env=env)
+    assert p.returncode != 0
+    one_line(p, "failed on mutexbench --lock tas --threads 1 (run 1)")
+    rows = schema.read_results(out / "results.csv")
+    assert [(r["spec"], r["threads"], r["run"]) for r in rows] == [("mcs", 1, 1)]  # the slow run before it
+    started = [l for l in log.read_text().splitlines() if l.split()[5] != "0.001"]
+    assert len(started) < 8  # no run started after the failure was seen
+
+
+def test_sweep_sim_interrupt_stops_the_running_simulations(fake_sim, tmp_path):
+    _, env, _, _ = fake_sim
+    out = tmp_path / "out"
+    env = dict(os.environ, **env, FAKE_SIM_SLOW="all", FAKE_SIM_SLOW_S="60")
+    proc = subprocess.Popen([sys.executable, "-m", "locklab", *map(str, SIM_SWEEP), "--sim", "cna-2s",
+                             "--out", str(out)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)  # past the validation runs, into the slow ones
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)  # to the sweep only: the simulations do not see it
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert time.monotonic() - t0 < 10
+    assert "rerun the same command to resume" in err
+
 
 def test_sweep_sim_runs_the_simulator_with_seeds_and_records_the_machine(fake_sim, tmp_path):
     exe, env, log, _ = fake_sim
