@@ -108,20 +108,24 @@ typedef struct scpu {
 typedef struct watcher {
     uint32_t thread, gen;
 } watcher;
-/* One host cache line per simulated line (RandArray touches hundreds of thousands). */
-typedef struct __attribute__((aligned(64))) sline {
+/* A simulated line's state: 32 bytes on machines of up to 64 cores, 64 up to 256 (the
+ * sharer bitmap has a word per 64 cores), so that RandArray's hundreds of thousands of
+ * lines fit the host's caches as far as they can, and no state straddles two host lines. */
+typedef struct sline {
     uint64_t busy_until; /* the latest transfer of the line ends then */
-    uint64_t sharers[MAX_CORES / 64];
-    watcher *watchers;
     uint32_t version;    /* stores so far (a reader's check compares equality only) */
+    uint32_t watch;      /* its spinners: index + 1 in E.watch, 0 = none yet */
     int16_t owner;       /* core holding it modified/exclusive, or -1 */
     int16_t fill_socket; /* the socket of the latest transfer ... */
     bool read_fill;      /* ... if it was a read (a shared fill others of its socket may join) */
-    uint16_t nwatch, capwatch; /* threads are at most SIM_MAX_THREADS */
+    uint64_t sharers[];  /* E.sharer_words words: bit k = core k has a copy */
 } sline;
-_Static_assert(sizeof(sline) == 64, "a simulated line's state fills one host cache line");
-/* watch(): a thread watches a line once per entry of its read set, and the array doubles when full */
-_Static_assert(2 * MAX_READS * SIM_MAX_THREADS <= UINT16_MAX, "watcher counts fit 16 bits");
+_Static_assert(sizeof(sline) + 8 <= 32 && sizeof(sline) + MAX_CORES / 8 <= 64, "line state sizes");
+/* The spinners asleep on a line (lock words only: a side table keeps the state small). */
+typedef struct watchlist {
+    watcher *w;
+    uint32_t n, cap;
+} watchlist;
 typedef struct {
     uintptr_t page;  /* line number >> PAGE_BITS */
     uint32_t *slots; /* its lines' index + 1, 0 = not seen yet */
@@ -153,8 +157,10 @@ static struct {
     uint64_t c_hit, c_local, c_remote, c_fill, c_rmw, c_pause, c_llc, c_mem, c_slice, c_tick, c_wake, c_switch, c_sys, c_spinq,
         c_clock;
     /* lines, found by line_of's page map */
-    sline *lines;
-    uint32_t nlines, caplines;
+    unsigned char *line_mem; /* the lines' states, line_stride bytes each (line_at) */
+    uint32_t nlines, caplines, line_stride, sharer_words;
+    watchlist *watch;
+    uint32_t nwatch, capwatch;
     linepage *pages; /* line_of's map */
     uint32_t page_mask, npages;
     uintptr_t last_page;
@@ -528,28 +534,30 @@ static uint32_t *page_slots(uintptr_t page)
     return E.last_slots = E.pages[h].slots;
 }
 
+static inline sline *line_at(uint32_t li) { return (sline *)(E.line_mem + (size_t)li * E.line_stride); }
+
 static sline *line_of(const void *p, uint32_t *index)
 {
     uintptr_t a = (uintptr_t)p >> 6;
     uint32_t *slot = &page_slots(a >> PAGE_BITS)[a & (PAGE_LINES - 1)];
     if (*slot) {
         *index = *slot - 1;
-        return &E.lines[*slot - 1];
+        return line_at(*slot - 1);
     }
     if (E.nlines == E.caplines) {
         E.caplines = E.caplines ? E.caplines * 2 : 1024;
-        sline *grown = aligned_alloc(64, (size_t)E.caplines * sizeof(sline));
+        unsigned char *grown = aligned_alloc(64, (size_t)E.caplines * E.line_stride);
         if (!grown) {
             fprintf(stderr, "locklab-sim: out of memory for %u cache lines\n", E.caplines);
             exit(1);
         }
         if (E.nlines)
-            memcpy(grown, E.lines, (size_t)E.nlines * sizeof(sline));
-        free(E.lines);
-        E.lines = grown;
+            memcpy(grown, E.line_mem, (size_t)E.nlines * E.line_stride);
+        free(E.line_mem);
+        E.line_mem = grown;
     }
-    sline *l = &E.lines[E.nlines];
-    memset(l, 0, sizeof *l);
+    sline *l = line_at(E.nlines);
+    memset(l, 0, E.line_stride);
     l->owner = -1;
     *slot = E.nlines + 1;
     *index = E.nlines++;
@@ -591,7 +599,7 @@ static inline void prefetch_victim(int k, uint32_t li)
     size_t set = priv_set(k, li);
     uint32_t victim = E.priv[set * PWAYS + E.priv_rr[set]];
     if (victim)
-        __builtin_prefetch(&E.lines[victim - 1], 1);
+        __builtin_prefetch(line_at(victim - 1), 1);
 }
 
 /* Line li enters core k's private cache (evicting another line of its set). */
@@ -605,7 +613,7 @@ static void priv_insert(int k, uint32_t li)
     uint8_t *rr = &E.priv_rr[set];
     uint32_t victim = ways[*rr];
     if (victim)
-        drop_core(&E.lines[victim - 1], k);
+        drop_core(line_at(victim - 1), k);
     ways[*rr] = li + 1;
     *rr = (uint8_t)((*rr + 1) % PWAYS);
 }
@@ -634,9 +642,9 @@ static uint64_t fetch_cost(sline *l, uint32_t li, int k, bool exclusive)
     if (l->owner >= 0 && l->owner != k)
         return core_socket(l->owner) == s ? E.c_local : E.c_remote;
     bool local = false, remote = false;
-    for (int w = 0; w < MAX_CORES / 64 && (local + remote) < 2; w++)
+    for (uint32_t w = 0; w < E.sharer_words && (local + remote) < 2; w++)
         for (uint64_t b = l->sharers[w]; b; b &= b - 1) {
-            int o = w * 64 + __builtin_ctzll(b);
+            int o = (int)w * 64 + __builtin_ctzll(b);
             if (o == k)
                 continue;
             if (core_socket(o) == s)
@@ -662,12 +670,15 @@ static uint64_t fetch_cost(sline *l, uint32_t li, int k, bool exclusive)
  * draw in [0, pause) later. */
 static void wake_watchers(sline *l, uint64_t at)
 {
-    for (uint32_t i = 0; i < l->nwatch; i++) {
-        sthread *t = &E.threads[l->watchers[i].thread];
-        if (t->spinsleep && t->sleep_gen == l->watchers[i].gen && t->heap_pos >= 0)
+    if (!l->watch)
+        return;
+    watchlist *wl = &E.watch[l->watch - 1];
+    for (uint32_t i = 0; i < wl->n; i++) {
+        sthread *t = &E.threads[wl->w[i].thread];
+        if (t->spinsleep && t->sleep_gen == wl->w[i].gen && t->heap_pos >= 0)
             heap_lower(t, (at > t->time ? at : t->time) + (E.c_pause ? rnd() % E.c_pause : 0));
     }
-    l->nwatch = 0;
+    wl->n = 0;
 }
 
 enum access { LOAD, STORE, RMW };
@@ -684,9 +695,9 @@ static uint64_t request_flight(const sline *l, int k, enum access kind)
     if (kind == LOAD)
         return 0;
     uint64_t far = 0;
-    for (int w = 0; w < MAX_CORES / 64 && far < E.c_remote; w++)
+    for (uint32_t w = 0; w < E.sharer_words && far < E.c_remote; w++)
         for (uint64_t b = l->sharers[w]; b; b &= b - 1) {
-            int o = w * 64 + __builtin_ctzll(b);
+            int o = (int)w * 64 + __builtin_ctzll(b);
             uint64_t c = o == k ? 0 : core_socket(o) == s ? E.c_local : E.c_remote;
             far = c > far ? c : far;
         }
@@ -728,7 +739,7 @@ static uint64_t access(const void *p, enum access kind) /* returns when it took 
         if (flight) {
             me->time += flight;
             give_way(me);
-            l = &E.lines[li]; /* others' accesses may have moved the line array */
+            l = line_at(li); /* others' accesses may have moved the line array */
         }
     }
     uint64_t now = me->time, done;
@@ -741,7 +752,7 @@ static uint64_t access(const void *p, enum access kind) /* returns when it took 
             l->busy_until = done;
             add_core(l, k);
             priv_insert(k, li);
-            l = &E.lines[li];
+            l = line_at(li);
         } else {
             uint64_t start = now > l->busy_until ? now : l->busy_until;
             uint64_t cost = fetch_cost(l, li, k, false);
@@ -755,7 +766,7 @@ static uint64_t access(const void *p, enum access kind) /* returns when it took 
             }
             add_core(l, k);
             priv_insert(k, li);
-            l = &E.lines[li];
+            l = line_at(li);
         }
         if (me->nreads < MAX_READS) {
             me->read_line[me->nreads] = li;
@@ -772,11 +783,11 @@ static uint64_t access(const void *p, enum access kind) /* returns when it took 
             done = start + (cost > flight ? cost - flight : 0);
             l->busy_until = done;
             l->read_fill = false;
-            memset(l->sharers, 0, sizeof l->sharers);
+            memset(l->sharers, 0, E.sharer_words * sizeof(uint64_t));
             add_core(l, k);
             l->owner = (int16_t)k;
             priv_insert(k, li);
-            l = &E.lines[li];
+            l = line_at(li);
         }
         if (kind == RMW)
             done += E.c_rmw;
@@ -790,8 +801,7 @@ static uint64_t access(const void *p, enum access kind) /* returns when it took 
         }
         l->version++;
         me->wrote = true;
-        if (l->nwatch)
-            wake_watchers(l, done);
+        wake_watchers(l, done);
         if (kind == STORE && !E.cfg->explore) { /* retired into the store buffer: the thread goes on */
             me->sb_until = done; /* in order: done >= the earlier stores' commits (above) */
             done = now + E.c_hit;
@@ -856,7 +866,7 @@ void llsim_store(void *p, uint64_t v, unsigned size)
     if (p == &E.stop_word) { /* the engine's stop store: every copy invalidated now */
         uint32_t li;
         sline *l = line_of(p, &li);
-        memset(l->sharers, 0, sizeof l->sharers);
+        memset(l->sharers, 0, E.sharer_words * sizeof(uint64_t));
         l->owner = -1;
         l->version++;
         wake_watchers(l, E.cur->time);
@@ -925,27 +935,44 @@ static bool unchanged_spin(sthread *me)
         return false;
     for (uint32_t i = 0; i < me->nreads; i++)
         if (me->read_line[i] != me->pread_line[i] || me->read_ver[i] != me->pread_ver[i] ||
-            E.lines[me->read_line[i]].version != me->read_ver[i])
+            line_at(me->read_line[i])->version != me->read_ver[i])
             return false;
     return true;
 }
 
 static void watch(sline *l, sthread *t)
 {
-    if (l->nwatch == l->capwatch) { /* first forget the sleeps that have ended */
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < l->nwatch; i++) {
-            sthread *o = &E.threads[l->watchers[i].thread];
-            if (o->spinsleep && o->sleep_gen == l->watchers[i].gen)
-                l->watchers[n++] = l->watchers[i];
+    if (!l->watch) {
+        if (E.nwatch == E.capwatch) {
+            E.capwatch = E.capwatch ? E.capwatch * 2 : 64;
+            E.watch = realloc(E.watch, E.capwatch * sizeof(watchlist));
+            if (!E.watch) {
+                fprintf(stderr, "locklab-sim: out of memory for the spinners' lists\n");
+                exit(1);
+            }
         }
-        l->nwatch = n;
+        E.watch[E.nwatch] = (watchlist){NULL, 0, 0};
+        l->watch = ++E.nwatch;
     }
-    if (l->nwatch == l->capwatch) {
-        l->capwatch = l->capwatch ? l->capwatch * 2 : 4;
-        l->watchers = realloc(l->watchers, l->capwatch * sizeof(watcher));
+    watchlist *wl = &E.watch[l->watch - 1];
+    if (wl->n == wl->cap) { /* first forget the sleeps that have ended */
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < wl->n; i++) {
+            sthread *o = &E.threads[wl->w[i].thread];
+            if (o->spinsleep && o->sleep_gen == wl->w[i].gen)
+                wl->w[n++] = wl->w[i];
+        }
+        wl->n = n;
     }
-    l->watchers[l->nwatch++] = (watcher){(uint32_t)t->index, t->sleep_gen};
+    if (wl->n == wl->cap) {
+        wl->cap = wl->cap ? wl->cap * 2 : 4;
+        wl->w = realloc(wl->w, wl->cap * sizeof(watcher));
+        if (!wl->w) {
+            fprintf(stderr, "locklab-sim: out of memory for the spinners' lists\n");
+            exit(1);
+        }
+    }
+    wl->w[wl->n++] = (watcher){(uint32_t)t->index, t->sleep_gen};
 }
 
 void ll_pause(void)
@@ -972,7 +999,7 @@ void ll_pause(void)
     if (c->nready && c->slice_end > me->time && c->slice_end < until)
         until = c->slice_end;
     for (uint32_t i = 0; i < me->pnreads; i++)
-        watch(&E.lines[me->pread_line[i]], me);
+        watch(line_at(me->pread_line[i]), me);
     me->spinsleep = true;
     E.core_busy[c->core]--; /* a spinner asleep in PAUSE leaves the pipeline to its siblings */
     heap_push(me, until);
@@ -1200,13 +1227,14 @@ static void free_run(void)
 {
     for (int i = 0; i < E.nthreads; i++)
         munmap(E.threads[i].stack, STACK_BYTES);
-    for (uint32_t i = 0; i < E.nlines; i++)
-        free(E.lines[i].watchers);
+    for (uint32_t i = 0; i < E.nwatch; i++)
+        free(E.watch[i].w);
+    free(E.watch);
     free(E.threads);
     free(E.cpus);
     free(E.core_busy);
     free(E.heap);
-    free(E.lines);
+    free(E.line_mem);
     for (uint32_t i = 0; E.page_mask && i <= E.page_mask; i++)
         free(E.pages[i].slots);
     free(E.pages);
@@ -1263,6 +1291,8 @@ sim_outcome sim_run(const sim_config *cfg, sim_body body, void *arg, sim_stats *
     E.llc = xcalloc((size_t)m->sockets * E.llc_sets * LWAYS, sizeof(uint32_t));
     E.llc_rr = xcalloc((size_t)m->sockets * E.llc_sets, 1);
     page_table_grow();
+    E.sharer_words = ((uint32_t)E.ncores + 63) / 64;
+    E.line_stride = sizeof(sline) + E.sharer_words * sizeof(uint64_t) <= 32 ? 32 : 64;
     for (int c = 0; c < E.ncpus; c++) {
         E.cpus[c].socket = c % m->sockets;
         E.cpus[c].core = c % E.ncores;
