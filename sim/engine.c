@@ -78,6 +78,7 @@ typedef struct sthread {
     bool timed_out;
     uint64_t time;          /* local clock, ps */
     uint64_t sb_until;      /* its store buffer has drained by then (the last plain store's line is owned) */
+    const void *hinted;     /* the last address sim_host_prefetch was given */
     uint64_t loads_until;   /* its overlapped data loads (sim_data_load, mlp > 1) have all completed by then */
     uint64_t miss_done[MAX_MLP]; /* the completion times of its last mlp data loads, a ring */
     uint32_t miss_next;          /* the ring's oldest entry */
@@ -532,6 +533,21 @@ static uint32_t *page_slots(uintptr_t page)
     }
     E.last_page = page;
     return E.last_slots = E.pages[h].slots;
+}
+
+/* Where line_of will find p's line index (NULL: a page not seen yet; no event, no
+ * allocation). */
+static inline uint32_t *slot_of(const void *p)
+{
+    uintptr_t a = (uintptr_t)p >> 6, page = a >> PAGE_BITS;
+    uint32_t *slots = E.last_slots && E.last_page == page ? E.last_slots : NULL;
+    if (!slots) {
+        uint32_t h = hash_page(page) & E.page_mask;
+        while (E.pages[h].slots && E.pages[h].page != page)
+            h = (h + 1) & E.page_mask;
+        slots = E.pages[h].slots;
+    }
+    return slots ? &slots[a & (PAGE_LINES - 1)] : NULL;
 }
 
 static inline sline *line_at(uint32_t li) { return (sline *)(E.line_mem + (size_t)li * E.line_stride); }
@@ -1159,6 +1175,26 @@ void sim_compute(double ns)
  * has completed) and costs the thread a hit; the line's own state (transfer,
  * serialisation, LLC) is as for any load.  Every other access retires after the
  * independent loads before it (retire_loads), a dependent load included. */
+/* The host's memory latency bounds the simulator on large working sets, and a load's
+ * state is found in two dependent steps (the page map's slot, then the line): a
+ * workload hints each address two loads ahead (workloads.c, RA_AHEAD); the host
+ * loads this hint's slot, and the line (and the line a fill would evict) of the
+ * previous hint, whose slot it loaded then. */
+void sim_host_prefetch(const void *p)
+{
+    sthread *me = E.cur;
+    if (!me)
+        return;
+    uint32_t *li = me->hinted ? slot_of(me->hinted) : NULL;
+    if (li && *li) {
+        __builtin_prefetch(line_at(*li - 1), 1);
+        prefetch_victim(E.cpus[me->cpu].core, *li - 1);
+    }
+    if ((li = slot_of(p)))
+        __builtin_prefetch(li);
+    me->hinted = p;
+}
+
 void sim_data_load(const void *p, bool independent)
 {
     sthread *me = E.cur;

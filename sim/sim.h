@@ -95,6 +95,7 @@ sim_outcome sim_run(const sim_config *cfg, sim_body body, void *arg, sim_stats *
 uint64_t sim_now_ps(void);           /* the calling thread's simulated time */
 bool sim_stopping(void);             /* has the run's end time passed? (a load of the stop line) */
 void sim_compute(double ns);         /* plain computation: time passes, nothing shared */
+void sim_host_prefetch(const void *p); /* a hint, no event: p is loaded soon (the host's cache) */
 void sim_data_load(const void *p, bool independent); /* a plain load of memory others may share;
                                       independent: no later access needs its value, so it may
                                       overlap others (the machine's mlp) */

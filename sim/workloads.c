@@ -117,6 +117,30 @@ static int ra_setup(wl_run *r)
     return 0;
 }
 
+/* n random accesses to arr[0..len): the draws are made RA_AHEAD accesses in advance,
+ * so that the simulator's host can fetch what it will need for each (sim_host_prefetch:
+ * no event); the draws themselves, and so the run, are the same. */
+enum { RA_AHEAD = 2 };
+static uint64_t ra_accesses(const uint32_t *arr, uint64_t len, uint64_t n, uint64_t rng, double step, bool stores)
+{
+    uint64_t ring[RA_AHEAD + 1], x = rng;
+    for (int j = 0; j <= RA_AHEAD; j++)
+        ring[j] = x = xorshift(x);
+    for (uint64_t k = 0; k < n; k++) {
+        rng = ring[k % (RA_AHEAD + 1)];
+        ring[k % (RA_AHEAD + 1)] = x = xorshift(x);
+        if (k + RA_AHEAD < n)
+            sim_host_prefetch(&arr[below(ring[(k + RA_AHEAD) % (RA_AHEAD + 1)], len)]);
+        sim_compute(step);
+        const uint32_t *slot = &arr[below(rng, len)];
+        if (stores)
+            sim_data_store((void *)slot);
+        else
+            sim_data_load(slot, true);
+    }
+    return rng;
+}
+
 static void ra_body(wl_run *r, int i)
 {
     const ra_ctx *c = r->ctx;
@@ -129,21 +153,9 @@ static void ra_body(wl_run *r, int i)
     while (!sim_stopping()) {
         if (!enter(r, i, true))
             break;
-        for (uint64_t k = 0; k < cs; k++) {
-            rng = xorshift(rng);
-            sim_compute(step);
-            const uint32_t *slot = &shared[below(rng, c->shared_ints)];
-            if (stores)
-                sim_data_store((void *)slot);
-            else
-                sim_data_load(slot, true);
-        }
+        rng = ra_accesses(shared, c->shared_ints, cs, rng, step, stores);
         leave(r, i, true);
-        for (uint64_t k = 0; k < ncs; k++) {
-            rng = xorshift(rng);
-            sim_compute(step);
-            sim_data_load(&priv[below(rng, c->private_ints)], true);
-        }
+        rng = ra_accesses(priv, c->private_ints, ncs, rng, step, false);
     }
 }
 
