@@ -517,22 +517,29 @@ static void page_table_grow(void)
     free(old);
 }
 
+/* page's entry in the table (slots NULL: not seen yet, and this is where it goes). */
+static inline linepage *page_entry(uintptr_t page)
+{
+    uint32_t h = hash_page(page) & E.page_mask;
+    while (E.pages[h].slots && E.pages[h].page != page)
+        h = (h + 1) & E.page_mask;
+    return &E.pages[h];
+}
+
 static uint32_t *page_slots(uintptr_t page)
 {
     if (E.last_slots && E.last_page == page)
         return E.last_slots;
-    uint32_t h = hash_page(page) & E.page_mask;
-    while (E.pages[h].slots && E.pages[h].page != page)
-        h = (h + 1) & E.page_mask;
-    if (!E.pages[h].slots) {
-        E.pages[h] = (linepage){page, xcalloc(PAGE_LINES, sizeof(uint32_t))};
+    linepage *e = page_entry(page);
+    if (!e->slots) {
+        *e = (linepage){page, xcalloc(PAGE_LINES, sizeof(uint32_t))};
         if (++E.npages * 2 > E.page_mask) {
             page_table_grow();
-            return page_slots(page);
+            e = page_entry(page);
         }
     }
     E.last_page = page;
-    return E.last_slots = E.pages[h].slots;
+    return E.last_slots = e->slots;
 }
 
 /* Where line_of will find p's line index (NULL: a page not seen yet; no event, no
@@ -540,13 +547,7 @@ static uint32_t *page_slots(uintptr_t page)
 static inline uint32_t *slot_of(const void *p)
 {
     uintptr_t a = (uintptr_t)p >> 6, page = a >> PAGE_BITS;
-    uint32_t *slots = E.last_slots && E.last_page == page ? E.last_slots : NULL;
-    if (!slots) {
-        uint32_t h = hash_page(page) & E.page_mask;
-        while (E.pages[h].slots && E.pages[h].page != page)
-            h = (h + 1) & E.page_mask;
-        slots = E.pages[h].slots;
-    }
+    uint32_t *slots = E.last_slots && E.last_page == page ? E.last_slots : page_entry(page)->slots;
     return slots ? &slots[a & (PAGE_LINES - 1)] : NULL;
 }
 
