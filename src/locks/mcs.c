@@ -59,9 +59,19 @@ static inline void mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *
 
 void ll_mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp) { mcs_release(l, me, wp, true); }
 
-/* Generic handle: the holder's node is remembered in the lock (written only by the
- * holder), and the key warm. */
-typedef struct { ll_mcs_lock lock; ll_mcs_node *holder; uint32_t warm; } mcs_state;
+/* Generic handle: the queue with the key warm (the verbs the registry's adapters
+ * call: ll_mcs's, but the release reads the key), and the holder's node (written
+ * only by the holder). */
+typedef struct { ll_mcs_lock queue; uint32_t warm; } mcs_keyed;
+typedef struct { mcs_keyed lock; ll_mcs_node *holder; } mcs_state;
+
+static void mcs_keyed_acquire(mcs_keyed *l, ll_mcs_node *me, ll_wait_policy *wp) { ll_mcs_acquire(&l->queue, me, wp); }
+static bool mcs_keyed_try_acquire(mcs_keyed *l, ll_mcs_node *me) { return ll_mcs_try_acquire(&l->queue, me); }
+static bool mcs_keyed_acquire_until(mcs_keyed *l, ll_mcs_node *me, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    return ll_mcs_acquire_until(&l->queue, me, wp, deadline_ns);
+}
+static void mcs_keyed_release(mcs_keyed *l, ll_mcs_node *me, ll_wait_policy *wp) { mcs_release(&l->queue, me, wp, l->warm); }
 
 static const ll_param params[] = {
     {"warm", "1: each handover under stp/astp also wakes the successor's successor (anticipatory warm-up)", 0, 1, 1},
@@ -71,49 +81,14 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     mcs_state *st = (mcs_state *)s;
-    ll_mcs_init(&st->lock);
+    ll_mcs_init(&st->lock.queue);
+    st->lock.warm = p[0] ? 1 : 0;
     st->holder = NULL;
-    st->warm = p[0] ? 1 : 0;
     return 0;
 }
 
-/* The generic verbs of a queue lock (registry.h, LL_QUEUE_LOCK_ADAPTER), with
- * the release that reads the key. */
-static void acquire(void *s, ll_wait_policy *wp)
-{
-    mcs_state *st = (mcs_state *)s;
-    ll_mcs_node *me = (ll_mcs_node *)ll_qnode_get();
-    ll_mcs_acquire(&st->lock, me, wp);
-    st->holder = me;
-}
-static bool try_acquire(void *s, ll_wait_policy *wp)
-{
-    (void)wp;
-    mcs_state *st = (mcs_state *)s;
-    ll_mcs_node *me = (ll_mcs_node *)ll_qnode_get();
-    if (!ll_mcs_try_acquire(&st->lock, me)) {
-        ll_qnode_put(me);
-        return false;
-    }
-    st->holder = me;
-    return true;
-}
-static void release(void *s, ll_wait_policy *wp)
-{
-    mcs_state *st = (mcs_state *)s;
-    ll_mcs_node *me = st->holder;
-    st->holder = NULL; /* holder-only: before the release hands the lock on */
-    mcs_release(&st->lock, me, wp, st->warm);
-    ll_qnode_put(me);
-}
-static void abandon(void *s)
-{
-    mcs_state *st = (mcs_state *)s;
-    if (st->holder)
-        ll_qnode_put(st->holder);
-    st->holder = NULL;
-}
-LL_QUEUE_LOCK_ADAPTER_UNTIL(mcs_state, ll_mcs_node, ll_mcs)
+LL_QUEUE_LOCK_ADAPTER(mcs_state, ll_mcs_node, mcs_keyed)
+LL_QUEUE_LOCK_ADAPTER_UNTIL(mcs_state, ll_mcs_node, mcs_keyed)
 LL_MCSQ_ABANDON_ADAPTER(mcs_state)
 
 const ll_lock_ops ll_lock_mcs = {
