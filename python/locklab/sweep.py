@@ -296,19 +296,19 @@ def _argv(exe, config, item):
     return bench.command(exe, w, s, t, config["duration"], config["params"][w], extra)
 
 
-def _row(config, item, obj):
+def _row(exe, config, item, obj):
     """The typed CSV row of one run's JSON object (raises BenchFailed or SchemaError)."""
     r, _, _, s, ptext = item
     if config.get("sim"):
         if obj.get("simulated") is not True:
-            raise bench.BenchFailed(f"'{config['sim_exe']}' did not report \"simulated\": true (is it locklab-sim?)")
+            raise bench.BenchFailed(f"'{exe}' did not report \"simulated\": true (is it locklab-sim?)")
         obj.pop("machine", None)  # the same for every run: meta.json holds it
     return schema.row_from_bench(obj, r, s, ptext)
 
 
 def measure(exe, config, item):
     """One run of the sweep: its typed CSV row (raises BenchFailed or SchemaError)."""
-    return _row(dict(config, sim_exe=exe), item, bench.run_once(_argv(exe, config, item)))
+    return _row(exe, config, item, bench.run_once(_argv(exe, config, item)))
 
 
 def _results(exe, config, todo):
@@ -329,7 +329,6 @@ def _simulate_in_parallel(exe, config, todo, jobs):
     of its seed, whatever the host's load), results handed on in plan order as soon as
     every earlier one is in.  After a failure no new run starts; when the caller stops
     (a failure reached in order, an interrupt), the simulations still running are killed."""
-    config = dict(config, sim_exe=exe)
     running, finished = {}, {}  # index -> (process, stdout file, stderr file); index -> row or error
     started = handed = 0
     failed = False
@@ -346,7 +345,7 @@ def _simulate_in_parallel(exe, config, todo, jobs):
                 del running[i]
                 out.seek(0), err.seek(0)
                 try:
-                    finished[i] = _row(config, todo[i], bench.parse_output(proc.returncode, out.read(), err.read()))
+                    finished[i] = _row(exe, config, todo[i], bench.parse_output(proc.returncode, out.read(), err.read()))
                 except (bench.BenchFailed, schema.SchemaError) as e:
                     finished[i], failed = e, True
                 out.close(), err.close()
