@@ -66,7 +66,7 @@
 
 /* ---- threads, CPUs ------------------------------------------------------------------ */
 enum tstate { T_RUNNING, T_READY, T_BLOCKED, T_TIMED, T_DONE };
-enum { MAX_READS = 4, STACK_BYTES = 256 << 10, CLOCKLESS_SLEEPS = 256, MAX_MLP = 64 };
+enum { MAX_READS = 4, STACK_BYTES = 256 << 10, CLOCKLESS_SLEEPS = 256, MAX_MLP = 64, HINT_LAG = 2 };
 #define FOREVER (UINT64_MAX / 2)
 
 typedef struct sthread {
@@ -78,7 +78,8 @@ typedef struct sthread {
     bool timed_out;
     uint64_t time;          /* local clock, ps */
     uint64_t sb_until;      /* its store buffer has drained by then (the last plain store's line is owned) */
-    const void *hinted;     /* the last address sim_host_prefetch was given */
+    const void *hints[HINT_LAG]; /* the last addresses sim_host_prefetch was given, a ring */
+    uint32_t hint_next;          /* the ring's oldest entry */
     uint64_t loads_until;   /* its overlapped data loads (sim_data_load, mlp > 1) have all completed by then */
     uint64_t miss_done[MAX_MLP]; /* the completion times of its last mlp data loads, a ring */
     uint32_t miss_next;          /* the ring's oldest entry */
@@ -132,6 +133,8 @@ typedef struct {
     uint32_t *slots; /* its lines' index + 1, 0 = not seen yet */
 } linepage;
 
+enum { PWAYS = 8, LWAYS = 16, FBUCKETS = 1024, EVICT_DELAY = 8 };
+
 /* ---- engine state (one run at a time) ----------------------------------------------- */
 static struct {
     const sim_config *cfg;
@@ -170,14 +173,16 @@ static struct {
     uint32_t *priv, *llc;
     uint32_t priv_sets, llc_sets;
     uint8_t *priv_rr, *llc_rr;
+    /* evictions not yet applied to the evicted line's state (priv_insert) */
+    uint32_t evicted_line[EVICT_DELAY]; /* line index + 1, 0 = free */
+    int16_t evicted_core[EVICT_DELAY];
+    uint32_t evict_next, evict_pending;
     /* futex buckets */
     sthread **fbucket;
     /* the stop line */
     uint32_t stop_word;
     char fail_msg[512];
 } E;
-
-enum { PWAYS = 8, LWAYS = 16, FBUCKETS = 1024 };
 
 static inline uint64_t ps_of(double ns) { return (uint64_t)(ns * SIM_PS_PER_NS + 0.5); }
 static inline uint64_t rnd(void)
@@ -603,20 +608,30 @@ static inline uint32_t set_of(uint32_t li, uint64_t salt, uint32_t sets)
     return (uint32_t)((((uint64_t)li + 1) * salt) >> 40) % sets;
 }
 
+#define LLC_SALT 0xC2B2AE3D27D4EB4Full
+
 static inline size_t priv_set(int k, uint32_t li)
 {
     return (size_t)k * E.priv_sets + set_of(li, 0x9E3779B97F4A7C15ull, E.priv_sets);
 }
 
-/* The host's memory latency bounds the simulator on large working sets: start the
- * load of the line a fill of li into core k's cache would evict, so that its miss
- * overlaps li's own. */
-static inline void prefetch_victim(int k, uint32_t li)
+/* An eviction from a core's cache clears the core's copy in the evicted line's state,
+ * a random line's on large working sets, so a host cache miss.  The eviction waits
+ * in a short queue while the host fetches that state, and is applied when the queue
+ * needs its place, or before any access to the evicted line (settle_evictions): no
+ * access sees the line otherwise than at once, so the run is the same. */
+static void apply_eviction(uint32_t slot)
 {
-    size_t set = priv_set(k, li);
-    uint32_t victim = E.priv[set * PWAYS + E.priv_rr[set]];
-    if (victim)
-        __builtin_prefetch(line_at(victim - 1), 1);
+    drop_core(line_at(E.evicted_line[slot] - 1), E.evicted_core[slot]);
+    E.evicted_line[slot] = 0;
+    E.evict_pending--;
+}
+
+static inline void settle_evictions(uint32_t li)
+{
+    for (uint32_t i = 0; E.evict_pending && i < EVICT_DELAY; i++)
+        if (E.evicted_line[i] == li + 1)
+            apply_eviction(i);
 }
 
 /* Line li enters core k's private cache (evicting another line of its set). */
@@ -629,8 +644,16 @@ static void priv_insert(int k, uint32_t li)
             return;
     uint8_t *rr = &E.priv_rr[set];
     uint32_t victim = ways[*rr];
-    if (victim)
-        drop_core(line_at(victim - 1), k);
+    if (victim) {
+        uint32_t slot = E.evict_next;
+        E.evict_next = (slot + 1) % EVICT_DELAY;
+        if (E.evicted_line[slot])
+            apply_eviction(slot);
+        E.evicted_line[slot] = victim;
+        E.evicted_core[slot] = (int16_t)k;
+        E.evict_pending++;
+        __builtin_prefetch(line_at(victim - 1), 1);
+    }
     ways[*rr] = li + 1;
     *rr = (uint8_t)((*rr + 1) % PWAYS);
 }
@@ -639,7 +662,7 @@ static void priv_insert(int k, uint32_t li)
 static bool llc_lookup(int s, uint32_t li)
 {
     E.st.llc_accesses++;
-    uint32_t set = set_of(li, 0xC2B2AE3D27D4EB4Full, E.llc_sets);
+    uint32_t set = set_of(li, LLC_SALT, E.llc_sets);
     uint32_t *ways = &E.llc[((size_t)s * E.llc_sets + set) * LWAYS];
     for (int w = 0; w < LWAYS; w++)
         if (ways[w] == li + 1)
@@ -747,7 +770,7 @@ static uint64_t access(const void *p, enum access kind) /* returns when it took 
     uint32_t li;
     sline *l = line_of(p, &li);
     E.st.mem_ops++;
-    prefetch_victim(k, li);
+    settle_evictions(li);
     uint64_t flight = 0;
     if (kind == RMW && me->sb_until > me->time) /* a locked instruction drains the store buffer first */
         me->time = me->sb_until;
@@ -756,7 +779,8 @@ static uint64_t access(const void *p, enum access kind) /* returns when it took 
         if (flight) {
             me->time += flight;
             give_way(me);
-            l = line_at(li); /* others' accesses may have moved the line array */
+            settle_evictions(li); /* others' accesses may have evicted it ... */
+            l = line_at(li);      /* ... and moved the line array */
         }
     }
     uint64_t now = me->time, done;
@@ -883,6 +907,7 @@ void llsim_store(void *p, uint64_t v, unsigned size)
     if (p == &E.stop_word) { /* the engine's stop store: every copy invalidated now */
         uint32_t li;
         sline *l = line_of(p, &li);
+        settle_evictions(li);
         memset(l->sharers, 0, E.sharer_words * sizeof(uint64_t));
         l->owner = -1;
         l->version++;
@@ -1170,32 +1195,40 @@ void sim_compute(double ns)
     int busy = E.core_busy[E.cpus[E.cur->cpu].core];
     E.cur->time += ps_of(busy > E.smt_pipes ? ns * busy / E.smt_pipes : ns);
 }
+/* The host's memory latency bounds the simulator on large working sets, and a load's
+ * state is found in two dependent steps (the page map's slot, then the line's state):
+ * a workload hints each address 2 x HINT_LAG loads ahead (workloads.c, RA_AHEAD).
+ * The host loads the hint's slot at once, and HINT_LAG hints later, its slot there
+ * by then, the line's state and the sets of the core's cache and of the LLC that
+ * its fill would look up. */
+void sim_host_prefetch(const void *p)
+{
+    sthread *me = E.cur;
+    if (!me)
+        return;
+    const void **oldest = &me->hints[me->hint_next];
+    me->hint_next = (me->hint_next + 1) % HINT_LAG;
+    uint32_t *li = *oldest ? slot_of(*oldest) : NULL;
+    if (li && *li) {
+        int k = E.cpus[me->cpu].core;
+        size_t set = priv_set(k, *li - 1);
+        __builtin_prefetch(line_at(*li - 1), 1);
+        __builtin_prefetch(&E.priv[set * PWAYS], 1);
+        __builtin_prefetch(&E.priv_rr[set], 1);
+        set = (size_t)core_socket(k) * E.llc_sets + set_of(*li - 1, LLC_SALT, E.llc_sets);
+        __builtin_prefetch(&E.llc[set * LWAYS], 1);
+    }
+    if ((li = slot_of(p)))
+        __builtin_prefetch(li);
+    *oldest = p;
+}
+
 /* A workload's data load.  An independent one (no later access needs its value: the
  * workloads' array loads) may overlap others: an out-of-order core keeps up to mlp
  * of them in flight.  It issues when the window has a free slot (the load mlp back
  * has completed) and costs the thread a hit; the line's own state (transfer,
  * serialisation, LLC) is as for any load.  Every other access retires after the
  * independent loads before it (retire_loads), a dependent load included. */
-/* The host's memory latency bounds the simulator on large working sets, and a load's
- * state is found in two dependent steps (the page map's slot, then the line): a
- * workload hints each address two loads ahead (workloads.c, RA_AHEAD); the host
- * loads this hint's slot, and the line (and the line a fill would evict) of the
- * previous hint, whose slot it loaded then. */
-void sim_host_prefetch(const void *p)
-{
-    sthread *me = E.cur;
-    if (!me)
-        return;
-    uint32_t *li = me->hinted ? slot_of(me->hinted) : NULL;
-    if (li && *li) {
-        __builtin_prefetch(line_at(*li - 1), 1);
-        prefetch_victim(E.cpus[me->cpu].core, *li - 1);
-    }
-    if ((li = slot_of(p)))
-        __builtin_prefetch(li);
-    me->hinted = p;
-}
-
 void sim_data_load(const void *p, bool independent)
 {
     sthread *me = E.cur;

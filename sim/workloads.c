@@ -120,7 +120,7 @@ static int ra_setup(wl_run *r)
 /* n random accesses to arr[0..len): the draws are made RA_AHEAD accesses in advance,
  * so that the simulator's host can fetch what it will need for each (sim_host_prefetch:
  * no event); the draws themselves, and so the run, are the same. */
-enum { RA_AHEAD = 2 };
+enum { RA_AHEAD = 4 }; /* 2 x the engine's HINT_LAG */
 static uint64_t ra_accesses(const uint32_t *arr, uint64_t len, uint64_t n, uint64_t rng, double step, bool stores)
 {
     uint64_t ring[RA_AHEAD + 1], x = rng;
