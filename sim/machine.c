@@ -49,14 +49,19 @@ static const preset presets[] = {
       * ticks (aligned across CPUs) once a thread has used its base slice, 0.75 ms x (1 + log2 2)
       * = 1.5 ms (the kernel's default; this kernel has no /sys/kernel/debug/sched to read it
       * from, and /proc/sys/kernel has no sched_*granularity* keys since EEVDF).  llc_ns, mem:
-      * estimates. */
+      * estimates.  mlp 10: an out-of-order core keeps that many of RandArray's independent loads
+      * in flight (Intel cores have 10-12 line fill buffers since Skylake; a probe of random
+      * independent against dependent loads over an L3-resident array gave about 20 on the AMD
+      * host of 2026-11-25); with 1, a thread back on its CPU after a switch takes its cold
+      * cache's misses one by one and oversubscribed RandArray collapses as the machine does not. */
      MACHINE(.name = "this", .sockets = 1, .cores = 2, .smt = 1, .hit_ns = 1, .local_ns = 70, .remote_ns = 70,
              .fill_ns = 10, .rmw_ns = 4, .pause_ns = 50, .llc_ns = 20, .mem_ns = 90, .step_ns = 1.45,
              .l2_kb = 2048, .llc_mb = 480, .slice_us = 1500, .tick_us = 4000, .wake_us = 27, .switch_us = 1,
-             .syscall_ns = 400, .spinq_ns = 1000, .smt_share = 1, .mlp = 1,
+             .syscall_ns = 400, .spinq_ns = 1000, .smt_share = 1, .mlp = 10,
              .source = "lscpu (1 socket, 2 cores, L2 2 MiB, L3 480 MiB); results/calibration.json (transfer 2c = 70 "
                        "ns, step 1.45 ns, tas pair 6.3 ns, wake-up 27 us, switch 1 us, run length 4 ms); "
-                       "CONFIG_HZ=250, EEVDF base slice 1.5 ms; pause 140 cycles; llc, mem estimated")},
+                       "CONFIG_HZ=250, EEVDF base slice 1.5 ms; pause 140 cycles; mlp 10 (fill buffers); "
+                       "llc, mem estimated")},
     {"cna-2s",
      "CNA paper's 2-socket box: 2 x Xeon E5-2699 v3, 18 cores, 2-way SMT (72 CPUs)",
      /* CNA paper §7: "two Intel Xeon E5-2699 v3 sockets featuring 18 hyperthreaded cores each

@@ -89,6 +89,19 @@ def median(result, workload, spec, threads):
     return results.summarize(runs, "throughput_ops_s").median if runs else math.nan
 
 
+def spread(result, workload, spec, threads):
+    """Largest / smallest throughput of the runs (nan without two usable runs)."""
+    s = results.summarize(list(result.runs(workload, spec, threads).values()), "throughput_ops_s")
+    return s.max / s.min if s.n >= 2 and s.min > 0 else math.nan
+
+
+def agreeing(measured_spread, tolerance):
+    """Do the measured runs agree with one another within the tolerance (all within +-tol of one
+    value: largest / smallest <= (1 + tol) / (1 - tol))?  A ratio to runs that do not can be
+    within the tolerance only by chance."""
+    return not math.isnan(measured_spread) and measured_spread <= (1 + tolerance) / (1 - tolerance)
+
+
 def _ratio(x, y):
     if math.isnan(x) or math.isnan(y) or y <= 0:
         return math.nan
@@ -195,8 +208,9 @@ def this_machine(m, bench_exe, sim, presets, out, runs, bench_s, sim_s, notes, m
                 simr = _ratio(median(sims[t], w, spec, t), median(sims[t], w, m["baseline"], t)) \
                     if spec in kept else math.nan
                 err = _ratio(simr, meas) - 1
+                sp = max(spread(measured, w, spec, t), spread(measured, w, m["baseline"], t))
                 rows.append({"workload": w, "threads": t, "lock": spec, "baseline": m["baseline"],
-                             "measured": meas, "simulated": simr, "error": err,
+                             "measured": meas, "measured_spread": sp, "simulated": simr, "error": err,
                              "ok": None if math.isnan(err) else abs(err) <= m["tolerance"]})
     return rows, made, machine
 
@@ -331,11 +345,23 @@ def fmt_error(e):
 
 
 def this_table(rows, machine, tolerance):
-    header = ["workload", "threads", "lock / baseline", "measured", f"simulated ({machine})", "error", "within"]
+    header = ["workload", "threads", "lock / baseline", "measured", "measured spread", f"simulated ({machine})",
+              "error", "within"]
     body = [[r["workload"], str(r["threads"]), f"{r['lock']} / {r['baseline']}", _fmt_ratio(r["measured"]),
+             "-" if math.isnan(r["measured_spread"]) else f"x{r['measured_spread']:.2f}",
              _fmt_ratio(r["simulated"]), fmt_error(r["error"]),
              "-" if r["ok"] is None else ("yes" if r["ok"] else "no")] for r in rows]
     return header, body, f"+-{tolerance:.0%}"
+
+
+def this_summary(rows, tolerance):
+    """One line: how many ratios are within the tolerance, in all and where the measured runs agree."""
+    judged = [r for r in rows if r["ok"] is not None]
+    steady = [r for r in judged if agreeing(r["measured_spread"], tolerance)]
+    count = lambda rs: f"{sum(r['ok'] for r in rs)} of {len(rs)}"  # noqa: E731
+    return (f"Within +-{tolerance:.0%}: {count(judged)}; of those whose measured runs agree with one another "
+            f"(largest / smallest run <= {(1 + tolerance) / (1 - tolerance):.2f} for the lock and the baseline): "
+            f"{count(steady)}.")
 
 
 def papers_table(rows):
@@ -363,8 +389,10 @@ def write_outputs(out, this_rows, this_machine_name, tolerance, paper_rows, expe
         header, body, tol = this_table(this_rows, this_machine_name, tolerance)
         doc += ["## This machine: measured vs simulated throughput ratios", "",
                 f"Ratio = median throughput of the lock / that of the baseline, at the same thread count; "
-                f"error = simulated / measured - 1 (target: within {tol}). Sweeps: this/measured, this/simulated, this/simulated-oversubscribed.",
-                "", _md_table(header, body), ""]
+                f"error = simulated / measured - 1 (target: within {tol}); measured spread = largest / smallest "
+                f"run of the lock or the baseline, whichever is wider. Sweeps: this/measured, this/simulated, "
+                f"this/simulated-oversubscribed.",
+                "", _md_table(header, body), "", this_summary(this_rows, tolerance), ""]
     if paper_rows is not None:
         header, body = papers_table(paper_rows)
         doc += ["## The papers: published vs simulated", "",
@@ -440,7 +468,8 @@ def run(args):
     if this_rows is not None:
         header, body, tol = this_table(this_rows, this_name, matrix["this_machine"]["tolerance"])
         print(f"This machine: throughput ratio lock / baseline, measured vs simulated (target {tol})")
-        print(_text_table(header, body) + "\n")
+        print(_text_table(header, body))
+        print(this_summary(this_rows, matrix["this_machine"]["tolerance"]) + "\n")
     if paper_rows is not None:
         print("The papers: published vs simulated")
         print(_text_table(*papers_table(paper_rows)) + "\n")

@@ -340,6 +340,18 @@ def test_validate_shapes():
     assert simvalidate.verdict({"expect": [1.0, None], "published_text": ">= 1"}, 0.9) == (">= 1", "fails")
 
 
+def test_validate_counts_the_rows_whose_measured_runs_agree():
+    """A ratio to measured runs that disagree by more than the tolerance says little: the summary
+    counts the rows within the tolerance in all and among those whose runs agree (max/min <= 1.5)."""
+    assert simvalidate.agreeing(1.49, 0.2) and not simvalidate.agreeing(1.51, 0.2)
+    assert not simvalidate.agreeing(math.nan, 0.2)  # a single run: nothing to agree with
+    rows = [{"ok": True, "measured_spread": 1.1}, {"ok": False, "measured_spread": 1.2},
+            {"ok": False, "measured_spread": 4.9}, {"ok": True, "measured_spread": 16.0},
+            {"ok": None, "measured_spread": 1.0}]
+    line = simvalidate.this_summary(rows, 0.2)
+    assert line.startswith("Within +-20%: 2 of 4;") and line.endswith(": 1 of 2.")
+
+
 # ---- the real simulator, when the build has it ----
 
 @pytest.mark.skipif(not os.access(REAL_SIM, os.X_OK), reason=f"{REAL_SIM} not built (the simulator is optional)")
