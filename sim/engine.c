@@ -1054,7 +1054,7 @@ void ll_pause(void)
 /* ---- futexes, clock, yield, sleep (core.h) ------------------------------------------- */
 static sthread **bucket_of(const void *w) { return &E.fbucket[((uintptr_t)w >> 2) % FBUCKETS]; }
 
-/* A system call's entry into the kernel, before it looks at anything: half the call.  (On
+/* A futex wait's entry into the kernel, before it compares the word: half the call.  (On
  * the AMD host of 2026-11-25 a store made up to 150 ns after a futex_wait began, from
  * another core, was seen by the kernel's comparison, of a 210-ns call that finds the word
  * changed; docs/simulator.md.) */
@@ -1117,6 +1117,7 @@ int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock,
         return ETIMEDOUT;
     }
     block(word, abstime ? ps_of_timespec(abstime) : 0);
+    me->time += E.c_sys - sys_entry(); /* woken (or timed out): the way back */
     return me->timed_out ? ETIMEDOUT : 0;
 }
 
@@ -1124,8 +1125,8 @@ void ll_futex_wake(ll_atomic_u32 *word, int n)
 {
     sthread *me = E.cur;
     drain(me);
-    me->time += sys_entry(); /* the sleepers it finds are those there by the end of its entry */
-    sync_point();
+    me->time += E.c_sys; /* the sleepers it wakes are those there by the end of the call, ... */
+    sync_point();        /* ... after every thread whose clock is earlier has gone */
     for (sthread **b = bucket_of(word); *b && n > 0;) {
         sthread *t = *b;
         if (t->fword != word) {
@@ -1145,7 +1146,6 @@ void ll_futex_wake(ll_atomic_u32 *word, int n)
         make_runnable(t, me->time + lat, true);
         n--;
     }
-    me->time += E.c_sys - sys_entry(); /* the way back */
 }
 
 void ll_futex_counts(uint64_t *waits, uint64_t *wakes)
@@ -1169,9 +1169,8 @@ void ll_yield(void)
     if (OUTSIDE_RUN())
         return;
     sthread *me = E.cur;
-    me->time += sys_entry(); /* the run queue as it is at the end of the kernel's entry */
-    sync_point();
-    me->time += E.c_sys - sys_entry();
+    me->time += E.c_sys; /* the run queue as it is at the end of the call, ... */
+    sync_point();        /* ... after every thread whose clock is earlier has gone */
     scpu *c = &E.cpus[me->cpu];
     if (E.cfg->explore || c->nready == 0)
         return;

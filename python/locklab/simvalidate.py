@@ -208,7 +208,8 @@ def this_machine(m, bench_exe, sim, presets, out, runs, bench_s, sim_s, notes, m
                 simr = _ratio(median(sims[t], w, spec, t), median(sims[t], w, m["baseline"], t)) \
                     if spec in kept else math.nan
                 err = _ratio(simr, meas) - 1
-                sp = max(spread(measured, w, spec, t), spread(measured, w, m["baseline"], t))
+                sp = max(spread(measured, w, spec, t), spread(measured, w, m["baseline"], t),
+                         key=lambda x: math.inf if math.isnan(x) else x)  # nan (a single run) wins
                 rows.append({"workload": w, "threads": t, "lock": spec, "baseline": m["baseline"],
                              "measured": meas, "measured_spread": sp, "simulated": simr, "error": err,
                              "ok": None if math.isnan(err) else abs(err) <= m["tolerance"]})
