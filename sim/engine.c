@@ -610,11 +610,14 @@ static inline uint32_t set_of(uint32_t li, uint64_t salt, uint32_t sets)
     return (uint32_t)((((uint64_t)li + 1) * salt) >> 40) % sets;
 }
 
-#define LLC_SALT 0xC2B2AE3D27D4EB4Full
-
 static inline size_t priv_set(int k, uint32_t li)
 {
     return (size_t)k * E.priv_sets + set_of(li, 0x9E3779B97F4A7C15ull, E.priv_sets);
+}
+
+static inline size_t llc_set(int s, uint32_t li)
+{
+    return (size_t)s * E.llc_sets + set_of(li, 0xC2B2AE3D27D4EB4Full, E.llc_sets);
 }
 
 /* An eviction from a core's cache clears the core's copy in the evicted line's state,
@@ -664,13 +667,13 @@ static void priv_insert(int k, uint32_t li)
 static bool llc_lookup(int s, uint32_t li)
 {
     E.st.llc_accesses++;
-    uint32_t set = set_of(li, LLC_SALT, E.llc_sets);
-    uint32_t *ways = &E.llc[((size_t)s * E.llc_sets + set) * LWAYS];
+    size_t set = llc_set(s, li);
+    uint32_t *ways = &E.llc[set * LWAYS];
     for (int w = 0; w < LWAYS; w++)
         if (ways[w] == li + 1)
             return true;
     E.st.llc_misses++;
-    uint8_t *rr = &E.llc_rr[(size_t)s * E.llc_sets + set];
+    uint8_t *rr = &E.llc_rr[set];
     ways[*rr] = li + 1;
     *rr = (uint8_t)((*rr + 1) % LWAYS);
     return false;
@@ -1103,22 +1106,22 @@ int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock,
     me->time += sys_entry(); /* the kernel compares the word at the end of its entry, ... */
     sync_point();            /* ... so every thread whose clock is earlier goes first */
     access_line(word, LOAD); /* the kernel compares under its bucket lock: no event between */
+    int rc;
     if (word->v != expected) {
-        me->time += E.c_sys - sys_entry(); /* the way back */
-        return 0;
-    }
-    if (abstime && (E.cfg->explore || ps_of_timespec(abstime) <= me->time)) {
+        rc = 0;
+    } else if (abstime && (E.cfg->explore || ps_of_timespec(abstime) <= me->time)) {
         if (E.cfg->explore) { /* the model checker's way: others run, then the deadline has passed */
             sync_point();
             if (me->time < ps_of_timespec(abstime))
                 me->time = ps_of_timespec(abstime);
         }
-        me->time += E.c_sys - sys_entry();
-        return ETIMEDOUT;
+        rc = ETIMEDOUT;
+    } else {
+        block(word, abstime ? ps_of_timespec(abstime) : 0);
+        rc = me->timed_out ? ETIMEDOUT : 0;
     }
-    block(word, abstime ? ps_of_timespec(abstime) : 0);
-    me->time += E.c_sys - sys_entry(); /* woken (or timed out): the way back */
-    return me->timed_out ? ETIMEDOUT : 0;
+    me->time += E.c_sys - sys_entry(); /* the way back (returning at once, woken or timed out) */
+    return rc;
 }
 
 void ll_futex_wake(ll_atomic_u32 *word, int n)
@@ -1227,8 +1230,7 @@ void sim_host_prefetch(const void *p)
         __builtin_prefetch(line_at(*li - 1), 1);
         __builtin_prefetch(&E.priv[set * PWAYS], 1);
         __builtin_prefetch(&E.priv_rr[set], 1);
-        set = (size_t)core_socket(k) * E.llc_sets + set_of(*li - 1, LLC_SALT, E.llc_sets);
-        __builtin_prefetch(&E.llc[set * LWAYS], 1);
+        __builtin_prefetch(&E.llc[llc_set(core_socket(k), *li - 1) * LWAYS], 1);
     }
     if ((li = slot_of(p)))
         __builtin_prefetch(li);
