@@ -19,7 +19,8 @@
 #include "sim.h"
 
 __thread ll_thread *ll_self_tls __attribute__((tls_model("initial-exec")));
-ll_atomic_u32 ll_fork_generation;
+/* a line of its own: read on slow paths of every lock (acr, standby), never beside a hot word */
+LL_ALIGNED(LL_SECTOR) ll_atomic_u32 ll_fork_generation;
 const sim_machine *sim_env_machine;
 
 typedef struct env_slot {

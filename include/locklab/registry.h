@@ -78,7 +78,7 @@ LL_INLINE bool ll_spec_never_parks(const ll_lock_ops *ops, const ll_wait_ops *po
  * compiled as C++ too (a namespace-scope const is internal there without one). */
 extern const ll_lock_ops ll_lock_tas, ll_lock_ttas, ll_lock_backoff, ll_lock_ticket, ll_lock_ticket_pb,
     ll_lock_anderson, ll_lock_clh, ll_lock_mcs, ll_lock_k42, ll_lock_twa, ll_lock_pthread,
-    ll_lock_pthread_adaptive, ll_lock_hemlock, ll_lock_reciprocating, ll_lock_parkinglot,
+    ll_lock_pthread_adaptive, ll_lock_hemlock, ll_lock_reciprocating, ll_lock_parkinglot, ll_lock_standby,
     ll_lock_fissile, ll_lock_shfl;
 extern const ll_lock_ops ll_lock_mcscr, ll_lock_lifocr, ll_lock_loiter, ll_lock_acr; /* concurrency restriction */
 extern const ll_lock_ops ll_lock_cna, ll_lock_hmcs, ll_lock_mcscrn;     /* NUMA-aware */

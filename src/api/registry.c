@@ -9,13 +9,13 @@ static const ll_lock_ops *const own_locks[] = {
     &ll_lock_clh, &ll_lock_mcs, &ll_lock_k42, &ll_lock_twa,
     &ll_lock_mcscr, &ll_lock_lifocr, &ll_lock_loiter, &ll_lock_acr,
     &ll_lock_cna, &ll_lock_hmcs, &ll_lock_mcscrn, &ll_lock_fissile, &ll_lock_shfl,
-    &ll_lock_hemlock, &ll_lock_reciprocating, &ll_lock_parkinglot,
+    &ll_lock_hemlock, &ll_lock_reciprocating, &ll_lock_parkinglot, &ll_lock_standby,
     &ll_lock_pthread, &ll_lock_pthread_adaptive, NULL,
 };
 
 /* Locks that block waiters in the kernel by themselves (registered with the spin policy only). */
 static const ll_lock_ops *const parks_itself[] = {&ll_lock_loiter, &ll_lock_acr, &ll_lock_pthread,
-                                                  &ll_lock_pthread_adaptive, &ll_lock_parkinglot, NULL};
+                                                  &ll_lock_pthread_adaptive, &ll_lock_parkinglot, &ll_lock_standby, NULL};
 
 bool ll_lock_parks_itself(const ll_lock_ops *ops)
 {

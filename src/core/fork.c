@@ -13,7 +13,8 @@
 
 #include "locklab/core.h"
 
-ll_atomic_u32 ll_fork_generation;
+/* a line of its own: read on slow paths of every lock (acr, standby), never beside a hot word */
+LL_ALIGNED(LL_SECTOR) ll_atomic_u32 ll_fork_generation;
 
 static void fork_child(void)
 {

@@ -111,7 +111,7 @@ static void warn_realtime(void)
     fprintf(stderr,
             "liblocklab-preload: lock %s never parks and a real-time thread (SCHED_FIFO/RR) waits for it: spinning "
             "would starve a lower-priority holder on its CPU, so such waiters sleep between polls (1 us to 1 ms: "
-            "slow); use a parking lock (parkinglot, the default; acr, mcs-stp, ...) or set LOCKLAB_QUIET=1 to silence this line\n",
+            "slow); use a parking lock (standby, the default; parkinglot, acr, mcs-stp, ...) or set LOCKLAB_QUIET=1 to silence this line\n",
             lp_cfg.spec);
 }
 
@@ -138,7 +138,7 @@ void lp_note_spinning_thread_slow(void)
         return;
     fprintf(stderr,
             "liblocklab-preload: lock %s never parks and %u threads now use it on %d CPUs: a handover to a "
-            "preempted spinner waits a time slice (100-1000x slower); use a parking lock (parkinglot, the default; acr, "
+            "preempted spinner waits a time slice (100-1000x slower); use a parking lock (standby, the default; parkinglot, acr, "
             "mcs-stp, ...) or set LOCKLAB_QUIET=1 to silence this line\n",
             lp_cfg.spec, n, cpus);
 }
@@ -176,9 +176,9 @@ static void parse_morph(void)
     bool own_waiting = ll_lock_parks_itself(lp_cfg.ops);
     if (strcmp(value, "auto") == 0) {
         /* docs/interposer.md, "Wait morphing": a herd woken into the held mutex suits
-         * only parkinglot, whose arrivals spin and yield before they park */
+         * only parkinglot and standby, whose arrivals spin before they park */
         lp_cfg.morph_signal = !own_waiting;
-        lp_cfg.morph_broadcast = !own_waiting || lp_cfg.ops != &ll_lock_parkinglot;
+        lp_cfg.morph_broadcast = !own_waiting || (lp_cfg.ops != &ll_lock_parkinglot && lp_cfg.ops != &ll_lock_standby);
     } else if (strcmp(value, "all") == 0 || strcmp(value, "broadcast") == 0 || strcmp(value, "none") == 0) {
         lp_cfg.morph_signal = value[0] == 'a';
         lp_cfg.morph_broadcast = value[0] != 'n';
@@ -251,14 +251,15 @@ static void configure(void)
                 lp_cfg.cond_text, lp_cfg.morph_text, lp_cfg.sem_text, ll_topology_describe(), lp_profiling ? lp_env("LOCKLAB_PROFILE") : "off");
         atexit(report_at_exit);
     }
-    bool parkinglot = lp_cfg.ops == &ll_lock_parkinglot;
+    bool parkinglot = lp_cfg.ops == &ll_lock_parkinglot, standby = lp_cfg.ops == &ll_lock_standby;
     uint32_t fast = lp_cfg.acr_inline                                                 ? LP_FAST_ACR
                     : lp_cfg.inline_state && ll_lock_is_word_lock(lp_cfg.ops) ? LP_FAST_WORD
                     : lp_cfg.inline_state && parkinglot                      ? LP_FAST_PARKINGLOT
+                    : lp_cfg.inline_state && standby                         ? LP_FAST_STANDBY
                                                                                 : LP_FAST_NONE;
     /* Locks that repair themselves in a fork child: acr, the word locks (a release is a store
-     * of 0) and parkinglot (the child's table is emptied: parkinglot.c, "Fork"). */
-    lp_cfg.fork_repair = lp_cfg.ops != &ll_lock_acr && !ll_lock_is_word_lock(lp_cfg.ops) && !parkinglot;
+     * of 0), parkinglot and standby (the child's table is emptied: parkinglot.c, "Fork"). */
+    lp_cfg.fork_repair = lp_cfg.ops != &ll_lock_acr && !ll_lock_is_word_lock(lp_cfg.ops) && !parkinglot && !standby;
     ll_store_release(&lp_fast, fast); /* release: lp_cfg is complete before a fast path reads it */
 }
 

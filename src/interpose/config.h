@@ -18,8 +18,8 @@
 #include "locklab/registry.h"
 #include "locklab/sync.h"
 
-/* Default lock: parkinglot (src/locks/parkinglot.c; docs/performance.md says why). */
-#define LP_DEFAULT_LOCK "parkinglot"
+/* Default lock: standby (src/locks/standby.c; docs/performance.md says why). */
+#define LP_DEFAULT_LOCK "standby"
 /* Spin budget used whenever the spec leaves it to the default (policy
  * spin_ns, or an algorithm key spin_ns = 0): fixed instead of measured
  * (LL_DEFAULTS_FIXED in ll_lock_place, which settles it), because measuring
@@ -66,7 +66,7 @@ typedef struct lp_config {
     /* LOCKLAB_COND_MORPH: which wake-ups a thread that holds the waiters' mutex defers to
      * its unlock (wait morphing, cond.c); the others wake at once.  "auto": under the
      * locks that do their own waiting (ll_lock_parks_itself) broadcasts only, under
-     * parkinglot neither, under the others (queue and spinning locks) both. */
+     * parkinglot and standby neither, under the others (queue and spinning locks) both. */
     bool morph_signal, morph_broadcast;
     char morph_text[16];
     /* The lock's spec with every default settled (ll_lock_place, LL_DEFAULTS_FIXED):
@@ -88,15 +88,15 @@ LL_INLINE const char *lp_discipline_name(const ll_sync_config *c)
 extern lp_config lp_cfg;
 /* Which fast path the entry points inline for normal mutexes, stored (release) once lp_cfg is
  * complete: LP_FAST_ACR when lp_cfg.acr_inline; LP_FAST_WORD for an inline one-word exchange
- * lock (ll_lock_is_word_lock: tas, ttas); LP_FAST_PARKINGLOT for an inline parkinglot (the
- * default); LP_FAST_NONE otherwise (and while profiling).
- * The inline word contract, which the three inline kinds share (mutex.c asserts the layout):
+ * lock (ll_lock_is_word_lock: tas, ttas); LP_FAST_PARKINGLOT for an inline parkinglot;
+ * LP_FAST_STANDBY for an inline standby (the default); LP_FAST_NONE otherwise (and while profiling).
+ * The inline word contract, which the inline kinds share (mutex.c asserts the layout):
  * the lock's first 32-bit word is 0 free and 1 held, and a CAS 0 -> 1 acquires it; its second
- * word's bit 0 is 0 unless a waiter may sleep (acr's SLEEPING, parkinglot's parked; always 0 for
+ * word's bit 0 is 0 unless a waiter may sleep (acr's SLEEPING, parkinglot's parked, standby's ACT; always 0 for
  * tas and ttas), and then a release is a store of 0 to the first word.  So the entry points'
  * fast path is one CAS and one load + store whatever the kind, and the kind only picks the slow
  * path (the lock's own acquire, or its own release when bit 0 is set). */
-enum { LP_FAST_NONE = 0, LP_FAST_ACR = 1, LP_FAST_WORD = 2, LP_FAST_PARKINGLOT = 3 };
+enum { LP_FAST_NONE = 0, LP_FAST_ACR = 1, LP_FAST_WORD = 2, LP_FAST_PARKINGLOT = 3, LP_FAST_STANDBY = 4 };
 extern ll_atomic_u32 lp_fast;
 
 enum { LP_UNINITIALISED, LP_INITIALISING, LP_READY };

@@ -55,6 +55,7 @@
 
 #include "config.h"
 #include "locklab/parkinglot.h"
+#include "locklab/standby.h"
 #include "mutex.h"
 #include "profile.h"
 #include "proftable.h"
@@ -502,11 +503,14 @@ _Static_assert(offsetof(ll_acr_lock, locked) == 0 && offsetof(ll_acr_lock, state
                "acr keeps the inline word contract (config.h)");
 _Static_assert(offsetof(ll_parkinglot_lock, locked) == 0 && offsetof(ll_parkinglot_lock, parked) == 4,
                "parkinglot keeps the inline word contract (config.h)");
+_Static_assert(offsetof(ll_standby_lock, locked) == 0 && offsetof(ll_standby_lock, state) == 4 && LL_STANDBY_ACT == 1u,
+               "standby keeps the inline word contract (config.h)");
 /* The inline locks' two words (config.h, "the inline word contract"): the lock word, 0 free and
  * 1 held, and the waiter word, whose bit 0 says a release must take the lock's own slow path. */
 LL_INLINE ll_atomic_u32 *word_of(lp_mutex *m) { return (ll_atomic_u32 *)(void *)m->lock.state; }
 LL_INLINE ll_atomic_u32 *waiter_word_of(lp_mutex *m) { return (ll_atomic_u32 *)(void *)(m->lock.state + 4); }
 LL_INLINE ll_parkinglot_lock *parkinglot_of(lp_mutex *m) { return (ll_parkinglot_lock *)(void *)m->lock.state; }
+LL_INLINE ll_standby_lock *standby_of(lp_mutex *m) { return (ll_standby_lock *)(void *)m->lock.state; }
 LL_INLINE bool word_try_acquire(lp_mutex *m)
 {
     uint32_t free_ = 0;
@@ -517,7 +521,9 @@ LL_INLINE bool word_try_acquire(lp_mutex *m)
 /* The inline fast path's CAS failed: the lock's own acquire, then the owner. */
 static LL_COLD int lock_inline_contended(lp_mutex *m, uint32_t fast)
 {
-    if (fast == LP_FAST_PARKINGLOT) {
+    if (fast == LP_FAST_STANDBY) {
+        ll_standby_acquire_slow(standby_of(m));
+    } else if (fast == LP_FAST_PARKINGLOT) {
         ll_parkinglot_acquire_slow(parkinglot_of(m));
     } else if (fast == LP_FAST_ACR) {
         ll_acr_acquire_slow(acr_of(m), &lp_cfg.acr);
@@ -632,6 +638,8 @@ static LL_COLD int unlock_inline_contended(lp_mutex *m, uint32_t fast)
 {
     if (m->deferred.head != NULL) /* holder-only field */
         release_and_flush(m);
+    else if (fast == LP_FAST_STANDBY)
+        ll_standby_release(standby_of(m));
     else if (fast == LP_FAST_PARKINGLOT)
         ll_parkinglot_release(parkinglot_of(m), &lp_cfg.wp);
     else if (fast == LP_FAST_ACR)
@@ -648,7 +656,7 @@ int pthread_mutex_unlock(pthread_mutex_t *pm)
     if (LL_UNLIKELY(fast == LP_FAST_NONE))
         return unlock_general(pm, __builtin_return_address(0));
     ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
-    /* relaxed: the waiter word as each inline lock's own release reads it (acr.h, parkinglot.h:
+    /* relaxed: the waiter word as each inline lock's own release reads it (acr.h, parkinglot.h, standby.h:
      * a waiter that announces after this load is found by its timed sleep) */
     if (LL_UNLIKELY((m->deferred.head != NULL) | (ll_load_relaxed(waiter_word_of(m)) & 1u)))
         return unlock_inline_contended(m, fast);

@@ -30,7 +30,7 @@ sync)
         done
         # auto's choice (docs/interposer.md, "Wait morphing"), as LOCKLAB_VERBOSE reports it
         case ${spec%%[:-]*} in
-        parkinglot) want=none ;;
+        parkinglot | standby) want=none ;;
         acr | loiter | pthread) want=broadcast ;;
         *) want=all ;;
         esac
@@ -87,7 +87,7 @@ fork)
     for spec in "${specs[@]}" acr:patience_ns=0; do run "$spec" "$bindir/test_fork"; done
     # Forks while the waiters of a lock that parks in a global table keep parking: a bucket
     # lock a parent thread held at the fork must not hang the child (test_fork.c, "parked").
-    for spec in parkinglot acr; do run "$spec" "$bindir/test_fork" parked; done
+    for spec in standby parkinglot acr; do run "$spec" "$bindir/test_fork" parked; done
     # Another library's fork handler, run after the interposer's, locks a mutex
     # that has no lock object yet (loiter and hmcs-stp are out-of-line).
     for spec in acr loiter hmcs-stp; do
@@ -97,13 +97,13 @@ fork)
     # ... and waits in its prepare handler for a thread that needs the arena (its first
     # thread context, an out-of-line lock object) while it holds that mutex (test_fork.c,
     # "atfork-fresh-holder"): the interposer's prepare handler must not hold the arena.
-    for spec in parkinglot acr mcs-stp loiter hmcs-stp; do
+    for spec in standby parkinglot acr mcs-stp loiter hmcs-stp; do
         timeout 120 env LOCKLAB_LOCK=$spec LD_PRELOAD="$preload $bindir/libatfork_lib.so" "$bindir/test_fork" atfork-fresh-holder >/dev/null ||
             bad "$spec with atfork_lib, a holder that needs the arena during the fork (exit $?)"
     done
     # ... and unlocks, in the child before the interposer's child handlers run, that mutex
     # while parent threads are parked on it (test_fork.c, "atfork-contended").
-    for spec in parkinglot acr; do
+    for spec in standby parkinglot acr; do
         timeout 120 env LOCKLAB_LOCK=$spec LD_PRELOAD="$preload $bindir/libatfork_lib.so" "$bindir/test_fork" atfork-contended >/dev/null ||
             bad "$spec with atfork_lib, contended (exit $?)"
     done

@@ -1,0 +1,67 @@
+/* standby: a two-word barging lock with at most one spinning waiter (the standby) and the
+ * other waiters parked in parkinglot's address-hashed table (src/locks/standby.c).  The
+ * interposer's default.  Expert API: the fast paths inline, the slow paths out of line. */
+#ifndef LOCKLAB_STANDBY_H
+#define LOCKLAB_STANDBY_H
+#include "wait.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+LL_API_BEGIN
+/* 8 bytes, all zeros = free; nothing else per lock.  locked: 1 held, 0 free.  state: the
+ * waiters' bits (standby.c); bit 0 (LL_STANDBY_ACT) set = a release must run
+ * ll_standby_release_slow. */
+typedef struct ll_standby_lock {
+    ll_atomic_u32 locked;
+    ll_atomic_u32 state;
+} ll_standby_lock;
+#define LL_STANDBY_INITIALIZER { LL_ATOMIC_INIT(0), LL_ATOMIC_INIT(0) }
+#define LL_STANDBY_ACT 1u
+
+/* Tunables (standby.c says why each is what it is). */
+#define LL_STANDBY_ARRIVAL_ROUNDS 3u    /* an arrival's spin before it parks: 2, 4, 8 PAUSEs */
+#define LL_STANDBY_PAUSE_NS 2000u       /* the standby PAUSEs this long, then yields between looks */
+#define LL_STANDBY_PATIENCE_NS 100000u  /* then releases hand the standby the lock */
+#define LL_STANDBY_BUDGET_NS 200000u    /* then the standby parks */
+#define LL_STANDBY_ROTATE_NS 30000u     /* arrivals take the role from the parked for this long after a wake */
+#define LL_STANDBY_TENURE_NS 100000u    /* a thread back from parking this long yields the role to the parked */
+#define LL_STANDBY_NUMA_NS 2000000u     /* a parked waiter on another socket waits at most this long for the role */
+#define LL_STANDBY_NAP_NS 1000000u      /* a parked waiter's first nap (doubling to NAP_MAX_NS) */
+#define LL_STANDBY_NAP_MAX_NS 128000000u
+
+/* init: as LL_STANDBY_INITIALIZER (relaxed: like pthread_mutex_init, publish the lock yourself). */
+LL_INLINE void ll_standby_init(ll_standby_lock *l)
+{
+    ll_store_relaxed(&l->locked, 0);
+    ll_store_relaxed(&l->state, 0);
+}
+void ll_standby_acquire_slow(ll_standby_lock *l);
+/* Timed acquire: true if we own the lock, false if deadline_ns (ll_now_ns clock) passed first. */
+bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns);
+void ll_standby_release_slow(ll_standby_lock *l);
+bool ll_standby_try_acquire(ll_standby_lock *l);
+
+LL_INLINE void ll_standby_acquire(ll_standby_lock *l)
+{
+    uint32_t free_ = 0;
+    /* acquire: pairs with the releasing store (ll_standby_release, release_slow) */
+    if (LL_UNLIKELY(!ll_cas(&l->locked, &free_, 1, LL_ACQUIRE)))
+        ll_standby_acquire_slow(l);
+}
+LL_INLINE void ll_standby_release(ll_standby_lock *l)
+{
+    /* relaxed: the waiters' word; an announcement we miss here is found by its waiter's nap
+     * (standby.c, "Release") */
+    if (LL_UNLIKELY(ll_load_relaxed(&l->state) & LL_STANDBY_ACT)) {
+        ll_standby_release_slow(l);
+        return;
+    }
+    /* release: the critical section to the next acquiring CAS.  A store, not an RMW; nothing
+     * touches the lock after it (it may be destroyed at once). */
+    ll_store_release(&l->locked, 0);
+}
+LL_API_END
+#ifdef __cplusplus
+}
+#endif
+#endif

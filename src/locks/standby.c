@@ -1,0 +1,540 @@
+/*
+ * standby — the interposer's default: a barging two-word lock with one
+ * spinning waiter (the standby), the other waiters parked in an
+ * address-hashed table (parkinglot's), a passive set rotated so that every
+ * thread gets its turn.  locklab's own design; its parts come from the
+ * Malthusian paper's discussion of the Solaris mutex (bounded concurrent
+ * spinners, deferred succession, unpark avoidance; Dice, "Malthusian Locks",
+ * EuroSys 2017, §5 and App. A), Fissile's impatient standby (Dice & Kogan,
+ * NETYS 2020), CNA's socket-local succession (Dice & Kogan, EuroSys 2019) and
+ * WebKit's parking table (Pizlo 2016).
+ *
+ * Why a new lock.  A lock under an unmodified program must win on 2 CPUs and
+ * on 288, with 2 threads and with 1000.  Each lock of the registry fails one
+ * of those (docs/performance.md, "Many cores"): glibc's and parkinglot's
+ * barging waiters all spin on, or sleep for, one word, which many cores turn
+ * into a coherence storm and a wake-up per handover; fissile and shfl put a
+ * queue behind the word, whose FIFO handover to a preempted or sleeping
+ * waiter stalls the lock when threads outnumber CPUs; MCS-based CR locks pay
+ * an out-of-line queue node on every uncontended pair.  This lock keeps
+ * parkinglot's store release, inline fast path and table (eight bytes a lock,
+ * nothing to allocate), and bounds the spinners to one, as Solaris does.
+ *
+ * Lock words (8 bytes, all zero = free):
+ *   locked  0 free, 1 held.  Acquire: CAS 0 -> 1; release: a store of 0.
+ *   state   ACT       a release must run release_slow: (PARKED and no SPIN
+ *                     nor WAKING) or IMPATIENT; recomputed by every change
+ *           SPIN      the standby role is taken: one waiter spins on locked
+ *           PARKED    waiters may be parked in the table under this address
+ *           IMPATIENT the standby has waited PATIENCE_NS: the next release
+ *                     hands it the lock
+ *           GRANTED   a release handed the lock to the standby (locked stays 1)
+ *           WAKING    a release woke a parked waiter into the standby role
+ *           bits 8-15 the fork generation that set SPIN, WAKING, IMPATIENT:
+ *                     in a child of a fork, roles set by threads it does not
+ *                     have read as vacant (sb_live)
+ * Transitions (locked, state):
+ *   (0,x) -> (1,x)                 any CAS: fast path, arrival, standby
+ *   (1,S) -> (0,S)                 release with ACT clear: a store
+ *   (1,x) -> (1,x|SPIN)            an arrival claims the vacant role (sb_claim)
+ *   (1,SPIN|x) -> (1,SPIN|IMP|x)   the standby grows impatient
+ *   (1,IMP|x) -> (1,GRANTED|x)     release_slow hands over (no store to locked)
+ *   (1,GRANTED|SPIN) -> (1,0)      the standby takes the handed lock
+ *   (1,PARKED) -> (0,PARKED|WAKING) release_slow wakes the eldest parked
+ *                                  waiter (socket-local first) into the role
+ *   (x,WAKING) -> (x,SPIN)         the woken waiter takes the role (or, if an
+ *                                  arrival took it meanwhile, clears WAKING)
+ *   (1,x) -> (1,x|PARKED)          a waiter parks (under its bucket's lock)
+ *
+ * Acquire (slow path, the CAS failed): the standby spins on locked (a try,
+ * then PAUSE for PAUSE_NS, then yield between looks) and takes the lock by
+ * CAS, or by GRANTED once impatient; after BUDGET_NS it gives the role up and
+ * parks.  Any other waiter: if the role is vacant, claim it; else spin
+ * ARRIVAL_ROUNDS short rounds (2, 4, 8 PAUSEs) on locked, then park.  So at
+ * most one waiter per lock spins for long, whatever the thread count.
+ * Release: ACT clear (nobody parked, or a standby exists or is being woken):
+ * store locked = 0 and touch nothing more (unpark avoidance: the standby, or
+ * a barging arrival, takes it).  ACT set: release_slow hands the lock to an
+ * impatient standby, or wakes one parked waiter into the standby role and
+ * frees the lock; the woken thread arrives a wake-up later (deferred
+ * succession: arrivals keep the lock busy meanwhile).
+ * The passive set and its rotation: waiters that find the role taken park in
+ * the table's FIFO (by first park).  The eldest is woken into the role when a
+ * release finds it vacant; for ROTATE_NS after such a wake, arrivals may claim
+ * a vacant role themselves (it keeps the active set just large enough when
+ * non-critical sections are long), after it only the parked may.  A thread
+ * back from parking longer than TENURE_NS that finds the role vacant parks at
+ * the back instead of claiming it: running threads leave the active set in
+ * turn, so over a few milliseconds every thread cycles through it.
+ * NUMA: the waiter woken into the role is the eldest parked one on the
+ * releaser's socket (among the lock's next 16), unless the eldest has waited
+ * NUMA_NS: the lock stays on one socket for up to NUMA_NS at a time.
+ * Memory orders: the lock's CAS (acquire) and release store, as parkinglot's;
+ * GRANTED is set by a release CAS whose critical section the standby acquires
+ * by its acquire load (or the acquire CAS of sb_resign); every other state
+ * change is relaxed: it orders no data (a waiter that acts on a stale view
+ * spins, parks or wakes once too often, never enters).  The waiter's park is
+ * "set PARKED (seq_cst RMW), then check locked (seq_cst)", the releaser's
+ * "load state, then store locked" has no fence: as in parkinglot, a release
+ * can miss a waiter announcing itself; a parked waiter therefore naps
+ * (NAP_NS, doubling to NAP_MAX_NS) and, if it then finds the lock free and no
+ * standby, leaves the table and competes: a lost wake-up costs its waiter a
+ * nap, never a hang.
+ * Timed acquire (ll_standby_acquire_until): as acquire, with each wait cut at
+ * the deadline: a standby gives its role up (and owns the lock if a GRANTED
+ * came first), a parked waiter leaves the table as parkinglot's does.
+ * Fork: the table is emptied in the child (parkinglot.c, "Fork"); roles held
+ * by threads the child does not have are vacant there (generation bits).
+ *
+ * Fairness: none short-term (barging, and the standby role changes hands
+ * out of order).  Long-term: a standby waits at most PATIENCE_NS plus one
+ * critical section; parked waiters are woken in FIFO order (socket-local
+ * first for at most NUMA_NS); running threads yield the role after
+ * TENURE_NS.  Measured per-thread max/min: docs/performance.md.
+ * Footprint: 8 bytes per lock; a 128-B queue-node slot per parked thread (48 B
+ * used); the table, 256 x 64 B = 16 KiB, shared by all locks.  Policies: its
+ * own (spin, then park in the table), registered as spin.
+ */
+#include <pthread.h>
+#include <unistd.h>
+
+#include "locklab/acr.h"
+#include "locklab/registry.h"
+#include "locklab/standby.h"
+
+enum { ACT = LL_STANDBY_ACT, SPIN = 2u, PARKED = 4u, IMPATIENT = 8u, GRANTED = 16u, WAKING = 32u };
+enum { ROLES = SPIN | WAKING | IMPATIENT, GEN_SHIFT = 8, GEN_MASK = 0xffu << GEN_SHIFT };
+enum { WAITING = 0, STANDBY = 1 }; /* a parked waiter's token */
+enum { SB_BUCKETS = 256, CLOCK_EVERY = 16, NUMA_LOOK = 16 };
+
+/* This process's fork generation, as the state word keeps it. */
+static uint32_t sb_gen(void) { return (ll_load_relaxed(&ll_fork_generation) & 0xffu) << GEN_SHIFT; /* relaxed: changes only in a single-threaded fork child */ }
+/* The state word as this process sees it: roles set before a fork name threads a child does not have. */
+static uint32_t sb_live(uint32_t s, uint32_t gen) { return (s & GEN_MASK) == gen ? s : (s & ~(uint32_t)(ROLES | GEN_MASK)) | gen; }
+static uint32_t sb_derive(uint32_t s)
+{
+    s &= ~(uint32_t)ACT;
+    if (((s & PARKED) && !(s & (SPIN | WAKING))) || (s & IMPATIENT))
+        s |= ACT;
+    return s;
+}
+/* state = derive((state | set) & ~clear), unless the state has a bit of `unless` (then nothing
+ * is written).  Returns the live state before. */
+static uint32_t sb_change(ll_standby_lock *l, uint32_t set, uint32_t clear, uint32_t unless, ll_order o)
+{
+    uint32_t gen = sb_gen(), old = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
+    for (;;) {
+        uint32_t live = sb_live(old, gen);
+        if (live & unless)
+            return live;
+        if (ll_cas(&l->state, &old, sb_derive((live | set) & ~clear), o))
+            return live;
+    }
+}
+
+/* ---- the table (parkinglot.c's design: buckets hashed by address, FIFO by first park) ------ */
+
+typedef struct sb_waiter {
+    /* plain fields shared by the waiter and the releasers (atomics.h): under the bucket's lock */
+    LL_SHARED_PLAIN(struct sb_waiter *) next;
+    LL_SHARED_PLAIN(const void *) key;   /* the lock's address */
+    ll_atomic_u32 token;                 /* WAITING until a releaser sets STANDBY */
+    LL_SHARED_PLAIN(ll_parker *) parker; /* read by the releaser before the token store */
+    LL_SHARED_PLAIN(uint64_t) since;     /* when this acquisition first parked (ll_now_ns) */
+    LL_SHARED_PLAIN(int32_t) socket;     /* where it parked (ll_current_socket) */
+} sb_waiter;
+LL_STATIC_ASSERT(sizeof(sb_waiter) <= LL_QNODE_USABLE, "waiter must fit a queue-node slot");
+
+typedef struct sb_bucket {
+    LL_ALIGNED(LL_CACHELINE) ll_acr_lock lock;
+    LL_SHARED_PLAIN(sb_waiter *) head; /* FIFO by since, under lock */
+    LL_SHARED_PLAIN(sb_waiter *) tail;
+    ll_atomic_u64 rotate_at; /* until this ll_now_ns, arrivals may claim a vacant role from the parked */
+} sb_bucket;
+
+static sb_bucket sb_table[SB_BUCKETS];
+/* The bucket locks' tunables: acr's defaults, one spinner (critical sections are a few list steps). */
+static const ll_acr_params sb_bucket_params = {LL_ACR_DEFAULT_SPIN_NS, LL_ACR_DEFAULT_PATIENCE_NS, 1};
+
+static sb_bucket *bucket_of(const void *key)
+{
+    uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull; /* Fibonacci hashing */
+    return &sb_table[h >> (64 - 8)];
+}
+LL_STATIC_ASSERT(SB_BUCKETS == 1 << 8, "bucket_of takes the top 8 bits");
+
+/* The child of a fork: an empty table, every bucket lock free (parkinglot.c, "Fork", says why
+ * the slow paths also check, for child handlers registered before ours). */
+static ll_atomic_u32 sb_forking;     /* 1 from our prepare handler to our parent/child handler */
+static ll_atomic_u32 sb_forking_pid; /* the forking process's pid, set before sb_forking */
+static void sb_fork_child(void)
+{
+    for (size_t i = 0; i < SB_BUCKETS; i++) {
+        ll_acr_init(&sb_table[i].lock); /* relaxed stores: the child runs one thread here */
+        ll_plain_store(&sb_table[i].head, NULL);
+        ll_plain_store(&sb_table[i].tail, NULL);
+    }
+    ll_store_relaxed(&sb_forking, 0); /* relaxed: the child runs one thread here */
+}
+static void sb_fork_prepare(void)
+{
+    ll_store_relaxed(&sb_forking_pid, (uint32_t)getpid()); /* relaxed: published by the release below */
+    ll_store_release(&sb_forking, 1); /* release: our pid; pairs with sb_repair_if_child's acquire */
+}
+static void sb_fork_parent(void) { ll_store_relaxed(&sb_forking, 0); /* relaxed: a thread that still reads 1 finds its own pid */ }
+LL_INLINE void sb_repair_if_child(void)
+{
+    /* acquire: the pid stored before it (sb_fork_prepare) */
+    if (LL_UNLIKELY(ll_load_acquire(&sb_forking) != 0) && (uint32_t)getpid() != ll_load_relaxed(&sb_forking_pid))
+        sb_fork_child();
+}
+__attribute__((constructor)) static void sb_register_fork(void) { pthread_atfork(sb_fork_prepare, sb_fork_parent, sb_fork_child); }
+
+static bool token_set(void *p)
+{
+    /* acquire: the waker's writes before its token store (the WAKING it set); pairs with the
+     * release store of token in ll_standby_release_slow */
+    return ll_load_acquire(&((sb_waiter *)p)->token) != WAITING;
+}
+
+/* A waiter leaves the table (a nap that found the lock free, or its deadline): under the bucket
+ * lock, if no releaser set w's token, unlink w and, if it was l's last, clear PARKED.  True if
+ * it left. */
+static bool sb_leave(ll_standby_lock *l, sb_bucket *b, sb_waiter *w)
+{
+    ll_acr_acquire(&b->lock, &sb_bucket_params);
+    /* relaxed: releasers set the token only under this bucket lock, which orders it */
+    bool left = ll_load_relaxed(&w->token) == WAITING;
+    if (left) {
+        sb_waiter *prev = NULL;
+        bool more = false;
+        for (sb_waiter *v = ll_plain_load(&b->head); v != NULL; v = ll_plain_load(&v->next)) {
+            if (v == w) {
+                if (prev)
+                    ll_plain_store(&prev->next, ll_plain_load(&w->next));
+                else
+                    ll_plain_store(&b->head, ll_plain_load(&w->next));
+                if (ll_plain_load(&b->tail) == w)
+                    ll_plain_store(&b->tail, prev);
+                continue; /* prev stays: w is out */
+            }
+            more = more || ll_plain_load(&v->key) == (const void *)l;
+            prev = v;
+        }
+        if (!more) /* (x,PARKED) -> (x,0), under the bucket lock as every change of PARKED */
+            sb_change(l, 0, PARKED, 0, LL_RELAXED);
+    }
+    ll_acr_release(&b->lock);
+    return left;
+}
+
+enum { SB_RETRY = 0, SB_STANDBY = 1, SB_TIMED_OUT = 2 };
+
+/* Parked (w in b's list): sleep until a releaser sets w's token (SB_STANDBY), in naps: after
+ * each, if l is free and has no standby, a release may have missed our announcement (header):
+ * leave and compete (SB_RETRY).  At deadline_ns leave (SB_TIMED_OUT).  Leaving loses to a
+ * releaser that set the token first (SB_STANDBY). */
+static int sb_sleep(ll_standby_lock *l, sb_bucket *b, sb_waiter *w, uint64_t deadline_ns)
+{
+    uint64_t nap = LL_STANDBY_NAP_NS;
+    for (;;) {
+        uint64_t now = ll_now_ns();
+        bool last = deadline_ns - now <= nap || deadline_ns <= now; /* this nap ends at the deadline */
+        uint64_t until_ns = last ? deadline_ns : now + nap;
+        struct timespec until = {(time_t)(until_ns / 1000000000u), (long)(until_ns % 1000000000u)};
+        if (ll_parker_park_deadline(ll_plain_load(&w->parker), token_set, w, CLOCK_MONOTONIC, &until))
+            return SB_STANDBY;
+        /* relaxed: hints; a standby (or the holder) will pass the role on, sb_leave decides */
+        if (!last && (ll_load_relaxed(&l->locked) != 0 || (sb_live(ll_load_relaxed(&l->state), sb_gen()) & SPIN))) {
+            nap = nap < LL_STANDBY_NAP_MAX_NS / 2 ? 2 * nap : LL_STANDBY_NAP_MAX_NS;
+            continue;
+        }
+        if (!sb_leave(l, b, w)) {
+            (void)token_set(w); /* a releaser came first (sb_leave saw its token): acquire it */
+            return SB_STANDBY;
+        }
+        return last ? SB_TIMED_OUT : SB_RETRY;
+    }
+}
+
+/* Announce (PARKED) and park in l's bucket if l is still held, until a releaser wakes us into
+ * the standby role or deadline_ns.  again: we parked before in this acquisition (since is when
+ * we first did): we go back to our place by since, not to the back.  Returns SB_STANDBY
+ * (woken: WAKING was set for us), SB_RETRY (not parked, or left after a nap) or SB_TIMED_OUT. */
+static int sb_park(ll_standby_lock *l, uint64_t since, bool again, uint64_t deadline_ns)
+{
+    sb_bucket *b = bucket_of(l);
+    sb_repair_if_child();
+    ll_acr_acquire(&b->lock, &sb_bucket_params);
+    /* seq_cst (RMW and load): our announcement, then the check that l is still held: the
+     * waiter's half of a Dekker pair whose releaser's half (load state, store locked) has no
+     * fence; a release that misses us is found by our naps (header).  (1,x) -> (1,x|PARKED) */
+    sb_change(l, PARKED, 0, 0, LL_SEQ_CST);
+    if (ll_load(&l->locked, LL_SEQ_CST) == 0) {
+        ll_acr_release(&b->lock); /* PARKED stays, a hint: a release with nobody to wake clears it */
+        return SB_RETRY;
+    }
+    sb_waiter *w = (sb_waiter *)ll_qnode_get();
+    ll_plain_store(&w->key, l);
+    ll_plain_store(&w->parker, ll_self()->parker);
+    ll_plain_store(&w->since, since);
+    ll_plain_store(&w->socket, (int32_t)ll_current_socket());
+    ll_store_relaxed(&w->token, WAITING); /* relaxed: a releaser sees w only through the bucket lock */
+    sb_waiter *prev = NULL, *v = NULL;
+    if (again) { /* before the first waiter of l that first parked later than we did */
+        v = ll_plain_load(&b->head);
+        while (v && (ll_plain_load(&v->key) != (const void *)l || ll_plain_load(&v->since) <= since)) {
+            prev = v;
+            v = ll_plain_load(&v->next);
+        }
+    } else {
+        prev = ll_plain_load(&b->tail);
+    }
+    ll_plain_store(&w->next, v);
+    if (prev)
+        ll_plain_store(&prev->next, w);
+    else
+        ll_plain_store(&b->head, w);
+    if (!v)
+        ll_plain_store(&b->tail, w);
+    ll_acr_release(&b->lock);
+    int slept = sb_sleep(l, b, w, deadline_ns);
+    ll_qnode_put(w); /* out of the list either way: a waker unlinked it, or sb_leave did */
+    return slept;
+}
+
+/* ---- acquire --------------------------------------------------------------------------- */
+
+/* The standby gives its role up: (x,SPIN|IMP) -> (x,0).  True if a release handed it the lock
+ * first (GRANTED): then it owns the lock. */
+static bool sb_resign(ll_standby_lock *l)
+{
+    uint32_t old = sb_change(l, 0, SPIN | IMPATIENT, GRANTED, LL_RELAXED);
+    if (!(old & GRANTED))
+        return false;
+    /* acquire (the RMW reads the granting release CAS's value): its critical section */
+    sb_change(l, 0, GRANTED | SPIN | IMPATIENT, 0, LL_ACQUIRE);
+    return true;
+}
+
+/* The standby's wait between looks: PAUSEs for its first PAUSE_NS, then a yield, so that a
+ * holder sharing our CPU runs (a real-time caller never yields to a lower priority). */
+static void sb_relax(uint64_t spun)
+{
+    if (spun > LL_STANDBY_PAUSE_NS && !ll_thread_realtime()) {
+        ll_yield();
+        return;
+    }
+    for (int i = 0; i < 8; i++)
+        ll_pause();
+}
+
+bool ll_standby_try_acquire(ll_standby_lock *l)
+{
+    uint32_t free_ = 0;
+    /* relaxed: the CAS validates it; acquire: pairs with the releasing stores (release, release_slow) */
+    return ll_load_relaxed(&l->locked) == 0 && ll_cas(&l->locked, &free_, 1, LL_ACQUIRE);
+}
+
+/* Claim the vacant standby role, (1,x) -> (1,x|SPIN): if nobody is parked, or the parked had
+ * their turn less than ROTATE_NS ago.  s: the live state; now: ll_now_ns() if s has PARKED. */
+static bool sb_claim(ll_standby_lock *l, uint32_t s, uint64_t now)
+{
+    /* relaxed: a hint of the bucket's last wake; a stale one only shifts a turn */
+    if ((s & PARKED) && now >= ll_load_relaxed(&bucket_of(l)->rotate_at))
+        return false; /* the next release wakes the eldest parked waiter into the role */
+    return !(sb_change(l, SPIN, 0, SPIN, LL_RELAXED) & SPIN);
+}
+
+/* When this thread last came back from parking: its tenure in the active set (header). */
+typedef struct sb_tenure {
+    uint64_t active_from; /* ll_now_ns; 0: not yet measured */
+} sb_tenure;
+LL_THREAD_ELEMENT(sb_tenure, sb_me, {0})
+
+/* The standby's turn of the loop: true to go on waiting, false to park (it gave the role up).
+ * *owner: it took the lock (then it returns false too). */
+static bool sb_standby_wait(ll_standby_lock *l, uint64_t spin_from, uint32_t rounds, uint64_t *spun, uint64_t deadline_ns,
+                            bool *owner)
+{
+    /* acquire: the critical section of the release that set GRANTED (release CAS) */
+    if (ll_load_acquire(&l->state) & GRANTED) { /* (1,GRANTED|SPIN) -> (1,0): ours */
+        sb_change(l, 0, GRANTED | SPIN | IMPATIENT, 0, LL_RELAXED);
+        return *owner = true, false;
+    }
+    if (rounds % CLOCK_EVERY == 0) {
+        uint64_t now = ll_now_ns();
+        *spun = now - spin_from;
+        if (now >= deadline_ns || *spun >= LL_STANDBY_BUDGET_NS)
+            return *owner = sb_resign(l), false;
+        if (*spun >= LL_STANDBY_PATIENCE_NS) /* (1,SPIN) -> (1,SPIN|IMP), once */
+            sb_change(l, IMPATIENT, 0, GRANTED | IMPATIENT, LL_RELAXED);
+    }
+    sb_relax(*spun);
+    return true;
+}
+
+bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
+{
+    sb_tenure *me = sb_me();
+    bool standby = false;
+    uint64_t since = 0, spin_from = 0, spun = 0;
+    uint32_t rounds = 0, arrivals = 0;
+    for (;;) {
+        if (ll_standby_try_acquire(l)) {
+            if (standby) /* (1,SPIN|x) -> (1,x): the role is vacant again */
+                sb_change(l, 0, SPIN | IMPATIENT, 0, LL_RELAXED);
+            return true;
+        }
+        if (standby) {
+            bool owner = false;
+            if (sb_standby_wait(l, spin_from, ++rounds, &spun, deadline_ns, &owner))
+                continue;
+            if (owner)
+                return true;
+            standby = false;
+            if (deadline_ns != LL_NO_DEADLINE && ll_now_ns() >= deadline_ns)
+                return false; /* the role given up: nothing of ours left */
+        } else {
+            if (deadline_ns != LL_NO_DEADLINE && ll_now_ns() >= deadline_ns)
+                return false; /* nothing of ours to undo */
+            uint32_t s = ll_load_relaxed(&l->state); /* relaxed: a hint (a stale role too: sb_claim's CAS validates it) */
+            bool served = false;
+            if (!(s & SPIN)) { /* the role is vacant */
+                uint64_t now = s & PARKED ? ll_now_ns() : 0;
+                if (s & PARKED) {
+                    if (me->active_from == 0)
+                        me->active_from = now;
+                    served = now - me->active_from >= LL_STANDBY_TENURE_NS; /* while others are parked */
+                }
+                if (!served && sb_claim(l, s, now)) {
+                    standby = true, spin_from = ll_now_ns(), rounds = 0, spun = 0;
+                    continue;
+                }
+            }
+            if (!served && arrivals < LL_STANDBY_ARRIVAL_ROUNDS) { /* the holder may be about to leave */
+                for (uint32_t i = 0; i < 2u << arrivals; i++)
+                    ll_pause();
+                arrivals++;
+                continue;
+            }
+        }
+        bool again = since != 0; /* parked before: back to our place by since */
+        if (!again)
+            since = ll_now_ns();
+        int r = sb_park(l, since, again, deadline_ns);
+        me->active_from = ll_now_ns();
+        arrivals = 0;
+        if (r == SB_TIMED_OUT) /* one last look: a release that missed us may have freed l */
+            return ll_standby_try_acquire(l);
+        if (r == SB_STANDBY) {
+            /* woken into the role: (x,WAKING) -> (x,SPIN), unless an arrival took it meanwhile */
+            if (sb_change(l, SPIN, WAKING, SPIN, LL_RELAXED) & SPIN)
+                sb_change(l, 0, WAKING, 0, LL_RELAXED);
+            else
+                standby = true, spin_from = ll_now_ns(), rounds = 0, spun = 0;
+        }
+    }
+}
+
+LL_COLD void ll_standby_acquire_slow(ll_standby_lock *l) { ll_standby_acquire_until(l, LL_NO_DEADLINE); }
+
+/* ---- release --------------------------------------------------------------------------- */
+
+/* The waiter of l to wake into the role, and whether l has others (under the bucket lock): the
+ * eldest, or the eldest on the releaser's socket among l's next NUMA_LOOK waiters while the
+ * eldest has waited less than NUMA_NS. */
+static sb_waiter *sb_pick(ll_standby_lock *l, sb_bucket *b, sb_waiter **pick_prev, bool *more)
+{
+    sb_waiter *found = NULL, *prev = NULL;
+    int32_t mine = ll_topology_sockets() > 1 ? (int32_t)ll_current_socket() : -1;
+    uint32_t looked = 0;
+    *more = false;
+    for (sb_waiter *w = ll_plain_load(&b->head); w != NULL; prev = w, w = ll_plain_load(&w->next)) {
+        if (ll_plain_load(&w->key) != (const void *)l)
+            continue;
+        if (found == NULL) {
+            found = w, *pick_prev = prev;
+            if (mine >= 0 && ll_plain_load(&w->socket) != mine && ll_now_ns() - ll_plain_load(&w->since) < LL_STANDBY_NUMA_NS)
+                continue; /* look for one on our socket */
+            mine = -1;
+            continue;
+        }
+        *more = true;
+        if (mine < 0 || ++looked > NUMA_LOOK)
+            break;
+        if (ll_plain_load(&w->socket) == mine) {
+            found = w, *pick_prev = prev;
+            break;
+        }
+    }
+    return found;
+}
+
+/* ACT was set: we hold the lock. */
+LL_COLD void ll_standby_release_slow(ll_standby_lock *l)
+{
+    uint32_t gen = sb_gen(), raw = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
+    for (;;) {
+        uint32_t s = sb_live(raw, gen);
+        if (!(s & IMPATIENT))
+            break;
+        /* (1,IMP|SPIN) -> (1,GRANTED|SPIN): the lock is the standby's, locked stays 1.  release:
+         * the critical section to the standby; pairs with its acquire load of GRANTED */
+        if (ll_cas(&l->state, &raw, sb_derive((s | GRANTED) & ~(uint32_t)IMPATIENT), LL_RELEASE))
+            return;
+    }
+    if (!(sb_derive(sb_live(raw, gen)) & ACT)) { /* a standby appeared, or the waiters left */
+        ll_store_release(&l->locked, 0); /* release: the critical section to the next acquiring CAS */
+        return;
+    }
+    sb_bucket *b = bucket_of(l);
+    sb_repair_if_child();
+    ll_acr_acquire(&b->lock, &sb_bucket_params);
+    sb_waiter *prev = NULL;
+    bool more;
+    sb_waiter *w = sb_pick(l, b, &prev, &more);
+    ll_parker *p = NULL;
+    if (w == NULL) {
+        sb_change(l, 0, PARKED, 0, LL_RELAXED); /* (1,PARKED) -> (1,0): nobody is parked */
+    } else if (!(sb_change(l, WAKING, more ? 0 : PARKED, SPIN | WAKING, LL_RELAXED) & (SPIN | WAKING))) {
+        /* (1,PARKED) -> (1,PARKED|WAKING) (or (1,WAKING) if w was the last): w gets the role */
+        sb_waiter *next = ll_plain_load(&w->next);
+        if (prev)
+            ll_plain_store(&prev->next, next);
+        else
+            ll_plain_store(&b->head, next);
+        if (ll_plain_load(&b->tail) == w)
+            ll_plain_store(&b->tail, prev);
+        ll_store_relaxed(&b->rotate_at, ll_now_ns() + LL_STANDBY_ROTATE_NS); /* relaxed: a hint for sb_claim */
+        p = ll_plain_load(&w->parker); /* before the token store: then the node may be reused */
+        /* release: WAKING before w sees its token; pairs with the acquire in token_set */
+        ll_store_release(&w->token, STANDBY);
+    } /* else a standby appeared meanwhile: nobody to wake */
+    ll_store_release(&l->locked, 0); /* release: the critical section to the next acquiring CAS */
+    ll_acr_release(&b->lock);
+    ll_wake(p); /* after the bucket's release: the woken thread may need the bucket at once */
+}
+
+/* ---- registry adapter ------------------------------------------------------------------- */
+
+LL_INIT_ADAPTER(ll_standby_init((ll_standby_lock *)s))
+static void acquire(void *s, ll_wait_policy *wp) { (void)wp; ll_standby_acquire((ll_standby_lock *)s); }
+static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_standby_try_acquire((ll_standby_lock *)s); }
+static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_standby_release((ll_standby_lock *)s); }
+static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    if (ll_deadline_passed(deadline_ns))
+        return try_acquire(s, wp); /* its own waiting (header): wp unused */
+    return ll_standby_acquire_until((ll_standby_lock *)s, deadline_ns);
+}
+
+const ll_lock_ops ll_lock_standby = {
+    "standby", "locklab (Malthusian Locks' Solaris mutex, Fissile's standby, CNA, WebKit's parking table)",
+    "two words, a store release; one spinning waiter (the standby), the others parked FIFO in a global "
+    "address-hashed table and rotated through the standby role",
+    "none short-term (barging); the standby waits at most patience (0.1 ms) + one critical section; parked "
+    "waiters woken FIFO (socket-local first for 2 ms)", LL_SPIN_ONLY, NULL,
+    sizeof(ll_standby_lock), sizeof(ll_standby_lock), sizeof(sb_waiter),
+    init, NULL, acquire, try_acquire, release, acquire_until, NULL,
+};
