@@ -51,6 +51,7 @@ typedef struct bench_config {
     int threads;
     double duration_s;
     double param[BENCH_MAX_PARAMS]; /* in the order of the workload's params */
+    int waits; /* --waits: time every acquisition (bench_enter), extras wait_max_ns, wait_p99_ns, wait_p999_ns */
 } bench_config;
 
 typedef struct bench_extra {
@@ -88,6 +89,8 @@ extern const workload *const workloads[]; /* NULL-terminated */
 void bench_result_free(bench_result *r);
 int bench_result_alloc(bench_result *out, int threads);
 void bench_add_extra(bench_result *r, const char *name, double value);
+/* The extras wait_max_ns, wait_p99_ns, wait_p999_ns of a run's merged acquisition waits. */
+void bench_add_wait_extras(bench_result *r, const wait_hist *h);
 /* The process's voluntary / involuntary context switches and CPU seconds so far. */
 void bench_usage_snapshot(long *vcsw, long *ivcsw, double *cpu);
 /* Workloads touch their data before the interval: a footprint of `bytes` over
@@ -123,6 +126,7 @@ typedef struct bench_thread {
     uint64_t ops;  /* the body counts its completed operations here */
     uint64_t rng;  /* seeded per thread, never 0 */
     void *local;   /* the body's private state, if it wants one */
+    wait_hist *waits; /* with --waits: this thread's acquisition waits (bench_enter), else NULL */
 } bench_thread;
 
 typedef void (*bench_body)(bench_thread *t);
@@ -154,7 +158,13 @@ static inline int bench_admit(bench_thread *t)
  * is over (lock released again: leave). */
 static inline int bench_enter(bench_thread *t, ll_lock *lock)
 {
-    ll_lock_acquire(lock);
+    if (LL_UNLIKELY(t->waits != NULL)) {
+        uint64_t t0 = ll_now_ns();
+        ll_lock_acquire(lock);
+        wait_hist_add(t->waits, ll_now_ns() - t0);
+    } else {
+        ll_lock_acquire(lock);
+    }
     if (!bench_admit(t)) {
         ll_lock_release(lock);
         return 0;

@@ -97,7 +97,11 @@ int bench_run_threads(ll_lock *lock, const bench_config *cfg, bench_result *out,
     sh->cfg = cfg;
     sh->ctx = ctx;
     sh->log = out->admissions;
+    wait_hist *hists = cfg->waits ? calloc((size_t)n, sizeof(wait_hist)) : NULL;
+    if (cfg->waits && !hists)
+        return -1;
     for (int i = 0; i < n; i++) {
+        ts[i].waits = hists ? &hists[i] : NULL;
         ts[i].sh = sh;
         ts[i].index = i;
         ts[i].rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
@@ -136,8 +140,21 @@ int bench_run_threads(ll_lock *lock, const bench_config *cfg, bench_result *out,
     }
     out->logged = sh->admitted < BENCH_LOG_CAPACITY ? sh->admitted : BENCH_LOG_CAPACITY;
     out->exclusion_ok = sh->admitted == out->ops;
+    if (hists) {
+        for (int i = 1; i < n; i++)
+            wait_hist_merge(&hists[0], &hists[i]);
+        bench_add_wait_extras(out, &hists[0]);
+        free(hists);
+    }
     free(args);
     free(ts);
     free(sh);
     return 0;
+}
+
+void bench_add_wait_extras(bench_result *r, const wait_hist *h)
+{
+    bench_add_extra(r, "wait_max_ns", (double)h->max_ns);
+    bench_add_extra(r, "wait_p99_ns", (double)wait_hist_percentile(h, 0.99));
+    bench_add_extra(r, "wait_p999_ns", (double)wait_hist_percentile(h, 0.999));
 }

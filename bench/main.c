@@ -234,7 +234,7 @@ static void median_spread(const double *v, int n, double *med, double *lo, doubl
 int main(int argc, char **argv)
 {
     const char *locks[MAX_LOCKS], *params[BENCH_MAX_PARAMS * 4];
-    int nparams = 0, nlocks = 0, threads = 1, runs = 1, json = 0, list = 0, verbose = 0, list_workloads = 0;
+    int nparams = 0, nlocks = 0, threads = 1, runs = 1, json = 0, list = 0, verbose = 0, list_workloads = 0, waits = 0;
     double duration = 1.0;
     const char *wname = NULL;
     for (int i = 1; i < argc; i++) {
@@ -248,6 +248,8 @@ int main(int argc, char **argv)
             verbose = 1;
         else if (strcmp(a, "--json") == 0)
             json = 1;
+        else if (strcmp(a, "--waits") == 0)
+            waits = 1;
         else if (strcmp(a, "--version") == 0) {
             printf("locklab %s\n", ll_version());
             return 0;
@@ -256,7 +258,7 @@ int main(int argc, char **argv)
                    "       locklab-bench --version\n"
                    "       locklab-bench --workloads\n"
                    "       locklab-bench WORKLOAD --lock SPEC [--lock SPEC ...] [--threads N] [--duration S]"
-                   " [--runs R] [--param KEY=VALUE ...] [--json]\n");
+                   " [--runs R] [--param KEY=VALUE ...] [--waits] [--json]\n");
             return 0;
         } else if (strcmp(a, "--lock") == 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--duration") == 0 ||
                    strcmp(a, "--runs") == 0 || strcmp(a, "--param") == 0) {
@@ -279,7 +281,7 @@ int main(int argc, char **argv)
                 duration = parse_seconds(a, next);
         } else if (a[0] == '-')
             die("unknown option '%s' (valid: --list, --verbose, --workloads, --lock, --threads, --duration, --runs, "
-                "--param, --json%s)", a, ", --version, --help");
+                "--param, --waits, --json%s)", a, ", --version, --help");
         else if (!wname)
             wname = a;
         else
@@ -318,8 +320,9 @@ int main(int argc, char **argv)
     for (int r = 0; r < runs; r++) {
         for (int l = 0; l < nlocks; l++) {
             bench_config cfg = {w->name, w->params, ll_lock_name(handles[l]), ll_lock_spin_ns(handles[l]), threads, duration,
-                                {0}};
+                                {0}, waits};
             memcpy(cfg.param, param_values, sizeof param_values);
+            cfg.waits = waits;
             bench_result res;
             int rc = w->run(handles[l], &cfg, &res);
             if (rc == BENCH_REFUSED) /* the workload printed its one line */

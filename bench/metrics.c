@@ -149,3 +149,38 @@ void fairness_compute(const uint16_t *admissions, size_t n, const uint64_t *ops,
     }
     out->max_min_ratio = mn ? (double)mx / (double)mn : INFINITY;
 }
+
+void wait_hist_merge(wait_hist *into, const wait_hist *from)
+{
+    into->n += from->n;
+    if (from->max_ns > into->max_ns)
+        into->max_ns = from->max_ns;
+    for (unsigned b = 0; b < WAIT_HIST_BUCKETS; b++)
+        into->count[b] += from->count[b];
+}
+
+/* The upper bound of bucket b (wait_hist_bucket's inverse). */
+static uint64_t wait_hist_upper(unsigned b)
+{
+    if (b < 16)
+        return b;
+    unsigned e = (b - 16u) / 8u + 4u, sub = (b - 16u) % 8u;
+    return ((8ull + sub) << (e - 3u)) + (1ull << (e - 3u)) - 1u;
+}
+
+uint64_t wait_hist_percentile(const wait_hist *h, double q)
+{
+    if (h->n == 0)
+        return 0;
+    uint64_t rank = (uint64_t)ceil(q * (double)h->n), seen = 0;
+    if (rank == 0)
+        rank = 1;
+    for (unsigned b = 0; b < WAIT_HIST_BUCKETS; b++) {
+        seen += h->count[b];
+        if (seen >= rank) {
+            uint64_t up = wait_hist_upper(b);
+            return up < h->max_ns ? up : h->max_ns;
+        }
+    }
+    return h->max_ns;
+}

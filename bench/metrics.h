@@ -31,4 +31,29 @@ double metric_fairness_factor(const uint64_t *x, int n);
 double metric_socket_switches(const uint16_t *admissions, size_t n, const int *thread_socket);
 double median_of(double *v, size_t n); /* sorts v */
 
+/* Acquisition waits (ns from the acquire call to its return): a log-linear histogram, exact
+ * below 16 ns, then 8 sub-buckets per power of two, so a percentile (the upper bound of its
+ * bucket, at most the largest wait seen) is at most 12.5% above the true value. */
+#define WAIT_HIST_BUCKETS 512
+typedef struct wait_hist {
+    uint64_t n, max_ns;
+    uint64_t count[WAIT_HIST_BUCKETS];
+} wait_hist;
+static inline unsigned wait_hist_bucket(uint64_t ns)
+{
+    if (ns < 16)
+        return (unsigned)ns;
+    unsigned e = 63u - (unsigned)__builtin_clzll(ns); /* >= 4 */
+    return 16u + (e - 4u) * 8u + (unsigned)((ns >> (e - 3u)) & 7u);
+}
+static inline void wait_hist_add(wait_hist *h, uint64_t ns)
+{
+    h->n++;
+    h->count[wait_hist_bucket(ns)]++;
+    if (ns > h->max_ns)
+        h->max_ns = ns;
+}
+void wait_hist_merge(wait_hist *into, const wait_hist *from);
+uint64_t wait_hist_percentile(const wait_hist *h, double q); /* q in (0, 1]; 0 if empty */
+
 #endif

@@ -244,7 +244,7 @@ int main(int argc, char **argv)
         bool over = ll_lock_never_parks(l) && threads > sim_machine_hwthreads(&m);
         if (json) {
             bench_config bc = {w->bench->name, w->bench->params, ll_lock_name(l), ll_lock_spin_ns(l), threads, duration,
-                               {0}};
+                               {0}, 1};
             memcpy(bc.param, values, sizeof values);
             print_json(&r, &cfg, &bc, over, &res, &f, host_s, cpu_s);
         } else {

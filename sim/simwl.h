@@ -27,6 +27,7 @@ struct wl_run {
     uint16_t *log;
     size_t logcap;
     uint64_t *ops, *rng;
+    wait_hist *waits; /* per thread: every acquisition's wait in simulated ns (free: no simulated clock read) */
     int *socket;
     sim_outcome outcome;
     sim_stats stats;

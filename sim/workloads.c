@@ -31,7 +31,9 @@ static inline uint64_t below(uint64_t rng, uint64_t n) { return (uint64_t)(((uns
 /* ---- harness ------------------------------------------------------------------------- */
 static bool enter(wl_run *r, int i, bool harness_lines)
 {
+    uint64_t t0 = sim_now_ps();
     ll_lock_acquire(r->lock);
+    wait_hist_add(&r->waits[i], (sim_now_ps() - t0) / 1000u);
     if (sim_stopping()) {
         ll_lock_release(r->lock);
         return false;
@@ -204,7 +206,8 @@ int sim_workload_run(wl_run *r, const sim_config *cfg, bench_result *out)
     r->log = out->admissions;
     r->logcap = BENCH_LOG_CAPACITY;
     r->rng = calloc((size_t)n, sizeof(uint64_t));
-    if (!r->rng)
+    r->waits = calloc((size_t)n, sizeof(wait_hist));
+    if (!r->rng || !r->waits)
         return -1;
     for (int i = 0; i < n; i++) {
         uint64_t x = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1) ^ (cfg->seed * 0xD1B54A32D192ED03ull);
@@ -223,6 +226,10 @@ int sim_workload_run(wl_run *r, const sim_config *cfg, bench_result *out)
     out->cpu_s = (double)r->stats.busy_ps / 1e12 * out->wall_s / ((double)(r->stats.end_ps ? r->stats.end_ps : 1) / 1e12);
     if (r->workload->finish)
         r->workload->finish(r, out);
+    for (int i = 1; i < n; i++)
+        wait_hist_merge(&r->waits[0], &r->waits[i]);
+    bench_add_wait_extras(out, &r->waits[0]);
+    free(r->waits);
     free(r->rng);
     return 0;
 }

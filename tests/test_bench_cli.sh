@@ -41,6 +41,12 @@ if command -v python3 >/dev/null; then
   python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["threads"]==2 and len(d["per_thread_ops"])==2 and d["ops"]==sum(d["per_thread_ops"]) and d["exclusion_ok"]' "$json" \
     && ok "JSON parses and is consistent" || bad "JSON inconsistent: $json"
 fi
+# --waits: every acquisition timed, its worst and percentiles in the extras (ordered, nonzero)
+json=$("$bench" mutexbench --lock mcs-stp --threads 2 --duration 0.05 --waits --json)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert 0 < d["wait_p99_ns"] <= d["wait_p999_ns"] <= d["wait_max_ns"], d' "$json" \
+  && ok "--waits: wait_p99_ns <= wait_p999_ns <= wait_max_ns" || bad "--waits: $json"
+json=$("$bench" mutexbench --lock mcs-stp --threads 2 --duration 0.05 --json)
+[[ $json != *wait_max_ns* ]] && ok "no --waits: no wait extras" || bad "wait extras without --waits: $json"
 json=$(LOCKLAB_TOPOLOGY=sockets=2 "$bench" mutexbench --lock mcs --threads 4 --duration 0.05 --json)
 [[ $json == *'"topology":"sockets=2"'* ]] && ok "virtual topology reported" || bad "topology: $json"
 json=$("$bench" uncontended --lock tas --duration 0.05 --json)

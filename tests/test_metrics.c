@@ -62,6 +62,27 @@ int main(void)
     near(f.max_min_ratio, 4, "max/min ratio");
     fairness_compute(seq, 6, one, 4, NULL, &f);
     near(f.max_min_ratio, INFINITY, "max/min ratio with a starved thread");
+
+    /* Acquisition waits: exact below 16 ns, then within 12.5% (the bucket's upper bound), never
+     * above the largest wait; merged histograms add. */
+    static wait_hist w, w2;
+    for (uint64_t ns = 0; ns < 16; ns++)
+        near(wait_hist_bucket(ns), (double)ns, "wait bucket exact below 16");
+    near(wait_hist_bucket(16), 16, "wait bucket 16");
+    near(wait_hist_bucket(17), 16, "wait bucket 17 (16..17 share one)");
+    near(wait_hist_bucket(18), 17, "wait bucket 18");
+    near(wait_hist_bucket(UINT64_MAX), WAIT_HIST_BUCKETS - 17, "wait bucket of the largest value");
+    for (uint64_t i = 1; i <= 1000; i++)
+        wait_hist_add(&w, i * 100); /* 100 .. 100000 ns */
+    near((double)w.max_ns, 100000, "wait max");
+    uint64_t p99 = wait_hist_percentile(&w, 0.99), p999 = wait_hist_percentile(&w, 0.999);
+    near(p99 >= 99000 && p99 <= 99000 * 1.125, 1, "wait p99 within 12.5% above 99000");
+    near(p999 >= 99900 && p999 <= 100000, 1, "wait p99.9 within the bucket, at most the max");
+    near((double)wait_hist_percentile(&w2, 0.99), 0, "wait p99 of nothing");
+    wait_hist_add(&w2, 5000000);
+    wait_hist_merge(&w, &w2);
+    near((double)w.n, 1001, "merged wait count");
+    near((double)wait_hist_percentile(&w, 1.0), 5000000, "merged wait max is the p100");
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -30,7 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCANNED = ["src/locks", "src/wait", "src/sync", "include/locklab/wait.h", "include/locklab/core.h",
-           "src/core/parker.c", "include/locklab/parkinglot.h"]  # parkinglot.h: the lock's inline fast path
+           "src/core/parker.c", "include/locklab/parkinglot.h",
+           "include/locklab/standby.h"]  # parkinglot.h, standby.h: the locks' inline fast paths
 
 # What covers each file: the lock specs (every lock client, bounded and random) or the sync clients.
 PARK = ["mcs-park", "twa-park", "anderson-park", "mcs-stp"]
@@ -56,7 +57,13 @@ VARIANTS = {"acr": ["acr:spin_ns=0", "acr:spin_ns=0,patience_ns=0"],
 HOLD_FULL = {"parkinglot": [["--lock", "parkinglot", "--client", "counter", "--threads", "2", "--sched", "full",
                              "--hold", "10"],
                             ["--lock", "parkinglot", "--client", "locks", "--threads", "3", "--acquisitions", "2",
-                             "--sched", "random", "--iterations", "2000", "--clock-step", "1000", "--hold", "10"]]}
+                             "--sched", "random", "--iterations", "2000", "--clock-step", "1000", "--hold", "10"]],
+             # standby: the standby (exhaustive), its park, wake into the role, impatience and GRANTED
+             # (a 30-us clock step: the standby's patience and budget run out)
+             "standby": [["--lock", "standby", "--client", "counter", "--threads", "2", "--sched", "full", "--hold", "10"],
+                         ["--lock", "standby", "--client", "locks", "--client", "timed", "--threads", "3",
+                          "--acquisitions", "2", "--sched", "random", "--iterations", "2000", "--clock-step", "30000",
+                          "--hold", "10"]]}
 
 
 def covering(path):
@@ -71,13 +78,15 @@ def covering(path):
         return MCS_FAMILY
     if base == "parkinglot.h":
         return ["parkinglot"]
+    if base == "standby.h":
+        return ["standby"]
     if base == "word_lock.h":
         return ["tas", "ttas"]
     if base == "passive_set.h":
         return ["mcscr", "mcscrn", "loiter"]
     spec = name.replace("_", "-")
     specs = [spec]
-    if spec not in ("tas", "ttas", "backoff", "ticket", "ticket-pb", "loiter", "acr", "parkinglot"):  # no policies
+    if spec not in ("tas", "ttas", "backoff", "ticket", "ticket-pb", "loiter", "acr", "parkinglot", "standby"):  # no policies
         specs.append(spec + "-park")
     return specs + VARIANTS.get(spec, [])
 

@@ -49,6 +49,9 @@ run --broken broken-relaxed-tas --broken broken-test-then-set --broken broken-re
     --client counter --sched full --expect-fail
 echo "== parkinglot without its naps (--untimed-parks) must lose a wake-up: the release that misses an announcement"
 run --lock parkinglot --client counter --threads 2 --sched full --hold 10 --untimed-parks --expect-fail
+echo "== standby without its naps likewise (3 threads: with 2 the waiter is the standby and never parks)"
+run --lock standby --client counter --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 30000 \
+    --hold 10 --untimed-parks --expect-fail
 
 if [ "$mode" = quick ]; then
     echo "== exhaustive: counter, 2 threads x 1 acquisition (spin, park and stp waiting)"
@@ -57,6 +60,9 @@ if [ "$mode" = quick ]; then
     echo "== random: every lock client, 3 threads x 2 acquisitions, $ITER executions"
     run --lock mcs-park --lock twa-stp --lock mcscr --lock hemlock-park --lock reciprocating-park --client locks \
         --threads 3 --acquisitions 2 --sched random --iterations "$ITER"
+    echo "== random: standby's standby, park and wake into the role (a 30-us clock step: the standby's budget runs out), $ITER executions"
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" \
+        --clock-step 30000 --hold 10
     echo "== random: the timed client, 3 threads x 2 acquisitions (the abortable queues), $ITER executions"
     run --lock mcs --lock k42-park --lock hemlock-stp --lock reciprocating-park --client timed --threads 3 \
         --acquisitions 2 --sched random --iterations "$ITER"
@@ -104,6 +110,12 @@ done
 if [[ " $specs " == *" parkinglot "* ]]; then
     run --lock parkinglot --client counter --threads 2 --sched full --hold 10
     run --lock parkinglot --client locks --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 1000 --hold 10
+fi
+# standby: its standby (exhaustive, 2 threads), its park, wake into the role, impatience and
+# GRANTED (3 threads, a 30-us clock step: the standby's patience and budget run out)
+if [[ " $specs " == *" standby "* ]]; then
+    run --lock standby --client counter --threads 2 --sched full --hold 10
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 30000 --hold 10
 fi
 
 echo "== the timed client (acquire_until), 3 threads x 2 acquisitions, and abandon (a lock dropped while held, its departed timed waiters' nodes reclaimed and reused), $ITER executions"

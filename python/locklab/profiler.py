@@ -78,19 +78,21 @@ def render(report, top=20, sort="wait"):
              f"{report['objects']} objects ({report['passthrough_objects']} passed through to glibc), "
              f"{report['acquisitions']} acquisitions, {report['contended']} contended; "
              f"{len(locks)} shown, by {sort}"]
-    header = ("#", "kind", "type", "acquired", "cont%", "changes", "wait", "wait_avg", "wait_p99", "hold_avg",
-              "thr", "max/min", "lwss", "mttr", "first use")
+    header = ("#", "kind", "type", "acquired", "cont%", "changes", "wait", "wait_avg", "wait_p99", "wait_p999",
+              "wait_max", "hold_avg", "thr", "max/min", "lwss", "mttr", "first use")
     rows = []
     for i, l in enumerate(locks, 1):
         mm = (f"{l['max_thread_share'] / l['min_thread_share']:.1f}" if l.get("min_thread_share") else "-")
         rows.append((str(i), l["kind"], "passthru" if l["passthrough"] else l["type"], str(l["acquisitions"]),
                      f"{l['contended_pct']:.2f}", str(l["owner_changes"]), _ns(l["wait_total_ns"]),
-                     _ns(l["wait_mean_ns"]), _ns(l["wait_p99_ns"]), _ns(l["hold_mean_ns"]), str(l["threads"]), mm,
+                     _ns(l["wait_mean_ns"]), _ns(l["wait_p99_ns"]),
+                     _ns(l["wait_p999_ns"]) if "wait_p999_ns" in l else "-", _ns(l["wait_max_ns"]),
+                     _ns(l["hold_mean_ns"]), str(l["threads"]), mm,
                      "-" if l["lwss"] is None else f"{l['lwss']:.1f}", "-" if l["mttr"] is None else str(l["mttr"]),
                      l["first_use"]))
     widths = [max(len(r[c]) for r in rows + [header]) for c in range(len(header))]
     for r in [header] + rows:
-        lines.append("  ".join(v.rjust(w) if c not in (1, 2, 14) else v.ljust(w)
+        lines.append("  ".join(v.rjust(w) if c not in (1, 2, 16) else v.ljust(w)
                                for c, (v, w) in enumerate(zip(r, widths))).rstrip())
     return lines
 

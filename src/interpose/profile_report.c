@@ -209,7 +209,7 @@ typedef struct lp_row {
     lp_profile *p;
     uint64_t wait_ns; /* total, mutex holder-side or cond/sem atomic */
     uint64_t wait_max; /* mutex holder-side or cond/sem atomic */
-    uint64_t wait_p99; /* of the merged wait histogram (wait_hist), at most wait_max */
+    uint64_t wait_p99, wait_p999; /* of the merged wait histogram (wait_hist), at most wait_max */
     uint64_t acquisitions, contended, parks, threads, max_share, min_share;
     double lwss, mttr;
 } lp_row;
@@ -227,8 +227,11 @@ static void summarize(lp_profile *p, lp_row *r)
     uint64_t h[LP_HIST_BUCKETS];
     wait_hist(p, h);
     r->wait_p99 = hist_percentile(h, 0.99);
+    r->wait_p999 = hist_percentile(h, 0.999);
     if (r->wait_p99 > r->wait_max) /* a bucket's upper bound, beyond what was seen */
         r->wait_p99 = r->wait_max;
+    if (r->wait_p999 > r->wait_max)
+        r->wait_p999 = r->wait_max;
     lp_detail *d = (lp_detail *)ll_load_acquire(&p->detail); /* acquire: pairs with the release in detail_of */
     r->lwss = r->mttr = -1;
     if (!d)
@@ -329,7 +332,7 @@ static void write_json(FILE *f, lp_row *rows, size_t n, size_t listed, const uin
         fprintf(f,
                 ",\"acquisitions\":%llu,\"contended\":%llu,\"contended_pct\":%.3f,\"owner_changes\":%llu,"
                 "\"trylock_failed\":%llu,\"passthrough_ops\":%llu,\"parks\":%llu,\"wakes\":%llu,"
-                "\"wait_total_ns\":%llu,\"wait_mean_ns\":%.1f,\"wait_max_ns\":%llu,\"wait_p99_ns\":%llu,"
+                "\"wait_total_ns\":%llu,\"wait_mean_ns\":%.1f,\"wait_max_ns\":%llu,\"wait_p99_ns\":%llu,\"wait_p999_ns\":%llu,"
                 "\"hold_samples\":%llu,\"hold_mean_ns\":%.1f,\"hold_max_ns\":%llu,\"hold_p99_ns\":%llu,"
                 "\"threads\":%llu,\"max_thread_share\":%llu,\"min_thread_share\":%llu,",
                 (unsigned long long)r->acquisitions, (unsigned long long)r->contended,
@@ -338,11 +341,15 @@ static void write_json(FILE *f, lp_row *rows, size_t n, size_t listed, const uin
                 (unsigned long long)ll_load_relaxed(&p->passthrough_ops), (unsigned long long)r->parks,
                 (unsigned long long)ll_load_relaxed(&p->wakes), /* relaxed (all three): statistics */
                 (unsigned long long)r->wait_ns, r->contended ? (double)r->wait_ns / (double)r->contended : 0.0,
-                (unsigned long long)r->wait_max, (unsigned long long)r->wait_p99,
+                (unsigned long long)r->wait_max, (unsigned long long)r->wait_p99, (unsigned long long)r->wait_p999,
                 (unsigned long long)p->hold_samples,
                 p->hold_samples ? (double)p->hold_total_ns / (double)p->hold_samples : 0.0,
                 (unsigned long long)p->hold_max_ns, (unsigned long long)(d ? hist_percentile(d->hold_hist, 0.99) : 0),
                 (unsigned long long)r->threads, (unsigned long long)r->max_share, (unsigned long long)r->min_share);
+        if (r->min_share) /* the per-thread max/min of admissions, over the threads that acquired it */
+            fprintf(f, "\"thread_max_min\":%.3f,", (double)r->max_share / (double)r->min_share);
+        else
+            fprintf(f, "\"thread_max_min\":null,");
         if (r->lwss >= 0)
             fprintf(f, "\"lwss\":%.2f,", r->lwss);
         else
@@ -377,16 +384,18 @@ static void write_table(FILE *f, lp_row *rows, size_t n, size_t listed, const ui
                "%llu contended; top %zu by total wait\n",
             config_lock, config_cond, config_morph, config_sem, n, (unsigned long long)totals[0], (unsigned long long)totals[1],
             (unsigned long long)totals[2], listed);
-    fprintf(f, "%3s %-18s %-6s %-10s %11s %7s %9s %9s %9s %9s %9s %9s %6s %6s %7s  %s\n", "#", "address", "kind",
-            "type", "acquired", "cont%", "changes", "wait", "wait_avg", "wait_p99", "hold_avg", "hold_max", "thr",
-            "lwss", "max/min", "first use");
+    fprintf(f, "%3s %-18s %-6s %-10s %11s %7s %9s %9s %9s %9s %9s %9s %9s %9s %6s %6s %7s  %s\n", "#", "address",
+            "kind", "type", "acquired", "cont%", "changes", "wait", "wait_avg", "wait_p99", "wait_p999", "wait_max",
+            "hold_avg", "hold_max", "thr", "lwss", "max/min", "first use");
     for (size_t i = 0; i < listed; i++) {
         lp_row *r = &rows[i];
         lp_profile *p = r->p;
-        char w[16], wa[16], wp[16], ha[16], hm[16], lw[16], mm[16];
+        char w[16], wa[16], wp[16], wp3[16], wm[16], ha[16], hm[16], lw[16], mm[16];
         fmt_ns(w, sizeof w, (double)r->wait_ns);
         fmt_ns(wa, sizeof wa, r->contended ? (double)r->wait_ns / (double)r->contended : 0);
         fmt_ns(wp, sizeof wp, (double)r->wait_p99);
+        fmt_ns(wp3, sizeof wp3, (double)r->wait_p999);
+        fmt_ns(wm, sizeof wm, (double)r->wait_max);
         fmt_ns(ha, sizeof ha, p->hold_samples ? (double)p->hold_total_ns / (double)p->hold_samples : 0);
         fmt_ns(hm, sizeof hm, (double)p->hold_max_ns);
         snprintf(lw, sizeof lw, r->lwss >= 0 ? "%.1f" : "-", r->lwss);
@@ -397,11 +406,11 @@ static void write_table(FILE *f, lp_row *rows, size_t n, size_t listed, const ui
             snprintf(addr, sizeof addr, "%llu destroyed", (unsigned long long)p->merged);
         else
             snprintf(addr, sizeof addr, "%p", p->addr);
-        fprintf(f, "%3zu %-18s %-6s %-10s %11llu %6.2f%% %9llu %9s %9s %9s %9s %9s %6llu %6s %7s  %s\n", i + 1,
+        fprintf(f, "%3zu %-18s %-6s %-10s %11llu %6.2f%% %9llu %9s %9s %9s %9s %9s %9s %9s %6llu %6s %7s  %s\n", i + 1,
                 addr, p->kind, p->passthrough ? "passthru" : p->type, (unsigned long long)r->acquisitions,
                 r->acquisitions ? 100.0 * (double)r->contended / (double)r->acquisitions : 0.0,
-                (unsigned long long)p->owner_changes, w, wa, wp, ha, hm, (unsigned long long)r->threads, lw, mm,
-                where);
+                (unsigned long long)p->owner_changes, w, wa, wp, wp3, wm, ha, hm, (unsigned long long)r->threads, lw,
+                mm, where);
     }
 }
 

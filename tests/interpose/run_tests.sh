@@ -314,8 +314,14 @@ sems = having(kind="sem", type="fifo", passthrough=False)
 if len(sems) < 2 or min(l["acquisitions"] for l in sems[:2]) < 60000:
     problems.append("semaphore waits not recorded (want 60000 per producer/consumer semaphore)")
 for l in conds + sems:  # waits have a histogram, as mutexes do: no p99 of 0 beside a maximum
-    if l["contended"] and not l["wait_max_ns"] >= l["wait_p99_ns"] > 0:
-        problems.append("%s %s: wait p99 %d, max %d" % (l["kind"], l["address"], l["wait_p99_ns"], l["wait_max_ns"]))
+    if l["contended"] and not l["wait_max_ns"] >= l["wait_p999_ns"] >= l["wait_p99_ns"] > 0:
+        problems.append("%s %s: wait p99 %d, p99.9 %d, max %d" % (l["kind"], l["address"], l["wait_p99_ns"],
+                                                                   l["wait_p999_ns"], l["wait_max_ns"]))
+for l in locks:  # the per-thread max/min of admissions, null when no thread is counted
+    want = l["max_thread_share"] / l["min_thread_share"] if l["min_thread_share"] else None
+    if (want is None) != (l["thread_max_min"] is None) or (want and abs(l["thread_max_min"] - want) > 1e-3 * want):
+        problems.append("%s %s: thread_max_min %s, shares %d/%d" % (l["kind"], l["address"], l["thread_max_min"],
+                                                                    l["max_thread_share"], l["min_thread_share"]))
 if d["objects"] != len(locks):
     problems.append("objects %d != listed %d with LOCKLAB_PROFILE_TOP=0" % (d["objects"], len(locks)))
 for p in problems:
