@@ -95,17 +95,14 @@
  * used); the table, 256 x 64 B = 16 KiB, shared by all locks.  Policies: its
  * own (spin, then park in the table), registered as spin.
  */
-#include <pthread.h>
-#include <unistd.h>
-
-#include "locklab/acr.h"
 #include "locklab/registry.h"
 #include "locklab/standby.h"
+#include "park_table.h"
 
 enum { ACT = LL_STANDBY_ACT, SPIN = 2u, PARKED = 4u, IMPATIENT = 8u, GRANTED = 16u, WAKING = 32u };
 enum { ROLES = SPIN | WAKING | IMPATIENT, GEN_SHIFT = 8, GEN_MASK = 0xffu << GEN_SHIFT };
-enum { WAITING = 0, STANDBY = 1 }; /* a parked waiter's token */
-enum { SB_BUCKETS = 256, CLOCK_EVERY = 16, NUMA_LOOK = 16 };
+enum { STANDBY = 1 }; /* a parked waiter's token: woken into the standby role */
+enum { CLOCK_EVERY = 16, NUMA_LOOK = 16 };
 
 /* This process's fork generation, as the state word keeps it. */
 static uint32_t sb_gen(void) { return (ll_load_relaxed(&ll_fork_generation) & 0xffu) << GEN_SHIFT; /* relaxed: changes only in a single-threaded fork child */ }
@@ -132,130 +129,19 @@ static uint32_t sb_change(ll_standby_lock *l, uint32_t set, uint32_t clear, uint
     }
 }
 
-/* ---- the table (parkinglot.c's design: buckets hashed by address, FIFO by first park) ------ */
+/* ---- parking (park_table.h) ---------------------------------------------------------- */
 
-typedef struct sb_waiter {
-    /* plain fields shared by the waiter and the releasers (atomics.h): under the bucket's lock */
-    LL_SHARED_PLAIN(struct sb_waiter *) next;
-    LL_SHARED_PLAIN(const void *) key;   /* the lock's address */
-    ll_atomic_u32 token;                 /* WAITING until a releaser sets STANDBY */
-    LL_SHARED_PLAIN(ll_parker *) parker; /* read by the releaser before the token store */
-    LL_SHARED_PLAIN(uint64_t) since;     /* when this acquisition first parked (ll_now_ns) */
-    LL_SHARED_PLAIN(int32_t) socket;     /* where it parked (ll_current_socket) */
-} sb_waiter;
-LL_STATIC_ASSERT(sizeof(sb_waiter) <= LL_QNODE_USABLE, "waiter must fit a queue-node slot");
-
-typedef struct sb_bucket {
-    LL_ALIGNED(LL_CACHELINE) ll_acr_lock lock;
-    LL_SHARED_PLAIN(sb_waiter *) head; /* FIFO by since, under lock */
-    LL_SHARED_PLAIN(sb_waiter *) tail;
-    ll_atomic_u64 rotate_at; /* until this ll_now_ns, arrivals may claim a vacant role from the parked */
-} sb_bucket;
-
-static sb_bucket sb_table[SB_BUCKETS];
-/* The bucket locks' tunables: acr's defaults, one spinner (critical sections are a few list steps). */
-static const ll_acr_params sb_bucket_params = {LL_ACR_DEFAULT_SPIN_NS, LL_ACR_DEFAULT_PATIENCE_NS, 1};
-
-static sb_bucket *bucket_of(const void *key)
+/* park_table.h's questions: does a nap find l held, or a standby that will pass the role on? */
+static bool sb_busy(void *p)
 {
-    uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull; /* Fibonacci hashing */
-    return &sb_table[h >> (64 - 8)];
+    ll_standby_lock *l = (ll_standby_lock *)p;
+    /* relaxed: hints (header, "lost wake-up") */
+    return ll_load_relaxed(&l->locked) != 0 || (sb_live(ll_load_relaxed(&l->state), sb_gen()) & SPIN);
 }
-LL_STATIC_ASSERT(SB_BUCKETS == 1 << 8, "bucket_of takes the top 8 bits");
-
-/* The child of a fork: an empty table, every bucket lock free (parkinglot.c, "Fork", says why
- * the slow paths also check, for child handlers registered before ours). */
-static ll_atomic_u32 sb_forking;     /* 1 from our prepare handler to our parent/child handler */
-static ll_atomic_u32 sb_forking_pid; /* the forking process's pid, set before sb_forking */
-static void sb_fork_child(void)
-{
-    for (size_t i = 0; i < SB_BUCKETS; i++) {
-        ll_acr_init(&sb_table[i].lock); /* relaxed stores: the child runs one thread here */
-        ll_plain_store(&sb_table[i].head, NULL);
-        ll_plain_store(&sb_table[i].tail, NULL);
-    }
-    ll_store_relaxed(&sb_forking, 0); /* relaxed: the child runs one thread here */
-}
-static void sb_fork_prepare(void)
-{
-    ll_store_relaxed(&sb_forking_pid, (uint32_t)getpid()); /* relaxed: published by the release below */
-    ll_store_release(&sb_forking, 1); /* release: our pid; pairs with sb_repair_if_child's acquire */
-}
-static void sb_fork_parent(void) { ll_store_relaxed(&sb_forking, 0); /* relaxed: a thread that still reads 1 finds its own pid */ }
-LL_INLINE void sb_repair_if_child(void)
-{
-    /* acquire: the pid stored before it (sb_fork_prepare) */
-    if (LL_UNLIKELY(ll_load_acquire(&sb_forking) != 0) && (uint32_t)getpid() != ll_load_relaxed(&sb_forking_pid))
-        sb_fork_child();
-}
-__attribute__((constructor)) static void sb_register_fork(void) { pthread_atfork(sb_fork_prepare, sb_fork_parent, sb_fork_child); }
-
-static bool token_set(void *p)
-{
-    /* acquire: the waker's writes before its token store (the WAKING it set); pairs with the
-     * release store of token in ll_standby_release_slow */
-    return ll_load_acquire(&((sb_waiter *)p)->token) != WAITING;
-}
-
-/* A waiter leaves the table (a nap that found the lock free, or its deadline): under the bucket
- * lock, if no releaser set w's token, unlink w and, if it was l's last, clear PARKED.  True if
- * it left. */
-static bool sb_leave(ll_standby_lock *l, sb_bucket *b, sb_waiter *w)
-{
-    ll_acr_acquire(&b->lock, &sb_bucket_params);
-    /* relaxed: releasers set the token only under this bucket lock, which orders it */
-    bool left = ll_load_relaxed(&w->token) == WAITING;
-    if (left) {
-        sb_waiter *prev = NULL;
-        bool more = false;
-        for (sb_waiter *v = ll_plain_load(&b->head); v != NULL; v = ll_plain_load(&v->next)) {
-            if (v == w) {
-                if (prev)
-                    ll_plain_store(&prev->next, ll_plain_load(&w->next));
-                else
-                    ll_plain_store(&b->head, ll_plain_load(&w->next));
-                if (ll_plain_load(&b->tail) == w)
-                    ll_plain_store(&b->tail, prev);
-                continue; /* prev stays: w is out */
-            }
-            more = more || ll_plain_load(&v->key) == (const void *)l;
-            prev = v;
-        }
-        if (!more) /* (x,PARKED) -> (x,0), under the bucket lock as every change of PARKED */
-            sb_change(l, 0, PARKED, 0, LL_RELAXED);
-    }
-    ll_acr_release(&b->lock);
-    return left;
-}
+/* ... and l's last parked waiter left: (x,PARKED) -> (x,0), under the bucket lock. */
+static void sb_last_left(void *p) { sb_change((ll_standby_lock *)p, 0, PARKED, 0, LL_RELAXED); }
 
 enum { SB_RETRY = 0, SB_STANDBY = 1, SB_TIMED_OUT = 2 };
-
-/* Parked (w in b's list): sleep until a releaser sets w's token (SB_STANDBY), in naps: after
- * each, if l is free and has no standby, a release may have missed our announcement (header):
- * leave and compete (SB_RETRY).  At deadline_ns leave (SB_TIMED_OUT).  Leaving loses to a
- * releaser that set the token first (SB_STANDBY). */
-static int sb_sleep(ll_standby_lock *l, sb_bucket *b, sb_waiter *w, uint64_t deadline_ns)
-{
-    uint64_t nap = LL_STANDBY_NAP_NS;
-    for (;;) {
-        uint64_t now = ll_now_ns();
-        bool last = deadline_ns - now <= nap || deadline_ns <= now; /* this nap ends at the deadline */
-        uint64_t until_ns = last ? deadline_ns : now + nap;
-        struct timespec until = {(time_t)(until_ns / 1000000000u), (long)(until_ns % 1000000000u)};
-        if (ll_parker_park_deadline(ll_plain_load(&w->parker), token_set, w, CLOCK_MONOTONIC, &until))
-            return SB_STANDBY;
-        /* relaxed: hints; a standby (or the holder) will pass the role on, sb_leave decides */
-        if (!last && (ll_load_relaxed(&l->locked) != 0 || (sb_live(ll_load_relaxed(&l->state), sb_gen()) & SPIN))) {
-            nap = nap < LL_STANDBY_NAP_MAX_NS / 2 ? 2 * nap : LL_STANDBY_NAP_MAX_NS;
-            continue;
-        }
-        if (!sb_leave(l, b, w)) {
-            (void)token_set(w); /* a releaser came first (sb_leave saw its token): acquire it */
-            return SB_STANDBY;
-        }
-        return last ? SB_TIMED_OUT : SB_RETRY;
-    }
-}
 
 /* Announce (PARKED) and park in l's bucket if l is still held, until a releaser wakes us into
  * the standby role or deadline_ns.  again: we parked before in this acquisition (since is when
@@ -263,44 +149,21 @@ static int sb_sleep(ll_standby_lock *l, sb_bucket *b, sb_waiter *w, uint64_t dea
  * (woken: WAKING was set for us), SB_RETRY (not parked, or left after a nap) or SB_TIMED_OUT. */
 static int sb_park(ll_standby_lock *l, uint64_t since, bool again, uint64_t deadline_ns)
 {
-    sb_bucket *b = bucket_of(l);
-    sb_repair_if_child();
-    ll_acr_acquire(&b->lock, &sb_bucket_params);
+    pt_bucket *b = pt_bucket_of(l);
+    pt_lock(b);
     /* seq_cst (RMW and load): our announcement, then the check that l is still held: the
      * waiter's half of a Dekker pair whose releaser's half (load state, store locked) has no
      * fence; a release that misses us is found by our naps (header).  (1,x) -> (1,x|PARKED) */
     sb_change(l, PARKED, 0, 0, LL_SEQ_CST);
     if (ll_load(&l->locked, LL_SEQ_CST) == 0) {
-        ll_acr_release(&b->lock); /* PARKED stays, a hint: a release with nobody to wake clears it */
+        pt_unlock(b); /* PARKED stays, a hint: a release with nobody to wake clears it */
         return SB_RETRY;
     }
-    sb_waiter *w = (sb_waiter *)ll_qnode_get();
-    ll_plain_store(&w->key, l);
-    ll_plain_store(&w->parker, ll_self()->parker);
-    ll_plain_store(&w->since, since);
-    ll_plain_store(&w->socket, (int32_t)ll_current_socket());
-    ll_store_relaxed(&w->token, WAITING); /* relaxed: a releaser sees w only through the bucket lock */
-    sb_waiter *prev = NULL, *v = NULL;
-    if (again) { /* before the first waiter of l that first parked later than we did */
-        v = ll_plain_load(&b->head);
-        while (v && (ll_plain_load(&v->key) != (const void *)l || ll_plain_load(&v->since) <= since)) {
-            prev = v;
-            v = ll_plain_load(&v->next);
-        }
-    } else {
-        prev = ll_plain_load(&b->tail);
-    }
-    ll_plain_store(&w->next, v);
-    if (prev)
-        ll_plain_store(&prev->next, w);
-    else
-        ll_plain_store(&b->head, w);
-    if (!v)
-        ll_plain_store(&b->tail, w);
-    ll_acr_release(&b->lock);
-    int slept = sb_sleep(l, b, w, deadline_ns);
-    ll_qnode_put(w); /* out of the list either way: a waker unlinked it, or sb_leave did */
-    return slept;
+    pt_waiter *w = pt_enqueue(b, l, since, again);
+    pt_unlock(b);
+    int slept = pt_sleep(b, w, l, deadline_ns, LL_STANDBY_NAP_NS, LL_STANDBY_NAP_MAX_NS, sb_busy, sb_last_left);
+    ll_qnode_put(w); /* out of the list either way: a waker unlinked it, or pt_sleep did */
+    return slept == PT_WOKEN ? SB_STANDBY : slept == PT_TIMED_OUT ? SB_TIMED_OUT : SB_RETRY;
 }
 
 /* ---- acquire --------------------------------------------------------------------------- */
@@ -341,7 +204,7 @@ bool ll_standby_try_acquire(ll_standby_lock *l)
 static bool sb_claim(ll_standby_lock *l, uint32_t s, uint64_t now)
 {
     /* relaxed: a hint of the bucket's last wake; a stale one only shifts a turn */
-    if ((s & PARKED) && now >= ll_load_relaxed(&bucket_of(l)->rotate_at))
+    if ((s & PARKED) && now >= ll_load_relaxed(&pt_bucket_of(l)->stamp))
         return false; /* the next release wakes the eldest parked waiter into the role */
     return !(sb_change(l, SPIN, 0, SPIN, LL_RELAXED) & SPIN);
 }
@@ -444,13 +307,13 @@ LL_COLD void ll_standby_acquire_slow(ll_standby_lock *l) { ll_standby_acquire_un
 /* The waiter of l to wake into the role, and whether l has others (under the bucket lock): the
  * eldest, or the eldest on the releaser's socket among l's next NUMA_LOOK waiters while the
  * eldest has waited less than NUMA_NS. */
-static sb_waiter *sb_pick(ll_standby_lock *l, sb_bucket *b, sb_waiter **pick_prev, bool *more)
+static pt_waiter *sb_pick(ll_standby_lock *l, pt_bucket *b, pt_waiter **pick_prev, bool *more)
 {
-    sb_waiter *found = NULL, *prev = NULL;
+    pt_waiter *found = NULL, *prev = NULL;
     int32_t mine = ll_topology_sockets() > 1 ? (int32_t)ll_current_socket() : -1;
     uint32_t looked = 0;
     *more = false;
-    for (sb_waiter *w = ll_plain_load(&b->head); w != NULL; prev = w, w = ll_plain_load(&w->next)) {
+    for (pt_waiter *w = ll_plain_load(&b->head); w != NULL; prev = w, w = ll_plain_load(&w->next)) {
         if (ll_plain_load(&w->key) != (const void *)l)
             continue;
         if (found == NULL) {
@@ -488,31 +351,24 @@ LL_COLD void ll_standby_release_slow(ll_standby_lock *l)
         ll_store_release(&l->locked, 0); /* release: the critical section to the next acquiring CAS */
         return;
     }
-    sb_bucket *b = bucket_of(l);
-    sb_repair_if_child();
-    ll_acr_acquire(&b->lock, &sb_bucket_params);
-    sb_waiter *prev = NULL;
+    pt_bucket *b = pt_bucket_of(l);
+    pt_lock(b);
+    pt_waiter *prev = NULL;
     bool more;
-    sb_waiter *w = sb_pick(l, b, &prev, &more);
+    pt_waiter *w = sb_pick(l, b, &prev, &more);
     ll_parker *p = NULL;
     if (w == NULL) {
         sb_change(l, 0, PARKED, 0, LL_RELAXED); /* (1,PARKED) -> (1,0): nobody is parked */
     } else if (!(sb_change(l, WAKING, more ? 0 : PARKED, SPIN | WAKING, LL_RELAXED) & (SPIN | WAKING))) {
         /* (1,PARKED) -> (1,PARKED|WAKING) (or (1,WAKING) if w was the last): w gets the role */
-        sb_waiter *next = ll_plain_load(&w->next);
-        if (prev)
-            ll_plain_store(&prev->next, next);
-        else
-            ll_plain_store(&b->head, next);
-        if (ll_plain_load(&b->tail) == w)
-            ll_plain_store(&b->tail, prev);
-        ll_store_relaxed(&b->rotate_at, ll_now_ns() + LL_STANDBY_ROTATE_NS); /* relaxed: a hint for sb_claim */
+        pt_unlink(b, w, prev);
+        ll_store_relaxed(&b->stamp, ll_now_ns() + LL_STANDBY_ROTATE_NS); /* relaxed: a hint for sb_claim */
         p = ll_plain_load(&w->parker); /* before the token store: then the node may be reused */
-        /* release: WAKING before w sees its token; pairs with the acquire in token_set */
+        /* release: WAKING before w sees its token; pairs with the acquire in pt_token_set */
         ll_store_release(&w->token, STANDBY);
     } /* else a standby appeared meanwhile: nobody to wake */
     ll_store_release(&l->locked, 0); /* release: the critical section to the next acquiring CAS */
-    ll_acr_release(&b->lock);
+    pt_unlock(b);
     ll_wake(p); /* after the bucket's release: the woken thread may need the bucket at once */
 }
 
@@ -535,6 +391,6 @@ const ll_lock_ops ll_lock_standby = {
     "address-hashed table and rotated through the standby role",
     "none short-term (barging); the standby waits at most patience (0.1 ms) + one critical section; parked "
     "waiters woken FIFO (socket-local first for 2 ms)", LL_SPIN_ONLY, NULL,
-    sizeof(ll_standby_lock), sizeof(ll_standby_lock), sizeof(sb_waiter),
+    sizeof(ll_standby_lock), sizeof(ll_standby_lock), sizeof(pt_waiter),
     init, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };
