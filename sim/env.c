@@ -21,6 +21,7 @@
 __thread ll_thread *ll_self_tls __attribute__((tls_model("initial-exec")));
 /* a line of its own: read on slow paths of every lock (acr, standby), never beside a hot word */
 LL_ALIGNED(LL_SECTOR) ll_atomic_u32 ll_fork_generation;
+uint32_t ll_fork_generation_pending(uint32_t g) { return g & ~LL_FORK_PENDING; } /* never set: no fork here */
 const sim_machine *sim_env_machine;
 
 typedef struct env_slot {

@@ -58,6 +58,7 @@ static uint64_t clock_ns;
 uint64_t ll_model_clock_step = 1000000;
 bool ll_model_untimed_parks = false;
 ll_atomic_u32 ll_fork_generation; /* never changes: the checker does not fork */
+uint32_t ll_fork_generation_pending(uint32_t g) { return g & ~LL_FORK_PENDING; } /* never set: no fork here */
 
 struct futex_model {
     rl::mutex bucket;

@@ -58,9 +58,19 @@ uint64_t ll_park_cost_ns(void);
 
 /* ---- fork (src/core/fork.c) --------------------------------------------------- */
 /* Incremented in the child of every fork(): lock state tagged with an older value
- * describes waiters of threads the child does not have (acr.c; the interposer's
- * mutex owner word, src/interpose/mutex.c). */
+ * describes waiters of threads the child does not have (acr.c, standby.c; the
+ * interposer's mutex owner word, src/interpose/mutex.c).  Read it through
+ * ll_fork_generation_now(): from our prepare handler until our parent or child
+ * handler, bit LL_FORK_PENDING is set, and a child handler registered before ours
+ * (which runs before it) must already see the child's generation. */
 extern ll_atomic_u32 ll_fork_generation;
+#define LL_FORK_PENDING 0x80000000u
+uint32_t ll_fork_generation_pending(uint32_t g); /* cold: g has LL_FORK_PENDING */
+LL_INLINE uint32_t ll_fork_generation_now(void)
+{
+    uint32_t g = ll_load_relaxed(&ll_fork_generation); /* relaxed: changes only around a fork */
+    return LL_UNLIKELY(g & LL_FORK_PENDING) ? ll_fork_generation_pending(g) : g;
+}
 
 /* ---- Parker: a per-thread binary "wake permit" (src/core/parker.c) ------------
  *

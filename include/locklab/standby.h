@@ -22,7 +22,7 @@ typedef struct ll_standby_lock {
 #define LL_STANDBY_ARRIVAL_ROUNDS 3u    /* an arrival's spin before it parks: 2, 4, 8 PAUSEs */
 #define LL_STANDBY_PAUSE_NS 2000u       /* the standby PAUSEs this long, then yields between looks */
 #define LL_STANDBY_PATIENCE_NS 100000u  /* then releases hand the standby the lock */
-#define LL_STANDBY_BUDGET_NS 200000u    /* then the standby parks */
+#define LL_STANDBY_BUDGET_NS 200000u    /* a real-time standby (it only PAUSEs) parks after this */
 #define LL_STANDBY_ROTATE_NS 30000u     /* arrivals take the role from the parked for this long after a wake */
 #define LL_STANDBY_TENURE_NS 100000u    /* a thread back from parking this long yields the role to the parked */
 #define LL_STANDBY_NUMA_NS 2000000u     /* a parked waiter on another socket waits at most this long for the role */

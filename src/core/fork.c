@@ -10,15 +10,44 @@
  * pthread_atfork pattern); this lets our locks do the same.
  */
 #include <pthread.h>
+#include <unistd.h>
 
 #include "locklab/core.h"
 
 /* a line of its own: read on slow paths of every lock (acr, standby), never beside a hot word */
 LL_ALIGNED(LL_SECTOR) ll_atomic_u32 ll_fork_generation;
+static ll_atomic_u32 fork_pid; /* the forking process, while LL_FORK_PENDING is set */
 
+/* Our prepare handler runs before any fork, whatever the order of registration: from here to our
+ * parent or child handler, readers compare their pid with the forking one (two threads forking
+ * at once: the first parent handler clears the bit; a child of the second then relies on its
+ * own handler, as before this check existed). */
+static void fork_prepare(void)
+{
+    ll_store_relaxed(&fork_pid, (uint32_t)getpid()); /* relaxed: published by the RMW's release below */
+    uint32_t g = ll_load_relaxed(&ll_fork_generation); /* relaxed: only forks change it */
+    while (!ll_cas(&ll_fork_generation, &g, g | LL_FORK_PENDING, LL_RELEASE)) /* release: fork_pid */
+        ;
+}
+static void fork_parent(void)
+{
+    uint32_t g = ll_load_relaxed(&ll_fork_generation); /* relaxed: as above */
+    while (!ll_cas(&ll_fork_generation, &g, g & ~LL_FORK_PENDING, LL_RELAXED)) /* relaxed: orders nothing */
+        ;
+}
 static void fork_child(void)
 {
-    ll_faa(&ll_fork_generation, 1, LL_RELAXED); /* relaxed: the child is single-threaded here */
+    /* relaxed: the child is single-threaded here */
+    ll_store_relaxed(&ll_fork_generation, ((ll_load_relaxed(&ll_fork_generation) & ~LL_FORK_PENDING) + 1) & ~LL_FORK_PENDING);
 }
 
-__attribute__((constructor)) static void register_fork_generation(void) { pthread_atfork(NULL, NULL, fork_child); }
+uint32_t ll_fork_generation_pending(uint32_t g)
+{
+    ll_fence(LL_ACQUIRE); /* acquire: fork_pid, stored before the bit (fork_prepare's release) */
+    uint32_t base = g & ~LL_FORK_PENDING;
+    if ((uint32_t)getpid() == ll_load_relaxed(&fork_pid)) /* relaxed: ordered by the fence */
+        return base;                                      /* the forking process */
+    return (base + 1) & ~LL_FORK_PENDING;                 /* a child whose fork_child has not run yet */
+}
+
+__attribute__((constructor)) static void register_fork_generation(void) { pthread_atfork(fork_prepare, fork_parent, fork_child); }

@@ -90,7 +90,7 @@ LL_INLINE uint64_t lp_self_id(void)
 #define LP_OWNER_ID_MASK ((UINT64_C(1) << LP_OWNER_GEN_SHIFT) - 1)
 LL_INLINE uint32_t lp_fork_gen_now(void)
 {
-    return ll_load_relaxed(&ll_fork_generation); /* relaxed: changes only in a fork child, single-threaded then */
+    return ll_fork_generation_now();
 }
 /* What the slow paths store into the owner word: this thread, this generation. */
 LL_INLINE uint64_t lp_owner_tag(void) { return lp_self_id() | (uint64_t)(lp_fork_gen_now() & 0xffffu) << LP_OWNER_GEN_SHIFT; }

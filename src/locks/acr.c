@@ -155,7 +155,7 @@ LL_COLD static uint32_t forget_parent_waiters(ll_acr_lock *l, uint32_t s, uint32
 /* The lock's state, stale parts forgotten if a fork() happened since it was written. */
 LL_INLINE uint32_t current_state(ll_acr_lock *l, uint32_t s)
 {
-    uint32_t gen = ll_load_relaxed(&ll_fork_generation) & 0xffffu; /* relaxed: changes only in a fork child */
+    uint32_t gen = ll_fork_generation_now() & 0xffffu;
     return LL_LIKELY(GEN(s) == gen) ? s : forget_parent_waiters(l, s, gen);
 }
 

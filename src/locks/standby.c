@@ -47,9 +47,12 @@
  *   (1,x) -> (1,x|PARKED)          a waiter parks (under its bucket's lock)
  *
  * Acquire (slow path, the CAS failed): the standby spins on locked (a try,
- * then PAUSE for PAUSE_NS, then yield between looks) and takes the lock by
- * CAS, or by GRANTED once impatient; after BUDGET_NS it gives the role up and
- * parks.  Any other waiter: if the role is vacant, claim it; else spin
+ * then PAUSE for PAUSE_NS, then yield between looks) until it takes the lock
+ * by CAS, or by GRANTED from the first release after PATIENCE_NS: it never
+ * parks, so its wait is bounded whatever the critical sections' length (a
+ * real-time standby, which must not yield to a lower priority and so only
+ * PAUSEs, gives the role up and parks after BUDGET_NS instead: a holder
+ * sharing its CPU must run).  Any other waiter: if the role is vacant, claim it; else spin
  * ARRIVAL_ROUNDS short rounds (2, 4, 8 PAUSEs) on locked, then park.  So at
  * most one waiter per lock spins for long, whatever the thread count.
  * Release: ACT clear (nobody parked, or a standby exists or is being woken):
@@ -83,12 +86,17 @@
  * Timed acquire (ll_standby_acquire_until): as acquire, with each wait cut at
  * the deadline: a standby gives its role up (and owns the lock if a GRANTED
  * came first), a parked waiter leaves the table as parkinglot's does.
- * Fork: the table is emptied in the child (parkinglot.c, "Fork"); roles held
- * by threads the child does not have are vacant there (generation bits).
+ * Fork: the table is emptied in the child (park_table.h, "Fork"); roles held
+ * by threads the child does not have are vacant there (generation bits; the
+ * child's generation holds from the fork on, also in child handlers that run
+ * before the library's: ll_fork_generation_now).  Until a change of the word
+ * rewrites such a role, an arrival reads it as taken and parks; its park
+ * rewrites the word.
  *
  * Fairness: none short-term (barging, and the standby role changes hands
  * out of order).  Long-term: a standby waits at most PATIENCE_NS plus one
- * critical section; parked waiters are woken in FIFO order (socket-local
+ * critical section (plus the time a yield takes to come back, when threads
+ * outnumber CPUs); parked waiters are woken in FIFO order (socket-local
  * first for at most NUMA_NS); running threads yield the role after
  * TENURE_NS.  Measured per-thread max/min: docs/performance.md.
  * Footprint: 8 bytes per lock; a 128-B queue-node slot per parked thread (48 B
@@ -105,7 +113,7 @@ enum { STANDBY = 1 }; /* a parked waiter's token: woken into the standby role */
 enum { CLOCK_EVERY = 16, NUMA_LOOK = 16 };
 
 /* This process's fork generation, as the state word keeps it. */
-static uint32_t sb_gen(void) { return (ll_load_relaxed(&ll_fork_generation) & 0xffu) << GEN_SHIFT; /* relaxed: changes only in a single-threaded fork child */ }
+static uint32_t sb_gen(void) { return (ll_fork_generation_now() & 0xffu) << GEN_SHIFT; }
 /* The state word as this process sees it: roles set before a fork name threads a child does not have. */
 static uint32_t sb_live(uint32_t s, uint32_t gen) { return (s & GEN_MASK) == gen ? s : (s & ~(uint32_t)(ROLES | GEN_MASK)) | gen; }
 static uint32_t sb_derive(uint32_t s)
@@ -228,7 +236,8 @@ static bool sb_standby_wait(ll_standby_lock *l, uint64_t spin_from, uint32_t rou
     if (rounds % CLOCK_EVERY == 0) {
         uint64_t now = ll_now_ns();
         *spun = now - spin_from;
-        if (now >= deadline_ns || *spun >= LL_STANDBY_BUDGET_NS)
+        /* the deadline; or a real-time standby, which never yields (sb_relax), parks after BUDGET_NS */
+        if (now >= deadline_ns || (*spun >= LL_STANDBY_BUDGET_NS && ll_thread_realtime()))
             return *owner = sb_resign(l), false;
         if (*spun >= LL_STANDBY_PATIENCE_NS) /* (1,SPIN) -> (1,SPIN|IMP), once */
             sb_change(l, IMPATIENT, 0, GRANTED | IMPATIENT, LL_RELAXED);
@@ -256,8 +265,8 @@ bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
             if (owner)
                 return true;
             standby = false;
-            if (deadline_ns != LL_NO_DEADLINE && ll_now_ns() >= deadline_ns)
-                return false; /* the role given up: nothing of ours left */
+            if (deadline_ns != LL_NO_DEADLINE && ll_now_ns() >= deadline_ns) /* the role given up: one */
+                return ll_standby_try_acquire(l); /* last look, as a release may have freed l and woken nobody */
         } else {
             if (deadline_ns != LL_NO_DEADLINE && ll_now_ns() >= deadline_ns)
                 return false; /* nothing of ours to undo */
