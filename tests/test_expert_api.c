@@ -23,6 +23,7 @@
 #include "locklab/mcscr.h"
 #include "locklab/mcscrn.h"
 #include "locklab/parkinglot.h"
+#include "locklab/standby.h"
 #include "locklab/reciprocating.h"
 #include "locklab/shfl.h"
 #include "locklab/tas.h"
@@ -32,7 +33,7 @@
 #include "locklab/twa.h"
 #include "test_util.h"
 
-enum { THREADS = 4, ROUNDS = 20000, NLOCKS = 16 };
+enum { THREADS = 4, ROUNDS = 20000, NLOCKS = 17 };
 
 static ll_tas_lock tas = LL_TAS_INITIALIZER;
 static ll_ttas_lock ttas = LL_TTAS_INITIALIZER;
@@ -49,6 +50,7 @@ static ll_lifocr_lock lifocr = LL_LIFOCR_INITIALIZER;
 static ll_hemlock_lock hemlock = LL_HEMLOCK_INITIALIZER;
 static ll_reciprocating_lock recip = LL_RECIPROCATING_INITIALIZER;
 static ll_parkinglot_lock parkinglot = LL_PARKINGLOT_INITIALIZER;
+static ll_standby_lock standby = LL_STANDBY_INITIALIZER;
 static ll_fissile_lock fissile = LL_FISSILE_INITIALIZER;
 static ll_shfl_lock shfl = LL_SHFL_INITIALIZER;
 static ll_wait_policy spin = LL_WAIT_POLICY_INIT(ll_wait_spin);
@@ -57,7 +59,8 @@ static ll_wait_policy park = LL_WAIT_POLICY_INIT(ll_wait_park);
 static unsigned long counters[NLOCKS];
 static const char *const names[NLOCKS] = {"tas", "ttas",     "backoff",   "ticket", "twa",   "mcs",
                                           "k42", "clh",      "anderson", "ticket-pb", "lifocr",
-                                          "hemlock", "reciprocating", "parkinglot", "fissile", "shfl"};
+                                          "hemlock", "reciprocating", "parkinglot", "fissile", "shfl",
+                                          "standby"};
 
 /* ---- 1. the verbs, one thread ------------------------------------------------------- */
 
@@ -126,6 +129,7 @@ static void test_verbs(void)
     VERBS(hemlock, &hemlock, &park, "hemlock: verbs agree (initialiser)");
     VERBS(reciprocating, &recip, &park, "reciprocating: verbs agree (initialiser)");
     VERBS(parkinglot, &parkinglot, &spin, "parkinglot: verbs agree (initialiser)");
+    VERBS(standby, &standby, &spin, "standby: verbs agree (initialiser)");
     VERBS(fissile, &fissile, &park, "fissile: verbs agree (initialiser)");
     VERBS(shfl, &shfl, &park, "shfl: verbs agree (initialiser)");
 
@@ -145,6 +149,7 @@ static void test_verbs(void)
     INIT_VERBS(hemlock, hl, &spin, "hemlock: verbs agree (init)");
     INIT_VERBS(reciprocating, rl, &spin, "reciprocating: verbs agree (init)");
     INIT_VERBS(parkinglot, pl, &spin, "parkinglot: verbs agree (init)");
+    INIT_VERBS(standby, sb, &spin, "standby: verbs agree (init)");
     INIT_VERBS(fissile, fi, &spin, "fissile: verbs agree (init patience_ns=0)", 0);
     report("fissile: init stores patience_ns", fi.patience_ns == 0);
     INIT_VERBS(shfl, sh, &spin, "shfl: verbs agree (init max_batch=4 patience_ns=2000)", 4, 2000);
@@ -203,6 +208,7 @@ static void *worker(void *arg)
         ll_parkinglot_acquire(&parkinglot, &spin); counters[13]++; ll_parkinglot_release(&parkinglot, &spin);
         ll_fissile_acquire(&fissile, &park); counters[14]++; ll_fissile_release(&fissile, &park);
         ll_shfl_acquire(&shfl, &park); counters[15]++; ll_shfl_release(&shfl, &park);
+        ll_standby_acquire(&standby, &spin); counters[16]++; ll_standby_release(&standby, &spin);
     }
     return NULL;
 }

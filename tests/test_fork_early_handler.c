@@ -13,12 +13,12 @@
 #include "locklab/standby.h"
 
 static ll_standby_lock m = LL_STANDBY_INITIALIZER;
-static void child_unlock(void) { ll_standby_release(&m); }
+static void child_unlock(void) { ll_standby_release(&m, NULL); }
 __attribute__((constructor(101))) static void register_early(void) { pthread_atfork(NULL, NULL, child_unlock); }
 
 int main(void)
 {
-    ll_standby_acquire(&m);
+    ll_standby_acquire(&m, NULL);
     /* what a child inherits when another thread is the impatient standby: SPIN|IMPATIENT|ACT, generation 0 */
     ll_store_relaxed(&m.state, 2u | 8u | LL_STANDBY_ACT);
     pid_t pid = fork();

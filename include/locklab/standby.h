@@ -1,6 +1,7 @@
 /* standby: a two-word barging lock with at most one spinning waiter (the standby) and the
- * other waiters parked in parkinglot's address-hashed table (src/locks/standby.c).  The
- * interposer's default.  Expert API: the fast paths inline, the slow paths out of line. */
+ * other waiters parked in an address-hashed table (src/locks/standby.c).  The interposer's
+ * default.  Expert API, the verbs every lock has (LL_LOCK_VERBS; wp is unused: the lock does
+ * its own waiting): the fast paths inline, the slow paths out of line. */
 #ifndef LOCKLAB_STANDBY_H
 #define LOCKLAB_STANDBY_H
 #include "wait.h"
@@ -41,15 +42,17 @@ bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns);
 void ll_standby_release_slow(ll_standby_lock *l);
 bool ll_standby_try_acquire(ll_standby_lock *l);
 
-LL_INLINE void ll_standby_acquire(ll_standby_lock *l)
+LL_INLINE void ll_standby_acquire(ll_standby_lock *l, ll_wait_policy *wp)
 {
+    (void)wp; /* its own waiting (standby.c) */
     uint32_t free_ = 0;
     /* acquire: pairs with the releasing store (ll_standby_release, release_slow) */
     if (LL_UNLIKELY(!ll_cas(&l->locked, &free_, 1, LL_ACQUIRE)))
         ll_standby_acquire_slow(l);
 }
-LL_INLINE void ll_standby_release(ll_standby_lock *l)
+LL_INLINE void ll_standby_release(ll_standby_lock *l, ll_wait_policy *wp)
 {
+    (void)wp;
     /* relaxed: the waiters' word; an announcement we miss here is found by its waiter's nap
      * (standby.c, "Release") */
     if (LL_UNLIKELY(ll_load_relaxed(&l->state) & LL_STANDBY_ACT)) {
@@ -59,6 +62,10 @@ LL_INLINE void ll_standby_release(ll_standby_lock *l)
     /* release: the critical section to the next acquiring CAS.  A store, not an RMW; nothing
      * touches the lock after it (it may be destroyed at once). */
     ll_store_release(&l->locked, 0);
+}
+LL_INLINE bool ll_standby_is_locked(ll_standby_lock *l)
+{
+    return ll_load_acquire(&l->locked) != 0; /* acquire: as a successful try_acquire */
 }
 LL_API_END
 #ifdef __cplusplus

@@ -639,7 +639,7 @@ static LL_COLD int unlock_inline_contended(lp_mutex *m, uint32_t fast)
     if (m->deferred.head != NULL) /* holder-only field */
         release_and_flush(m);
     else if (fast == LP_FAST_STANDBY)
-        ll_standby_release(standby_of(m));
+        ll_standby_release(standby_of(m), &lp_cfg.wp);
     else if (fast == LP_FAST_PARKINGLOT)
         ll_parkinglot_release(parkinglot_of(m), &lp_cfg.wp);
     else if (fast == LP_FAST_ACR)

@@ -384,9 +384,7 @@ LL_COLD void ll_standby_release_slow(ll_standby_lock *l)
 /* ---- registry adapter ------------------------------------------------------------------- */
 
 LL_INIT_ADAPTER(ll_standby_init((ll_standby_lock *)s))
-static void acquire(void *s, ll_wait_policy *wp) { (void)wp; ll_standby_acquire((ll_standby_lock *)s); }
-static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_standby_try_acquire((ll_standby_lock *)s); }
-static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_standby_release((ll_standby_lock *)s); }
+LL_LOCK_ADAPTER(ll_standby_lock, ll_standby)
 static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 {
     if (ll_deadline_passed(deadline_ns))
