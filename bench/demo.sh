@@ -2,7 +2,7 @@
 # The default experiment (`make demo`, issue 4): a `locklab sweep` of MutexBench
 # (TWA paper §4.1) and RandArray (Malthusian Locks §6.1) over a representative
 # set of locks -- FIFO spin (mcs), FIFO spin-then-park (mcs-stp), concurrency
-# restriction (mcscr-stp, acr), barging (backoff, and parkinglot, the interposer's default),
+# restriction (mcscr-stp, acr), barging (backoff, parkinglot, and standby, the interposer's default),
 # glibc (pthread) and a concurrencykit peer (ck-mcs) -- at 1..32 threads on this
 # machine, then `locklab report`; then glibc against the interposer's default on a
 # plain pthread program (bench/performance.py, docs/performance.md).  Ends with the
@@ -16,7 +16,7 @@
 set -euo pipefail
 
 WORKLOADS=(mutexbench randarray)
-LOCKS=(mcs mcs-stp mcscr-stp acr parkinglot backoff pthread ck-mcs)
+LOCKS=(mcs mcs-stp mcscr-stp acr parkinglot standby backoff pthread ck-mcs)
 THREADS=1,2,4,8,16,32
 RUNS=3
 DURATION=0.5
@@ -43,7 +43,7 @@ echo "locklab demo: ${workloads[*]} x {${locks[*]}} x threads $THREADS, $RUNS in
 echo
 "$locklab" report "$out"
 echo
-echo "glibc against the interposer's default lock (parkinglot) on a plain pthread MutexBench, through LD_PRELOAD:"
+echo "glibc against the interposer's default lock (standby) on a plain pthread MutexBench, through LD_PRELOAD:"
 python3 "$(dirname "$0")/performance.py" --runs 3 --seconds 0.5 --rows mutexbench-2,mutexbench-16,mutexbench-64 \
   --locks default --no-uncontended --out "$out/interposer" | sed -n '/^| row/,$p'
 "$locklab" report "$out/interposer" > /dev/null
