@@ -19,16 +19,35 @@ typedef struct ll_standby_lock {
 #define LL_STANDBY_INITIALIZER { LL_ATOMIC_INIT(0), LL_ATOMIC_INIT(0) }
 #define LL_STANDBY_ACT 1u
 
-/* Tunables (standby.c says why each is what it is). */
+/* Tunables (standby.c says why each is what it is); each may be overridden at build time
+ * (-DLL_STANDBY_ROTATE_NS=0 ...: docs/performance.md, "What each part buys"). */
+#ifndef LL_STANDBY_ARRIVAL_ROUNDS
 #define LL_STANDBY_ARRIVAL_ROUNDS 3u    /* an arrival's spin before it parks: 2, 4, 8 PAUSEs */
+#endif
+#ifndef LL_STANDBY_PAUSE_NS
 #define LL_STANDBY_PAUSE_NS 2000u       /* the standby PAUSEs this long, then yields between looks */
+#endif
+#ifndef LL_STANDBY_PATIENCE_NS
 #define LL_STANDBY_PATIENCE_NS 100000u  /* then releases hand the standby the lock */
+#endif
+#ifndef LL_STANDBY_BUDGET_NS
 #define LL_STANDBY_BUDGET_NS 200000u    /* a real-time standby (it only PAUSEs) parks after this */
+#endif
+#ifndef LL_STANDBY_ROTATE_NS
 #define LL_STANDBY_ROTATE_NS 30000u     /* arrivals take the role from the parked for this long after a wake */
+#endif
+#ifndef LL_STANDBY_TENURE_NS
 #define LL_STANDBY_TENURE_NS 100000u    /* a thread back from parking this long yields the role to the parked */
+#endif
+#ifndef LL_STANDBY_NUMA_NS
 #define LL_STANDBY_NUMA_NS 2000000u     /* a parked waiter on another socket waits at most this long for the role */
+#endif
+#ifndef LL_STANDBY_NAP_NS
 #define LL_STANDBY_NAP_NS 1000000u      /* a parked waiter's first nap (doubling to NAP_MAX_NS) */
+#endif
+#ifndef LL_STANDBY_NAP_MAX_NS
 #define LL_STANDBY_NAP_MAX_NS 128000000u
+#endif
 
 /* init: as LL_STANDBY_INITIALIZER (relaxed: like pthread_mutex_init, publish the lock yourself). */
 LL_INLINE void ll_standby_init(ll_standby_lock *l)
