@@ -31,7 +31,10 @@ typedef struct ll_standby_lock {
 #define LL_STANDBY_PATIENCE_NS 100000u  /* then releases hand the standby the lock */
 #endif
 #ifndef LL_STANDBY_BUDGET_NS
-#define LL_STANDBY_BUDGET_NS 200000u    /* a real-time standby (it only PAUSEs) parks after this */
+#define LL_STANDBY_BUDGET_NS 200000u    /* then the standby gives the role up and parks */
+#endif
+#ifndef LL_STANDBY_FAIR_NS
+#define LL_STANDBY_FAIR_NS 4000000u     /* a waiter parked this long is handed the lock (bucket timer, mean this) */
 #endif
 #ifndef LL_STANDBY_ROTATE_NS
 #define LL_STANDBY_ROTATE_NS 30000u     /* arrivals take the role from the parked for this long after a wake */
@@ -41,6 +44,9 @@ typedef struct ll_standby_lock {
 #endif
 #ifndef LL_STANDBY_NUMA_NS
 #define LL_STANDBY_NUMA_NS 2000000u     /* a parked waiter on another socket waits at most this long for the role */
+#endif
+#ifndef LL_STANDBY_WOKEN_YIELDS
+#define LL_STANDBY_WOKEN_YIELDS 7u      /* ll_standby_acquire_woken: yielding rounds before the slow path */
 #endif
 #ifndef LL_STANDBY_NAP_NS
 #define LL_STANDBY_NAP_NS 1000000u      /* a parked waiter's first nap (doubling to NAP_MAX_NS) */
@@ -60,6 +66,12 @@ void ll_standby_acquire_slow(ll_standby_lock *l);
 bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns);
 void ll_standby_release_slow(ll_standby_lock *l);
 bool ll_standby_try_acquire(ll_standby_lock *l);
+/* Acquire for a thread just woken from a condition variable (the interposer's relock after
+ * pthread_cond_wait): one of a herd, or signalled by a holder about to unlock, so it first
+ * tries the lock between up to LL_STANDBY_WOKEN_YIELDS yields (parkinglot's SpinWait)
+ * before the ordinary slow path would park it at once: each woken thread would otherwise
+ * cost a second wake-up (standby.c, "Condition variables"). */
+void ll_standby_acquire_woken(ll_standby_lock *l);
 
 LL_INLINE void ll_standby_acquire(ll_standby_lock *l, ll_wait_policy *wp)
 {

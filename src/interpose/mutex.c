@@ -345,14 +345,6 @@ LL_INLINE void release(lp_mutex *m)
         lock_release(m);
 }
 
-static void iface_lock(void *mutex)
-{
-    lp_mutex *m = (lp_mutex *)mutex;
-    lock_acquire(m, NULL);
-    ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
-}
-static void iface_unlock(void *mutex) { release((lp_mutex *)mutex); }
-const ll_mutex_iface lp_mutex_iface = {iface_lock, iface_unlock};
 
 /* ---- timed acquisition ---------------------------------------------------------------- */
 
@@ -517,6 +509,21 @@ LL_INLINE bool word_try_acquire(lp_mutex *m)
     /* acquire: pairs with the store-release of the lock's release (inline or its own) */
     return ll_cas(word_of(m), &free_, 1, LL_ACQUIRE);
 }
+
+/* The condition variables' relock (cond.c through lp_mutex_iface) and unlock. */
+static void iface_lock(void *mutex)
+{
+    lp_mutex *m = (lp_mutex *)mutex;
+    if (fast_path(m) == LP_FAST_STANDBY) { /* woken from a condition variable (standby.h) */
+        if (!word_try_acquire(m))
+            ll_standby_acquire_woken(standby_of(m));
+    } else {
+        lock_acquire(m, NULL);
+    }
+    ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
+}
+static void iface_unlock(void *mutex) { release((lp_mutex *)mutex); }
+const ll_mutex_iface lp_mutex_iface = {iface_lock, iface_unlock};
 
 /* The inline fast path's CAS failed: the lock's own acquire, then the owner. */
 static LL_COLD int lock_inline_contended(lp_mutex *m, uint32_t fast)

@@ -58,7 +58,7 @@ typedef struct pt_bucket {
     LL_ALIGNED(LL_CACHELINE) ll_acr_lock lock;
     LL_SHARED_PLAIN(pt_waiter *) head; /* FIFO by since, under lock */
     LL_SHARED_PLAIN(pt_waiter *) tail;
-    ll_atomic_u64 stamp; /* a time of the lock's own (parkinglot: its fair timer; standby: rotation) */
+    ll_atomic_u64 stamp[2]; /* times of the lock's own: parkinglot's fair timer [0]; standby's rotation [0], fair timer [1] */
 } pt_bucket;
 
 static pt_bucket pt_table[PT_BUCKETS];

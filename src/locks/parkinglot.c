@@ -212,9 +212,9 @@ LL_COLD void ll_parkinglot_release_slow(ll_parkinglot_lock *l)
         p = ll_plain_load(&found->parker); /* before the token store: then the node may be reused */
         uint64_t now = ll_now_ns();
         /* relaxed (the fair timer): written and read under the bucket lock */
-        bool handoff = now - ll_plain_load(&found->since) >= LL_PARKINGLOT_FAIR_NS && now >= ll_load_relaxed(&b->stamp);
+        bool handoff = now - ll_plain_load(&found->since) >= LL_PARKINGLOT_FAIR_NS && now >= ll_load_relaxed(&b->stamp[0]);
         if (handoff) /* re-arm the bucket's timer: uniform in [0, 2 x FAIR_NS), mean FAIR_NS */
-            ll_store_relaxed(&b->stamp, now + ll_rand_below(2u * LL_PARKINGLOT_FAIR_NS));
+            ll_store_relaxed(&b->stamp[0], now + ll_rand_below(2u * LL_PARKINGLOT_FAIR_NS));
         ll_store_relaxed(&l->parked, more); /* relaxed: under the bucket lock */
         if (!handoff) /* release: the critical section to the next acquiring CAS (locked stays 1 for a handoff) */
             ll_store_release(&l->locked, 0);

@@ -42,17 +42,18 @@
  *   (1,GRANTED|SPIN) -> (1,0)      the standby takes the handed lock
  *   (1,PARKED) -> (0,PARKED|WAKING) release_slow wakes the eldest parked
  *                                  waiter (socket-local first) into the role
+ *   (1,PARKED) -> (1,PARKED)       ... or, once it has waited FAIR_NS and the
+ *                                  bucket's fair timer has run out, hands it
+ *                                  the lock (HANDOFF; locked stays 1)
  *   (x,WAKING) -> (x,SPIN)         the woken waiter takes the role (or, if an
  *                                  arrival took it meanwhile, clears WAKING)
  *   (1,x) -> (1,x|PARKED)          a waiter parks (under its bucket's lock)
  *
  * Acquire (slow path, the CAS failed): the standby spins on locked (a try,
- * then PAUSE for PAUSE_NS, then yield between looks) until it takes the lock
- * by CAS, or by GRANTED from the first release after PATIENCE_NS: it never
- * parks, so its wait is bounded whatever the critical sections' length (a
- * real-time standby, which must not yield to a lower priority and so only
- * PAUSEs, gives the role up and parks after BUDGET_NS instead: a holder
- * sharing its CPU must run).  Any other waiter: if the role is vacant, claim it; else spin
+ * then PAUSE for PAUSE_NS, then yield between looks) and takes the lock by
+ * CAS, or by GRANTED from the first release after PATIENCE_NS; after
+ * BUDGET_NS (a critical section longer than that) it gives the role up and
+ * parks, keeping its place by first park.  Any other waiter: if the role is vacant, claim it; else spin
  * ARRIVAL_ROUNDS short rounds (2, 4, 8 PAUSEs) on locked, then park.  So at
  * most one waiter per lock spins for long, whatever the thread count.
  * Release: ACT clear (nobody parked, or a standby exists or is being woken):
@@ -60,7 +61,10 @@
  * a barging arrival, takes it).  ACT set: release_slow hands the lock to an
  * impatient standby, or wakes one parked waiter into the standby role and
  * frees the lock; the woken thread arrives a wake-up later (deferred
- * succession: arrivals keep the lock busy meanwhile).
+ * succession: arrivals keep the lock busy meanwhile).  A parked waiter that
+ * has waited FAIR_NS is handed the lock instead, at most once per bucket
+ * timer (uniform in [0, 2 x FAIR_NS)): the lock then idles for a wake-up, so
+ * such handoffs stay rare (parkinglot's fair unlock).
  * The passive set and its rotation: waiters that find the role taken park in
  * the table's FIFO (by first park).  The eldest is woken into the role when a
  * release finds it vacant; for ROTATE_NS after such a wake, arrivals may claim
@@ -86,6 +90,12 @@
  * Timed acquire (ll_standby_acquire_until): as acquire, with each wait cut at
  * the deadline: a standby gives its role up (and owns the lock if a GRANTED
  * came first), a parked waiter leaves the table as parkinglot's does.
+ * Condition variables: a thread woken from one (ll_standby_acquire_woken, the
+ * interposer's relock) is usually one of a herd that a broadcast woke, or was
+ * signalled by a holder about to unlock: it tries the lock between up to
+ * WOKEN_YIELDS yields before the slow path, which would park it at once behind
+ * the standby and cost a second wake-up per woken thread (a barrier of 16
+ * threads: 0.9x glibc without, as parkinglot's 2x with; docs/performance.md).
  * Fork: the table is emptied in the child (park_table.h, "Fork"); roles held
  * by threads the child does not have are vacant there (generation bits; the
  * child's generation holds from the fork on, also in child handlers that run
@@ -95,8 +105,9 @@
  *
  * Fairness: none short-term (barging, and the standby role changes hands
  * out of order).  Long-term: a standby waits at most PATIENCE_NS plus one
- * critical section (plus the time a yield takes to come back, when threads
- * outnumber CPUs); parked waiters are woken in FIFO order (socket-local
+ * critical section while its critical sections are shorter than BUDGET_NS;
+ * a parked waiter, once eldest (socket-local ones may go first for NUMA_NS),
+ * is handed the lock after FAIR_NS at the bucket timer's next expiry; parked waiters are woken in FIFO order (socket-local
  * first for at most NUMA_NS); running threads yield the role after
  * TENURE_NS.  Measured per-thread max/min: docs/performance.md.
  * Footprint: 8 bytes per lock; a 128-B queue-node slot per parked thread (48 B
@@ -109,7 +120,7 @@
 
 enum { ACT = LL_STANDBY_ACT, SPIN = 2u, PARKED = 4u, IMPATIENT = 8u, GRANTED = 16u, WAKING = 32u };
 enum { ROLES = SPIN | WAKING | IMPATIENT, GEN_SHIFT = 8, GEN_MASK = 0xffu << GEN_SHIFT };
-enum { STANDBY = 1 }; /* a parked waiter's token: woken into the standby role */
+enum { STANDBY = 1, HANDOFF = 2 }; /* a parked waiter's token: woken into the standby role, or handed the lock */
 enum { CLOCK_EVERY = 16, NUMA_LOOK = 16 };
 
 /* This process's fork generation, as the state word keeps it. */
@@ -149,12 +160,13 @@ static bool sb_busy(void *p)
 /* ... and l's last parked waiter left: (x,PARKED) -> (x,0), under the bucket lock. */
 static void sb_last_left(void *p) { sb_change((ll_standby_lock *)p, 0, PARKED, 0, LL_RELAXED); }
 
-enum { SB_RETRY = 0, SB_STANDBY = 1, SB_TIMED_OUT = 2 };
+enum { SB_RETRY = 0, SB_STANDBY = 1, SB_TIMED_OUT = 2, SB_HANDED = 3 };
 
 /* Announce (PARKED) and park in l's bucket if l is still held, until a releaser wakes us into
  * the standby role or deadline_ns.  again: we parked before in this acquisition (since is when
  * we first did): we go back to our place by since, not to the back.  Returns SB_STANDBY
- * (woken: WAKING was set for us), SB_RETRY (not parked, or left after a nap) or SB_TIMED_OUT. */
+ * (woken: WAKING was set for us), SB_HANDED (the lock is ours), SB_RETRY (not parked, or left
+ * after a nap) or SB_TIMED_OUT. */
 static int sb_park(ll_standby_lock *l, uint64_t since, bool again, uint64_t deadline_ns)
 {
     pt_bucket *b = pt_bucket_of(l);
@@ -170,8 +182,9 @@ static int sb_park(ll_standby_lock *l, uint64_t since, bool again, uint64_t dead
     pt_waiter *w = pt_enqueue(b, l, since, again);
     pt_unlock(b);
     int slept = pt_sleep(b, w, l, deadline_ns, LL_STANDBY_NAP_NS, LL_STANDBY_NAP_MAX_NS, sb_busy, sb_last_left);
+    bool handed = slept == PT_WOKEN && ll_load_relaxed(&w->token) == HANDOFF; /* relaxed: pt_token_set acquired it */
     ll_qnode_put(w); /* out of the list either way: a waker unlinked it, or pt_sleep did */
-    return slept == PT_WOKEN ? SB_STANDBY : slept == PT_TIMED_OUT ? SB_TIMED_OUT : SB_RETRY;
+    return handed ? SB_HANDED : slept == PT_WOKEN ? SB_STANDBY : slept == PT_TIMED_OUT ? SB_TIMED_OUT : SB_RETRY;
 }
 
 /* ---- acquire --------------------------------------------------------------------------- */
@@ -212,7 +225,7 @@ bool ll_standby_try_acquire(ll_standby_lock *l)
 static bool sb_claim(ll_standby_lock *l, uint32_t s, uint64_t now)
 {
     /* relaxed: a hint of the bucket's last wake; a stale one only shifts a turn */
-    if ((s & PARKED) && now >= ll_load_relaxed(&pt_bucket_of(l)->stamp))
+    if ((s & PARKED) && now >= ll_load_relaxed(&pt_bucket_of(l)->stamp[0]))
         return false; /* the next release wakes the eldest parked waiter into the role */
     return !(sb_change(l, SPIN, 0, SPIN, LL_RELAXED) & SPIN);
 }
@@ -236,8 +249,7 @@ static bool sb_standby_wait(ll_standby_lock *l, uint64_t spin_from, uint32_t rou
     if (rounds % CLOCK_EVERY == 0) {
         uint64_t now = ll_now_ns();
         *spun = now - spin_from;
-        /* the deadline; or a real-time standby, which never yields (sb_relax), parks after BUDGET_NS */
-        if (now >= deadline_ns || (*spun >= LL_STANDBY_BUDGET_NS && ll_thread_realtime()))
+        if (now >= deadline_ns || *spun >= LL_STANDBY_BUDGET_NS)
             return *owner = sb_resign(l), false;
         if (*spun >= LL_STANDBY_PATIENCE_NS) /* (1,SPIN) -> (1,SPIN|IMP), once */
             sb_change(l, IMPATIENT, 0, GRANTED | IMPATIENT, LL_RELAXED);
@@ -297,6 +309,8 @@ bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
         int r = sb_park(l, since, again, deadline_ns);
         me->active_from = ll_now_ns();
         arrivals = 0;
+        if (r == SB_HANDED) /* handed over: locked was kept for us */
+            return true;
         if (r == SB_TIMED_OUT) /* one last look: a release that missed us may have freed l */
             return ll_standby_try_acquire(l);
         if (r == SB_STANDBY) {
@@ -310,6 +324,16 @@ bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
 }
 
 LL_COLD void ll_standby_acquire_slow(ll_standby_lock *l) { ll_standby_acquire_until(l, LL_NO_DEADLINE); }
+
+void ll_standby_acquire_woken(ll_standby_lock *l)
+{
+    for (uint32_t i = 0; i < LL_STANDBY_WOKEN_YIELDS && !ll_thread_realtime(); i++) {
+        if (ll_standby_try_acquire(l))
+            return;
+        ll_yield(); /* the holder, or the herd member ahead of us, runs */
+    }
+    ll_standby_acquire_slow(l);
+}
 
 /* ---- release --------------------------------------------------------------------------- */
 
@@ -366,17 +390,31 @@ LL_COLD void ll_standby_release_slow(ll_standby_lock *l)
     bool more;
     pt_waiter *w = sb_pick(l, b, &prev, &more);
     ll_parker *p = NULL;
+    uint64_t now = w ? ll_now_ns() : 0;
+    /* relaxed (the fair timer): written and read under the bucket lock */
+    bool handoff = w && now - ll_plain_load(&w->since) >= LL_STANDBY_FAIR_NS && now >= ll_load_relaxed(&b->stamp[1]);
     if (w == NULL) {
         sb_change(l, 0, PARKED, 0, LL_RELAXED); /* (1,PARKED) -> (1,0): nobody is parked */
+    } else if (handoff) {
+        /* (1,PARKED) -> (1,PARKED) (or (1,0) if w was the last), locked stays 1: the lock is w's.
+         * The bucket's timer re-armed uniformly in [0, 2 x FAIR_NS), mean FAIR_NS. */
+        ll_store_relaxed(&b->stamp[1], now + ll_rand_below(2u * LL_STANDBY_FAIR_NS));
+        if (!more)
+            sb_change(l, 0, PARKED, 0, LL_RELAXED);
+        pt_unlink(b, w, prev);
+        p = ll_plain_load(&w->parker); /* before the token store: then the node may be reused */
+        /* release: the critical section to w; pairs with the acquire in pt_token_set */
+        ll_store_release(&w->token, HANDOFF);
     } else if (!(sb_change(l, WAKING, more ? 0 : PARKED, SPIN | WAKING, LL_RELAXED) & (SPIN | WAKING))) {
         /* (1,PARKED) -> (1,PARKED|WAKING) (or (1,WAKING) if w was the last): w gets the role */
         pt_unlink(b, w, prev);
-        ll_store_relaxed(&b->stamp, ll_now_ns() + LL_STANDBY_ROTATE_NS); /* relaxed: a hint for sb_claim */
+        ll_store_relaxed(&b->stamp[0], now + LL_STANDBY_ROTATE_NS); /* relaxed: a hint for sb_claim */
         p = ll_plain_load(&w->parker); /* before the token store: then the node may be reused */
         /* release: WAKING before w sees its token; pairs with the acquire in pt_token_set */
         ll_store_release(&w->token, STANDBY);
     } /* else a standby appeared meanwhile: nobody to wake */
-    ll_store_release(&l->locked, 0); /* release: the critical section to the next acquiring CAS */
+    if (!handoff) /* release: the critical section to the next acquiring CAS */
+        ll_store_release(&l->locked, 0);
     pt_unlock(b);
     ll_wake(p); /* after the bucket's release: the woken thread may need the bucket at once */
 }
