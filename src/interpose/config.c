@@ -258,7 +258,7 @@ static void configure(void)
                     : lp_cfg.inline_state && standby                         ? LP_FAST_STANDBY
                                                                                 : LP_FAST_NONE;
     /* Locks that repair themselves in a fork child: acr, the word locks (a release is a store
-     * of 0), parkinglot and standby (the child's table is emptied: parkinglot.c, "Fork"). */
+     * of 0), parkinglot and standby (the child's table is emptied: park_table.h, "Fork"). */
     lp_cfg.fork_repair = lp_cfg.ops != &ll_lock_acr && !ll_lock_is_word_lock(lp_cfg.ops) && !parkinglot && !standby;
     ll_store_release(&lp_fast, fast); /* release: lp_cfg is complete before a fast path reads it */
 }

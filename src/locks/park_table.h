@@ -30,8 +30,10 @@
  * threads' own, gone with them).  Child handlers registered before ours (a
  * library's constructor that runs first) run before it and may unlock a
  * contended lock: our prepare handler, which runs before any fork whatever
- * the order, records the pid, and pt_lock, which every use of a bucket goes
- * through, repairs the table first if it finds itself in a child of that fork.
+ * the order, records the pid, and pt_lock, through which a thread first uses a
+ * bucket in a process, repairs the table first if it finds itself in a child
+ * of that fork (a parked waiter's leave takes its bucket lock directly: it
+ * parked in this process, after any fork).
  */
 #ifndef LOCKLAB_SRC_LOCKS_PARK_TABLE_H
 #define LOCKLAB_SRC_LOCKS_PARK_TABLE_H

@@ -30,16 +30,16 @@
  *                     hands it the lock
  *           GRANTED   a release handed the lock to the standby (locked stays 1)
  *           WAKING    a release woke a parked waiter into the standby role
- *           bits 8-15 the fork generation that set SPIN, WAKING, IMPATIENT:
+ *           bits 8-23 the fork generation that set SPIN, WAKING, IMPATIENT:
  *                     in a child of a fork, roles set by threads it does not
  *                     have read as vacant (sb_live)
  * Transitions (locked, state):
  *   (0,x) -> (1,x)                 any CAS: fast path, arrival, standby
  *   (1,S) -> (0,S)                 release with ACT clear: a store
- *   (1,x) -> (1,x|SPIN)            an arrival claims the vacant role (sb_claim)
+ *   (x,y) -> (x,y|SPIN)            an arrival claims the vacant role (sb_claim)
  *   (1,SPIN|x) -> (1,SPIN|IMP|x)   the standby grows impatient
  *   (1,IMP|x) -> (1,GRANTED|x)     release_slow hands over (no store to locked)
- *   (1,GRANTED|SPIN) -> (1,0)      the standby takes the handed lock
+ *   (1,GRANTED|SPIN|x) -> (1,x)    the standby takes the handed lock
  *   (1,PARKED) -> (0,PARKED|WAKING) release_slow wakes the eldest parked
  *                                  waiter (socket-local first) into the role
  *   (1,PARKED) -> (1,PARKED)       ... or, once it has waited FAIR_NS and the
@@ -53,7 +53,8 @@
  * then PAUSE for PAUSE_NS, then yield between looks) and takes the lock by
  * CAS, or by GRANTED from the first release after PATIENCE_NS; after
  * BUDGET_NS (a critical section longer than that) it gives the role up and
- * parks, keeping its place by first park.  Any other waiter: if the role is vacant, claim it; else spin
+ * parks (a woken standby goes back to its place by first park; the fair
+ * handoff below bounds its wait).  Any other waiter: if the role is vacant, claim it; else spin
  * ARRIVAL_ROUNDS short rounds (2, 4, 8 PAUSEs) on locked, then park.  So at
  * most one waiter per lock spins for long, whatever the thread count.
  * Release: ACT clear (nobody parked, or a standby exists or is being woken):
@@ -78,7 +79,8 @@
  * NUMA_NS: the lock stays on one socket for up to NUMA_NS at a time.
  * Memory orders: the lock's CAS (acquire) and release store, as parkinglot's;
  * GRANTED is set by a release CAS whose critical section the standby acquires
- * by its acquire load (or the acquire CAS of sb_resign); every other state
+ * by its acquire load (or the acquire CAS of sb_resign); a HANDOFF token's
+ * release store carries it to the parked waiter (acquire: pt_token_set); every other state
  * change is relaxed: it orders no data (a waiter that acts on a stale view
  * spins, parks or wakes once too often, never enters).  The waiter's park is
  * "set PARKED (seq_cst RMW), then check locked (seq_cst)", the releaser's
@@ -89,7 +91,8 @@
  * nap, never a hang.
  * Timed acquire (ll_standby_acquire_until): as acquire, with each wait cut at
  * the deadline: a standby gives its role up (and owns the lock if a GRANTED
- * came first), a parked waiter leaves the table as parkinglot's does.
+ * came first), a parked waiter leaves the table as parkinglot's does (and owns
+ * the lock if a HANDOFF came first: the bucket lock decides).
  * Condition variables: a thread woken from one (ll_standby_acquire_woken, the
  * interposer's relock) is usually one of a herd that a broadcast woke, or was
  * signalled by a holder about to unlock: it tries the lock between up to
@@ -119,12 +122,12 @@
 #include "park_table.h"
 
 enum { ACT = LL_STANDBY_ACT, SPIN = 2u, PARKED = 4u, IMPATIENT = 8u, GRANTED = 16u, WAKING = 32u };
-enum { ROLES = SPIN | WAKING | IMPATIENT, GEN_SHIFT = 8, GEN_MASK = 0xffu << GEN_SHIFT };
+enum { ROLES = SPIN | WAKING | IMPATIENT, GEN_SHIFT = 8, GEN_MASK = 0xffffu << GEN_SHIFT };
 enum { STANDBY = 1, HANDOFF = 2 }; /* a parked waiter's token: woken into the standby role, or handed the lock */
 enum { CLOCK_EVERY = 16, NUMA_LOOK = 16 };
 
 /* This process's fork generation, as the state word keeps it. */
-static uint32_t sb_gen(void) { return (ll_fork_generation_now() & 0xffu) << GEN_SHIFT; }
+static uint32_t sb_gen(void) { return (ll_fork_generation_now() & 0xffffu) << GEN_SHIFT; }
 /* The state word as this process sees it: roles set before a fork name threads a child does not have. */
 static uint32_t sb_live(uint32_t s, uint32_t gen) { return (s & GEN_MASK) == gen ? s : (s & ~(uint32_t)(ROLES | GEN_MASK)) | gen; }
 static uint32_t sb_derive(uint32_t s)
@@ -398,7 +401,7 @@ LL_COLD void ll_standby_release_slow(ll_standby_lock *l)
     } else if (handoff) {
         /* (1,PARKED) -> (1,PARKED) (or (1,0) if w was the last), locked stays 1: the lock is w's.
          * The bucket's timer re-armed uniformly in [0, 2 x FAIR_NS), mean FAIR_NS. */
-        ll_store_relaxed(&b->stamp[1], now + ll_rand_below(2u * LL_STANDBY_FAIR_NS));
+        ll_store_relaxed(&b->stamp[1], now + ll_rand_below(2ull * LL_STANDBY_FAIR_NS));
         if (!more)
             sb_change(l, 0, PARKED, 0, LL_RELAXED);
         pt_unlink(b, w, prev);
@@ -435,7 +438,8 @@ const ll_lock_ops ll_lock_standby = {
     "two words, a store release; one spinning waiter (the standby), the others parked FIFO in a global "
     "address-hashed table and rotated through the standby role",
     "none short-term (barging); the standby waits at most patience (0.1 ms) + one critical section; parked "
-    "waiters woken FIFO (socket-local first for 2 ms)", LL_SPIN_ONLY, NULL,
+    "waiters woken FIFO (socket-local first for 2 ms), one parked 4 ms handed the lock at its bucket's fair timer",
+    LL_SPIN_ONLY, NULL,
     sizeof(ll_standby_lock), sizeof(ll_standby_lock), sizeof(pt_waiter),
     init, NULL, acquire, try_acquire, release, acquire_until, NULL,
 };
