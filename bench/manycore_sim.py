@@ -3,7 +3,8 @@
 (docs/performance.md, "Many cores").
 
     python3 bench/manycore_sim.py [--out results/manycore] [--runs 3] [--duration 0.2]
-                                  [--peer-runs 1] [--peer-ra-duration 0.05] [--table-only]
+                                  [--peer-runs 1] [--peer-ra-duration 0.05]
+                                  [--backoff-duration 0.02] [--skip-backoff] [--table-only]
 
 For every preset (slides-48, cna-2s, cna-4s, malthusian-t5) at threads = CPUs/4, CPUs/2, CPUs
 and 2 x CPUs, `locklab sweep --sim PRESET` runs MutexBench and RandArray:
@@ -11,8 +12,10 @@ and 2 x CPUs, `locklab sweep --sim PRESET` runs MutexBench and RandArray:
          simulated seconds each;
   peers  the registry's candidates for "best lock" (the FIFO, Fissile/ShflLock, CNA, CR and
          parking locks), --peer-runs seeds; RandArray peers for --peer-ra-duration simulated
-         seconds (a RandArray run costs ~45 s of host time per simulated second at 72 threads).
-Each sweep writes OUT/PRESET-main and OUT/PRESET-peers (results.csv, then `locklab report`'s
+         seconds (a RandArray run costs ~45 s of host time per simulated second at 72 threads);
+  backoff  the backoff lock, --peer-runs seeds of --backoff-duration simulated seconds (its spin
+         loops cost ~700 host s per simulated s; on cna-4s at 288 threads far more: --skip-backoff).
+Each sweep writes OUT/PRESET-main, OUT/PRESET-peers, ... (results.csv, then `locklab report`'s
 report.md and plots).  Then prints one Markdown table per workload: medians over the seeds,
 the default's ratio to pthread and to the best other lock of the run, the per-thread max/min
 and the worst and p99.9 acquisition waits (simulated ns, free of measurement cost).
@@ -103,12 +106,15 @@ def main():
     ap.add_argument("--duration", type=float, default=0.2)
     ap.add_argument("--peer-runs", type=int, default=1)
     ap.add_argument("--peer-ra-duration", type=float, default=0.05)
+    ap.add_argument("--backoff-duration", type=float, default=0.02)
+    ap.add_argument("--skip-backoff", action="store_true")
     ap.add_argument("--table-only", action="store_true")
     a = ap.parse_args()
     for name, value in (("--runs", a.runs), ("--peer-runs", a.peer_runs)):
         if value < 1:
             sys.exit(f"manycore_sim.py: {name} {value} is not a count >= 1")
-    for name, value in (("--duration", a.duration), ("--peer-ra-duration", a.peer_ra_duration)):
+    for name, value in (("--duration", a.duration), ("--peer-ra-duration", a.peer_ra_duration),
+                        ("--backoff-duration", a.backoff_duration)):
         if not 0 < value <= 10:
             sys.exit(f"manycore_sim.py: {name} {value} is not a simulated duration in (0, 10] s")
     default = default_lock()
@@ -121,6 +127,9 @@ def main():
                   a.duration)
             sweep(os.path.join(a.out, f"{preset}-peersra"), preset, threads, "randarray", PEERS_RA, a.peer_runs,
                   a.peer_ra_duration)
+            if not a.skip_backoff:
+                sweep(os.path.join(a.out, f"{preset}-backoff"), preset, threads, "mutexbench,randarray", "backoff",
+                      a.peer_runs, a.backoff_duration)
     table(rows(a.out), default)
 
 
