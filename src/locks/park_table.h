@@ -52,7 +52,7 @@ typedef struct pt_waiter {
     ll_atomic_u32 token;                 /* PT_WAITING until a releaser sets the lock's token */
     LL_SHARED_PLAIN(ll_parker *) parker; /* read by the releaser before the token store */
     LL_SHARED_PLAIN(uint64_t) since;     /* when this acquisition first parked (ll_now_ns) */
-    LL_SHARED_PLAIN(int32_t) socket;     /* where it parked (ll_current_socket) */
+    LL_SHARED_PLAIN(int32_t) socket;     /* where it parked (ll_current_socket), or -1 */
 } pt_waiter;
 LL_STATIC_ASSERT(sizeof(pt_waiter) <= LL_QNODE_USABLE, "waiter must fit a queue-node slot");
 
@@ -111,14 +111,15 @@ LL_INLINE void pt_unlock(pt_bucket *b) { ll_acr_release(&b->lock); }
 /* ---- the lists (under the bucket's lock) ---------------------------------------------- */
 
 /* A new waiter of key, linked: at the back, or (again: it parked before in this acquisition,
- * since is when it first did) before the first waiter of key that first parked later. */
-static pt_waiter *pt_enqueue(pt_bucket *b, const void *key, uint64_t since, bool again)
+ * since is when it first did) before the first waiter of key that first parked later.  socket:
+ * where it parks, for a lock that prefers socket-local waiters (-1: the lock does not ask). */
+static pt_waiter *pt_enqueue(pt_bucket *b, const void *key, uint64_t since, bool again, int32_t socket)
 {
     pt_waiter *w = (pt_waiter *)ll_qnode_get();
     ll_plain_store(&w->key, key);
     ll_plain_store(&w->parker, ll_self()->parker);
     ll_plain_store(&w->since, since);
-    ll_plain_store(&w->socket, (int32_t)ll_current_socket());
+    ll_plain_store(&w->socket, socket);
     ll_store_relaxed(&w->token, PT_WAITING); /* relaxed: a releaser sees w only through the bucket lock */
     pt_waiter *prev = ll_plain_load(&b->tail), *v = NULL;
     if (again) {
@@ -148,6 +149,19 @@ static void pt_unlink(pt_bucket *b, pt_waiter *w, pt_waiter *prev)
         ll_plain_store(&b->head, next);
     if (ll_plain_load(&b->tail) == w)
         ll_plain_store(&b->tail, prev);
+}
+
+/* The fair unlock (parkinglot's, standby's): is w, the waiter a release picked, to be handed the
+ * lock?  Yes once it has waited fair_ns since its first park and the bucket's timer (*timer) has
+ * run out; the timer is then re-armed uniformly in [0, 2 x fair_ns), mean fair_ns, so that
+ * handoffs, which leave the lock idle for a wake-up, stay rare. */
+static bool pt_fair_due(ll_atomic_u64 *timer, pt_waiter *w, uint64_t now, uint64_t fair_ns)
+{
+    /* relaxed (the timer): written and read under the bucket lock */
+    if (now - ll_plain_load(&w->since) < fair_ns || now < ll_load_relaxed(timer))
+        return false;
+    ll_store_relaxed(timer, now + ll_rand_below(2 * fair_ns));
+    return true;
 }
 
 /* Unlink w (in b's list); true if another waiter of key remains. */

@@ -140,7 +140,7 @@ static int pl_park(ll_parkinglot_lock *l, uint64_t since, bool again, uint64_t d
         pt_unlock(b);
         return PL_RETRY;
     }
-    pt_waiter *w = pt_enqueue(b, l, since, again);
+    pt_waiter *w = pt_enqueue(b, l, since, again, -1);
     pt_unlock(b);
     int slept = pt_sleep(b, w, l, deadline_ns, LL_PARKINGLOT_NAP_NS, LL_PARKINGLOT_NAP_MAX_NS, pl_busy, pl_last_left);
     bool handed = slept == PT_WOKEN && ll_load_relaxed(&w->token) == HANDOFF; /* relaxed: pt_token_set acquired it */
@@ -210,11 +210,7 @@ LL_COLD void ll_parkinglot_release_slow(ll_parkinglot_lock *l)
     } else {
         pt_unlink(b, found, found_prev);
         p = ll_plain_load(&found->parker); /* before the token store: then the node may be reused */
-        uint64_t now = ll_now_ns();
-        /* relaxed (the fair timer): written and read under the bucket lock */
-        bool handoff = now - ll_plain_load(&found->since) >= LL_PARKINGLOT_FAIR_NS && now >= ll_load_relaxed(&b->stamp[0]);
-        if (handoff) /* re-arm the bucket's timer: uniform in [0, 2 x FAIR_NS), mean FAIR_NS */
-            ll_store_relaxed(&b->stamp[0], now + ll_rand_below(2u * LL_PARKINGLOT_FAIR_NS));
+        bool handoff = pt_fair_due(&b->stamp[0], found, ll_now_ns(), LL_PARKINGLOT_FAIR_NS);
         ll_store_relaxed(&l->parked, more); /* relaxed: under the bucket lock */
         if (!handoff) /* release: the critical section to the next acquiring CAS (locked stays 1 for a handoff) */
             ll_store_release(&l->locked, 0);

@@ -182,7 +182,7 @@ static int sb_park(ll_standby_lock *l, uint64_t since, bool again, uint64_t dead
         pt_unlock(b); /* PARKED stays, a hint: a release with nobody to wake clears it */
         return SB_RETRY;
     }
-    pt_waiter *w = pt_enqueue(b, l, since, again);
+    pt_waiter *w = pt_enqueue(b, l, since, again, (int32_t)ll_current_socket());
     pt_unlock(b);
     int slept = pt_sleep(b, w, l, deadline_ns, LL_STANDBY_NAP_NS, LL_STANDBY_NAP_MAX_NS, sb_busy, sb_last_left);
     bool handed = slept == PT_WOKEN && ll_load_relaxed(&w->token) == HANDOFF; /* relaxed: pt_token_set acquired it */
@@ -394,14 +394,11 @@ LL_COLD void ll_standby_release_slow(ll_standby_lock *l)
     pt_waiter *w = sb_pick(l, b, &prev, &more);
     ll_parker *p = NULL;
     uint64_t now = w ? ll_now_ns() : 0;
-    /* relaxed (the fair timer): written and read under the bucket lock */
-    bool handoff = w && now - ll_plain_load(&w->since) >= LL_STANDBY_FAIR_NS && now >= ll_load_relaxed(&b->stamp[1]);
+    bool handoff = w && pt_fair_due(&b->stamp[1], w, now, LL_STANDBY_FAIR_NS);
     if (w == NULL) {
         sb_change(l, 0, PARKED, 0, LL_RELAXED); /* (1,PARKED) -> (1,0): nobody is parked */
     } else if (handoff) {
-        /* (1,PARKED) -> (1,PARKED) (or (1,0) if w was the last), locked stays 1: the lock is w's.
-         * The bucket's timer re-armed uniformly in [0, 2 x FAIR_NS), mean FAIR_NS. */
-        ll_store_relaxed(&b->stamp[1], now + ll_rand_below(2ull * LL_STANDBY_FAIR_NS));
+        /* (1,PARKED) -> (1,PARKED) (or (1,0) if w was the last), locked stays 1: the lock is w's */
         if (!more)
             sb_change(l, 0, PARKED, 0, LL_RELAXED);
         pt_unlink(b, w, prev);
