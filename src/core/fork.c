@@ -19,9 +19,8 @@ LL_ALIGNED(LL_SECTOR) ll_atomic_u32 ll_fork_generation;
 static ll_atomic_u32 fork_pid; /* the forking process, while LL_FORK_PENDING is set */
 
 /* Our prepare handler runs before any fork, whatever the order of registration: from here to our
- * parent or child handler, readers compare their pid with the forking one (two threads forking
- * at once: the first parent handler clears the bit; a child of the second then relies on its
- * own handler, as before this check existed). */
+ * parent or child handler, readers compare their pid with the forking one.  (The C library runs
+ * the atfork handlers of one fork at a time, so the forks of two threads do not interleave here.) */
 static void fork_prepare(void)
 {
     ll_store_relaxed(&fork_pid, (uint32_t)getpid()); /* relaxed: published by the RMW's release below */
