@@ -85,7 +85,7 @@ LL_INLINE void ll_mcsq_link(ll_mcs_node *me, ll_mcs_node *pred, uint32_t busy, u
     ll_store_relaxed(&me->waiting, busy); /* relaxed: published by the link store below; only a holder
                                              that has read that link (acquire) changes it */
     /* release: waiting, socket and parker before any holder sees us; pairs with the
-     * acquire load of pred->next in ll_mcsq_next / ll_mcsq_await_next / ll_mcsq_warm_next */
+     * acquire load of pred->next in ll_mcsq_next / ll_mcsq_next_for_write / ll_mcsq_await_next */
     ll_store_release(&pred->next, me);
 }
 
@@ -169,6 +169,22 @@ LL_INLINE ll_mcs_node *ll_mcsq_next(ll_mcs_node *n)
 {
     /* acquire: the successor's waiting/socket/parker; pairs with the link store in ll_mcsq_wait */
     return (ll_mcs_node *)ll_load_acquire(&n->next);
+}
+
+/* n's successor as linked so far, or NULL, for a holder that is about to write n
+ * (grant it, cull it): a CAS NULL -> NULL instead of a load takes n's line
+ * exclusive in one transfer, where a load followed by the write costs two (a
+ * shared copy, then an upgrade that invalidates n's spinning owner), the read-for-
+ * ownership that qspinlock gets from prefetchw(next).  It writes NULL only where
+ * NULL already was, so a racing link store is never lost: it lands before the CAS
+ * (which then fails and returns it) or after. */
+LL_INLINE ll_mcs_node *ll_mcsq_next_for_write(ll_mcs_node *n)
+{
+    void *next = NULL;
+    /* acquire (success and failure): the successor's waiting/socket/parker; pairs with
+     * the link store in ll_mcsq_link */
+    (void)ll_cas(&n->next, &next, NULL, LL_ACQUIRE);
+    return (ll_mcs_node *)next;
 }
 
 /* A lock dropped while held (ll_lock_ops.abandon): the nodes timed waiters abandoned
@@ -288,7 +304,7 @@ LL_INLINE ll_parker *ll_mcsq_warm_next(ll_mcs_node *succ, const ll_wait_policy *
 {
     if (!ll_wait_has_spin_phase(wp))
         return NULL;
-    ll_mcs_node *next2 = ll_mcsq_next(succ); /* acquire: as in ll_mcsq_next (its parker) */
+    ll_mcs_node *next2 = ll_mcsq_next_for_write(succ); /* the grant writes succ next */
     return next2 ? ll_plain_load(&next2->parker) : NULL;
 }
 

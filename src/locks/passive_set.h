@@ -253,7 +253,7 @@ static inline ll_mcscr_node *cr_release_cpu_aware(ll_mcscr_lock *l, ll_mcscr_nod
             succ = CR_NODE(ll_mcsq_await_next(&me->mcs));
         }
         ll_mcscr_node *next;
-        while ((next = CR_NODE(ll_mcsq_next(&succ->mcs))) != NULL) { /* cull the surplus */
+        while ((next = CR_NODE(ll_mcsq_next_for_write(&succ->mcs))) != NULL) { /* cull the surplus */
             cr_cull(l, NULL, succ, &now);
             succ = next;
         }
@@ -302,7 +302,7 @@ LL_INLINE ll_mcscr_node *cr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *
         if (succ != NULL) {
             /* Cull every node with a linked successor: surplus if home, remote otherwise. */
             ll_mcscr_node *next;
-            while ((next = CR_NODE(ll_mcsq_next(&succ->mcs))) != NULL) {
+            while ((next = CR_NODE(ll_mcsq_next_for_write(&succ->mcs))) != NULL) {
                 cr_cull(l, x, succ, &now);
                 succ = next;
             }
