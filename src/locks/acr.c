@@ -1,22 +1,21 @@
 /*
  * acr — adaptive concurrency restriction: a barging test-and-set lock whose
  * contended arrivals are split, by the number of CPUs the process can use,
- * into a few spinners and a FIFO queue of parked (passive) threads.  The
- * interposer's default lock.
+ * into a few spinners and a FIFO queue of parked (passive) threads.
  *
  * Sources: the outer/inner structure, the standby and its bounded bypass are
- * LOITER (Dice, "Malthusian Locks", malthusian-locks.txt, App. A.1); the
+ * LOITER (Dice, "Malthusian Locks", EuroSys 2017, App. A.1); the
  * queue is MCS (Mellor-Crummey & Scott 1991).  What is ours: the spinner cap
  * follows the CPUs (ll_cpus_available: affinity and cgroup quota), the whole
  * state fits in 16 bytes (so it lives inside a pthread_mutex_t), the standby
  * sleeps on the lock word itself and bounds its own bypass with a timed
  * sleep, and the spin budget adapts per lock (DAMP).
  *
- * Why (issue 9, docs/performance.md): under oversubscription a lock that
- * hands over to a queued successor waits for the scheduler whenever that
- * successor is preempted or parked (FIFO locks run 10-100x slower than
- * glibc here).  A barging lock gives the lock to whichever thread is running,
- * as glibc does; what it adds over glibc is (1) a short spin instead of a
+ * Why: under oversubscription a lock that hands over to a queued successor
+ * waits for the scheduler whenever that successor is preempted or parked (on
+ * a 2-CPU machine FIFO locks run one to two orders of magnitude below glibc:
+ * docs/results/2026-11-24-performance.md, docs/models.md).  A barging lock
+ * gives the lock to whichever thread is running, as glibc does; what it adds over glibc is (1) a short spin instead of a
  * futex sleep when the holder is running (glibc sleeps at once: a wake-up per
  * contended handover at 2 threads), (2) concurrency restriction: no more
  * threads spin than there are other CPUs, the rest leave the run queue, and a
@@ -51,13 +50,15 @@
  * max_spinners spin (TTAS on `locked`, randomized backoff after a lost CAS;
  * barging); else, or when the budget runs out, join the queue and park until
  * made its head (spin for spin_ns, then park); as the head (standby) spin, then announce
- * SLEEPING, re-check `locked`, and sleep on `state` until a release wakes it
- * or patience_ns passes (then it announces IMPATIENT too).  A standby that
+ * SLEEPING (state S -> S|SLEEPING), re-check `locked`, and sleep on `state`
+ * until a release wakes it or patience_ns passes (then it announces IMPATIENT
+ * too: S|SLEEPING -> S|SLEEPING|IMPATIENT).  A standby that
  * gets the lock makes its successor the standby (unparking it) before its
  * critical section.
- * Release: read state; no SLEEPING: store locked = 0.  Else (slow path, still
- * holding): IMPATIENT: hand over (GRANTED, locked stays 1) and wake the
- * standby; no spinner left: clear SLEEPING, store locked = 0, wake the
+ * Release: read state; no SLEEPING: store locked = 0 (1 -> 0).  Else (slow
+ * path, still holding): IMPATIENT: hand over (state SLEEPING|IMPATIENT ->
+ * GRANTED, locked stays 1; the standby clears GRANTED) and wake the standby;
+ * no spinner left: clear SLEEPING (SLEEPING -> 0), store locked = 0, wake the
  * standby (futex wake on `state` after the store, as glibc wakes after its
  * release: a wake of a reused word is at worst spurious); spinners present:
  * store locked = 0 and let the standby sleep (a spinner takes the lock, its

@@ -1,7 +1,9 @@
 /*
  * ticket — classic ticket lock.
- * Source: Mellor-Crummey & Scott 1991; scalable-locking-slides.txt (and the
- * Markov model of its collapse there); TWA paper §1.
+ * Source: Mellor-Crummey & Scott 1991; Boyd-Wickizer, Kaashoek, Morris &
+ * Zeldovich, "Non-scalable locks are dangerous", Linux Symposium 2012, and
+ * the lecture slides on it (the Markov model of its collapse); the TWA paper
+ * §1.
  *
  * Lock words:  next  = next ticket to hand out   grant = ticket now admitted
  *   next == grant        free
