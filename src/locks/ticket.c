@@ -9,8 +9,8 @@
  *   next == grant        free
  *   next == grant + 1    held, no waiters
  *   next == grant + k    held, k - 1 waiters (implicit FIFO queue)
- * Acquire: t = faa(next); wait until grant == t.  Release: grant += 1 (plain
- * store: only the holder writes grant).  All waiters spin on grant, so every
+ * Acquire: t = faa(next) (next t -> t + 1); wait until grant == t.  Release:
+ * grant += 1 (t -> t + 1; a plain store: only the holder writes grant).  All waiters spin on grant, so every
  * release invalidates every waiter's copy: handover cost grows with waiters.
  *
  * Timed acquire (ll_ticket_acquire_until): the timed waiter takes a ticket as
