@@ -29,7 +29,8 @@ for f in bin/locklab-bench bin/locklab-throw "$libdir/liblocklab.a" "$libdir/lib
          "$libdir/locklab/liblocklab-preload.so" include/locklab/locklab.h include/locklab/mcs.h \
          include/locklab/version.h "$libdir/pkgconfig/locklab.pc" "$libdir/cmake/locklab/locklabConfig.cmake" \
          "$libdir/cmake/locklab/locklabConfigVersion.cmake" share/man/man7/locklab.7 share/man/man8/locklab-preload.8 \
-         share/man/man1/locklab-bench.1; do
+         share/man/man1/locklab-bench.1 share/doc/locklab/LICENSE share/doc/locklab/README.md \
+         share/doc/locklab/CHANGELOG.md; do
     [ -e "$p/$f" ] || { echo "FAIL: $prefix/$f was not installed"; fail=1; }
 done
 outside=$(grep -v "^$p/" "$tmp/installed" || true)

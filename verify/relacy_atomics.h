@@ -22,7 +22,7 @@
  * created without an initial value, and a thread that reads it without having seen
  * (by happens-before or by reading it) a store to it is reported by Relacy
  * ("uninitialised access"), so an order whose only job is to publish a node's
- * initialisation is checked (docs/verification.md, "words start at zero").
+ * initialisation is checked (docs/verification.md, "What is compiled": fresh memory).
  * A per-thread element also has a lifetime: another thread's access to it must
  * happen before its owner reuses it (ll_model_element_reuse, core.h's
  * LL_ELEMENT_REUSE) or exits (ll_model_thread_exit), else Relacy reports a race.

@@ -1,22 +1,21 @@
 /*
  * acr — adaptive concurrency restriction: a barging test-and-set lock whose
  * contended arrivals are split, by the number of CPUs the process can use,
- * into a few spinners and a FIFO queue of parked (passive) threads.  The
- * interposer's default lock.
+ * into a few spinners and a FIFO queue of parked (passive) threads.
  *
  * Sources: the outer/inner structure, the standby and its bounded bypass are
- * LOITER (Dice, "Malthusian Locks", malthusian-locks.txt, App. A.1); the
+ * LOITER (Dice, "Malthusian Locks", EuroSys 2017, App. A.1); the
  * queue is MCS (Mellor-Crummey & Scott 1991).  What is ours: the spinner cap
  * follows the CPUs (ll_cpus_available: affinity and cgroup quota), the whole
  * state fits in 16 bytes (so it lives inside a pthread_mutex_t), the standby
  * sleeps on the lock word itself and bounds its own bypass with a timed
  * sleep, and the spin budget adapts per lock (DAMP).
  *
- * Why (issue 9, docs/performance.md): under oversubscription a lock that
- * hands over to a queued successor waits for the scheduler whenever that
- * successor is preempted or parked (FIFO locks run 10-100x slower than
- * glibc here).  A barging lock gives the lock to whichever thread is running,
- * as glibc does; what it adds over glibc is (1) a short spin instead of a
+ * Why: under oversubscription a lock that hands over to a queued successor
+ * waits for the scheduler whenever that successor is preempted or parked (on
+ * a 2-CPU machine FIFO locks run one to two orders of magnitude below glibc:
+ * docs/results/2026-11-24-performance.md, docs/models.md).  A barging lock
+ * gives the lock to whichever thread is running, as glibc does; what it adds over glibc is (1) a short spin instead of a
  * futex sleep when the holder is running (glibc sleeps at once: a wake-up per
  * contended handover at 2 threads), (2) concurrency restriction: no more
  * threads spin than there are other CPUs, the rest leave the run queue, and a
@@ -51,13 +50,15 @@
  * max_spinners spin (TTAS on `locked`, randomized backoff after a lost CAS;
  * barging); else, or when the budget runs out, join the queue and park until
  * made its head (spin for spin_ns, then park); as the head (standby) spin, then announce
- * SLEEPING, re-check `locked`, and sleep on `state` until a release wakes it
- * or patience_ns passes (then it announces IMPATIENT too).  A standby that
+ * SLEEPING (state S -> S|SLEEPING), re-check `locked`, and sleep on `state`
+ * until a release wakes it or patience_ns passes (then it announces IMPATIENT
+ * too: S|SLEEPING -> S|SLEEPING|IMPATIENT).  A standby that
  * gets the lock makes its successor the standby (unparking it) before its
  * critical section.
- * Release: read state; no SLEEPING: store locked = 0.  Else (slow path, still
- * holding): IMPATIENT: hand over (GRANTED, locked stays 1) and wake the
- * standby; no spinner left: clear SLEEPING, store locked = 0, wake the
+ * Release: read state; no SLEEPING: store locked = 0 (1 -> 0).  Else (slow
+ * path, still holding): IMPATIENT: hand over (state SLEEPING|IMPATIENT ->
+ * GRANTED, locked stays 1; the standby clears GRANTED) and wake the standby;
+ * no spinner left: clear SLEEPING (SLEEPING -> 0), store locked = 0, wake the
  * standby (futex wake on `state` after the store, as glibc wakes after its
  * release: a wake of a reused word is at worst spurious); spinners present:
  * store locked = 0 and let the standby sleep (a spinner takes the lock, its
@@ -79,6 +80,18 @@
  * handed it the lock first (GRANTED), then passes the role on.  So a timed
  * waiter is served as any other: after the standbys ahead of it in the queue,
  * each bypassed at most about patience_ns.
+ *
+ * Fairness: none short-term (barging: a running arrival takes a freed lock
+ * before the standby).  Eventual: the standby is bypassed at most about
+ * patience_ns (10 ms by default), then handed the lock; the queue behind it
+ * is FIFO, so a queued thread of rank k waits at most about (k + 1) x
+ * patience_ns plus the critical sections in between.
+ * Footprint: 16 bytes per lock (locked, state, tail); one MCS node (24 B, a
+ * 128-B slot from the per-thread cache) per queued thread, nothing for
+ * arrival spinners.  Policies: its own (arrival spin with the lock's adaptive
+ * budget, then the queue with spin-then-park), registered as spin.
+ * Keys: spin_ns (default 20 us), patience_ns (default 10 ms), spinners (0:
+ * the CPUs the process may use, less one, at least 1; at most 255).
  */
 #include <errno.h>
 

@@ -1,7 +1,8 @@
 /*
  * anderson — array-based queue lock.
- * Source: Anderson 1990; Table 4.1 of Anderson, Lazowska, Levy 1989
- * (thread-management-alternatives.txt §4): each arrival takes a sequence
+ * Source: Anderson, "The Performance of Spin Lock Alternatives for Shared-Memory
+ * Multiprocessors", IEEE TPDS 1990; Table 4.1 of Anderson, Lazowska & Levy 1989
+ * (§4): each arrival takes a sequence
  * number with fetch-and-increment and spins on its own slot (myPlace mod P);
  * a release taps the next slot.
  *

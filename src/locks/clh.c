@@ -9,8 +9,9 @@
  *   BUSY            its owner holds or awaits the lock
  *   parker P        as BUSY, and the successor (owner of P) sleeps waiting for FREE
  *   tail -> node(FREE)   free;   tail -> node(BUSY or P)   held
- * Acquire: me.state = BUSY; pred = swap(tail, me); wait until pred.state == FREE.
- * Release: me.state = FREE.  The releaser then owns pred's node: nodes migrate
+ * Acquire: me.state = BUSY; pred = swap(tail, me) (tail pred -> me); wait
+ * until pred.state == FREE.
+ * Release: me.state = FREE (BUSY -> FREE, or P -> FREE by exchange).  The releaser then owns pred's node: nodes migrate
  * from thread to thread, one per acquisition.
  * Parking: after its spin budget the successor CASes pred.state BUSY -> its
  * parker; the releaser (park policies) exchanges FREE in and unparks whatever

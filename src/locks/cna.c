@@ -2,7 +2,7 @@
  * cna — Compact NUMA-aware lock: MCS with a secondary queue for waiters on
  * other sockets, kept entirely in the queue nodes.
  * Source: Dice & Kogan, "Compact NUMA-aware Locks", EuroSys 2019
- * (compact-numa-aware-locks.txt §4 design, §5 Figures 2-5, §6 shuffle reduction).
+ * (§4 design, §5 Figures 2-5, §6 shuffle reduction).
  *
  * Lock word (tail), the lock's only state:
  *   NULL         free, both queues empty

@@ -22,13 +22,14 @@
  *                              until that successor clears grant (acknowledges)
  *   wake    a shared wait word (wait.h, ll_waitword_*): bit 0 = a successor
  *           sleeps on this element (policies that park); bumped after a grant
- * Acquire: swap our element into the tail; if there was a predecessor P, wait
- * until P.grant == L (the lock's address tells P's successors on different
- * locks apart: a thread holding several locks has one successor per lock, all
- * watching its one grant word), then clear P.grant (the acknowledgement).
- * Release: CAS tail from our element to NULL; if someone arrived, store L into
- * our grant and wait for the successor to clear it (a thread's grant word
- * carries one hand-over at a time).
+ * Acquire: swap our element into the tail (NULL -> E: ours at once; P -> E:
+ * queued behind P); if there was a predecessor P, wait until P.grant == L
+ * (the lock's address tells P's successors on different locks apart: a
+ * thread holding several locks has one successor per lock, all watching its
+ * one grant word), then clear P.grant (L -> NULL: the acknowledgement).
+ * Release: CAS tail from our element to NULL (E -> NULL); if someone arrived,
+ * store L into our grant (NULL -> L) and wait for the successor to clear it
+ * (a thread's grant word carries one hand-over at a time).
  * Waiting (the paper spins; here through the policy): spin per the policy on
  * P.grant; under policies that park, then announce on P.wake and sleep there
  * (ll_waitword_sleep); the releaser, after storing grant, kicks its own wake

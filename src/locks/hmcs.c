@@ -2,7 +2,7 @@
  * hmcs — hierarchical MCS lock, two levels (socket, machine).
  * Source: Chabbi, Fagan & Mellor-Crummey, "High performance locks for
  * multi-level NUMA systems", PPoPP 2015 (HMCS); the hierarchical baseline of
- * compact-numa-aware-locks.txt §2 and §7; lock cohorting (Dice, Marathe &
+ * Dice & Kogan, "Compact NUMA-aware Locks", EuroSys 2019, §2 and §7; lock cohorting (Dice, Marathe &
  * Shavit 2015) is the same idea with other lock types.
  *
  * Structure: one MCS queue per socket (allocated at init for

@@ -12,12 +12,13 @@
  *   tail == node N          held; N is the last waiter
  *   next                    first waiter's node (NULL until it links in)
  * Waiter node (on the waiter's stack):  next (its successor), waiting flag, parker.
- * Acquire (contended): swap own node into tail, link into predecessor (the
- * lock's next if the predecessor was the holder), wait on own flag; once
- * granted, move own successor (if any) into lock.next — or swing tail back to
- * &lock — so that the stack node can die.
+ * Acquire (uncontended): CAS tail NULL -> &lock.  Contended: swap own node
+ * into tail (&lock -> N, or M -> N), link into predecessor (the lock's next
+ * if the predecessor was the holder: next NULL -> N), wait on own flag (1 ->
+ * 0); once granted, move own successor (if any) into lock.next — or swing
+ * tail back (N -> &lock) — so that the stack node can die.
  * Release: if lock.next is NULL, CAS tail &lock -> NULL; else clear the first
- * waiter's flag.
+ * waiter's flag (1 -> 0).
  *
  * Timed acquire (ll_k42_acquire_until): abortable.  The timed waiter queues a
  * node from the per-thread cache (not its stack) and abandons it at its deadline

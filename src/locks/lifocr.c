@@ -1,6 +1,6 @@
 /*
  * lifocr — LIFO-CR: a LIFO lock with concurrency restriction.
- * Source: Dice, "Malthusian Locks" (malthusian-locks.txt), Appendix A.2; the
+ * Source: Dice, "Malthusian Locks", EuroSys 2017, Appendix A.2; the
  * long-term fairness device (Bernoulli trial, p = 1/1000, grant the eldest)
  * is MCSCR's (§4).
  *

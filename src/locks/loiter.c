@@ -6,7 +6,7 @@
  * fail to get the outer lock within the spin budget queue on the inner lock
  * and sleep there (the passive set); only the standby contends from the
  * slow path.
- * Source: Dice, "Malthusian Locks" (malthusian-locks.txt), Appendix A.1
+ * Source: Dice, "Malthusian Locks", EuroSys 2017, Appendix A.1
  * (defer-and-avoid, bounded spinners, less aggressive standby, impatient
  * standby with direct handoff); inner lock: Mellor-Crummey & Scott 1991.
  *

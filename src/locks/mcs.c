@@ -1,15 +1,20 @@
 /*
  * mcs — Mellor-Crummey & Scott queue lock.
- * Source: Mellor-Crummey & Scott 1991; scalable-locking-slides.txt ("MCS");
- * malthusian-locks.txt §2.
+ * Source: Mellor-Crummey & Scott, "Algorithms for Scalable Synchronization on
+ * Shared-Memory Multiprocessors", ACM TOCS 1991; Boyd-Wickizer, Kaashoek,
+ * Morris & Zeldovich, "Non-scalable locks are dangerous", Linux Symposium
+ * 2012, and the lecture slides on it ("MCS"); Dice, "Malthusian Locks",
+ * EuroSys 2017, §2.
  *
  * Lock word (tail):
  *   NULL         free
  *   node A       held; A is the last node in the queue (A may be the holder)
  * Node word (waiting): 1 = keep waiting, 0 = you own the lock.
- * Acquire: swap self into tail; if there was a predecessor, link into its
- * next and wait on one's own node (local spinning).  Release: hand over to
- * next, or CAS tail from self to NULL if no one is queued.
+ * Acquire: swap self into tail (NULL -> A: ours at once; A -> B: queued
+ * behind A); if there was a predecessor, link into its next (A.next NULL ->
+ * B) and wait on one's own node (local spinning, B.waiting 1 -> 0).
+ * Release: hand over to next (B.waiting 1 -> 0; tail unchanged), or CAS tail
+ * from self to NULL if no one is queued (A -> NULL).
  *
  * Fairness: strict FIFO (direct handoff).  Under spin-then-park the head of
  * the queue is the thread most likely to have parked (§5.1 of the Malthusian

@@ -17,23 +17,24 @@
  *   parked (a woken waiter or an arrival will take it: barging)
  * WTF::Lock and parking_lot keep both in one byte and release with a CAS.
  * Two words let the release be a load of parked and a store to locked: an
- * uncontended pair costs one RMW (~10 ns through the interposer, glibc's two
- * RMWs ~13).  One word would need a load of the word the acquiring CAS just
- * wrote, which on the CPU measured here stalls ~4.7 ns (the CAS's store is not
- * forwarded), or a CAS.
+ * uncontended pair costs one RMW (glibc's costs two).  One word would need a
+ * CAS, or a load of the word the acquiring CAS just wrote, which stalls on x86
+ * (a locked instruction's store is not forwarded to a later load).  What the
+ * two words buy, measured: docs/sota.md ("Where our results may differ").
  * The table (src/locks/park_table.h, shared by every parkinglot lock): 256
  * buckets hashed by address, each a small lock and a FIFO list of parked
  * waiters (a queue-node slot per parked thread).
- * Acquire: CAS locked 0 -> 1.  Else (slow path): while the lock is free, CAS
- * it (barging); while nobody is parked, spin up to LL_PARKINGLOT_SPINS
- * rounds; then lock the bucket, set parked, and if the lock is still held,
- * append ourselves and park until a releaser sets our token.  Token HANDOFF:
+ * Acquire: CAS locked 0 -> 1 ((0,0) -> (1,0)).  Else (slow path): while the
+ * lock is free, CAS it (barging: (0,p) -> (1,p)); while nobody is parked, spin
+ * up to LL_PARKINGLOT_SPINS rounds; then lock the bucket, set parked ((1,0) ->
+ * (1,1)), and if the lock is still held, append ourselves and park until a
+ * releaser sets our token.  Token HANDOFF:
  * the lock is ours.  Token RETRY: the lock was freed for us to compete for;
  * spin again, and if we must park again we go back to our place in the
  * bucket's list, ordered by first park (the front, since a woken waiter was
  * its lock's first; a waiter that left after a nap goes behind older ones).
- * Release: if parked reads 0, store locked = 0 and touch nothing more (the
- * lock may be destroyed at once).  The price of having no RMW: the waiter's
+ * Release: if parked reads 0, store locked = 0 ((1,0) -> (0,0)) and touch
+ * nothing more (the lock may be destroyed at once).  The price of having no RMW: the waiter's
  * "set parked, then check locked" (seq_cst) and the releaser's "load parked,
  * then store locked" (no fence) are a Dekker pair with a fence on one side
  * only, so a waiter that announces while the release's store is still in its
@@ -47,24 +48,26 @@
  * Else (parked read 1): lock the bucket, unlink the first waiter with our
  * address, and either hand it the lock directly (a fair unlock: it has been
  * waiting since its first park for >= LL_PARKINGLOT_FAIR_NS and the bucket's
- * fair timer has expired; locked stays 1; the timer is re-armed uniformly in
- * [0, 2 x FAIR_NS)) or free the lock and let it compete; parked stays 1 iff
- * more waiters remain; set its token, unlock the bucket, unpark it.  With
- * nobody to unpark, clear parked and free the lock.  The lock is last touched
+ * fair timer has expired; locked stays 1: (1,1) -> (1,1), or (1,0) for the
+ * last waiter; the timer is re-armed uniformly in [0, 2 x FAIR_NS)) or free
+ * the lock and let it compete ((1,1) -> (0,1), or (0,0) for the last);
+ * parked stays 1 iff more waiters remain; set its token, unlock the bucket,
+ * unpark it.  With nobody to unpark, clear parked and free the lock ((1,1) ->
+ * (0,0)).  The lock is last touched
  * by those stores: after them it may be destroyed (the bucket, the node and
  * the parker are ours).
  * Choices: the spin is parking_lot's SpinWait (3 rounds of 2, 4, 8 PAUSEs, then
  * 7 rounds that yield the CPU; WTF::Lock yields 40 times): a spin that only
- * paused (40 x 32 PAUSEs, ~60 us here) cost 0.40x glibc on sysbench threads,
- * whose holders yield inside the critical section (an unproven guess, below);
+ * pauses loses to glibc where holders yield inside the critical section
+ * (sysbench threads; docs/sota.md);
  * fairness needs both parking_lot's per-bucket random timer (mean FAIR_NS)
  * and the waiter's own wait (FAIR_NS since its first park), and a waiter that parks again goes back to its place by first park, so the
  * eldest parked waiter of a lock is the one unparked and, past FAIR_NS, handed
  * the lock at the next fair unlock.  The timer is what keeps handoffs rare
  * when every waiter has waited FAIR_NS (oversubscribed: 64 threads on 2 CPUs):
- * a handoff to a parked thread leaves the lock idle for a wake-up (~30 us),
- * and with the per-waiter rule alone every release became one (MutexBench at
- * 64 threads: 0.13x glibc).
+ * a handoff to a parked thread leaves the lock idle for a wake-up (tens of
+ * microseconds), and with the per-waiter rule alone every release becomes one
+ * (measured: docs/results/2026-11-24-sota.md).
  * Fork: the child's table is emptied (park_table.h, "Fork"); a parked word
  * still set is then cleared by the lock's next release, which finds nobody to
  * unpark.

@@ -1,6 +1,7 @@
 /*
  * tas — test-and-set lock, "spin on xchgb".
- * Source: Anderson, Lazowska, Levy 1989 (thread-management-alternatives.txt §4).
+ * Source: Anderson, Lazowska & Levy, "The Performance Implications of Thread
+ * Management Alternatives for Shared-Memory Multiprocessors", IEEE TC 1989, §4.
  *
  * Lock word (held):   0 = free, 1 = held.
  * Acquire: xchg(held, 1) until it returns 0.  Release: store 0.

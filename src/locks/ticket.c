@@ -1,14 +1,16 @@
 /*
  * ticket — classic ticket lock.
- * Source: Mellor-Crummey & Scott 1991; scalable-locking-slides.txt (and the
- * Markov model of its collapse there); TWA paper §1.
+ * Source: Mellor-Crummey & Scott 1991; Boyd-Wickizer, Kaashoek, Morris &
+ * Zeldovich, "Non-scalable locks are dangerous", Linux Symposium 2012, and
+ * the lecture slides on it (the Markov model of its collapse); the TWA paper
+ * §1.
  *
  * Lock words:  next  = next ticket to hand out   grant = ticket now admitted
  *   next == grant        free
  *   next == grant + 1    held, no waiters
  *   next == grant + k    held, k - 1 waiters (implicit FIFO queue)
- * Acquire: t = faa(next); wait until grant == t.  Release: grant += 1 (plain
- * store: only the holder writes grant).  All waiters spin on grant, so every
+ * Acquire: t = faa(next) (next t -> t + 1); wait until grant == t.  Release:
+ * grant += 1 (t -> t + 1; a plain store: only the holder writes grant).  All waiters spin on grant, so every
  * release invalidates every waiter's copy: handover cost grows with waiters.
  *
  * Timed acquire (ll_ticket_acquire_until): the timed waiter takes a ticket as

@@ -1,7 +1,8 @@
 /*
  * ticket-pb — ticket lock with proportional backoff.
- * Source: Mellor-Crummey & Scott 1991; scalable-locking-slides.txt ("Making
- * ticket spinlock scalable").  A waiter k places from the front delays about
+ * Source: Mellor-Crummey & Scott 1991; Boyd-Wickizer, Kaashoek, Morris &
+ * Zeldovich, "Non-scalable locks are dangerous", Linux Symposium 2012, and
+ * the lecture slides on it ("Making ticket spinlock scalable").  A waiter k places from the front delays about
  * k * unit PAUSE steps before it reads grant again, so reads of grant (and the
  * invalidation traffic of each release) fall roughly to one per waiter per
  * handover.  The constant is machine- and load-dependent (spec key unit).

@@ -1,6 +1,7 @@
 /*
  * ttas — test-and-test-and-set lock, "spin on read".
- * Source: Anderson, Lazowska, Levy 1989 (thread-management-alternatives.txt §4).
+ * Source: Anderson, Lazowska & Levy, "The Performance Implications of Thread
+ * Management Alternatives for Shared-Memory Multiprocessors", IEEE TC 1989, §4.
  *
  * Lock word (held):   0 = free, 1 = held.
  * Acquire: one xchg; on failure spin reading the word in the local cache

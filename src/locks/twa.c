@@ -1,7 +1,7 @@
 /*
  * twa — Ticket lock augmented with a Waiting Array.
- * Source: Dice & Kogan, "TWA — Ticket Locks Augmented with a Waiting Array"
- * (twa-ticket-waiting-array.txt §2).
+ * Source: Dice & Kogan, "TWA — Ticket Locks Augmented with a Waiting Array",
+ * Euro-Par 2019, §2.
  *
  * Lock words: those of the ticket lock (next, grant), same states.  Plus one
  * array of 4096 wait words shared by all TWA locks in the process:
