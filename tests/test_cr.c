@@ -86,7 +86,7 @@ static void order_test(const char *name, uint32_t fairness, const int *expect)
 {
     static order_case c; /* zeroed per case below */
     memset(&c, 0, sizeof c);
-    ll_mcscr_init(&c.cr, fairness, 0, 0, 0, 0);
+    ll_mcscr_init(&c.cr, fairness, 0, 0, 0, 0, 1);
     order_arg args[QN + 1];
     pthread_t tids[QN + 1];
     for (int i = 1; i <= QN; i++) {

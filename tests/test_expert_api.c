@@ -168,7 +168,7 @@ static void test_verbs(void)
     ll_cna_node cn[2];
     QVERBS_BOTH(cna, CNA, cn, "cna: verbs agree (init)");
     ll_mcscr_node rn[2];
-    QVERBS_BOTH(mcscr, MCSCR, rn, "mcscr: verbs agree (init fairness=1, the paper's)", 1, 0, 0, 0, 0);
+    QVERBS_BOTH(mcscr, MCSCR, rn, "mcscr: verbs agree (init fairness=1, the paper's)", 1, 0, 0, 0, 0, 1);
     QVERBS_BOTH(mcscrn, MCSCRN, rn, "mcscrn: verbs agree (init fairness=1 rehome=1)", 1, 1, 0, 0, 0);
     ll_hmcs_lock h;
     report("hmcs: init", ll_hmcs_init(&h, 2, 4) == 0);

@@ -58,7 +58,7 @@ if [ "$mode" = quick ]; then
     run --lock tas --lock ticket --lock mcs --lock mcs-park --lock clh-stp --lock twa --lock anderson-park \
         --lock hemlock --lock reciprocating --client counter --threads 2 --sched full
     echo "== random: every lock client, 3 threads x 2 acquisitions, $ITER executions"
-    run --lock mcs-park --lock twa-stp --lock mcscr --lock hemlock-park --lock reciprocating-park --client locks \
+    run --lock mcs-park --lock twa-stp --lock mcscr --lock mcscr-park --lock hemlock-park --lock reciprocating-park --client locks \
         --threads 3 --acquisitions 2 --sched random --iterations "$ITER"
     echo "== random: standby's standby, park and wake into the role (a 30-us clock step: the standby's budget runs out), $ITER executions"
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" \
@@ -80,7 +80,7 @@ specs=$("$bench" --list | grep -v -E '^(pthread|ck-)') || { echo "verify.sh: '$b
 # and becomes the standby, which sleeps and (patience 0) is handed the lock directly;
 # lifocr with fairness 1 pops its eldest waiter at every contended release.
 variants="acr:spin_ns=0 acr:spin_ns=0,patience_ns=0 loiter:spinners=0 loiter:spinners=0,patience_ns=0
-lifocr:fairness=1 lifocr-park:fairness=1"
+lifocr:fairness=1 lifocr-park:fairness=1 mcscr-park:hysteresis=1 mcscr-stp:hysteresis=1"
 specs="$specs $variants"
 # SPECS="spec ...": check only these (every tier, the timed client included).
 specs=${SPECS:-$specs}

@@ -23,6 +23,8 @@ typedef struct ll_mcscr_lock {
     uint32_t warm;                           /* 1: anticipatory warm-up of the passive set (see mcscr.c) */
     uint32_t patience_ns;                    /* serve the eldest passive thread once it has waited this long (0 = off) */
     uint32_t cpu_aware;                      /* 1: no wake-up on the critical path (see mcscr.c); mcscrn: always 0 */
+    uint32_t hysteresis;                     /* cpu_aware: cull a surplus seen at this many contended releases in a row */
+    uint32_t surplus;                        /* ... the count so far (lock holder only) */
 } ll_mcscr_lock;
 /* A passive node's waiting word: 1 wait, 0 you own the lock, LL_MCSCR_REACTIVATED (cpu_aware):
  * you left the passive set, arrive again. */
@@ -32,14 +34,16 @@ enum { LL_MCSCR_REACTIVATED = 2 };
  * admission by more than waking the parked thread would (docs/papers.md, RandArray). */
 #define LL_MCSCR_DEFAULT_DEFER_NS 25000
 #define LL_MCSCR_DEFAULT_PATIENCE_NS 50000000
+#define LL_MCSCR_DEFAULT_HYSTERESIS 4
 #define LL_MCSCR_INITIALIZER                                                                     \
     { LL_ATOMIC_INIT(NULL), {NULL, NULL}, LL_MCSCR_DEFAULT_FAIRNESS, LL_MCSCR_DEFAULT_DEFER_NS, 1, \
-      LL_MCSCR_DEFAULT_PATIENCE_NS, 1 }
+      LL_MCSCR_DEFAULT_PATIENCE_NS, 1, LL_MCSCR_DEFAULT_HYSTERESIS, 0 }
 /* fairness >= 1 (1 = always prefer the eldest passive thread); defer_ns 0 = never defer;
- * warm 0 or 1; patience_ns 0 = no time bound on passive waiting; cpu_aware 0 or 1 (see mcscr.c).
- * fairness=1000, defer_ns=0, warm=0, patience_ns=0, cpu_aware=0 is the paper's MCSCR (culling all surplus). */
+ * warm 0 or 1; patience_ns 0 = no time bound on passive waiting; cpu_aware 0 or 1 (see mcscr.c);
+ * hysteresis >= 1 (cpu_aware only; 1 = cull at once).  fairness=1000, defer_ns=0, warm=0, patience_ns=0,
+ * cpu_aware=0 is the paper's MCSCR (culling all surplus). */
 void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint32_t warm, uint32_t patience_ns,
-                   uint32_t cpu_aware);
+                   uint32_t cpu_aware, uint32_t hysteresis);
 /* The node must stay valid from acquire until the matching release returns. */
 void ll_mcscr_acquire(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);
 void ll_mcscr_release(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp);

@@ -23,7 +23,7 @@ typedef struct ll_mcscrn_lock {
 #define LL_MCSCRN_DEFAULT_PATIENCE_NS LL_MCSCR_DEFAULT_PATIENCE_NS
 #define LL_MCSCRN_INITIALIZER                                                                    \
     { { LL_ATOMIC_INIT(NULL), {NULL, NULL}, LL_MCSCRN_DEFAULT_FAIRNESS, LL_MCSCRN_DEFAULT_DEFER_NS, 1,  \
-        LL_MCSCRN_DEFAULT_PATIENCE_NS, 0 },                                                       \
+        LL_MCSCRN_DEFAULT_PATIENCE_NS, 0, 1, 0 },                                                       \
       {NULL, NULL}, 0, LL_MCSCRN_DEFAULT_REHOME }
 /* fairness, rehome >= 1; defer_ns 0 = never defer; warm 0 or 1; patience_ns 0 = no time bound. */
 void ll_mcscrn_init(ll_mcscrn_lock *l, uint32_t fairness, uint32_t rehome, uint32_t defer_ns, uint32_t warm,

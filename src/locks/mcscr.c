@@ -69,6 +69,22 @@
  *      handovers are fast, but seconds when they cost a scheduler quantum
  *      (pure spin under oversubscription: ~3-10K handovers/s), and passive
  *      threads then wait seconds (measured: threads with 0 acquisitions in 3 s).
+ *   hysteresis (default 4; cpu_aware only; 1 = the paper's step 3): cull only
+ *      a surplus that has lasted: a holder that finds its successor linked to
+ *      a further waiter counts one (l->surplus, a holder-only field; a release
+ *      without one resets it) and culls, as in step 3, only at the
+ *      hysteresis-th such release in a row; before, it grants its successor as
+ *      MCS does.  Why: where the non-critical section is short against a
+ *      handover, two or three running threads keep the lock saturated, and a
+ *      second waiter is a momentary burst, not a surplus.  Culled at once, it
+ *      is the spinning passive head that the next deficit reprovisions
+ *      (below): the pair cull-then-reprovision came at about every second
+ *      contended release, each a CAS on the tail line that arrivals contend
+ *      for and lists rewritten, while the set never shrank (figures:
+ *      docs/performance.md, "mcscr-stp on the papers' machines").  A real
+ *      surplus (more running threads than the lock needs) keeps the queue
+ *      deep at every release and is culled after a few; the active set ends
+ *      up at most about one waiter larger than the paper's.
  * CPU-aware (cpu_aware=1, the default; 0 = the paper's work-conserving
  *   algorithm, with the extensions above).  Why: on a machine with fewer CPUs
  *   than threads the paper's MCSCR puts a wake-up (20-35 us) on the critical
@@ -167,8 +183,8 @@
  * patience_ns in the worst case (nodes culled close together come due
  * together, and are then served one per ~16 unlocks).  A served thread that
  * is culled again starts a new wait.  Not a hard bound: a coin, not a timer.
- * Footprint: 40 bytes per lock (tail, PS ends, fairness, defer_ns, warm,
- * patience_ns); one node (48 B, a 128-B slot from the per-thread cache) per waiting or
+ * Footprint: 56 bytes per lock (tail, PS ends, fairness, defer_ns, warm,
+ * patience_ns, cpu_aware, hysteresis, surplus); one node (48 B, a 128-B slot from the per-thread cache) per waiting or
  * holding thread.  Policies: all (waiting is local, on one's own node).
  * Under stp, culled threads spin for the budget and then park, which is
  * where CR pays off.  try_acquire: as MCS (CAS tail NULL -> me; with
@@ -183,9 +199,11 @@
 #include "passive_set.h"
 
 void ll_mcscr_init(ll_mcscr_lock *l, uint32_t fairness, uint32_t defer_ns, uint32_t warm, uint32_t patience_ns,
-                   uint32_t cpu_aware)
+                   uint32_t cpu_aware, uint32_t hysteresis)
 {
     l->cpu_aware = cpu_aware ? 1 : 0;
+    l->hysteresis = hysteresis ? hysteresis : 1;
+    l->surplus = 0;
     ll_store_relaxed(&l->tail, NULL); /* relaxed: like pthread_mutex_init, publish the lock yourself */
     l->passive.newest = l->passive.eldest = NULL;
     l->fairness = fairness ? fairness : 1;
@@ -288,7 +306,9 @@ typedef struct { ll_mcscr_lock lock; ll_mcscr_node *holder; } mcscr_state;
 
 #define CPU_AWARE_PARAM                                                                                    \
     {"cpu_aware", "1: no wake-up on the critical path: deficits serve a spinning passive thread or free the "  \
-                  "lock, parked threads due for service are reactivated (0 = the paper's work-conserving MCSCR)", 0, 1, 1},
+                  "lock, parked threads due for service are reactivated (0 = the paper's work-conserving MCSCR)", 0, 1, 1}, \
+    {"hysteresis", "cpu_aware: cull surplus waiters only once this many contended releases in a row found them "  \
+                   "(1 = at once, as the paper)", 1, 1024, LL_MCSCR_DEFAULT_HYSTERESIS},
 static const ll_param params[] = CR_PARAMS(
     "1/N chance per contended unlock to hand over to the eldest passive thread",
     "before handing over to a parked thread, wait up to this long for a spinning arrival (0 = never)",
@@ -299,7 +319,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     ll_mcscr_init(&((mcscr_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2], (uint32_t)p[3],
-                  (uint32_t)p[4]);
+                  (uint32_t)p[4], (uint32_t)p[5]);
     return 0;
 }
 LL_QUEUE_LOCK_ADAPTER(mcscr_state, ll_mcscr_node, ll_mcscr)

@@ -107,7 +107,7 @@
 void ll_mcscrn_init(ll_mcscrn_lock *l, uint32_t fairness, uint32_t rehome, uint32_t defer_ns, uint32_t warm,
                     uint32_t patience_ns)
 {
-    ll_mcscr_init(&l->cr, fairness, defer_ns, warm, patience_ns, 0); /* cpu_aware: mcscr only (mcscr.c) */
+    ll_mcscr_init(&l->cr, fairness, defer_ns, warm, patience_ns, 0, 1); /* cpu_aware, hysteresis: mcscr only (mcscr.c) */
     l->remote.newest = l->remote.eldest = NULL;
     l->home = 0;
     l->rehome = rehome ? rehome : 1;

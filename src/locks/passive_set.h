@@ -252,10 +252,17 @@ static inline ll_mcscr_node *cr_release_cpu_aware(ll_mcscr_lock *l, ll_mcscr_nod
             }
             succ = CR_NODE(ll_mcsq_await_next(&me->mcs));
         }
-        ll_mcscr_node *next;
-        while ((next = CR_NODE(ll_mcsq_next_for_write(&succ->mcs))) != NULL) { /* cull the surplus */
-            cr_cull(l, NULL, succ, &now);
-            succ = next;
+        /* Cull the surplus once it has lasted `hysteresis` contended releases in a row
+         * (mcscr.c, "hysteresis"); until then succ is granted as in MCS. */
+        ll_mcscr_node *next = CR_NODE(ll_mcsq_next_for_write(&succ->mcs));
+        if (next == NULL) {
+            l->surplus = 0;
+        } else if (++l->surplus >= l->hysteresis) {
+            l->surplus = 0;
+            do {
+                cr_cull(l, NULL, succ, &now);
+                succ = next;
+            } while ((next = CR_NODE(ll_mcsq_next_for_write(&succ->mcs))) != NULL);
         }
         if (!cr_parked(succ)) {
             gone = cr_grant_and_warm(l, succ, wp); /* (warm never applies: succ is not parked) */
