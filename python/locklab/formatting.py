@@ -38,7 +38,3 @@ def fmt_value(x):
     if math.isinf(x):
         return "inf"
     return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else f"{x:.4g}"
-
-
-def spread_cell(s, fmt):
-    return f"{fmt(s.median)} [{fmt(s.min)}..{fmt(s.max)}]"

@@ -21,7 +21,8 @@ from . import meta as metamod
 from . import perfreport
 from . import results
 from .errors import UsageError
-from .formatting import fmt_fixed, fmt_rate, fmt_small, fmt_value, spread_cell
+from .formatting import fmt_fixed, fmt_rate, fmt_small, fmt_value
+from .tabulate import markdown_table
 
 
 COMMAND = "report"
@@ -88,7 +89,7 @@ def build_document(result, images):
             row = [str(t)]
             for s in specs:
                 runs = list(result.runs(w, s, t).values())
-                row.append(spread_cell(results.summarize(runs, "throughput_ops_s"), fmt_rate) if runs else "-")
+                row.append(results.summarize(runs, "throughput_ops_s").text(fmt_rate))
             rows.append(row)
         doc.append(("table", ["threads"] + specs, rows, True))
         doc.append(("h3", "Fairness and cost, medians"))
@@ -118,10 +119,6 @@ def title(result):
     return f"locklab report: {result.path.name}" + (f" (simulated on {sim})" if sim else "")
 
 
-def _md_cell(text):
-    return text.replace("|", "\\|")
-
-
 def to_markdown(doc):
     out = []
     for block in doc:
@@ -133,10 +130,7 @@ def to_markdown(doc):
         elif kind == "img":
             out.append(f"![{block[2]}]({block[1]})")
         elif kind == "table":
-            header, rows, numeric = block[1], block[2], block[3]
-            out.append("| " + " | ".join(_md_cell(h) for h in header) + " |")
-            out.append("|" + "|".join("---:" if i and numeric else "---" for i in range(len(header))) + "|")
-            out.extend("| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows)
+            out.append(markdown_table(*block[1:]))
         out.append("")
     return "\n".join(out)
 

@@ -17,11 +17,11 @@ Metrics summarised (name: what it is, from the bench's columns):
 
 import json
 import math
-import statistics
 from pathlib import Path
 
 from . import schema
 from .errors import UsageError
+from .tabulate import Spread
 
 METRICS = {
     "throughput_ops_s": lambda r: r["throughput_ops_s"],
@@ -89,17 +89,6 @@ def _ordered(values):
     for v in values:
         seen.setdefault(v, None)
     return list(seen)
-
-
-class Spread:
-    """median, min, max and count of one metric over a configuration's runs (NaN-free values only)."""
-
-    def __init__(self, values):
-        values = sorted(v for v in values if v is not None and not math.isnan(v))
-        self.n = len(values)
-        self.median = statistics.median(values) if values else math.nan
-        self.min = values[0] if values else math.nan
-        self.max = values[-1] if values else math.nan
 
 
 def summarize(rows, metric):
