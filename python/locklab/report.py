@@ -93,23 +93,15 @@ def build_document(result, images):
             rows.append(row)
         doc.append(("table", ["threads"] + specs, rows, True))
         doc.append(("h3", "Fairness and cost, medians"))
-        rows = []
-        for s in specs:
-            for t in threads:
-                runs = list(result.runs(w, s, t).values())
-                if runs:
-                    rows.append([s, str(t), str(len(runs))] +
-                                [fmt(results.summarize(runs, metric).median) for _, metric, fmt in DETAIL_COLUMNS])
+        rows = [[s, str(t), str(len(runs))] +
+                [fmt(results.summarize(runs, metric).median) for _, metric, fmt in DETAIL_COLUMNS]
+                for s, t, runs in result.configurations(w)]
         doc.append(("table", ["lock", "threads", "runs"] + [h for h, _, _ in DETAIL_COLUMNS], rows, True))
         extras = result.extra_names(w)
         if extras:
             doc.append(("h3", f"{w}'s own results, medians"))
-            rows = []
-            for s in specs:
-                for t in threads:
-                    runs = list(result.runs(w, s, t).values())
-                    if runs:
-                        rows.append([s, str(t)] + [fmt_value(results.summarize_extra(runs, x).median) for x in extras])
+            rows = [[s, str(t)] + [fmt_value(results.summarize_extra(runs, x).median) for x in extras]
+                    for s, t, runs in result.configurations(w)]
             doc.append(("table", ["lock", "threads"] + extras, rows, True))
     return doc
 

@@ -82,6 +82,14 @@ class ResultDir:
         return {r["run"]: r for r in self.rows
                 if r["workload"] == workload and r["spec"] == spec and r["threads"] == threads}
 
+    def configurations(self, workload):
+        """(spec, threads, [row of each run]) of every configuration of workload that ran, spec by spec."""
+        for s in self.specs(workload):
+            for t in self.threads(workload):
+                runs = list(self.runs(workload, s, t).values())
+                if runs:
+                    yield s, t, runs
+
 
 def _ordered(values):
     """Distinct values in order of first appearance (the sweep's own order)."""
@@ -101,12 +109,6 @@ def summarize_extra(rows, name):
 
 def summary_table(result):
     """One dict per (workload, spec, threads): the Spread of every metric and the run count."""
-    out = []
-    for w in result.workloads():
-        for s in result.specs(w):
-            for t in result.threads(w):
-                rows = list(result.runs(w, s, t).values())
-                if rows:
-                    out.append({"workload": w, "spec": s, "threads": t, "runs": len(rows),
-                                "metrics": {m: summarize(rows, m) for m in METRICS}})
-    return out
+    return [{"workload": w, "spec": s, "threads": t, "runs": len(rows),
+             "metrics": {m: summarize(rows, m) for m in METRICS}}
+            for w in result.workloads() for s, t, rows in result.configurations(w)]
