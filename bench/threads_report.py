@@ -57,7 +57,6 @@ def ratio_text(a, b, fmt="{:.2f}x"):
     return fmt.format(a.median / b.median) if a and b and b.median else "-"
 
 
-
 def main():
     if len(sys.argv) != 9:
         sys.exit(__doc__.strip().splitlines()[2])
@@ -101,7 +100,7 @@ def main():
                          ratio_text(cells["local-readyq"][1], c2) if alt == "single-lock" else ""])
     out.append("### thread-work: throughput (thousand threads/s) by grain (work_iters)\n\n" +
                markdown_table(["work_iters", "alternative", "P = 1", "P = 2", "P = 2 / P = 1",
-                      "`local-readyq` / `single-lock`, P = 2"], body))
+                               "`local-readyq` / `single-lock`, P = 2"], body))
 
     body = []
     for l in ["tas", "ttas", "backoff", "anderson"]:
@@ -115,7 +114,8 @@ def main():
 
     idle = {alt: Cell(get(f"thread-idle {alt} P=2"), "idle_cpu_fraction", 100.0) for alt in ALTERNATIVES}
     out.append("### Idle runtime, P = 2: CPU after the spin budget (% of its processors, getrusage)\n\n" +
-               markdown_table(["alternative", "idle CPU %"], [[f"`{a}`", c.text("{:.3f}")] for a, c in idle.items()]))
+               markdown_table(["alternative", "idle CPU %"],
+                              [[f"`{a}`", c.text("{:.3f}")] for a, c in idle.items()]))
 
     # Issue 11's targets.
     targets = []
