@@ -82,8 +82,11 @@ done; done; done | xargs -P "$cpus" -L 1 sh -c \
     'echo "sim $2 $3 $4 $("$0" "$2" --lock "$4" --threads "$3" --machine "$1" --duration 0.02 --seed 1 --json 2>/dev/null | tail -1)"' \
     "$bin/locklab-sim" "$machine" >>"$tmp/rows" 2>/dev/null
 
+# The table: medians and spreads by the lab's python/locklab/tabulate.py (standard library only).
+PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" \
 python3 - "$tmp/rows" "$default" "$model" "$cpus" "$machine" "$runs" "$duration" "${threads[*]}" >"$tmp/table" <<'PY'
-import json, statistics, sys
+import json, sys
+from locklab.tabulate import Spread, markdown_table, ratios
 rows, default, model, cpus, machine, runs, duration, threads = sys.argv[1:]
 threads = [int(t) for t in threads.split()]
 bench, plain, mm, sim = {}, {}, {}, {}
@@ -110,30 +113,25 @@ for line in open(rows):
             pass
 
 def ratio(data, w, t, a, b):
-    """Median [min..max] of the per-round ratios a/b (rounds paired in order)."""
-    x, y = data.get((w, t, a), []), data.get((w, t, b), [])
-    r = [p / q for p, q in zip(x, y) if q > 0]
-    return (statistics.median(r), min(r), max(r)) if r else None
-
-def fmt(r):
-    return "-" if r is None else f"{r[0]:.2f} [{r[1]:.2f}..{r[2]:.2f}]"
+    """The per-round ratios a/b (rounds paired in order)."""
+    return Spread(ratios(data.get((w, t, a), []), data.get((w, t, b), [])))
 
 print(f"# {default} vs glibc: {model}, {cpus} CPUs; medians of {runs} interleaved {duration}-s runs;"
       f" prediction: locklab-sim --machine {machine} --duration 0.02 --seed 1")
 print()
-print("| workload | threads | bench: default/pthread | interposer: default/glibc | max/min default, glibc"
-      " | predicted | error |")
-print("|---|---|---|---|---|---|---|")
+body = []
 for w in ("mutexbench", "randarray"):
     for t in threads:
         b = ratio(bench, w, t, "default", "pthread")
         p = ratio(plain, w, t, "default", "glibc")
         s = sim.get((w, t, "default")), sim.get((w, t, "pthread"))
         pred = s[0] / s[1] if s[0] and s[1] else None
-        err = f"{pred / p[0] - 1:+.0%}" if pred and p else "-"
-        md = [statistics.median(mm[(w, t, who)]) if mm.get((w, t, who)) else None for who in ("default", "glibc")]
-        mms = ", ".join("-" if v is None else ("inf" if v == float("inf") else f"{v:.1f}") for v in md)
-        print(f"| {w} | {t} | {fmt(b)} | {fmt(p)} | {mms} | {'-' if pred is None else f'{pred:.2f}'} | {err} |")
+        err = f"{pred / p.median - 1:+.0%}" if pred and p else "-"
+        md = [Spread(mm.get((w, t, who), [])) for who in ("default", "glibc")]
+        mms = ", ".join("-" if not v else ("inf" if v.median == float("inf") else f"{v.median:.1f}") for v in md)
+        body.append([w, str(t), b.text("{:.2f}"), p.text("{:.2f}"), mms, "-" if pred is None else f"{pred:.2f}", err])
+print(markdown_table(["workload", "threads", "bench: default/pthread", "interposer: default/glibc",
+                      "max/min default, glibc", "predicted", "error"], body))
 PY
 cat "$tmp/table"
 [ -z "$out" ] || cp "$tmp/table" "$out"

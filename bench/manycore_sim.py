@@ -25,11 +25,12 @@ not on the host's load.  Needs `make` (build/bin/locklab-sim and the .venv's loc
 import argparse
 import csv
 import os
-import statistics
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from locklab.tabulate import Spread, markdown_table  # noqa: E402  (standard library only; after the path)
 LOCKLAB = os.path.join(ROOT, ".venv", "bin", "locklab")
 PRESETS = [("slides-48", 48), ("cna-2s", 72), ("cna-4s", 144), ("malthusian-t5", 128)]
 PEERS = "fissile,shfl,fissile-stp,shfl-stp,mcs,clh,mcscr-stp,lifocr-stp,cna-stp,parkinglot"
@@ -74,12 +75,9 @@ def rows(out):
 
 
 def table(data, default):
-    med = statistics.median
+    med = lambda values: Spread(values).median  # noqa: E731
     for wl in ("mutexbench", "randarray"):
-        print(f"\n**{wl}** (M ops/s, medians over the seeds; waits in ms)\n")
-        print(f"| machine | threads | pthread | {default} | / pthread | best other | / best | max/min {default} (pthread)"
-              f" | {default} wait p99.9 / max | pthread wait p99.9 / max |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        body = []
         for preset, _ in PRESETS:
             for t in sorted({k[2] for k in data if k[0] == preset and k[1] == wl}):
                 runs = {k[3]: v for k, v in data.items() if k[:3] == (preset, wl, t)}
@@ -90,13 +88,18 @@ def table(data, default):
                 d, p = runs[default], runs["pthread"]
 
                 def wait(v, key):
-                    w = [float(x[2][key]) / 1e6 for x in v if key in x[2]]
-                    return f"{med(w):.2f}" if w else "-"
-                print(f"| {preset} | {t} | {ops['pthread'] / 1e6:.2f} | {ops[default] / 1e6:.2f} | "
-                      f"**{ops[default] / ops['pthread']:.2f}** | {ops[best] / 1e6:.2f} ({best}) | "
-                      f"{ops[default] / ops[best]:.2f} | {med([x[1] for x in d]):.2f} ({med([x[1] for x in p]):.2f}) | "
-                      f"{wait(d, 'wait_p999_ns')} / {wait(d, 'wait_max_ns')} | "
-                      f"{wait(p, 'wait_p999_ns')} / {wait(p, 'wait_max_ns')} |")
+                    w = Spread(float(x[2][key]) / 1e6 for x in v if key in x[2])
+                    return f"{w.median:.2f}" if w else "-"
+                body.append([preset, str(t), f"{ops['pthread'] / 1e6:.2f}", f"{ops[default] / 1e6:.2f}",
+                             f"**{ops[default] / ops['pthread']:.2f}**", f"{ops[best] / 1e6:.2f} ({best})",
+                             f"{ops[default] / ops[best]:.2f}",
+                             f"{med(x[1] for x in d):.2f} ({med(x[1] for x in p):.2f})",
+                             f"{wait(d, 'wait_p999_ns')} / {wait(d, 'wait_max_ns')}",
+                             f"{wait(p, 'wait_p999_ns')} / {wait(p, 'wait_max_ns')}"])
+        print(f"\n**{wl}** (M ops/s, medians over the seeds; waits in ms)\n")
+        print(markdown_table(["machine", "threads", "pthread", default, "/ pthread", "best other", "/ best",
+                              f"max/min {default} (pthread)", f"{default} wait p99.9 / max",
+                              "pthread wait p99.9 / max"], body))
 
 
 def main():

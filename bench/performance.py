@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from locklab import meta as metamod  # noqa: E402  (after the path)
+from locklab.tabulate import Spread, interleave, markdown_table, ratios  # noqa: E402
 PRELOAD = os.path.join(ROOT, "build/lib/liblocklab-preload.so")
 PLAIN = os.path.join(ROOT, "build/bin/locklab-plain")
 UNCONTENDED = os.path.join(ROOT, "build/tests/interpose/bench_uncontended")
@@ -149,10 +149,6 @@ def split_specs(text):
     return specs
 
 
-def med(xs):
-    return statistics.median(xs) if xs else float("nan")
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=5)
@@ -188,54 +184,53 @@ def main():
             if shutil.which(ROWS[row]["binary"]) is None and not os.path.exists(ROWS[row]["binary"]):
                 print(f"{row}: skipped ({ROWS[row]['binary']} not installed)", flush=True)
                 continue
-            for r in range(a.runs):
-                for lock in locks:
-                    res = run_once(row, lock, a.seconds, tmp)
-                    results.setdefault((row, lock), []).append(res)
-                    w.writerow([row, lock, r + 1] + ([res["value"], res.get("max_min", ""), res.get("vcsw", "")]
-                                                     if res else ["failed", "", ""]))
-                    f.flush()
+            for r, lock in interleave(a.runs, locks):
+                res = run_once(row, lock, a.seconds, tmp)
+                results.setdefault((row, lock), []).append(res)
+                w.writerow([row, lock, r] + ([res["value"], res.get("max_min", ""), res.get("vcsw", "")]
+                                             if res else ["failed", "", ""]))
+                f.flush()
             print(f"{row}: done", flush=True)
-    lines = [header, "",
-             "| row | glibc | " + " | ".join(f"{l} (ratio to glibc)" for l in locks[1:]) + " |",
-             "|---|---" + "|---" * (len(locks) - 1) + "|"]
+    body = []
     for row in rows:
         base_runs = results.get((row, "glibc"))
         if not base_runs:
             continue
-        base_vals = [x["value"] for x in base_runs if x]
-        cells = [f"{med(base_vals):.4g} [{min(base_vals):.3g}..{max(base_vals):.3g}] {ROWS[row]['unit']}"
+        base = [x["value"] if x else None for x in base_runs]
+        cells = [Spread(base).text("{:.4g}", "{:.3g}", missing="failed") + f" {ROWS[row]['unit']}"
                  + _extras(base_runs)]
         for lock in locks[1:]:
             runs = results[(row, lock)]
-            ratios = [x["value"] / b["value"] for x, b in zip(runs, base_runs) if x and b]
+            rs = Spread(ratios([x["value"] if x else None for x in runs], base))
             failed = sum(1 for x in runs if not x)
-            cell = f"**{med(ratios):.2f}x** [{min(ratios):.2f}..{max(ratios):.2f}]" if ratios else "failed"
-            cells.append(cell + _extras(runs) + (f" ({failed} failed)" if failed and ratios else ""))
-        lines.append(f"| {row} | " + " | ".join(cells) + " |")
+            cells.append(rs.text("**{:.2f}x**", "{:.2f}", missing="failed") + _extras(runs)
+                         + (f" ({failed} failed)" if failed and rs else ""))
+        body.append([row] + cells)
+    lines = [header, "", markdown_table(["row", "glibc"] + [f"{l} (ratio to glibc)" for l in locks[1:]], body)]
     if not a.no_uncontended:
-        lines += ["", "Uncontended lock+unlock pair (bench_uncontended, glibc's own functions timed in the same "
-                  "process, medians of interleaved rounds):", "",
-                  "| lock | interposed ns | glibc ns | ratio [min..max] |", "|---|---|---|---|"]
+        body = []
         with open(os.path.join(a.out, "uncontended.csv"), "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["lock", "ours_ns", "glibc_ns", "ratio", "lo", "hi"])
             for lock, ours, theirs, ratio, lo, hi in uncontended(locks + ["tas", "ticket"], a.runs):
-                lines.append(f"| {lock} | {ours:.2f} | {theirs:.2f} | **{ratio}x** [{lo}..{hi}] |")
+                body.append([lock, f"{ours:.2f}", f"{theirs:.2f}", f"**{ratio}x** [{lo}..{hi}]"])
                 w.writerow([lock, f"{ours:.2f}", f"{theirs:.2f}", ratio, lo, hi])
+        lines += ["", "Uncontended lock+unlock pair (bench_uncontended, glibc's own functions timed in the same "
+                  "process, medians of interleaved rounds):", "",
+                  markdown_table(["lock", "interposed ns", "glibc ns", "ratio [min..max]"], body)]
     table = "\n".join(lines) + "\n"
     open(os.path.join(a.out, "performance.md"), "w").write(table)
     print(table)
 
 
 def _extras(runs):
-    mm = [x["max_min"] for x in runs if x and x.get("max_min") is not None]
-    vc = [x["vcsw"] for x in runs if x and x.get("vcsw") is not None]
+    mm = Spread(x.get("max_min") for x in runs if x)
+    vc = Spread(x.get("vcsw") for x in runs if x)
     parts = []
     if mm:
-        parts.append(f"max/min {med(mm):.2f}")
+        parts.append(f"max/min {mm.median:.2f}")
     if vc:
-        parts.append(f"vcsw/op {med(vc):.4f}")
+        parts.append(f"vcsw/op {vc.median:.4f}")
     return ("<br>" + ", ".join(parts)) if parts else ""
 
 

@@ -7,9 +7,12 @@ usage: bench/table.py [--bench build/bin/locklab-bench] [--threads 1,2,4,16]
 """
 import argparse
 import json
-import statistics
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+from locklab.tabulate import Spread, markdown_table  # noqa: E402  (standard library only; after the path)
 
 
 def main():
@@ -37,20 +40,20 @@ def main():
         for line in out.splitlines():
             d = json.loads(line)
             rows.setdefault(d["lock"], []).append(d)
-        print(f"\n### {t} thread{'s' if t > 1 else ''}\n")
-        print("| lock | ops/s (median) | spread | max/min ops | LWSS | MTTR | Gini | fairness factor | vcsw/op |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        body = []
         for lock in locks:
             runs = rows.get(lock)
             if not runs:
                 continue
-            tp = [r["throughput_ops_s"] for r in runs]
-            med = lambda k: statistics.median(float("inf") if r[k] is None else r[k] for r in runs)
-            vcsw = statistics.median(r["vcsw"] / max(r["ops"], 1) for r in runs)
-            print(f"| {runs[0]['lock']} | {statistics.median(tp):.3g} | {min(tp):.3g}..{max(tp):.3g} | "
-                  f"{med('max_min_ratio'):.3g} | {med('lwss'):.1f} | {med('mttr'):.0f} | {med('gini'):.3f} | "
-                  f"{med('fairness_factor'):.3f} | {vcsw:.3f} |")
-        sys.stdout.flush()
+            tp = Spread(r["throughput_ops_s"] for r in runs)
+            med = lambda k: Spread(float("inf") if r[k] is None else r[k] for r in runs).median  # noqa: E731
+            vcsw = Spread(r["vcsw"] / max(r["ops"], 1) for r in runs).median
+            body.append([runs[0]["lock"], f"{tp.median:.3g}", tp.range("{:.3g}"), f"{med('max_min_ratio'):.3g}",
+                         f"{med('lwss'):.1f}", f"{med('mttr'):.0f}", f"{med('gini'):.3f}",
+                         f"{med('fairness_factor'):.3f}", f"{vcsw:.3f}"])
+        print(f"\n### {t} thread{'s' if t > 1 else ''}\n")
+        print(markdown_table(["lock", "ops/s (median)", "spread", "max/min ops", "LWSS", "MTTR", "Gini",
+                              "fairness factor", "vcsw/op"], body, numeric=True), flush=True)
 
 
 if __name__ == "__main__":

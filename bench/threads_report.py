@@ -14,8 +14,10 @@ import datetime
 import json
 import os
 import platform
-import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+from locklab.tabulate import Spread, markdown_table  # noqa: E402  (standard library only; after the path)
 
 ALTERNATIVES = ["single-lock", "multi-lock", "local-freelist", "idle-queue", "local-readyq"]
 METRIC = {"null-thread": "ns_per_thread", "thread-switch": "ns_per_switch", "thread-work": "throughput_ops_s",
@@ -41,29 +43,18 @@ def load(path, runs):
     return rows, problems
 
 
-class Cell:
+class Cell(Spread):
     """The median [min..max] of one key over a row's runs (None: the row did not run)."""
 
     def __init__(self, runs, key, scale=1.0):
-        values = [r[key] * scale for r in runs or [] if isinstance(r.get(key), (int, float))]
-        self.ok = bool(values)
-        if self.ok:
-            self.median, self.lo, self.hi = statistics.median(values), min(values), max(values)
+        super().__init__(r[key] * scale for r in runs or [] if isinstance(r.get(key), (int, float)))
 
     def text(self, fmt="{:.1f}"):
-        if not self.ok:
-            return "-"
-        return f"{fmt.format(self.median)} [{fmt.format(self.lo)}..{fmt.format(self.hi)}]"
+        return super().text(fmt)
 
 
 def ratio_text(a, b, fmt="{:.2f}x"):
-    return fmt.format(a.median / b.median) if a.ok and b.ok and b.median else "-"
-
-
-def table(head, body):
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(r) + " |" for r in body]
-    return "\n".join(lines)
+    return fmt.format(a.median / b.median) if a and b and b.median else "-"
 
 
 def main():
@@ -84,11 +75,11 @@ def main():
     body = []
     for alt in ALTERNATIVES + ["pthread", "boost-fiber", "goroutine"]:
         cells = [Cell(get(f"null-thread {alt} P={p}"), "ns_per_thread") for p in ps]
-        if not any(c.ok for c in cells):
+        if not any(cells):
             continue
         body.append([f"`{alt}`"] + [c.text() for c in cells] + [ratio_text(cells[0], cells[1])])
     out.append("### Null thread: create, run, exit, join (ns per thread)\n\n" +
-               table(["alternative", "P = 1", "P = 2", f"P = {over}", "speedup P = 2"], body))
+               markdown_table(["alternative", "P = 1", "P = 2", f"P = {over}", "speedup P = 2"], body))
 
     body = []
     for alt in ALTERNATIVES + ["boost-fiber", "goroutine"]:
@@ -98,7 +89,7 @@ def main():
     out.append("### Context switch, one processor (ns)\n\n" +
                "Thread to thread (a yield: the runtime's scheduler in between; Go: `runtime.Gosched`), and the "
                "architecture's switch alone (`llt_ctx_switch`; Boost: Boost.Context's `fiber::resume`).\n\n" +
-               table(["alternative", "ns per switch", "raw switch ns"], body))
+               markdown_table(["alternative", "ns per switch", "raw switch ns"], body))
 
     body = []
     for row, iters in (("thread-work-fine", fine_iters), ("thread-work", work_iters)):
@@ -108,8 +99,8 @@ def main():
             body.append([iters, f"`{alt}`", c1.text("{:.0f}"), c2.text("{:.0f}"), ratio_text(c2, c1),
                          ratio_text(cells["local-readyq"][1], c2) if alt == "single-lock" else ""])
     out.append("### thread-work: throughput (thousand threads/s) by grain (work_iters)\n\n" +
-               table(["work_iters", "alternative", "P = 1", "P = 2", "P = 2 / P = 1",
-                      "`local-readyq` / `single-lock`, P = 2"], body))
+               markdown_table(["work_iters", "alternative", "P = 1", "P = 2", "P = 2 / P = 1",
+                               "`local-readyq` / `single-lock`, P = 2"], body))
 
     body = []
     for l in ["tas", "ttas", "backoff", "anderson"]:
@@ -119,33 +110,32 @@ def main():
     out.append("### Spin-waiting on the runtime's threads (section 4), P = 2\n\n"
                "ns per increment by cs_iters (PRNG steps inside the critical section); barrier: ns per barrier "
                "per thread.\n\n" +
-               table(["lock", "cs_iters = 0", "cs_iters = 100", "cs_iters = 1000", "barrier"], body))
+               markdown_table(["lock", "cs_iters = 0", "cs_iters = 100", "cs_iters = 1000", "barrier"], body))
 
     idle = {alt: Cell(get(f"thread-idle {alt} P=2"), "idle_cpu_fraction", 100.0) for alt in ALTERNATIVES}
     out.append("### Idle runtime, P = 2: CPU after the spin budget (% of its processors, getrusage)\n\n" +
-               table(["alternative", "idle CPU %"], [[f"`{a}`", c.text("{:.3f}")] for a, c in idle.items()]))
+               markdown_table(["alternative", "idle CPU %"],
+                              [[f"`{a}`", c.text("{:.3f}")] for a, c in idle.items()]))
 
     # Issue 11's targets.
     targets = []
 
     def target(name, cell, limit, ok_if_below=True, value_fmt="{:.1f}", missing="a row did not run"):
-        if not cell.ok:
+        if not cell:
             targets.append([name, "-", f"SKIP ({missing})"])
             return
         ok = cell.median <= limit if ok_if_below else cell.median >= limit
         targets.append([name, value_fmt.format(cell.median), "PASS" if ok else "FAIL"])
 
-    class Ratio:  # a Cell-like ratio of two medians
-        def __init__(self, a, b):
-            self.ok = a.ok and b.ok and b.median > 0
-            self.median = a.median / b.median if self.ok else None
+    def ratio_of(a, b):  # a Spread of the ratio of two medians (none when either is missing)
+        return Spread([a.median / b.median] if a and b and b.median > 0 else [])
 
     boost = Cell(get("null-thread boost-fiber P=1"), "ns_per_thread")
     for alt in ["local-freelist", "local-readyq"]:
         ours = Cell(get(f"null-thread {alt} P=1"), "ns_per_thread")
         target(f"null thread, `{alt}`, P = 1: <= 150 ns", ours, 150)
-        target(f"null thread, `{alt}`, P = 1: <= 0.5x Boost.Fiber's", Ratio(ours, boost), 0.5, value_fmt="{:.2f}x",
-               missing="Boost.Fiber peer not built" if not boost.ok else "a row did not run")
+        target(f"null thread, `{alt}`, P = 1: <= 0.5x Boost.Fiber's", ratio_of(ours, boost), 0.5, value_fmt="{:.2f}x",
+               missing="Boost.Fiber peer not built" if not boost else "a row did not run")
     rq = get("thread-switch local-readyq P=1")
     target("context switch, thread to thread (`local-readyq`, P = 1): <= 15 ns", Cell(rq, "ns_per_switch"), 15)
     target("context switch, the architecture's alone (`llt_ctx_switch`): <= 15 ns", Cell(rq, "raw_switch_ns"), 15,
@@ -153,14 +143,14 @@ def main():
     # At the fine grain: where a central lock limits the throughput (the paper's claim for local ready queues).
     w1, w2 = (Cell(get(f"thread-work-fine local-readyq P={p}"), "throughput_ops_s") for p in (1, 2))
     s2 = Cell(get("thread-work-fine single-lock P=2"), "throughput_ops_s")
-    target(f"thread-work (work_iters = {fine_iters}), `local-readyq`: P = 2 >= 1.6x P = 1", Ratio(w2, w1), 1.6,
+    target(f"thread-work (work_iters = {fine_iters}), `local-readyq`: P = 2 >= 1.6x P = 1", ratio_of(w2, w1), 1.6,
            False, "{:.2f}x")
-    target(f"thread-work (work_iters = {fine_iters}), P = 2: `local-readyq` >= 1.3x `single-lock`", Ratio(w2, s2),
+    target(f"thread-work (work_iters = {fine_iters}), P = 2: `local-readyq` >= 1.3x `single-lock`", ratio_of(w2, s2),
            1.3, False, "{:.2f}x")
-    worst = max((c for c in idle.values() if c.ok), key=lambda c: c.median, default=Cell(None, ""))
+    worst = max((c for c in idle.values() if c), key=lambda c: c.median, default=Spread([]))
     target("idle runtime: 0% CPU (every alternative's median under 1% of its processors)", worst, 1.0,
            value_fmt="{:.3f}%")
-    out.append("### Issue 11's targets\n\n" + table(["target", "measured (median)", "verdict"], targets))
+    out.append("### Issue 11's targets\n\n" + markdown_table(["target", "measured (median)", "verdict"], targets))
 
     text = "\n\n".join(out) + "\n"
     print(text)

@@ -9,9 +9,12 @@ usage: bench/workloads_table.py [--bench build/bin/locklab-bench]
 """
 import argparse
 import json
-import statistics
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+from locklab.tabulate import Spread, markdown_table  # noqa: E402  (standard library only; after the path)
 
 # Contract keys of every JSON line; anything else numeric is a workload extra.
 CONTRACT = {"workload", "lock", "threads", "duration_s", "ops", "throughput_ops_s", "per_thread_ops",
@@ -25,12 +28,6 @@ def fmt(x):
         if abs(x) >= scale:
             return f"{x / scale:.3g}{suffix}"
     return f"{x:.3g}"
-
-
-def lwss_cell(values):
-    """Median LWSS, or '-' when the bench reported none (null: no admissions, e.g. invalidation)."""
-    values = [v for v in values if v is not None]
-    return f"{statistics.median(values):.2f}" if values else "-"
 
 
 def main():
@@ -67,22 +64,19 @@ def main():
                     sys.exit(f"workloads_table.py: exclusion violated: {line}")
                 rows.setdefault(d["lock"], []).append(d)
             extras = [k for k, v in rows[locks[0]][0].items() if k not in CONTRACT and isinstance(v, (int, float))]
-            print(f"\n**{w}, {t} thread{'s' if t > 1 else ''}** (`locklab-bench {' '.join(cmd[1:])}`)\n")
-            print("| " + " | ".join(["lock", "ops/s median [min..max]", "ratio", "LWSS", "vcsw/op", "cpu_util"]
-                                    + extras) + " |")
-            print("|---" * (6 + len(extras)) + "|")
-            base = None
+            body, base = [], None
             for lock in locks:
                 rs = rows[lock]
-                thr = [r["throughput_ops_s"] for r in rs]
-                med = statistics.median(thr)
-                base = base or med
-                cells = [lock, f"{fmt(med)} [{fmt(min(thr))}..{fmt(max(thr))}]", f"{med / base:.2f}x",
-                         lwss_cell([r["lwss"] for r in rs]),
-                         f"{statistics.median(r['vcsw'] / max(r['ops'], 1) for r in rs):.3g}",
-                         f"{statistics.median(r['cpu_util'] for r in rs):.2f}"]
-                cells += [fmt(statistics.median(r.get(k, float('nan')) for r in rs)) for k in extras]
-                print("| " + " | ".join(cells) + " |")
+                thr = Spread(r["throughput_ops_s"] for r in rs)
+                base = base or thr.median
+                lwss = Spread(r["lwss"] for r in rs)  # null: no admissions (e.g. invalidation)
+                body.append([lock, thr.text(fmt), f"{thr.median / base:.2f}x", f"{lwss.median:.2f}" if lwss else "-",
+                             f"{Spread(r['vcsw'] / max(r['ops'], 1) for r in rs).median:.3g}",
+                             f"{Spread(r['cpu_util'] for r in rs).median:.2f}"]
+                            + [fmt(Spread(r.get(k) for r in rs).median) for k in extras])
+            print(f"\n**{w}, {t} thread{'s' if t > 1 else ''}** (`locklab-bench {' '.join(cmd[1:])}`)\n")
+            print(markdown_table(["lock", "ops/s median [min..max]", "ratio", "LWSS", "vcsw/op", "cpu_util"] + extras,
+                                 body))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@ with --metric REGEX -- and prints a table with medians, spread, the ratio to
 glibc and a recommendation that is only made when the spreads do not overlap."""
 
 import re
-import statistics
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ import time
 from . import preload
 from .sweep import split_locks
 from .errors import UsageError
+from .tabulate import Spread, interleave
 
 DEFAULT_CANDIDATES = "glibc,mcs-stp,twa-stp,mcscr-stp,lifocr-stp,loiter,cna-stp"
 
@@ -74,9 +74,9 @@ def measure(cmd, env, metric, timeout):
 
 
 def rank(samples, higher_is_better):
-    """[(lock, median, lo, hi)] best first; samples maps lock -> list of values."""
-    rows = [(lock, statistics.median(v), min(v), max(v)) for lock, v in samples.items() if v]
-    return sorted(rows, key=lambda r: -r[1] if higher_is_better else r[1])
+    """[(lock, Spread)] best median first; samples maps lock -> list of values."""
+    rows = [(lock, Spread(v)) for lock, v in samples.items() if v]
+    return sorted(rows, key=lambda r: -r[1].median if higher_is_better else r[1].median)
 
 
 def recommendation(rows, higher_is_better, failures=None):
@@ -94,11 +94,12 @@ def recommendation(rows, higher_is_better, failures=None):
     if len(rows) == 1:
         return f"only {best[0]} completed all its runs{excluded}"
     second = rows[1]
-    clear = best[2] > second[3] if higher_is_better else best[3] < second[2]
+    b, s = best[1], second[1]
+    clear = b.min > s.max if higher_is_better else b.max < s.min
     glibc = next((r for r in rows if r[0] == preload.NATIVE), None)
     vs = ""
-    if glibc and glibc is not best and glibc[1]:
-        ratio = best[1] / glibc[1] if higher_is_better else glibc[1] / best[1]
+    if glibc and glibc is not best and glibc[1].median:
+        ratio = b.median / glibc[1].median if higher_is_better else glibc[1].median / b.median
         vs = f" ({ratio:.2f}x better than glibc by median)"
     if clear:
         return f"use {best[0]}{vs}: its worst run beats the best run of the runner-up, {second[0]}{excluded}"
@@ -128,20 +129,20 @@ def run(args):
     samples = {c: [] for c in candidates}
     failures = {c: [] for c in candidates}
     unit = "value" if metric else "wall s"
-    for r in range(1, runs + 1):
-        for c in candidates:
-            value, why = measure(cmd, envs[c], metric, timeout)
-            (samples[c] if why is None else failures[c]).append(value if why is None else why)
-            print(f"run {r}/{runs} {c}: " + (f"{value:.4g} {unit}" if why is None else f"FAILED ({why})"),
-                  file=sys.stderr)
+    for r, c in interleave(runs, candidates):
+        value, why = measure(cmd, envs[c], metric, timeout)
+        (samples[c] if why is None else failures[c]).append(value if why is None else why)
+        print(f"run {r}/{runs} {c}: " + (f"{value:.4g} {unit}" if why is None else f"FAILED ({why})"),
+              file=sys.stderr)
     higher = bool(metric) and args.higher_is_better
     rows = rank(samples, higher)
-    glibc = samples.get(preload.NATIVE)
-    base = statistics.median(glibc) if glibc else None
+    glibc = Spread(samples.get(preload.NATIVE, []))
+    base = glibc.median if glibc else None
     print(f"{'rank':>4}  {'lock':<28} {'median':>10} {'spread':>23} {'vs glibc':>9} {'failed':>6}")
-    for i, (lock, med, lo, hi) in enumerate(rows, 1):
-        ratio = "-" if not base else f"{(med / base if higher else base / med):.2f}x"
-        print(f"{i:>4}  {lock:<28} {med:>10.4g} {f'[{lo:.4g}..{hi:.4g}]':>23} {ratio:>9} {len(failures[lock]):>6}")
+    for i, (lock, s) in enumerate(rows, 1):
+        ratio = "-" if not base else f"{(s.median / base if higher else base / s.median):.2f}x"
+        spread = "[" + s.range("{:.4g}") + "]"
+        print(f"{i:>4}  {lock:<28} {s.median:>10.4g} {spread:>23} {ratio:>9} {len(failures[lock]):>6}")
     for lock in candidates:
         if not samples[lock]:
             print(f"   -  {lock:<28} all {runs} runs failed: {failures[lock][0]}")

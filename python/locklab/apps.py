@@ -18,7 +18,6 @@ import csv
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from pathlib import Path
 from . import preload
 from .sweep import parse_number, split_locks
 from .errors import UsageError
+from .tabulate import Spread, interleave, markdown_table
 
 DEFAULT_LOCKS = "glibc,mcs-stp,twa-stp,mcscr-stp,loiter"
 DEFAULT_THREADS = "1,2,4,16,64"
@@ -154,16 +154,14 @@ def run_one(app, lock, threads, scale, lib, timeout=600):
 
 
 def summarize(rows):
-    """{(app, lock, threads): (median, lo, hi, n_ok, n_failed)}"""
+    """{(app, lock, threads): (Spread of the successful runs' values, failed runs)}"""
     groups = {}
     for r in rows:
         groups.setdefault((r["app"], r["lock"], int(r["threads"])), []).append(r)
     out = {}
     for key, rs in groups.items():
-        vals = [float(r["value"]) for r in rs if r["ok"] in (True, "True")]
-        failed = len(rs) - len(vals)
-        out[key] = ((statistics.median(vals), min(vals), max(vals), len(vals), failed) if vals
-                    else (None, None, None, 0, failed))
+        ok = [float(r["value"]) for r in rs if r["ok"] in (True, "True")]
+        out[key] = (Spread(ok), len(rs) - len(ok))
     return out
 
 
@@ -173,37 +171,42 @@ def write_report(out_dir, rows, apps, locks, threads, machine):
     import matplotlib.pyplot as plt
 
     summary = summarize(rows)
+    nothing = (Spread([]), 0)
+
+    def median(app, lock, t):
+        s = summary.get((app, lock, t), nothing)[0]
+        return s.median if s else None
+
     lines = ["# Real programs on locklab locks", "", f"Machine: {machine}.", "",
              "Each cell: median [min..max] of the app's metric, then the ratio of medians to glibc "
              "(> 1: better than glibc).  A run counts only with the program's own success output; "
              "failed runs are listed.", ""]
     for app in apps:
         unit = APPS[app]["unit"]
-        lines += [f"## {app} ({unit}, higher is better)", "", "| threads | " + " | ".join(locks) + " |",
-                  "|---|" + "---|" * len(locks)]
         fig, ax = plt.subplots(figsize=(6, 3.6))
+        body = []
+        for t in threads:
+            base = median(app, preload.NATIVE, t)
+            cells = []
+            for lock in locks:
+                s, failed = summary.get((app, lock, t), nothing)
+                if not s:
+                    cells.append(f"failed ({failed})" if failed else "-")
+                    continue
+                ratio = f" {s.median / base:.2f}x" if base else ""
+                fail = f" ({failed} failed)" if failed else ""
+                cells.append(s.text("{:.3g}") + ratio + fail)
+            body.append([str(t)] + cells)
         for lock in locks:
             xs, ys = [], []
             for t in threads:
-                med = summary.get((app, lock, t), (None,))[0]
-                base = summary.get((app, preload.NATIVE, t), (None,))[0]
+                med, base = median(app, lock, t), median(app, preload.NATIVE, t)
                 if med is not None and base:
                     xs.append(t)
                     ys.append(med / base)
             if xs:
                 ax.plot(xs, ys, marker="o", label=lock)
-        for t in threads:
-            cells = []
-            base = summary.get((app, preload.NATIVE, t), (None,))[0]
-            for lock in locks:
-                med, lo, hi, n, failed = summary.get((app, lock, t), (None, None, None, 0, 0))
-                if med is None:
-                    cells.append(f"failed ({failed})" if failed else "-")
-                    continue
-                ratio = f" {med / base:.2f}x" if base else ""
-                fail = f" ({failed} failed)" if failed else ""
-                cells.append(f"{med:.3g} [{lo:.3g}..{hi:.3g}]{ratio}{fail}")
-            lines.append(f"| {t} | " + " | ".join(cells) + " |")
+        lines += [f"## {app} ({unit}, higher is better)", "", markdown_table(["threads"] + locks, body)]
         ax.set_xscale("log", base=2)
         ax.set_xticks(threads, [str(t) for t in threads])
         ax.axhline(1.0, color="grey", lw=0.8)
@@ -247,7 +250,7 @@ def run(args):
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = []
-    plan = [(r, a, t, l) for r in range(1, runs + 1) for a in apps for t in threads for l in locks]
+    plan = interleave(runs, apps, threads, locks)
     with open(out_dir / "apps.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=COLUMNS)
         writer.writeheader()

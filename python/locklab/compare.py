@@ -20,6 +20,7 @@ import math
 from . import meta as metamod
 from . import results
 from .formatting import fmt_rate
+from .tabulate import Spread
 from .errors import UsageError
 
 
@@ -49,8 +50,8 @@ class Ratio:
         value = results.METRICS[metric]
         a = {i: value(r) for i, r in a_runs.items()}
         b = {i: value(r) for i, r in b_runs.items()}
-        self.a = results.Spread(a.values())
-        self.b = results.Spread(b.values())
+        self.a = Spread(a.values())
+        self.b = Spread(b.values())
         self.ratio = _div(self.a.median, self.b.median)
         per_run = [_div(a[i], b[i]) for i in sorted(a.keys() & b.keys())]
         per_run = [x for x in per_run if not math.isnan(x)]

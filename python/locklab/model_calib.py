@@ -73,27 +73,21 @@ class Runner:
     def __init__(self, exe, duration, runs):
         self.exe, self.duration, self.runs = exe, duration, runs
 
-    def medians(self, workload, spec, threads, params, fields):
-        """{field: median over the runs} of several fields of the same runs (None if a field never came)."""
+    def medians(self, workload, spec, threads, params, fields, cpu=None):
+        """{field: median over the runs that reported it} of several fields of the same runs; None
+        for a field no run reported (e.g. no handover happened: on a loaded machine two threads may
+        never run at the same time in a short run).  cpu: confine the runs to that CPU."""
         values = {f: [] for f in fields}
         for _ in range(self.runs):
-            out = run_pinned(benchmod.command(self.exe, workload, spec, threads, self.duration, params))
+            out = run_pinned(benchmod.command(self.exe, workload, spec, threads, self.duration, params), cpu)
             for f in fields:
                 if out.get(f) is not None:
                     values[f].append(float(out[f]))
         return {f: statistics.median(v) if v else None for f, v in values.items()}
 
     def median(self, workload, spec, threads, params, field, cpu=None):
-        """Median of `field` over the runs that reported it; None if none did
-        (e.g. no handover happened: on a loaded machine two threads may never
-        run at the same time in a short run)."""
-        values = []
-        for _ in range(self.runs):
-            argv = benchmod.command(self.exe, workload, spec, threads, self.duration, params)
-            out = run_pinned(argv, cpu)
-            if out.get(field) is not None:
-                values.append(float(out[field]))
-        return statistics.median(values) if values else None
+        """Median of `field` over the runs that reported it; None if none did."""
+        return self.medians(workload, spec, threads, params, (field,), cpu)[field]
 
 
 def run_pinned(argv, cpu=None):

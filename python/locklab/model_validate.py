@@ -24,6 +24,7 @@ from . import model_machine as mmach
 from . import model_math as mm
 from .errors import UsageError
 from .model import MODELS, resolve
+from .tabulate import markdown_table
 
 HELP = "plot every model against measurements, with errors"
 FULL_THREADS = (1, 2, 4, 8, 16, 32, 64)
@@ -179,13 +180,13 @@ def markdown(points, summary, overall, calib_note, quick):
     lines = ["# Model vs measurement", "",
              f"Calibration: {calib_note}.  {'QUICK run (50 ms per point): numbers mean little.' if quick else ''}",
              "error = (model - measured) / measured.", "",
-             "| comparison | lock | points | median abs error |", "|---|---|---|---|"]
-    lines += [f"| {s['comparison']} | {s['lock']} | {s['points']} | {100 * s['median_abs_error']:.0f}% |"
-              for s in summary]
-    lines += ["", f"Overall median abs error: {100 * overall:.0f}%" if overall is not None else "", "",
-              "| comparison | lock | threads | unit | model | measured | error |", "|---|---|---|---|---|---|---|"]
-    lines += [f"| {p['comparison']} | {p['lock']} | {p['threads']} | {p['unit']} | {p['model']:.4g} | "
-              f"{p['measured']:.4g} | {error_cell(p['error'])} |" for p in points]
+             markdown_table(["comparison", "lock", "points", "median abs error"],
+                            [[s["comparison"], s["lock"], s["points"], f"{100 * s['median_abs_error']:.0f}%"]
+                             for s in summary]),
+             "", f"Overall median abs error: {100 * overall:.0f}%" if overall is not None else "", "",
+             markdown_table(["comparison", "lock", "threads", "unit", "model", "measured", "error"],
+                            [[p["comparison"], p["lock"], p["threads"], p["unit"], f"{p['model']:.4g}",
+                              f"{p['measured']:.4g}", error_cell(p["error"])] for p in points])]
     return "\n".join(lines) + "\n"
 
 

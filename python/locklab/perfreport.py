@@ -5,7 +5,9 @@ run that did not finish), DIR/uncontended.csv the uncontended pair (lock, interp
 ns, glibc ns, ratio and its min..max), DIR/meta.json the machine.
 
 The report: per row and lock, the median of the per-run ratios to glibc's run of
-the same round (runs are interleaved, so a round's noise hits both), with min..max,
+the same round (runs are interleaved, so a round's noise hits both; a round counts
+when both runs finished, a value of 0 included, as bench/performance.py's own table
+counts it: tabulate.ratios), with min..max,
 the median per-thread max/min and voluntary context switches per operation where
 the program reports them.  DIR/performance.png draws the ratios (log scale, one
 group of bars per row, error bars = min..max, a line at 1 = glibc);
@@ -14,11 +16,11 @@ DIR/report.md and DIR/report.html carry the same tables (report.py's renderers).
 
 import csv
 import json
-import math
-import statistics
 
 from . import meta as metamod
+from . import tabulate
 from .errors import UsageError
+from .tabulate import Spread
 
 CSV = "performance.csv"
 UNCONTENDED_CSV = "uncontended.csv"
@@ -64,28 +66,22 @@ def load(path):
 
 
 def ratios(values, row, lock):
-    """Per-round ratios of lock to glibc (rounds where both finished)."""
-    base, ours = values.get((row, BASELINE), {}), values.get((row, lock), {})
-    return [ours[r] / base[r] for r in ours if ours[r] and base.get(r)]
-
-
-def _median(xs):
-    xs = [x for x in xs if x is not None and not math.isnan(x)]
-    return statistics.median(xs) if xs else None
+    """Spread of the per-round ratios of lock to glibc (rounds where both finished)."""
+    return Spread(tabulate.ratios(values.get((row, lock), {}), values.get((row, BASELINE), {})))
 
 
 def cell(values, extras, row, lock):
     rs = ratios(values, row, lock)
     if not rs:
         return "failed"
-    text = f"{statistics.median(rs):.2f}x [{min(rs):.2f}..{max(rs):.2f}]"
+    text = rs.text("{:.2f}x", "{:.2f}")
     failed = sum(1 for v in values.get((row, lock), {}).values() if v is None)
-    mm = _median([e[0] for e in extras.get((row, lock), {}).values()])
-    vc = _median([e[1] for e in extras.get((row, lock), {}).values()])
-    if mm is not None:
-        text += f", max/min {mm:.2f}"
-    if vc is not None:
-        text += f", vcsw/op {vc:.4f}"
+    mm = Spread(e[0] for e in extras.get((row, lock), {}).values())
+    vc = Spread(e[1] for e in extras.get((row, lock), {}).values())
+    if mm:
+        text += f", max/min {mm.median:.2f}"
+    if vc:
+        text += f", vcsw/op {vc.median:.4f}"
     return text + (f" ({failed} failed)" if failed else "")
 
 
@@ -110,9 +106,9 @@ def build_document(path, values, extras, rows, locks, meta, image):
     doc.append(("img", image, "ratio to glibc per row and lock"))
     table = []
     for row in rows:
-        base = [v for v in values.get((row, BASELINE), {}).values() if v]
-        base_text = f"{statistics.median(base):.4g} [{min(base):.3g}..{max(base):.3g}]" if base else "failed"
-        table.append([row, base_text] + [cell(values, extras, row, lk) for lk in locks])
+        base = Spread(values.get((row, BASELINE), {}).values())
+        table.append([row, base.text("{:.4g}", "{:.3g}", missing="failed")] +
+                     [cell(values, extras, row, lk) for lk in locks])
     doc.append(("table", ["row", "glibc (its figure)"] + locks, table, True))
     unc = load_uncontended(path)
     if unc:
@@ -136,11 +132,10 @@ def figure(values, rows, locks, meta, out):
         for j, row in enumerate(rows):
             rs = ratios(values, row, lock)
             if rs:
-                m = statistics.median(rs)
                 xs.append(j + (i - (len(locks) - 1) / 2) * width)
-                med.append(m)
-                lo.append(m - min(rs))
-                hi.append(max(rs) - m)
+                med.append(rs.median)
+                lo.append(rs.median - rs.min)
+                hi.append(rs.max - rs.median)
         ax.bar(xs, med, width, yerr=[lo, hi], capsize=2, label=lock)
     ax.axhline(1.0, color="black", linewidth=1)
     ax.set_yscale("log")
@@ -178,7 +173,7 @@ def run(path, to_markdown, to_html):
         cells = []
         for lk in locks:
             rs = ratios(values, row, lk)
-            cells.append(f"{statistics.median(rs):>13.2f}x" if rs else f"{'failed':>14}")
+            cells.append(f"{rs.median:>13.2f}x" if rs else f"{'failed':>14}")
         print(f"{row:<{width}}  " + "  ".join(cells))
     for name in ("report.md", "report.html", image):
         print(path / name)

@@ -21,7 +21,8 @@ from . import meta as metamod
 from . import perfreport
 from . import results
 from .errors import UsageError
-from .formatting import fmt_fixed, fmt_rate, fmt_small, fmt_value, spread_cell
+from .formatting import fmt_fixed, fmt_rate, fmt_small, fmt_value
+from .tabulate import markdown_table
 
 
 COMMAND = "report"
@@ -88,27 +89,19 @@ def build_document(result, images):
             row = [str(t)]
             for s in specs:
                 runs = list(result.runs(w, s, t).values())
-                row.append(spread_cell(results.summarize(runs, "throughput_ops_s"), fmt_rate) if runs else "-")
+                row.append(results.summarize(runs, "throughput_ops_s").text(fmt_rate))
             rows.append(row)
         doc.append(("table", ["threads"] + specs, rows, True))
         doc.append(("h3", "Fairness and cost, medians"))
-        rows = []
-        for s in specs:
-            for t in threads:
-                runs = list(result.runs(w, s, t).values())
-                if runs:
-                    rows.append([s, str(t), str(len(runs))] +
-                                [fmt(results.summarize(runs, metric).median) for _, metric, fmt in DETAIL_COLUMNS])
+        rows = [[s, str(t), str(len(runs))] +
+                [fmt(results.summarize(runs, metric).median) for _, metric, fmt in DETAIL_COLUMNS]
+                for s, t, runs in result.configurations(w)]
         doc.append(("table", ["lock", "threads", "runs"] + [h for h, _, _ in DETAIL_COLUMNS], rows, True))
         extras = result.extra_names(w)
         if extras:
             doc.append(("h3", f"{w}'s own results, medians"))
-            rows = []
-            for s in specs:
-                for t in threads:
-                    runs = list(result.runs(w, s, t).values())
-                    if runs:
-                        rows.append([s, str(t)] + [fmt_value(results.summarize_extra(runs, x).median) for x in extras])
+            rows = [[s, str(t)] + [fmt_value(results.summarize_extra(runs, x).median) for x in extras]
+                    for s, t, runs in result.configurations(w)]
             doc.append(("table", ["lock", "threads"] + extras, rows, True))
     return doc
 
@@ -116,10 +109,6 @@ def build_document(result, images):
 def title(result):
     sim = metamod.simulated_machine(result.meta)
     return f"locklab report: {result.path.name}" + (f" (simulated on {sim})" if sim else "")
-
-
-def _md_cell(text):
-    return text.replace("|", "\\|")
 
 
 def to_markdown(doc):
@@ -133,10 +122,7 @@ def to_markdown(doc):
         elif kind == "img":
             out.append(f"![{block[2]}]({block[1]})")
         elif kind == "table":
-            header, rows, numeric = block[1], block[2], block[3]
-            out.append("| " + " | ".join(_md_cell(h) for h in header) + " |")
-            out.append("|" + "|".join("---:" if i and numeric else "---" for i in range(len(header))) + "|")
-            out.extend("| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows)
+            out.append(markdown_table(*block[1:]))
         out.append("")
     return "\n".join(out)
 

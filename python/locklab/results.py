@@ -17,11 +17,11 @@ Metrics summarised (name: what it is, from the bench's columns):
 
 import json
 import math
-import statistics
 from pathlib import Path
 
 from . import schema
 from .errors import UsageError
+from .tabulate import Spread
 
 METRICS = {
     "throughput_ops_s": lambda r: r["throughput_ops_s"],
@@ -82,6 +82,14 @@ class ResultDir:
         return {r["run"]: r for r in self.rows
                 if r["workload"] == workload and r["spec"] == spec and r["threads"] == threads}
 
+    def configurations(self, workload):
+        """(spec, threads, [row of each run]) of every configuration of workload that ran, spec by spec."""
+        for s in self.specs(workload):
+            for t in self.threads(workload):
+                runs = list(self.runs(workload, s, t).values())
+                if runs:
+                    yield s, t, runs
+
 
 def _ordered(values):
     """Distinct values in order of first appearance (the sweep's own order)."""
@@ -89,17 +97,6 @@ def _ordered(values):
     for v in values:
         seen.setdefault(v, None)
     return list(seen)
-
-
-class Spread:
-    """median, min, max and count of one metric over a configuration's runs (NaN-free values only)."""
-
-    def __init__(self, values):
-        values = sorted(v for v in values if v is not None and not math.isnan(v))
-        self.n = len(values)
-        self.median = statistics.median(values) if values else math.nan
-        self.min = values[0] if values else math.nan
-        self.max = values[-1] if values else math.nan
 
 
 def summarize(rows, metric):
@@ -112,12 +109,6 @@ def summarize_extra(rows, name):
 
 def summary_table(result):
     """One dict per (workload, spec, threads): the Spread of every metric and the run count."""
-    out = []
-    for w in result.workloads():
-        for s in result.specs(w):
-            for t in result.threads(w):
-                rows = list(result.runs(w, s, t).values())
-                if rows:
-                    out.append({"workload": w, "spec": s, "threads": t, "runs": len(rows),
-                                "metrics": {m: summarize(rows, m) for m in METRICS}})
-    return out
+    return [{"workload": w, "spec": s, "threads": t, "runs": len(rows),
+             "metrics": {m: summarize(rows, m) for m in METRICS}}
+            for w in result.workloads() for s, t, rows in result.configurations(w)]

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from . import bench, results, sweep
 from .errors import UsageError
+from .tabulate import markdown_table
 
 DATA = Path(__file__).resolve().parent / "data" / "sim_validation.json"
 OPTIONS = ["--out", "--quick", "--bench", "--bench-duration", "--sim-duration", "--part", "--measured"]
@@ -377,12 +378,6 @@ def _text_table(header, body):
     return "\n".join(lines)
 
 
-def _md_table(header, body):
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in body]
-    return "\n".join(lines)
-
-
 def write_outputs(out, this_rows, this_machine_name, tolerance, paper_rows, experiments, notes, settings_line,
                   images):
     doc = ["# locklab sim validate", "", settings_line, ""]
@@ -393,12 +388,12 @@ def write_outputs(out, this_rows, this_machine_name, tolerance, paper_rows, expe
                 f"error = simulated / measured - 1 (target: within {tol}); measured spread = largest / smallest "
                 f"run of the lock or the baseline, whichever is wider. Sweeps: this/measured, this/simulated, "
                 f"this/simulated-oversubscribed.",
-                "", _md_table(header, body), "", this_summary(this_rows, tolerance), ""]
+                "", markdown_table(header, body), "", this_summary(this_rows, tolerance), ""]
     if paper_rows is not None:
         header, body = papers_table(paper_rows)
         doc += ["## The papers: published vs simulated", "",
                 "Error = simulated / published - 1 for a published number; holds/fails for a published shape. "
-                "Sweeps: papers/EXPERIMENT.", "", _md_table(header, body), "", "Sources:", ""]
+                "Sweeps: papers/EXPERIMENT.", "", markdown_table(header, body), "", "Sources:", ""]
         doc += [f"- {r['id']}: {r['claim']}. {r['source']}" for r in paper_rows]
         doc += ["", "Experiments:", ""] + [f"- {line}" for line in experiments] + [""]
     if notes:

@@ -41,6 +41,7 @@ from tqdm import tqdm
 
 from . import bench, meta, schema
 from .errors import UsageError
+from .tabulate import interleave
 
 MAX_THREADS = 4096  # locklab-bench's own limit
 DEFAULT_THREADS = "1,2,4,8,16,32"
@@ -226,10 +227,7 @@ class Run(NamedTuple):
 def plan(config):
     """Every run of the sweep, in execution order."""
     return [Run(r, w, t, s, schema.format_params(config["params"][w]))
-            for r in range(1, config["runs"] + 1)
-            for w in config["workloads"]
-            for t in config["threads"]
-            for s in config["locks"]]
+            for r, w, t, s in interleave(config["runs"], config["workloads"], config["threads"], config["locks"])]
 
 
 def _differences(old, new):

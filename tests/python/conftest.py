@@ -20,6 +20,13 @@ def locklab(*argv, env=None, cwd=None):
                           env=full_env, cwd=cwd)
 
 
+def assert_usage_error(p, *words):
+    """Bad input: exit 2 and one line on stderr that names every one of words."""
+    assert p.returncode == 2, p.stdout
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert all(w in p.stderr for w in words), p.stderr
+
+
 @pytest.fixture
 def fake_bench(tmp_path):
     """(path of an executable fake locklab-bench, env for it, its call log)."""

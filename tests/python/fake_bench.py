@@ -9,6 +9,7 @@ measurement, instantly.  Controlled by environment variables:
                       started it (as Ctrl-C would) and then completes normally
 
 The sweep's up-front validation runs (--duration 0.001) are neither logged nor counted.
+Every --lock, --runs times (run r adds r to the ops), interleaved as the real bench does.
 Thread counts are checked like the real bench's: handover needs at least 2,
 uncontended exactly 1 (exit 2 and one line otherwise).
 """
@@ -33,7 +34,7 @@ def main(argv):
             for k in keys:
                 print(f"  --param {k}=1  (0..10, integer) a fake parameter")
         return 0
-    workload, locks, threads, duration, params = argv[0], [], 1, 1.0, []
+    workload, locks, threads, duration, params, runs = argv[0], [], 1, 1.0, [], 1
     i = 1
     while i < len(argv):
         opt, val = argv[i], argv[i + 1] if i + 1 < len(argv) else None
@@ -48,6 +49,8 @@ def main(argv):
             duration = float(val)
         elif opt == "--param":
             params.append(val)
+        elif opt == "--runs":
+            runs = int(val)
         i += 2
     for spec in locks:
         if spec.split(":")[0] not in LOCKS:
@@ -74,15 +77,16 @@ def main(argv):
         return 1
     if os.environ.get("FAKE_BENCH_INTERRUPT_AT") == str(calls):
         os.kill(os.getppid(), signal.SIGINT)  # the wrapper exec()s us, so the parent is the sweep
-    ops = 1000 * (LOCKS.index(locks[0]) + 1) * threads + calls
-    per = [ops // threads] * threads
-    per[0] += ops - sum(per)
-    print(json.dumps({
-        "workload": workload, "lock": locks[0], "threads": threads, "duration_s": duration, "ops": ops,
-        "throughput_ops_s": ops / duration, "per_thread_ops": per, "thread_sockets": [0] * threads,
-        "lwss": 1.0, "mttr": 0.0, "gini": 0.0, "rstddev": 0.0, "fairness_factor": 0.5, "max_min_ratio": 1.0,
-        "socket_switches": 0.0, "topology": "real:1", "vcsw": calls, "ivcsw": 0, "cpu_util": 1.0,
-        "admissions_logged": ops, "exclusion_ok": True, "fake_extra": 0.25}))
+    for run, spec in ((r, s) for r in range(runs) for s in locks):  # --runs R: interleaved, as the real one
+        ops = 1000 * (LOCKS.index(spec) + 1) * threads + calls + run
+        per = [ops // threads] * threads
+        per[0] += ops - sum(per)
+        print(json.dumps({
+            "workload": workload, "lock": spec, "threads": threads, "duration_s": duration, "ops": ops,
+            "throughput_ops_s": ops / duration, "per_thread_ops": per, "thread_sockets": [0] * threads,
+            "lwss": 1.0, "mttr": 0.0, "gini": 0.0, "rstddev": 0.0, "fairness_factor": 0.5, "max_min_ratio": 1.0,
+            "socket_switches": 0.0, "topology": "real:1", "vcsw": calls, "ivcsw": 0, "cpu_util": 1.0,
+            "admissions_logged": ops, "exclusion_ok": True, "fake_extra": 0.25}))
     return 0
 
 

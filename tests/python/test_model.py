@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from conftest import REPO, locklab
+from conftest import REPO, assert_usage_error, locklab
 from locklab import model_calib
 from locklab import model_math as mm
 
@@ -185,16 +185,14 @@ def test_command_every_model_runs(tmp_path):
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, words):
     p = locklab("model", *argv)
-    assert p.returncode == 2, p.stdout
-    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
-    assert all(w in p.stderr for w in words), p.stderr
+    assert_usage_error(p, *words)
 
 
 def test_a_file_that_is_not_a_calibration(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{\"params\": 3}")
     p = locklab("model", "ticket", "--calibration", bad)
-    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "not a calibration" in p.stderr
+    assert_usage_error(p, "not a calibration")
 
 
 # ---------------------------------------------------------------- calibrate and validate (real bench)

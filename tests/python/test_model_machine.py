@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from conftest import DATA, locklab
+from conftest import DATA, assert_usage_error, locklab
 from locklab import model_machine as mach
 from locklab import model_math as mm
 
@@ -170,9 +170,7 @@ def test_machine_command_json():
 ])
 def test_machine_bad_input(argv, words):
     p = locklab("model", *argv)
-    assert p.returncode == 2, p.stdout
-    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
-    assert all(w in p.stderr for w in words), p.stderr
+    assert_usage_error(p, *words)
 
 
 # ---------------------------------------------------------------- validate --measured
@@ -245,9 +243,7 @@ def test_measured_bad_file(tmp_path, content, words):
     if content is not None:
         path.write_text(content)
     p, _ = validate_measured(tmp_path, path)
-    assert p.returncode == 2, p.stdout
-    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
-    assert all(w in p.stderr for w in words), p.stderr
+    assert_usage_error(p, *words)
     assert str(path) in p.stderr
 
 

@@ -130,6 +130,18 @@ def test_performance_report_ratios_are_per_round(tmp_path):
     assert (tmp_path / "report.html").stat().st_size > 0
 
 
+def test_performance_report_counts_a_run_of_zero_as_bench_performance_py_does(tmp_path):
+    # A run that finished with a figure of 0 is a ratio of 0, not a run that vanishes (neither a ratio nor
+    # "failed"); a glibc round of 0 has no ratio but stays in glibc's own spread.  bench/performance.py's
+    # table counts them so (locklab.tabulate.ratios); this report used to drop both.
+    rows = [("mutexbench-2", "glibc", 1, 100, "", ""), ("mutexbench-2", "default", 1, 0, "", ""),
+            ("mutexbench-2", "glibc", 2, 100, "", ""), ("mutexbench-2", "default", 2, 200, "", ""),
+            ("mutexbench-2", "glibc", 3, 0, "", ""), ("mutexbench-2", "default", 3, 50, "", "")]
+    p = locklab("report", write_perf_dir(tmp_path, rows))
+    assert p.returncode == 0, p.stderr
+    assert "| mutexbench-2 | 100 [0..100] | 1.00x [0.00..2.00] |" in (tmp_path / "report.md").read_text()
+
+
 def test_performance_report_needs_glibc_runs(tmp_path):
     p = locklab("report", write_perf_dir(tmp_path, [r for r in PERF_ROWS if r[1] != "glibc"]))
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "'glibc'" in p.stderr
