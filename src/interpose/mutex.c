@@ -319,8 +319,10 @@ static LL_COLD void release_across_fork(lp_mutex *m)
  * unlock by another thread changes the owner and leaves the mark; a re-initialisation
  * (pthread_mutex_init, an initialiser assigned) zeroes both, and then, as glibc's waiter
  * sleeping on the old futex word, the thread waits for ever (until abstime) instead of taking
- * the new mutex.  Naps are raw syscalls: a lock is no cancellation point, but an
- * asynchronous cancellation acts during them, leaving nothing behind. */
+ * the new mutex.  It spins LP_DEFAULT_SPIN_NS (a timed relock with a short deadline pays no
+ * sleep's timer slack), then naps, 1 us doubling to 1 ms, in raw syscalls: a lock is no
+ * cancellation point, but an asynchronous cancellation acts during them, leaving nothing
+ * behind. */
 #define LP_RELOCK_MARK 0x52454c4bu /* "RELK" */
 
 static void nap_raw(uint64_t ns)
@@ -334,7 +336,7 @@ static LL_COLD bool relock_wait(lp_mutex *m, clockid_t clock, const struct times
 {
     uint64_t mine = ll_load_relaxed(&m->owner); /* relaxed: our own store */
     m->depth = LP_RELOCK_MARK;
-    uint64_t nap_ns = 1000;
+    uint64_t nap_ns = 1000, spin_until = ll_now_ns() + LP_DEFAULT_SPIN_NS; /* a short deadline: no sleep's slack */
     bool reinitialised = false;
     for (;;) {
         /* relaxed: the lock's acquire orders what follows; here only a change is looked for */
@@ -356,6 +358,11 @@ static LL_COLD bool relock_wait(lp_mutex *m, clockid_t clock, const struct times
                 return false;
             }
             left = ns_between(&now, abstime);
+        }
+        if (ll_now_ns() < spin_until) {
+            for (int i = 0; i < 64; i++)
+                ll_pause();
+            continue;
         }
         nap_raw(nap_ns < left ? nap_ns : left);
         nap_ns = nap_ns * 2 > 1000000 ? 1000000 : nap_ns * 2;

@@ -78,7 +78,7 @@ robust)
         timeout 60 "$bindir/test_robust" glibc $c >/dev/null || bad "test_robust glibc $c (exit $?)"
     done
     for spec in "$@"; do
-        for c in $cases; do LOCKLAB_QUIET=1 run "$spec" "$bindir/test_robust" $c >/dev/null; done
+        for c in $cases; do LOCKLAB_QUIET=1 run "$spec" "$bindir/test_robust" $c; done
     done
     # Out of memory under an out-of-line lock: said once at once, and counted at exit.
     err=$(LOCKLAB_LOCK=mcs-stp LOCKLAB_VERBOSE=1 LD_PRELOAD="$preload" timeout 60 "$bindir/test_robust" oom 2>&1 >/dev/null)
