@@ -413,7 +413,7 @@ LL_INLINE void lock_acquire(lp_mutex *m, void *pc)
     lp_note_spinning_thread();
     if (LL_UNLIKELY(held_across_fork(m)))
         await_not(held_across_fork, m, CLOCK_MONOTONIC, NULL);
-    if (LL_UNLIKELY(lp_mutex_held_by_me(m))) /* a relock (above) */
+    if (LL_UNLIKELY(lp_mutex_held_by_me_quick(m))) /* a relock (above) */
         relock_wait(m, CLOCK_MONOTONIC, NULL);
     lock_ref r = lock_of(m, pc);
     if (LL_UNLIKELY(r.prof != NULL))
@@ -766,7 +766,7 @@ static LL_COLD int unlock_general(pthread_mutex_t *pm, void *pc)
     if (LL_UNLIKELY(!lp_ensure_init()))
         return 0; /* called while configuring: its lock did not touch the mutex (config.h) */
     if (LL_LIKELY(fast_kind(m))) {
-        if (LL_UNLIKELY(!lp_mutex_held_by_me(m)))
+        if (LL_UNLIKELY(!lp_mutex_held_by_me_quick(m)))
             return unlock_not_owner(m, pc);
         release(m);
         return 0;

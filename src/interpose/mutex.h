@@ -102,6 +102,15 @@ LL_INLINE bool lp_mutex_held_by_me(lp_mutex *m)
     return (ll_load_relaxed(&m->owner) & LP_OWNER_ID_MASK) == lp_self_id();
 }
 
+/* The same answer without giving the caller an id: a thread that has none never held a
+ * mutex (the entry points' misuse checks, mutex.c). */
+LL_INLINE bool lp_mutex_held_by_me_quick(lp_mutex *m)
+{
+    uint64_t id = lp_self_tid;
+    /* relaxed: only this thread ever stores its own id */
+    return ((ll_load_relaxed(&m->owner) ^ id) & LP_OWNER_ID_MASK) == 0 && id != 0;
+}
+
 /* Lock / unlock of a non-passthrough mutex for the condition variables
  * (ll_mutex_iface): records the owner; unlock flushes the deferred wake-ups
  * after releasing.  The recursion depth is the caller's business. */
