@@ -5,7 +5,8 @@
  *
  *   type        relock by owner        unlock by non-owner   trylock by owner
  *   ----------  ---------------------  --------------------  ----------------
- *   normal      deadlock (POSIX)       undefined (POSIX)     EBUSY
+ *   normal      deadlock (POSIX),      undefined (POSIX):    EBUSY
+ *               outside the lock       as glibc (below)
  *   adaptive    as normal
  *   errorcheck  EDEADLK                EPERM                 EBUSY
  *   recursive   depth + 1 (EAGAIN at   EPERM                 depth + 1
@@ -13,6 +14,18 @@
  *
  * pthread_mutex_destroy of a held mutex: EBUSY; a destroyed mutex answers
  * EINVAL (glibc's answer: mutex.h).
+ *
+ * Misuse glibc survives is survived ("misuse" below; docs/interposer.md): an
+ * unlock of a normal mutex that is not locked is ignored, one by a thread that
+ * does not hold it releases it for its holder (ignored where the release needs
+ * the holder's thread), one line each; a relocking holder waits outside the
+ * lock, so an asynchronous cancellation leaves nothing in it and a
+ * re-initialisation under it is not taken.  The inline fast paths are as glibc
+ * already (their unlock stores 0).
+ *
+ * Out of memory: pthread_mutex_init of an out-of-line lock allocates its object
+ * and answers ENOMEM; a first lock that cannot have one runs that mutex on an
+ * inline fallback lock ("out of memory" below, slab.h).
  *
  * Timed acquisition (timedlock, clocklock): one try_acquire, then (EINVAL if
  * tv_nsec is out of range, as glibc checks it only when it would block; a

@@ -10,9 +10,13 @@
  *    8      __owner, __nusers   deferred: wake-ups to deliver after unlock (sync.h)
  *   16      __kind              glibc's kind, read as is: type (bits 0-1) and
  *                               glibc's flags; written by pthread_mutex_init only
- *   20      __spins, __elision  depth: extra acquisitions by a recursive owner
+ *   20      __spins, __elision  depth: extra acquisitions by a recursive owner;
+ *                               a normal mutex's holder that relocks it marks it
+ *                               here (mutex.c, "misuse")
  *   24      __list (16 bytes)   the lock: its state (inline mode) or a pointer
- *                               to its out-of-line object (slab.h)
+ *                               to its out-of-line object (slab.h); out of memory,
+ *                               LP_OBJ_FALLBACK and, in the last 8 bytes, the
+ *                               fallback lock's state (mutex.c)
  *
  * All static initialisers (PTHREAD_MUTEX_INITIALIZER and the RECURSIVE /
  * ERRORCHECK / ADAPTIVE _NP ones) are zeros except __kind, so they are valid
