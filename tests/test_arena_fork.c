@@ -33,7 +33,7 @@ static ll_atomic_u32 inside, forked;
 static void *taken_by_vanished[2]; /* what the thread inside the arena took before the fork */
 static const size_t taken_bytes[2] = {BLOCK, 3 * BLOCK};
 
-static void wait_for_fork(void *block, void *ctx)
+static bool wait_for_fork(void *block, void *ctx)
 {
     (void)block;
     (void)ctx;
@@ -42,6 +42,7 @@ static void wait_for_fork(void *block, void *ctx)
     ll_store_release(&inside, 1); /* release: taken_by_vanished before the fork reads it */
     while (!ll_load_acquire(&forked)) /* acquire: nothing but the fact */
         usleep(1000);
+    return true;
 }
 
 static void *enter_arena(void *arg)
@@ -51,10 +52,11 @@ static void *enter_arena(void *arg)
     return NULL;
 }
 
-static void no_init(void *block, void *ctx)
+static bool no_init(void *block, void *ctx)
 {
     (void)ctx;
     memset(block, 0x5a, BLOCK);
+    return true;
 }
 
 static void *child_thread(void *arg)

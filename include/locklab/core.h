@@ -154,8 +154,13 @@ LL_INLINE bool ll_parker_sleeping(ll_parker *p)
  * fork(): a child where another thread held it discards the arena's shared
  * state and frees it, arena.c).  Cold paths only. */
 #define LL_ARENA_CHUNK_BYTES (1u << 20) /* mmap granularity (larger requests get their own mapping) */
+/* Out of memory, essential blocks (below) come from a reserve of this many bytes (.bss). */
+#define LL_ARENA_RESERVE_BYTES (256u << 10)
 /* Zeroed memory of bytes, aligned to align (a power of two <= 4096); NULL if mmap fails. */
 void *ll_arena_alloc(size_t bytes, size_t align);
+/* ... and if mmap fails, from the reserve (thread contexts, queue nodes: what a thread
+ * cannot lock without); NULL once that is spent too. */
+void *ll_arena_alloc_essential(size_t bytes, size_t align);
 
 /* A free list of fixed-size blocks for callers that reuse them.  A free block
  * is linked through the pointer at byte offset link, so a late reader of a
@@ -164,8 +169,10 @@ typedef struct ll_arena_pool {
     size_t bytes, align, link;
     void *free;     /* under the arena's lock */
     uint32_t epoch; /* under the arena's lock: free is valid while it equals ll_arena_epoch() */
+    bool essential; /* fresh blocks from the reserve when mmap fails (ll_arena_alloc_essential) */
 } ll_arena_pool;
-#define LL_ARENA_POOL(bytes, align, link) { (bytes), (align), (link), NULL, 0 }
+#define LL_ARENA_POOL(bytes, align, link) { (bytes), (align), (link), NULL, 0, false }
+#define LL_ARENA_POOL_ESSENTIAL(bytes, align, link) { (bytes), (align), (link), NULL, 0, true }
 /* A recycled block (contents as its last user left them, but for the link)
  * or a fresh zeroed one; NULL if mmap fails. */
 void *ll_arena_get(ll_arena_pool *pool);
@@ -189,8 +196,9 @@ uint32_t ll_arena_epoch(void);
  * pool, prepared by init(block, ctx) and then published in *slot (release),
  * all under the arena's lock, so that racing first users agree on one block
  * without creating a spare (init may allocate from the arena again).  NULL if
- * mmap fails. */
-void *ll_arena_install(ll_arena_pool *pool, ll_atomic_ptr *slot, void (*init)(void *block, void *ctx), void *ctx);
+ * mmap fails, or if init returns false (it could not prepare the block: the
+ * block goes back to the pool and *slot stays NULL). */
+void *ll_arena_install(ll_arena_pool *pool, ll_atomic_ptr *slot, bool (*init)(void *block, void *ctx), void *ctx);
 
 /* ---- Per-thread context (src/core/thread.c) ---------------------------------- */
 typedef struct ll_thread {

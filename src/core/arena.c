@@ -122,15 +122,33 @@ __attribute__((constructor)) static void arena_register_fork_handlers(void)
 
 uint32_t ll_arena_epoch(void) { return epoch; }
 
+/* Out of memory (mmap fails): what a thread cannot lock without (its context, its queue
+ * nodes: essential pools, ll_arena_alloc_essential) comes from this reserve, zeroed .bss that
+ * costs no memory until used (a page at a time); everything else (lock objects, which have a
+ * fallback, profile records, tables) gets NULL.  Not refilled: it carries a process through
+ * memory exhaustion, where its threads' contexts and nodes are recycled (thread.c). */
+static char reserve[LL_ARENA_RESERVE_BYTES] __attribute__((aligned(4096)));
+static size_t reserve_used; /* under arena_lock; not reset by a fork child's repair (a half-done carve leaks) */
+
 /* Under arena_lock. */
-static void *bump(size_t bytes, size_t align)
+static void *carve_reserve(size_t bytes, size_t align)
+{
+    size_t at = (reserve_used + align - 1) & ~(align - 1);
+    if (at > sizeof reserve || sizeof reserve - at < bytes)
+        return NULL;
+    reserve_used = at + bytes;
+    return reserve + at;
+}
+
+/* Under arena_lock. */
+static void *bump(size_t bytes, size_t align, bool essential)
 {
     char *p = (char *)(((uintptr_t)chunk_next + align - 1) & ~(uintptr_t)(align - 1));
     if (chunk_next == NULL || p > chunk_end || (size_t)(chunk_end - p) < bytes) {
         size_t len = bytes > LL_ARENA_CHUNK_BYTES ? (bytes + 4095) & ~(size_t)4095 : LL_ARENA_CHUNK_BYTES;
         void *c = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (c == MAP_FAILED)
-            return NULL;
+            return essential ? carve_reserve(bytes, align) : NULL; /* the chunk's tail stays usable */
         p = (char *)c; /* page-aligned, hence aligned for every align <= 4096; zeroed */
         chunk_end = p + len;
     }
@@ -152,27 +170,28 @@ static void **free_list(ll_arena_pool *pool)
 
 /* Under arena_lock: a recycled block of pool (if any), else a fresh one of
  * bytes (if bytes > 0), else NULL. */
-static void *pop_or_bump(ll_arena_pool *pool, size_t bytes, size_t align)
+static void *pop_or_bump(ll_arena_pool *pool, size_t bytes, size_t align, bool essential)
 {
     void *b = pool ? *free_list(pool) : NULL;
     if (b)
         pool->free = LINK(pool, b);
     else if (bytes)
-        b = bump(bytes, align);
+        b = bump(bytes, align, essential);
     return b;
 }
 
-static void *locked_pop_or_bump(ll_arena_pool *pool, size_t bytes, size_t align)
+static void *locked_pop_or_bump(ll_arena_pool *pool, size_t bytes, size_t align, bool essential)
 {
     arena_acquire();
-    void *b = pop_or_bump(pool, bytes, align);
+    void *b = pop_or_bump(pool, bytes, align, essential);
     arena_release();
     return b;
 }
 
-void *ll_arena_alloc(size_t bytes, size_t align) { return locked_pop_or_bump(NULL, bytes, align); }
-void *ll_arena_get(ll_arena_pool *pool) { return locked_pop_or_bump(pool, pool->bytes, pool->align); }
-void *ll_arena_take(ll_arena_pool *pool) { return locked_pop_or_bump(pool, 0, 0); }
+void *ll_arena_alloc(size_t bytes, size_t align) { return locked_pop_or_bump(NULL, bytes, align, false); }
+void *ll_arena_alloc_essential(size_t bytes, size_t align) { return locked_pop_or_bump(NULL, bytes, align, true); }
+void *ll_arena_get(ll_arena_pool *pool) { return locked_pop_or_bump(pool, pool->bytes, pool->align, pool->essential); }
+void *ll_arena_take(ll_arena_pool *pool) { return locked_pop_or_bump(pool, 0, 0, false); }
 
 void ll_arena_lock(void) { arena_acquire(); }
 void ll_arena_unlock(void) { arena_release(); }
@@ -197,14 +216,19 @@ void ll_arena_put(ll_arena_pool *pool, void *block)
     ll_arena_put_list(pool, block);
 }
 
-void *ll_arena_install(ll_arena_pool *pool, ll_atomic_ptr *slot, void (*init)(void *block, void *ctx), void *ctx)
+void *ll_arena_install(ll_arena_pool *pool, ll_atomic_ptr *slot, bool (*init)(void *block, void *ctx), void *ctx)
 {
     arena_acquire();
     void *b = ll_load_relaxed(slot); /* relaxed: under arena_lock, which ordered the installer's store */
-    if (b == NULL && (b = pop_or_bump(pool, pool->bytes, pool->align)) != NULL) {
+    if (b == NULL && (b = pop_or_bump(pool, pool->bytes, pool->align, pool->essential)) != NULL) {
         memset(b, 0, pool->bytes);
-        init(b, ctx);
-        ll_store_release(slot, b); /* release: the initialised block before its pointer */
+        if (init(b, ctx)) {
+            ll_store_release(slot, b); /* release: the initialised block before its pointer */
+        } else {
+            LINK(pool, b) = *free_list(pool); /* back to the pool; the slot stays empty */
+            pool->free = b;
+            b = NULL;
+        }
     }
     arena_release();
     return b;

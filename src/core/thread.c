@@ -2,7 +2,8 @@
  * Per-thread context: parker, queue-node cache, PRNG, index.
  *
  * Contexts and queue nodes come from the arena (never freed) and are recycled
- * when a thread exits (pthread key destructor).  Releasers may touch a
+ * when a thread exits (pthread key destructor); out of memory, from the arena's
+ * reserve (core.h), and only once that is spent does a thread abort.  Releasers may touch a
  * waiter's parker or node after that waiter has moved on; recycled memory
  * keeps such a late touch harmless (a spurious wake-up, which every waiter
  * re-checks).
@@ -11,6 +12,8 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "locklab/core.h"
 
@@ -24,7 +27,7 @@ typedef struct slot {
     ll_parker parker;
     ll_thread thread;
 } slot;
-static ll_arena_pool slots = LL_ARENA_POOL(sizeof(slot), LL_SECTOR, offsetof(slot, thread.free_nodes));
+static ll_arena_pool slots = LL_ARENA_POOL_ESSENTIAL(sizeof(slot), LL_SECTOR, offsetof(slot, thread.free_nodes));
 static ll_arena_pool qnodes = LL_ARENA_POOL(LL_QNODE_BYTES, LL_SECTOR, LL_QNODE_USABLE); /* nodes of exited threads */
 
 static pthread_key_t exit_key;
@@ -41,12 +44,24 @@ static void thread_exit(void *arg)
 
 static void make_exit_key(void) { pthread_key_create(&exit_key, thread_exit); }
 
+/* Out of memory and the arena's reserve spent (core.h): a thread that cannot have a context
+ * or a queue node cannot lock at all.  One line, then abort. */
+static LL_COLD __attribute__((noreturn)) void out_of_reserve(const char *what)
+{
+    static const char head[] = "locklab: out of memory for ";
+    static const char tail[] = " (mmap failed and the arena's reserve is spent)\n";
+    (void)!write(2, head, sizeof head - 1);
+    (void)!write(2, what, strlen(what));
+    (void)!write(2, tail, sizeof tail - 1);
+    abort();
+}
+
 ll_thread *ll_thread_init(void)
 {
     pthread_once(&exit_key_once, make_exit_key);
     slot *s = (slot *)ll_arena_get(&slots);
     if (s == NULL)
-        abort(); /* out of memory in the lock library: nothing sane to do */
+        out_of_reserve("a thread context");
     ll_thread *t = &s->thread;
     t->parker = &s->parker;
     uint32_t index = ll_faa(&next_index, 1, LL_RELAXED); /* relaxed: only uniqueness matters */
@@ -69,10 +84,15 @@ void *ll_qnode_refill(void)
     void *n = ll_arena_take(&qnodes);
     if (n)
         return n;
+    int batch = BATCH;
     char *block = (char *)ll_arena_alloc((size_t)BATCH * LL_QNODE_BYTES, LL_SECTOR);
+    if (block == NULL) { /* out of memory: one node at a time from the reserve */
+        batch = 1;
+        block = (char *)ll_arena_alloc_essential(LL_QNODE_BYTES, LL_SECTOR);
+    }
     if (block == NULL)
-        abort(); /* out of memory in the lock library: nothing sane to do */
-    for (int i = 1; i < BATCH; i++)
+        out_of_reserve("a queue node");
+    for (int i = 1; i < batch; i++)
         ll_qnode_put(block + (size_t)i * LL_QNODE_BYTES);
     return block;
 }

@@ -207,6 +207,9 @@ static void report_at_exit(void)
             (unsigned long long)ll_load_relaxed(&lp_passthrough_mutexes),
             (unsigned long long)ll_load_relaxed(&lp_passthrough_conds),
             (unsigned long long)ll_load_relaxed(&lp_passthrough_sems));
+    if (ll_load_relaxed(&lp_slab_fallbacks))
+        fprintf(stderr, "liblocklab-preload: exit: out of memory: %llu mutexes ran on an inline standby lock instead of %s\n",
+                (unsigned long long)ll_load_relaxed(&lp_slab_fallbacks), lp_cfg.spec);
 }
 
 static void configure(void)

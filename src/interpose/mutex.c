@@ -5,7 +5,8 @@
  *
  *   type        relock by owner        unlock by non-owner   trylock by owner
  *   ----------  ---------------------  --------------------  ----------------
- *   normal      deadlock (POSIX)       undefined (POSIX)     EBUSY
+ *   normal      deadlock (POSIX),      undefined (POSIX):    EBUSY
+ *               outside the lock       as glibc (below)
  *   adaptive    as normal
  *   errorcheck  EDEADLK                EPERM                 EBUSY
  *   recursive   depth + 1 (EAGAIN at   EPERM                 depth + 1
@@ -13,6 +14,18 @@
  *
  * pthread_mutex_destroy of a held mutex: EBUSY; a destroyed mutex answers
  * EINVAL (glibc's answer: mutex.h).
+ *
+ * Misuse glibc survives is survived ("misuse" below; docs/interposer.md): an
+ * unlock of a normal mutex that is not locked is ignored, one by a thread that
+ * does not hold it releases it for its holder (ignored where the release needs
+ * the holder's thread), one line each; a relocking holder waits outside the
+ * lock, so an asynchronous cancellation leaves nothing in it and a
+ * re-initialisation under it is not taken.  The inline fast paths are as glibc
+ * already (their unlock stores 0).
+ *
+ * Out of memory: pthread_mutex_init of an out-of-line lock allocates its object
+ * and answers ENOMEM; a first lock that cannot have one runs that mutex on an
+ * inline fallback lock ("out of memory" below, slab.h).
  *
  * Timed acquisition (timedlock, clocklock): one try_acquire, then (EINVAL if
  * tv_nsec is out of range, as glibc checks it only when it would block; a
@@ -50,8 +63,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "locklab/parkinglot.h"
@@ -121,7 +137,8 @@ static void spin_or_nap(uint64_t *nap_ns, uint64_t spin_until, uint64_t left_ns)
 typedef struct lock_ref {
     void *state;
     ll_wait_policy *wp;
-    lp_profile *prof; /* NULL unless profiling */
+    const ll_lock_ops *ops; /* lp_cfg.ops, or the out-of-memory fallback's (below) */
+    lp_profile *prof;       /* NULL unless profiling */
 } lock_ref;
 
 typedef struct install_ctx {
@@ -129,21 +146,24 @@ typedef struct install_ctx {
     void *pc;
 } install_ctx;
 
-/* Initialise the lock (state and waiting policy) of an out-of-line object. */
-static void place_lock(void *obj)
+/* Initialise the lock (state and waiting policy) of an out-of-line object.  The same settled
+ * spec placed the scratch lock at lp_init (settled, so it never measures); it fails only out
+ * of memory, for a lock whose init allocates (hmcs, anderson). */
+static bool place_lock(void *obj)
 {
     char err[256];
-    /* Cannot fail: the same settled spec placed the scratch lock at lp_init; settled, so it never measures. */
-    ll_lock_place(&lp_cfg.lock, LL_DEFAULTS_FIXED, obj, &lp_hdr(obj)->wp, NULL, err, sizeof err);
+    return ll_lock_place(&lp_cfg.lock, LL_DEFAULTS_FIXED, obj, &lp_hdr(obj)->wp, NULL, err, sizeof err) == 0;
 }
 
-static void init_object(void *obj, void *arg)
+static bool init_object(void *obj, void *arg)
 {
     install_ctx *c = (install_ctx *)arg;
     lp_objhdr *h = lp_hdr(obj);
-    place_lock(obj);
+    if (!place_lock(obj))
+        return false;
     if (lp_profiling)
         h->prof = lp_profile_new(c->m, "mutex", type_name(c->m->kind), false, c->pc);
+    return true;
 }
 
 /* An object leaving its mutex (destroyed, or dropped without a destroy: slab.h):
@@ -161,16 +181,34 @@ static void retire_object(void *obj)
     }
 }
 
-/* First use of a mutex in out-of-line mode: install its object, once. */
-static LL_COLD void *install_object(lp_mutex *m, void *pc)
+/* First use of a mutex in out-of-line mode: install its object, once (LP_OBJ_FALLBACK when
+ * none can be allocated: slab.h). */
+static LL_COLD void *install_object(lp_mutex *m, void *pc, bool fallback)
 {
     install_ctx c = {m, pc};
-    return lp_slab_install(&m->lock.obj, init_object, retire_object, &c);
+    return lp_slab_install(&m->lock.obj, init_object, retire_object, &c, fallback);
+}
+
+/* ---- out of memory: the fallback lock --------------------------------------------------
+ * A mutex whose lock object cannot be allocated (slab.h: LP_OBJ_FALLBACK in its slot) runs
+ * on standby (src/locks/standby.c) kept inline in the second half of its lock field: 8
+ * bytes, all-zero when free, no allocation, parking in the global table; its waiting
+ * policy is its own (the wp argument is unused).  Not the configured lock, so it is said
+ * once on stderr (unless LOCKLAB_QUIET) and counted in LOCKLAB_VERBOSE's exit line; the
+ * profiler does not see such a mutex (its record hangs off the object). */
+_Static_assert(sizeof(ll_standby_lock) <= LP_INLINE_STATE_BYTES - sizeof(void *), "standby fits beside the slot");
+LL_INLINE void *fallback_state(lp_mutex *m) { return m->lock.state + sizeof(void *); }
+
+static LL_COLD lock_ref fallback_ref(lp_mutex *m)
+{
+    lock_ref r = {fallback_state(m), &lp_cfg.wp, &ll_lock_standby, NULL};
+    return r;
 }
 
 LL_INLINE lock_ref lock_of(lp_mutex *m, void *pc)
 {
     lock_ref r;
+    r.ops = lp_cfg.ops;
     if (lp_cfg.inline_state) {
         r.state = m->lock.state;
         r.wp = &lp_cfg.wp;
@@ -178,8 +216,12 @@ LL_INLINE lock_ref lock_of(lp_mutex *m, void *pc)
         return r;
     }
     void *obj = ll_load_acquire(&m->lock.obj); /* acquire: pairs with lp_slab_install's release; initialised */
-    if (LL_UNLIKELY(obj == NULL))
-        obj = install_object(m, pc);
+    if (LL_UNLIKELY((uintptr_t)obj <= LP_OBJ_FALLBACK)) { /* none yet, or the fallback */
+        if (obj == NULL)
+            obj = install_object(m, pc, true);
+        if (obj == (void *)LP_OBJ_FALLBACK)
+            return fallback_ref(m);
+    }
     lp_objhdr *h = lp_hdr(obj);
     r.state = obj;
     r.wp = &h->wp;
@@ -195,18 +237,18 @@ LL_INLINE void ops_acquire(lock_ref r)
     if (lp_cfg.acr_inline)
         ll_acr_acquire((ll_acr_lock *)r.state, &lp_cfg.acr);
     else
-        lp_cfg.ops->acquire(r.state, r.wp);
+        r.ops->acquire(r.state, r.wp);
 }
 LL_INLINE bool ops_try_acquire(lock_ref r)
 {
-    return lp_cfg.acr_inline ? ll_acr_try_acquire((ll_acr_lock *)r.state) : lp_cfg.ops->try_acquire(r.state, r.wp);
+    return lp_cfg.acr_inline ? ll_acr_try_acquire((ll_acr_lock *)r.state) : r.ops->try_acquire(r.state, r.wp);
 }
 LL_INLINE void ops_release(lock_ref r)
 {
     if (lp_cfg.acr_inline)
         ll_acr_release((ll_acr_lock *)r.state);
     else
-        lp_cfg.ops->release(r.state, r.wp);
+        r.ops->release(r.state, r.wp);
 }
 
 /* ---- fork ----------------------------------------------------------------------------
@@ -271,10 +313,100 @@ static LL_COLD void release_across_fork(lp_mutex *m)
         lp_profile_releasing(r.prof);
     if (lp_cfg.inline_state)
         memset(m->lock.state, 0, sizeof m->lock.state); /* no thread reads it until the store below */
+    else if (r.ops != lp_cfg.ops)
+        memset(r.state, 0, sizeof(ll_standby_lock)); /* the fallback (above): free */
     else
-        place_lock(r.state);
+        (void)place_lock(r.state); /* hmcs, anderson out of memory in the child: not handled */
     ll_store_release(&m->owner, 0); /* release: the re-initialised lock; pairs with held_across_fork's acquire */
     ll_wake_list_flush(&deferred);
+}
+
+/* ---- misuse that glibc survives --------------------------------------------------------
+ *
+ * Relock: a thread locks a normal (or adaptive) mutex it holds.  POSIX: it deadlocks; only
+ * another thread's unlock (undefined, glibc allows it) can end the wait.  Such a thread must
+ * not wait inside the lock: cancelled asynchronously there, it would leave its queue node or
+ * ticket behind for ever (the next release hands the lock to a thread that is gone), and a
+ * program may re-initialise the mutex under it.  So it waits outside the lock, on the owner
+ * word, with a mark in depth (a holder-only field that normal mutexes leave unused): an
+ * unlock by another thread changes the owner and leaves the mark; a re-initialisation
+ * (pthread_mutex_init, an initialiser assigned) zeroes both, and then, as glibc's waiter
+ * sleeping on the old futex word, the thread waits for ever (until abstime) instead of taking
+ * the new mutex.  It spins LP_DEFAULT_SPIN_NS (a timed relock with a short deadline pays no
+ * sleep's timer slack), then naps, 1 us doubling to 1 ms, in raw syscalls: a lock is no
+ * cancellation point, but an asynchronous cancellation acts during them, leaving nothing
+ * behind. */
+#define LP_RELOCK_MARK 0x52454c4bu /* "RELK" */
+
+static void nap_raw(uint64_t ns)
+{
+    struct timespec t = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &t, NULL); /* not a cancellation point (glibc's syscall()) */
+}
+
+/* Relocking thread: true once another thread unlocked m, false at abstime (NULL: never). */
+static LL_COLD bool relock_wait(lp_mutex *m, clockid_t clock, const struct timespec *abstime)
+{
+    uint64_t mine = ll_load_relaxed(&m->owner); /* relaxed: our own store */
+    m->depth = LP_RELOCK_MARK;
+    uint64_t nap_ns = 1000, spin_until = ll_now_ns() + LP_DEFAULT_SPIN_NS; /* a short deadline: no sleep's slack */
+    bool reinitialised = false;
+    for (;;) {
+        /* relaxed: the lock's acquire orders what follows; here only a change is looked for */
+        if (!reinitialised && ll_load_relaxed(&m->owner) != mine) {
+            nap_raw(100000); /* a re-initialisation zeroes the owner first, the depth a moment later */
+            if (*(volatile uint32_t *)&m->depth == LP_RELOCK_MARK) { /* volatile: written by a re-initialising thread */
+                m->depth = 0;
+                return true;
+            }
+            reinitialised = true; /* glibc's waiter sleeps on: so do we */
+        }
+        uint64_t left = UINT64_MAX;
+        if (abstime) {
+            struct timespec now;
+            clock_gettime(clock, &now);
+            if (!before(&now, abstime)) {
+                if (!reinitialised)
+                    m->depth = 0; /* still ours */
+                return false;
+            }
+            left = ns_between(&now, abstime);
+        }
+        if (ll_now_ns() < spin_until) {
+            for (int i = 0; i < 64; i++)
+                ll_pause();
+            continue;
+        }
+        nap_raw(nap_ns < left ? nap_ns : left);
+        nap_ns = nap_ns * 2 > 1000000 ? 1000000 : nap_ns * 2;
+    }
+}
+
+/* Lines about misuse: one per kind, once per process, unless LOCKLAB_QUIET. */
+enum { MISUSE_UNLOCKED, MISUSE_NOT_OWNER_RELEASED, MISUSE_NOT_OWNER_IGNORED, MISUSE_KINDS };
+static LL_COLD void say_misuse(int kind, const lp_mutex *m, void *pc)
+{
+    static ll_atomic_u32 said[MISUSE_KINDS];
+    if (lp_cfg.quiet || ll_xchg(&said[kind], 1, LL_RELAXED) != 0) /* relaxed: only one thread may print */
+        return;
+    static const char *const what[MISUSE_KINDS] = {
+        "of a mutex that is not locked: ignored, as glibc does",
+        "by a thread that does not hold it: released for its holder, as glibc does",
+        "by a thread that does not hold it: ignored (under this lock only the holder can release)",
+    };
+    char line[300];
+    int n = snprintf(line, sizeof line,
+                     "liblocklab-preload: pthread_mutex_unlock(%p) %s (undefined in POSIX; called from %p; "
+                     "said once)\n", (const void *)m, what[kind], pc);
+    if (n > 0)
+        (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+/* Does the lock's release need the holder's own thread (a per-thread wait element that its
+ * successor watches: hemlock, reciprocating)? */
+static bool release_needs_holder(void)
+{
+    return lp_cfg.ops == &ll_lock_hemlock || lp_cfg.ops == &ll_lock_reciprocating;
 }
 
 static LL_COLD void acquire_profiled(lock_ref r)
@@ -294,6 +426,8 @@ LL_INLINE void lock_acquire(lp_mutex *m, void *pc)
     lp_note_spinning_thread();
     if (LL_UNLIKELY(held_across_fork(m)))
         await_not(held_across_fork, m, CLOCK_MONOTONIC, NULL);
+    if (LL_UNLIKELY(lp_mutex_held_by_me_quick(m))) /* a relock (above) */
+        relock_wait(m, CLOCK_MONOTONIC, NULL);
     lock_ref r = lock_of(m, pc);
     if (LL_UNLIKELY(r.prof != NULL))
         acquire_profiled(r);
@@ -346,6 +480,25 @@ LL_INLINE void release(lp_mutex *m)
 }
 
 
+/* pthread_mutex_unlock of a normal or adaptive mutex (not the inline fast path) that the
+ * caller does not hold: undefined in POSIX.  glibc frees the futex word either way; so
+ * not locked: nothing to do; held by another thread: the lock is released for its holder,
+ * where the lock's release does not need the holder's own thread, else ignored. */
+static LL_COLD int unlock_not_owner(lp_mutex *m, void *pc)
+{
+    if (ll_load_relaxed(&m->owner) == 0) { /* relaxed: an unlock racing with a lock is misuse anyway */
+        say_misuse(MISUSE_UNLOCKED, m, pc);
+        return 0;
+    }
+    if (release_needs_holder()) {
+        say_misuse(MISUSE_NOT_OWNER_IGNORED, m, pc);
+        return 0;
+    }
+    say_misuse(MISUSE_NOT_OWNER_RELEASED, m, pc);
+    release(m);
+    return 0;
+}
+
 /* ---- timed acquisition ---------------------------------------------------------------- */
 
 /* The lock's own timed acquire (acr inline, or ops->acquire_until) until abstime on clock
@@ -362,7 +515,7 @@ static bool ops_acquire_until(lock_ref r, clockid_t clock, const struct timespec
             left = LP_REALTIME_SLICE_NS;
         uint64_t deadline = ll_now_ns() + left;
         if (lp_cfg.acr_inline ? ll_acr_acquire_until((ll_acr_lock *)r.state, &lp_cfg.acr, deadline)
-                              : lp_cfg.ops->acquire_until(r.state, r.wp, deadline))
+                              : r.ops->acquire_until(r.state, r.wp, deadline))
             return true;
     }
 }
@@ -384,16 +537,16 @@ static int lock_acquire_until(lp_mutex *m, void *pc, clockid_t clock, const stru
     if (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000)
         return EINVAL;
     /* A normal mutex this thread holds: only another thread's unlock (glibc allows it) can
-     * free it before the deadline, so wait for that without queueing in the lock: a timed
-     * waiter that gives up may leave its node in the lock (k42's stays there if the program
-     * then drops the held mutex: 128 bytes per cycle; test_memory). */
-    if (LL_UNLIKELY(lp_mutex_held_by_me(m)) && !await_not(lp_mutex_held_by_me, m, clock, abstime)) {
+     * free it before the deadline, so wait for that without queueing in the lock (relock_wait;
+     * also: a timed waiter that gives up may leave its node in the lock, and k42's stays there
+     * if the program then drops the held mutex: 128 bytes per cycle; test_memory). */
+    if (LL_UNLIKELY(lp_mutex_held_by_me(m)) && !relock_wait(m, clock, abstime)) {
         if (r.prof)
             lp_profile_trylock_failed(r.prof); /* a timed lock that gave up counts as a failed try */
         return ETIMEDOUT;
     }
     uint64_t t0 = ll_now_ns(), spin_until = t0 + LP_DEFAULT_SPIN_NS;
-    if (lp_cfg.acr_inline || lp_cfg.ops->acquire_until) {
+    if (lp_cfg.acr_inline || r.ops->acquire_until) {
         lp_note_spinning_thread();
         if (!ops_acquire_until(r, clock, abstime)) {
             if (r.prof)
@@ -476,7 +629,8 @@ static LL_COLD int lock_slow(pthread_mutex_t *pm, void *pc, enum how how, clocki
         rc = lock_acquire_until(m, pc, clock, abstime);
     if (rc == 0) {
         ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: read by others only to compare with their own id */
-        m->depth = 0;
+        if (type == PTHREAD_MUTEX_RECURSIVE)
+            m->depth = 0;
     }
     return rc;
 }
@@ -528,6 +682,11 @@ const ll_mutex_iface lp_mutex_iface = {iface_lock, iface_unlock};
 /* The inline fast path's CAS failed: the lock's own acquire, then the owner. */
 static LL_COLD int lock_inline_contended(lp_mutex *m, uint32_t fast)
 {
+    if (LL_UNLIKELY(lp_mutex_held_by_me(m))) { /* a relock ("misuse"): wait outside the lock */
+        relock_wait(m, CLOCK_MONOTONIC, NULL);
+        if (word_try_acquire(m))
+            goto held;
+    }
     if (fast == LP_FAST_STANDBY) {
         ll_standby_acquire_slow(standby_of(m));
     } else if (fast == LP_FAST_PARKINGLOT) {
@@ -538,6 +697,7 @@ static LL_COLD int lock_inline_contended(lp_mutex *m, uint32_t fast)
         lp_note_spinning_thread();
         lp_cfg.ops->acquire(m->lock.state, &lp_cfg.wp);
     }
+held:
     ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
     return 0;
 }
@@ -619,6 +779,8 @@ static LL_COLD int unlock_general(pthread_mutex_t *pm, void *pc)
     if (LL_UNLIKELY(!lp_ensure_init()))
         return 0; /* called while configuring: its lock did not touch the mutex (config.h) */
     if (LL_LIKELY(fast_kind(m))) {
+        if (LL_UNLIKELY(!lp_mutex_held_by_me_quick(m)))
+            return unlock_not_owner(m, pc);
         release(m);
         return 0;
     }
@@ -693,6 +855,12 @@ int pthread_mutex_init(pthread_mutex_t *pm, const pthread_mutexattr_t *attr)
     lp_mutex *m = (lp_mutex *)pm;
     memset(pm, 0, sizeof *pm);
     m->kind = type;
+    /* Out-of-line: the object now, so that no memory answers ENOMEM here (POSIX) rather than
+     * at the first lock (which falls back then: slab.h).  Not when profiling: the record's
+     * call site is the first lock's. */
+    if (ready && !lp_cfg.inline_state && !lp_profiling &&
+        install_object(m, __builtin_return_address(0), false) == NULL)
+        return ENOMEM; /* the mutex is left zeroed: a program that uses it anyway gets the fallback */
     return 0;
 }
 
@@ -710,7 +878,8 @@ int pthread_mutex_destroy(pthread_mutex_t *pm)
         return EBUSY;
     void *obj = !ready || lp_cfg.inline_state ? NULL : ll_load_acquire(&m->lock.obj); /* acquire: the object's contents */
     if (obj) {
-        lp_slab_put(obj, retire_object);
+        if (obj != (void *)LP_OBJ_FALLBACK)
+            lp_slab_put(obj, retire_object);
         ll_store_relaxed(&m->lock.obj, NULL); /* relaxed: no one may use a mutex being destroyed */
     }
     m->kind = -1; /* as glibc: a later use gets EINVAL (passthrough to glibc) */

@@ -10,9 +10,13 @@
  *    8      __owner, __nusers   deferred: wake-ups to deliver after unlock (sync.h)
  *   16      __kind              glibc's kind, read as is: type (bits 0-1) and
  *                               glibc's flags; written by pthread_mutex_init only
- *   20      __spins, __elision  depth: extra acquisitions by a recursive owner
+ *   20      __spins, __elision  depth: extra acquisitions by a recursive owner;
+ *                               a normal mutex's holder that relocks it marks it
+ *                               here (mutex.c, "misuse")
  *   24      __list (16 bytes)   the lock: its state (inline mode) or a pointer
- *                               to its out-of-line object (slab.h)
+ *                               to its out-of-line object (slab.h); out of memory,
+ *                               LP_OBJ_FALLBACK and, in the last 8 bytes, the
+ *                               fallback lock's state (mutex.c)
  *
  * All static initialisers (PTHREAD_MUTEX_INITIALIZER and the RECURSIVE /
  * ERRORCHECK / ADAPTIVE _NP ones) are zeros except __kind, so they are valid
@@ -100,6 +104,15 @@ LL_INLINE bool lp_mutex_held_by_me(lp_mutex *m)
 {
     /* relaxed: only this thread ever stores its own id */
     return (ll_load_relaxed(&m->owner) & LP_OWNER_ID_MASK) == lp_self_id();
+}
+
+/* The same answer without giving the caller an id: a thread that has none never held a
+ * mutex (the entry points' misuse checks, mutex.c). */
+LL_INLINE bool lp_mutex_held_by_me_quick(lp_mutex *m)
+{
+    uint64_t id = lp_self_tid;
+    /* relaxed: only this thread ever stores its own id */
+    return ((ll_load_relaxed(&m->owner) ^ id) & LP_OWNER_ID_MASK) == 0 && id != 0;
 }
 
 /* Lock / unlock of a non-passthrough mutex for the condition variables

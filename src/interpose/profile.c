@@ -109,10 +109,11 @@ static lp_detail *detail_of(lp_profile *p)
     return d;
 }
 
-static void no_init(void *block, void *ctx)
+static bool no_init(void *block, void *ctx)
 {
     (void)block;
     (void)ctx;
+    return true;
 }
 
 /* Blocked waits of a condition variable or semaphore (any thread): its atomic histogram. */

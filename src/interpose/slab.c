@@ -105,7 +105,7 @@ static void registry_add(void *obj, ll_atomic_ptr *slot)
 /* ---- install, put ---------------------------------------------------------------------- */
 typedef struct install_ctx {
     ll_atomic_ptr *slot;
-    void (*init)(void *obj, void *ctx);
+    bool (*init)(void *obj, void *ctx);
     void (*retire)(void *obj);
     void *ctx;
 } install_ctx;
@@ -114,7 +114,7 @@ typedef struct install_ctx {
  * it belongs to a mutex that the program dropped without destroying it (zeroed,
  * re-initialised, freed and allocated again at the same address), and whose
  * memory now holds a new mutex: that object is retired and recycled. */
-static void init_registered(void *obj, void *arg)
+static bool init_registered(void *obj, void *arg)
 {
     install_ctx *c = (install_ctx *)arg;
     void *dropped = registry_take(c->slot);
@@ -122,23 +122,49 @@ static void init_registered(void *obj, void *arg)
         c->retire(dropped);
         ll_arena_put(&objects, dropped);
     }
-    c->init(obj, c->ctx);
+    if (!c->init(obj, c->ctx))
+        return false;
     registry_add(obj, c->slot);
+    return true;
 }
 
-void *lp_slab_install(ll_atomic_ptr *slot, void (*init)(void *obj, void *ctx), void (*retire)(void *obj), void *ctx)
+ll_atomic_u64 lp_slab_fallbacks;
+
+/* One line, once per process (unless LOCKLAB_QUIET): a mutex runs on the fallback lock. */
+static LL_COLD void say_fallback(void)
+{
+    static ll_atomic_u32 said;
+    if (lp_cfg.quiet || ll_xchg(&said, 1, LL_RELAXED) != 0) /* relaxed: only one thread may print */
+        return;
+    char line[256]; /* no stdio buffer: malloc is what just failed */
+    int n = snprintf(line, sizeof line,
+                     "liblocklab-preload: out of memory for a lock object: such mutexes run on an inline "
+                     "standby lock instead of %s (count: LOCKLAB_VERBOSE=1)\n",
+                     lp_cfg.spec);
+    if (n > 0)
+        (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+void *lp_slab_install(ll_atomic_ptr *slot, bool (*init)(void *obj, void *ctx), void (*retire)(void *obj), void *ctx,
+                      bool fallback)
 {
     /* This thread's context first, outside the arena's lock: init may need it
      * (a lock whose state holds a queue node), and creating it calls
      * pthread_setspecific, which may call malloc. */
     ll_self();
     install_ctx c = {slot, init, retire, ctx};
+    if (!fallback)
+        return ll_arena_install(&objects, slot, init_registered, &c);
+    ll_arena_lock(); /* recursive: held across the install, so no installer can race the marker */
     void *obj = ll_arena_install(&objects, slot, init_registered, &c);
-    if (obj == NULL) {
-        fprintf(stderr, "liblocklab-preload: out of memory for lock objects (mmap of %u bytes failed)\n",
-                LL_ARENA_CHUNK_BYTES);
-        _exit(2);
+    if (obj == NULL && (obj = ll_load_relaxed(slot)) == NULL) { /* relaxed: under the arena's lock */
+        obj = (void *)LP_OBJ_FALLBACK;
+        ll_store_release(slot, obj); /* release: nothing to publish (the fallback state is the mutex's zeros) */
+        ll_faa(&lp_slab_fallbacks, 1, LL_RELAXED); /* relaxed: a statistic */
     }
+    ll_arena_unlock();
+    if (obj == (void *)LP_OBJ_FALLBACK)
+        say_fallback();
     return obj;
 }
 

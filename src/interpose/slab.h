@@ -45,13 +45,22 @@ LL_INLINE lp_objhdr *lp_hdr(void *obj) { return (lp_objhdr *)(void *)((char *)ob
 void lp_slab_init(void);            /* after lp_cfg.ops is known */
 size_t lp_slab_object_bytes(void);  /* stride: memory per out-of-line mutex */
 /* The object *slot points to; at the first call for a slot, a new zeroed
- * object, prepared by init(obj, ctx) and then published in *slot (release),
+ * object, prepared by init(obj, ctx) (false: it could not) and then published in *slot (release),
  * all under the arena's lock so that racing first users agree on one object
  * without creating a spare one (ll_arena_install).  An object of a dropped
  * mutex found meanwhile (the registry above) is given to retire(obj), which
  * releases what the lock holds (its algorithm's destroy, a held queue node, a
  * profile record), and recycled. */
-void *lp_slab_install(ll_atomic_ptr *slot, void (*init)(void *obj, void *ctx), void (*retire)(void *obj), void *ctx);
+void *lp_slab_install(ll_atomic_ptr *slot, bool (*init)(void *obj, void *ctx), void (*retire)(void *obj), void *ctx,
+                      bool fallback);
+/* Out of memory (the arena cannot map memory, or init could not prepare the object: a lock
+ * whose init allocates): lp_slab_install returns NULL if !fallback (*slot stays NULL: the
+ * caller answers ENOMEM), else stores LP_OBJ_FALLBACK in *slot, for good, and returns it: that
+ * mutex then runs on a fallback lock that needs no memory (mutex.c), said once on stderr
+ * and counted in lp_slab_fallbacks.  The marker, under the arena's lock, so that every
+ * first user of the slot agrees on it.  A slot is re-armed only by zeroing it (init). */
+#define LP_OBJ_FALLBACK ((uintptr_t)1)
+extern ll_atomic_u64 lp_slab_fallbacks;
 /* A destroyed mutex's object: retire(obj), then back to the free list (under the arena's lock). */
 void lp_slab_put(void *obj, void (*retire)(void *obj));
 

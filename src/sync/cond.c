@@ -68,8 +68,9 @@ int ll_cond_wait_opts(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid
     struct ll_sync_waiter w;
     w.mi = mi;
     w.mutex = mutex;
+    ll_thread *self = ll_self(); /* before the guard: a first call allocates (waitlist.h) */
     ll_sync_guard_lock(&c->guard);
-    ll_sync_enqueue(&l, &w, ll_sync_policy_resolve(c->discipline, c->append_one_in, &ll_sync_cond_defaults));
+    ll_sync_enqueue(&l, &w, ll_sync_policy_resolve(c->discipline, c->append_one_in, &ll_sync_cond_defaults), self);
     ll_sync_guard_unlock(&c->guard);
     /* Listed before the mutex is released: a signaller that takes the mutex after us sees us. */
     mi->unlock(mutex);

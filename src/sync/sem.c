@@ -68,6 +68,7 @@ int ll_sem_wait_opts(ll_sem *s, clockid_t clock, const struct timespec *abstime,
 {
     ll_sync_list l = list_of(s);
     struct ll_sync_waiter w;
+    ll_thread *self = ll_self(); /* before the guard: a thread's first call allocates (waitlist.h) */
     ll_sync_guard_lock(&s->guard);
     if (s->value > 0) { /* POSIX: abstime is not checked when the unit is there */
         s->value--;
@@ -79,7 +80,7 @@ int ll_sem_wait_opts(ll_sem *s, clockid_t clock, const struct timespec *abstime,
         ll_sync_guard_unlock(&s->guard);
         return rc;
     }
-    ll_sync_enqueue(&l, &w, ll_sync_policy_resolve(s->discipline, s->append_one_in, &ll_sync_sem_defaults));
+    ll_sync_enqueue(&l, &w, ll_sync_policy_resolve(s->discipline, s->append_one_in, &ll_sync_sem_defaults), self);
     ll_sync_guard_unlock(&s->guard);
     /* 0: a post handed us its unit; EINTR, ETIMEDOUT: none did (a unit that raced is kept) */
     if (opts & LL_SYNC_CANCEL) {

@@ -102,12 +102,13 @@ ll_sync_policy ll_sync_policy_resolve(uint32_t discipline, uint32_t append_one_i
     return p;
 }
 
-void ll_sync_enqueue(ll_sync_list *l, struct ll_sync_waiter *w, ll_sync_policy p)
+void ll_sync_enqueue(ll_sync_list *l, struct ll_sync_waiter *w, ll_sync_policy p, ll_thread *self)
 {
-    w->parker = ll_self()->parker;
+    w->parker = self->parker;
     w->wake_next = NULL;
     ll_store_relaxed(&w->state, LL_SYNC_LISTED); /* relaxed: published by the guard's release */
-    int append = p.discipline == LL_DISCIPLINE_FIFO || ll_rand_below(p.append_one_in) == 0;
+    int append = p.discipline == LL_DISCIPLINE_FIFO ||
+                 (uint64_t)(((unsigned __int128)ll_rand_next(&self->rng) * p.append_one_in) >> 64) == 0;
     if (append) {
         w->next = NULL;
         w->prev = *l->tail;

@@ -52,7 +52,13 @@ typedef struct ll_sync_list {
  * guard word (one CAS) and returns, and whoever releases the guard (the interrupted thread,
  * or the thread whose hold the interrupted one was waiting out) performs it right after; if
  * it is free, the post takes it as usual (the interrupted thread had not got it yet).  Only
- * semaphores defer posts: the guard is an ll_sem's first field. */
+ * semaphores defer posts: the guard is an ll_sem's first field.
+ *
+ * Nor may a guard's holder wait for anything a signal handler's post could be holding on
+ * another thread: no allocation, no lock, under any guard (ll_sync_enqueue takes the
+ * caller's context, allocated beforehand).  A post itself allocates nothing and takes no
+ * lock but guards; so a post from a handler waits at most for another thread's few
+ * pointer updates. */
 enum { LL_SYNC_GUARD_HELD = 1, LL_SYNC_GUARD_DEFERRED = 2 };
 void ll_sync_guard_lock(ll_atomic_u32 *guard);
 void ll_sync_guard_unlock(ll_atomic_u32 *guard);
@@ -69,8 +75,11 @@ extern ll_sync_config ll_sync_cond_defaults, ll_sync_sem_defaults;
 
 /* Under the guard: put w (initialised here, owned by the caller) on the list
  * by the policy: FIFO appends; LIFO-CR appends with probability 1/append_one_in
- * (ll_rand_below), else prepends. */
-void ll_sync_enqueue(ll_sync_list *l, struct ll_sync_waiter *w, ll_sync_policy p);
+ * (self's PRNG), else prepends.  self is the caller's ll_self(), taken before the
+ * guard: a thread's first ll_self() allocates its context under the arena's lock,
+ * and nothing under a guard may wait for a lock (a semaphore's guard: a post in a
+ * signal handler on the arena lock's holder would wait for us, and we for it). */
+void ll_sync_enqueue(ll_sync_list *l, struct ll_sync_waiter *w, ll_sync_policy p, ll_thread *self);
 /* Under the guard: take the first LISTED waiter off the list (TAKEN), or NULL. */
 struct ll_sync_waiter *ll_sync_take_first(ll_sync_list *l);
 /* Deliver a TAKEN waiter's wake-up; w may be gone as soon as this stores WOKEN. */

@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | timed SPEC... | timed-sleeps SPEC... | clockset SPEC... | posix SPEC... | memory SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
+# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | timed SPEC... | timed-sleeps SPEC... | clockset SPEC... | posix SPEC... | robust SPEC... | memory SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -69,6 +69,28 @@ posix)
             run "$spec" "$python" "$(dirname "$0")/ctrl_c.py" $timeout >/dev/null
         done
     done
+    ;;
+robust)
+    # Misuse, out of memory and signals (test_robust.c; docs/interposer.md, "Misuse, out of
+    # memory and signals"): glibc first (the reference), then each case under each SPEC.
+    cases="signal unlock-unheld unlock-other cancel-relock reinit-waiter oom"
+    for c in $cases; do
+        timeout 60 "$bindir/test_robust" glibc $c >/dev/null || bad "test_robust glibc $c (exit $?)"
+    done
+    for spec in "$@"; do
+        for c in $cases; do LOCKLAB_QUIET=1 run "$spec" "$bindir/test_robust" $c; done
+    done
+    # Out of memory under an out-of-line lock: said once at once, and counted at exit.
+    err=$(LOCKLAB_LOCK=mcs-stp LOCKLAB_VERBOSE=1 LD_PRELOAD="$preload" timeout 60 "$bindir/test_robust" oom 2>&1 >/dev/null)
+    [ "$(grep -c 'out of memory for a lock object: such mutexes run on an inline standby lock instead of mcs-stp' <<<"$err")" = 1 ] &&
+        grep -q 'exit: out of memory: [1-9][0-9]* mutexes ran on an inline standby lock instead of mcs-stp' <<<"$err" &&
+        ok "mcs-stp out of memory: one line, and the count at exit" || bad "mcs-stp out of memory, lines: $err"
+    # Misuse: one line per kind, once, unless LOCKLAB_QUIET=1.
+    err=$(LOCKLAB_LOCK=mcs-stp LD_PRELOAD="$preload" timeout 60 "$bindir/test_robust" unlock-unheld 2>&1 >/dev/null)
+    [ "$(grep -c 'pthread_mutex_unlock(0x[0-9a-f]*) of a mutex that is not locked: ignored' <<<"$err")" = 1 ] &&
+        ok "mcs-stp unlock of an unlocked mutex: one line" || bad "mcs-stp unlock of an unlocked mutex, lines: $err"
+    err=$(LOCKLAB_QUIET=1 LOCKLAB_LOCK=mcs-stp LD_PRELOAD="$preload" timeout 60 "$bindir/test_robust" unlock-unheld 2>&1 >/dev/null)
+    [ -z "$err" ] && ok "LOCKLAB_QUIET=1: no misuse line" || bad "LOCKLAB_QUIET=1, lines: $err"
     ;;
 memory)
     for spec in "$@"; do
@@ -384,7 +406,7 @@ secure)
     rm -rf "$dir"
     ;;
 *)
-    echo "unknown case '$case' (valid: mutex sync threads mix timed timed-sleeps clockset posix memory fork realtime warn preconstructor cxx bindings badenv profile nomeasure twice malloc secure)" >&2
+    echo "unknown case '$case' (valid: mutex sync threads mix timed timed-sleeps clockset posix robust memory fork realtime warn preconstructor cxx bindings badenv profile nomeasure twice malloc secure)" >&2
     exit 2
     ;;
 esac

@@ -1,0 +1,456 @@
+/*
+ * What a drop-in must survive because glibc does (docs/interposer.md,
+ * "Misuse, out of memory and signals"), one case per run, each also run
+ * without the interposer (argument "glibc": the reference):
+ *
+ *   signal [MS]     sem_post from signal handlers (SIGUSR1, SIGUSR2) on a thread that
+ *                   keeps creating, locking and destroying fresh mutexes (whose lock
+ *                   objects are installed under the interposer's allocator lock), while
+ *                   fresh threads make their first call a blocking sem_wait (which
+ *                   creates their per-thread data) on the semaphore the handlers post.
+ *                   MS (default 300) of that; a hang (the handler waiting for the
+ *                   semaphore's guard, whose holder waits for the allocator lock) is
+ *                   reported by an alarm after MS + 10 s.
+ *   unlock-unheld   pthread_mutex_unlock of a default mutex that is not locked (never
+ *                   locked, and locked then unlocked), then the mutex used normally.
+ *   unlock-other    ... of a default mutex another thread holds; the holder then
+ *                   unlocks, destroys, and the mutex (re-initialised) is used normally.
+ *   cancel-relock   a thread with asynchronous cancellation relocks a default mutex it
+ *                   holds (it blocks for ever) and is cancelled; the join returns, the
+ *                   mutex is unlocked and re-initialised and then used normally.
+ *   reinit-waiter   a thread blocked relocking a default mutex it holds stays blocked
+ *                   when the program re-initialises that mutex at the same address and
+ *                   uses it from one thread (glibc's waiter sleeps on the old futex word,
+ *                   which no uncontended unlock wakes; it must not take the new mutex).
+ *   oom             a child process lowers RLIMIT_AS, fills it, then initialises and
+ *                   locks fresh mutexes (their first lock), and a thread started before
+ *                   makes its first calls (its per-thread data): no SIGABRT, init
+ *                   answers 0 or ENOMEM, every mutex excludes, semaphores work.
+ * "Used normally": two threads add to a plain counter under the mutex 2000 times each.
+ * Where glibc's own answer is an error (a destroy after an unlock of an unlocked mutex:
+ * EBUSY), the answer is not checked.
+ * Exit status 0 if the case held, 1 if not (a message says what).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "locklab/atomics.h"
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&t, &t) != 0)
+        ;
+}
+
+static void say(const char *s) { (void)!write(2, s, strlen(s)); }
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    say("test_robust: hung (alarm)\n");
+    _exit(1);
+}
+
+/* Fails the process (from a signal handler) if it has not finished within s seconds. */
+static void hang_alarm(unsigned s)
+{
+    signal(SIGALRM, on_alarm);
+    alarm(s);
+}
+
+/* ---- "used normally": mutual exclusion over a plain counter ------------------------------ */
+
+enum { ROUNDS = 2000 }; /* few: under a lock that never parks, on a loaded machine, a handover may wait a time slice */
+static long counter;
+static void *add_rounds(void *arg)
+{
+    pthread_mutex_t *m = (pthread_mutex_t *)arg;
+    for (int i = 0; i < ROUNDS; i++) {
+        CHECK_EQ(pthread_mutex_lock(m), 0);
+        counter++;
+        CHECK_EQ(pthread_mutex_unlock(m), 0);
+    }
+    return NULL;
+}
+static void check_excludes(pthread_mutex_t *m, const char *what)
+{
+    counter = 0;
+    pthread_t t[2];
+    test_start_n(t, 2, add_rounds, m, 0);
+    test_join_n(t, 2);
+    if (counter != 2 * ROUNDS) {
+        fprintf(stderr, "%s: counter %ld, want %d: the mutex let two threads in\n", what, counter, 2 * ROUNDS);
+        check_failures++;
+    }
+}
+
+/* ---- signal ------------------------------------------------------------------------------ */
+
+static sem_t posted;
+static ll_atomic_u32 stop;
+static void post_handler(int sig)
+{
+    (void)sig;
+    int e = errno;
+    sem_post(&posted);
+    errno = e;
+}
+
+/* Installs objects: a fresh mutex per round (init, trylock or lock, unlock, destroy). */
+static void *fresh_mutexes(void *arg)
+{
+    (void)arg;
+    for (unsigned i = 0; !ll_load_relaxed(&stop); i++) { /* relaxed: a flag polled */
+        pthread_mutex_t m;
+        pthread_mutex_init(&m, NULL);
+        if (i & 1) {
+            if (pthread_mutex_trylock(&m) == 0)
+                pthread_mutex_unlock(&m);
+        } else {
+            pthread_mutex_lock(&m);
+            pthread_mutex_unlock(&m);
+        }
+        pthread_mutex_destroy(&m);
+    }
+    return NULL;
+}
+
+/* A fresh thread whose first interposed call is a blocking sem_wait: units already there are
+ * taken by trywait first (no per-thread data needed), so the wait finds none and queues. */
+static void *first_wait(void *arg)
+{
+    (void)arg;
+    while (sem_trywait(&posted) == 0)
+        ;
+    while (sem_wait(&posted) != 0 && errno == EINTR)
+        ;
+    return NULL;
+}
+
+typedef struct sender {
+    pthread_t target;
+} sender;
+static void *send_signals(void *arg)
+{
+    sender *s = (sender *)arg;
+    for (unsigned i = 0; !ll_load_relaxed(&stop); i++) { /* relaxed: a flag polled */
+        pthread_kill(s->target, i & 1 ? SIGUSR2 : SIGUSR1);
+        if ((i & 7) == 0)
+            sched_yield();
+    }
+    return NULL;
+}
+
+static int case_signal(long ms)
+{
+    hang_alarm((unsigned)(ms / 1000 + 10));
+    sem_init(&posted, 0, 0);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = post_handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGUSR2, &sa, NULL);
+    pthread_t locker, sig;
+    test_start(&locker, fresh_mutexes, NULL);
+    sender s = {locker};
+    test_start(&sig, send_signals, &s);
+    struct timespec end = in_ms(CLOCK_MONOTONIC, ms), now;
+    unsigned waiters = 0;
+    do {
+        pthread_t w;
+        test_start(&w, first_wait, NULL);
+        pthread_join(w, NULL); /* a post arrives with the next signal */
+        waiters++;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+    ll_store_relaxed(&stop, 1); /* relaxed: a flag polled */
+    pthread_join(sig, NULL);
+    pthread_join(locker, NULL);
+    printf("signal: %u fresh waiters in %ld ms\n", waiters, ms);
+    return check_done("signal");
+}
+
+/* ---- unlock-unheld, unlock-other ---------------------------------------------------------- */
+
+static int case_unlock_unheld(void)
+{
+    hang_alarm(60);
+    static pthread_mutex_t never = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_unlock(&never); /* undefined for a default mutex; glibc returns 0 */
+    check_excludes(&never, "never locked, then unlocked");
+    pthread_mutex_t used;
+    pthread_mutex_init(&used, NULL);
+    CHECK_EQ(pthread_mutex_lock(&used), 0);
+    CHECK_EQ(pthread_mutex_unlock(&used), 0);
+    pthread_mutex_unlock(&used); /* a second time */
+    pthread_mutex_unlock(&used); /* and a third */
+    check_excludes(&used, "unlocked twice more");
+    pthread_mutex_destroy(&used); /* glibc: EBUSY (its user count went below zero) */
+    return check_done("unlock-unheld");
+}
+
+static void *unlock_it(void *arg)
+{
+    pthread_mutex_unlock((pthread_mutex_t *)arg); /* undefined: glibc releases it */
+    return NULL;
+}
+
+static int case_unlock_other(void)
+{
+    hang_alarm(60);
+    pthread_mutex_t m;
+    pthread_mutex_init(&m, NULL);
+    CHECK_EQ(pthread_mutex_lock(&m), 0);
+    pthread_t t;
+    test_start(&t, unlock_it, &m);
+    pthread_join(t, NULL);
+    pthread_mutex_unlock(&m); /* the holder's own unlock (under glibc: of a mutex already freed) */
+    pthread_mutex_destroy(&m); /* glibc: EBUSY (its user count) */
+    pthread_mutex_init(&m, NULL);
+    check_excludes(&m, "unlocked by another thread, then re-initialised");
+    CHECK_EQ(pthread_mutex_destroy(&m), 0);
+    return check_done("unlock-other");
+}
+
+/* ---- cancel-relock, reinit-waiter ---------------------------------------------------------- */
+
+typedef struct relocker {
+    pthread_mutex_t *m;
+    sem_t locked;            /* posted once it holds m */
+    ll_atomic_u32 returned;  /* its relock returned (it must not) */
+    int async;
+} relocker;
+
+static void *relock(void *arg)
+{
+    relocker *r = (relocker *)arg;
+    if (r->async)
+        pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+    pthread_mutex_lock(r->m);
+    sem_post(&r->locked);
+    pthread_mutex_lock(r->m); /* a default mutex it holds: blocks for ever */
+    ll_store_release(&r->returned, 1); /* release: nothing; read by the main thread */
+    return NULL;
+}
+
+static int case_cancel_relock(void)
+{
+    hang_alarm(60);
+    pthread_mutex_t m;
+    pthread_mutex_init(&m, NULL);
+    relocker r;
+    memset(&r, 0, sizeof r);
+    r.m = &m;
+    r.async = 1;
+    sem_init(&r.locked, 0, 0);
+    pthread_t t;
+    test_start(&t, relock, &r);
+    while (sem_wait(&r.locked) != 0)
+        ;
+    sleep_ms(50); /* inside its relock */
+    CHECK_EQ(pthread_cancel(t), 0);
+    void *ret = NULL;
+    struct timespec dl = in_ms(CLOCK_REALTIME, 10000);
+    int rc = pthread_timedjoin_np(t, &ret, &dl);
+    CHECK_EQ(rc, 0);
+    CHECK(rc != 0 || ret == PTHREAD_CANCELED);
+    CHECK_EQ(ll_load_acquire(&r.returned), 0); /* acquire: pairs with relock's release */
+    pthread_mutex_unlock(&m); /* held by the cancelled thread: undefined; glibc releases it */
+    pthread_mutex_destroy(&m); /* 0 under glibc */
+    pthread_mutex_init(&m, NULL);
+    check_excludes(&m, "relocked by a cancelled thread, then re-initialised");
+    /* And a mutex at a new address, with its waiters gone too */
+    pthread_mutex_t other = PTHREAD_MUTEX_INITIALIZER;
+    check_excludes(&other, "another mutex afterwards");
+    return check_done("cancel-relock");
+}
+
+static int case_reinit_waiter(void)
+{
+    hang_alarm(60);
+    static pthread_mutex_t m; /* outlives the blocked thread's wait */
+    pthread_mutex_init(&m, NULL);
+    static relocker r;
+    r.m = &m;
+    sem_init(&r.locked, 0, 0);
+    pthread_t t;
+    test_start(&t, relock, &r);
+    while (sem_wait(&r.locked) != 0)
+        ;
+    sleep_ms(50); /* inside its relock */
+    pthread_mutex_init(&m, NULL); /* over the held mutex: undefined, glibc's waiter sleeps on */
+    /* Used by this thread alone: glibc wakes no one (a contended unlock's futex wake would
+     * wake the old waiter too), so its waiter stays asleep and every trylock here succeeds. */
+    for (int i = 0; i < 20; i++) {
+        CHECK_EQ(pthread_mutex_lock(&m), 0);
+        CHECK_EQ(pthread_mutex_unlock(&m), 0);
+        sleep_ms(2);
+        int rc = pthread_mutex_trylock(&m);
+        CHECK_EQ(rc, 0);
+        if (rc == 0)
+            CHECK_EQ(pthread_mutex_unlock(&m), 0);
+    }
+    if (ll_load_acquire(&r.returned)) { /* acquire: pairs with relock's release */
+        fprintf(stderr, "reinit-waiter: the thread blocked in the old mutex took the re-initialised one\n");
+        check_failures++;
+        return check_done("reinit-waiter");
+    }
+    return check_done("reinit-waiter"); /* the blocked thread stays blocked: exit ends it */
+}
+
+/* ---- oom ------------------------------------------------------------------------------------ */
+
+enum { FRESH = 20000 };
+static pthread_mutex_t fresh[FRESH]; /* static initialisers: the first lock installs each object */
+static sem_t oom_sem;
+static int wake_pipe[2];
+
+/* Started before the address space is filled: blocks in read (no interposed call), then makes its
+ * first interposed calls after it is full: a contended mutex (its per-thread data, a queue node)
+ * and a blocking semaphore wait. */
+static void *late_thread(void *arg)
+{
+    (void)arg;
+    char c;
+    while (read(wake_pipe[0], &c, 1) != 1)
+        ;
+    add_rounds(&fresh[FRESH - 1]);
+    while (sem_wait(&oom_sem) != 0)
+        ;
+    return NULL;
+}
+
+static long vm_bytes(void)
+{
+    long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &pages) != 1)
+            pages = 0;
+        fclose(f);
+    }
+    return pages * sysconf(_SC_PAGESIZE);
+}
+
+static int oom_child(void)
+{
+    CHECK_EQ(sem_init(&oom_sem, 0, 0), 0);
+    CHECK_EQ(pipe(wake_pipe), 0);
+    pthread_t late;
+    test_start(&late, late_thread, NULL);
+    struct rlimit rl = {(rlim_t)vm_bytes() + (8u << 20), RLIM_INFINITY};
+    if (setrlimit(RLIMIT_AS, &rl) != 0) {
+        say("oom: setrlimit failed\n");
+        return 1;
+    }
+    /* Fill it: pages, then whatever malloc still has. */
+    size_t mapped = 0;
+    for (size_t len = 1u << 20; len >= 4096; len /= 2)
+        while (mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED)
+            mapped += len;
+    while (malloc(64) != NULL)
+        ;
+    if (mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED) {
+        say("oom: the address space is not full\n");
+        return 1;
+    }
+    /* Fresh mutexes: init answers 0 or ENOMEM, and one initialised works. */
+    static pthread_mutex_t inited[64];
+    int ok = 0, enomem = 0;
+    for (int i = 0; i < 64; i++) {
+        int rc = pthread_mutex_init(&inited[i], NULL);
+        if (rc == 0)
+            ok++;
+        else if (rc == ENOMEM)
+            enomem++;
+        else
+            CHECK_EQ(rc, 0);
+    }
+    for (int i = 0; i < FRESH; i++) { /* each one's first lock */
+        CHECK_EQ(pthread_mutex_lock(&fresh[i]), 0);
+        CHECK_EQ(pthread_mutex_trylock(&fresh[i]), EBUSY);
+        CHECK_EQ(pthread_mutex_unlock(&fresh[i]), 0);
+        CHECK_EQ(pthread_mutex_trylock(&fresh[i]), 0);
+        CHECK_EQ(pthread_mutex_unlock(&fresh[i]), 0);
+    }
+    /* The late thread's first calls: a contended mutex, then a semaphore it waits on. */
+    counter = 0;
+    (void)!write(wake_pipe[1], "x", 1);
+    for (int i = 0; i < ROUNDS; i++) {
+        CHECK_EQ(pthread_mutex_lock(&fresh[FRESH - 1]), 0);
+        counter++;
+        CHECK_EQ(pthread_mutex_unlock(&fresh[FRESH - 1]), 0);
+    }
+    sleep_ms(20);
+    CHECK_EQ(sem_post(&oom_sem), 0);
+    pthread_join(late, NULL);
+    if (counter != 2 * ROUNDS) {
+        fprintf(stderr, "oom: counter %ld, want %d\n", counter, 2 * ROUNDS);
+        check_failures++;
+    }
+    for (int i = 0; i < ok; i++) { /* no thread can be started now: one thread's view */
+        CHECK_EQ(pthread_mutex_lock(&inited[i]), 0);
+        CHECK_EQ(pthread_mutex_trylock(&inited[i]), EBUSY);
+        CHECK_EQ(pthread_mutex_unlock(&inited[i]), 0);
+        CHECK_EQ(pthread_mutex_destroy(&inited[i]), 0);
+    }
+    for (int i = 0; i < FRESH; i++)
+        CHECK_EQ(pthread_mutex_destroy(&fresh[i]), 0);
+    printf("oom: %zu MiB mapped to fill; %d inits 0, %d ENOMEM\n", mapped >> 20, ok, enomem);
+    return check_done("oom");
+}
+
+static int case_oom(void)
+{
+    hang_alarm(60);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        exit(oom_child()); /* exit, not _exit: the interposer's LOCKLAB_VERBOSE exit line */
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr, "oom: the child died of signal %d (%s)\n", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        return 1;
+    }
+    return WEXITSTATUS(status);
+}
+
+int main(int argc, char **argv)
+{
+    int arg = 1;
+    if (argc > arg && strcmp(argv[arg], "glibc") == 0)
+        arg++;
+    else
+        require_interposed((void *)pthread_mutex_lock);
+    const char *c = argc > arg ? argv[arg] : "";
+    if (strcmp(c, "signal") == 0)
+        return case_signal(argc > arg + 1 ? atol(argv[arg + 1]) : 300);
+    if (strcmp(c, "unlock-unheld") == 0)
+        return case_unlock_unheld();
+    if (strcmp(c, "unlock-other") == 0)
+        return case_unlock_other();
+    if (strcmp(c, "cancel-relock") == 0)
+        return case_cancel_relock();
+    if (strcmp(c, "reinit-waiter") == 0)
+        return case_reinit_waiter();
+    if (strcmp(c, "oom") == 0)
+        return case_oom();
+    fprintf(stderr, "usage: test_robust [glibc] signal [MS] | unlock-unheld | unlock-other | cancel-relock | "
+                    "reinit-waiter | oom\n");
+    return 2;
+}
