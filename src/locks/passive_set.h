@@ -268,6 +268,13 @@ static inline ll_mcscr_node *cr_release_cpu_aware(ll_mcscr_lock *l, ll_mcscr_nod
             gone = cr_grant_and_warm(l, succ, wp); /* (warm never applies: succ is not parked) */
             break;
         }
+        if (next != NULL) {
+            /* succ is parked and not last (hysteresis left the waiters behind it): surplus
+             * too; cull it and look at its successor. */
+            cr_cull(l, NULL, succ, &now);
+            succ = next;
+            continue;
+        }
         /* succ is parked: granting it would put its wake-up inside the critical path.  It is
          * surplus; take it out of the chain (it is the tail) and free the lock, or serve the
          * arrival that beat us to the tail. */
