@@ -38,8 +38,10 @@
  * policy: a fast-path reader's release is then one store, with no wake-up to
  * issue (the paper's writers spin; readers' critical sections are short, and the
  * inhibit time makes revocations rare).  Timed writers give up during the scan at
- * their deadline (releasing the underlying lock; the bias stays off until a slow
- * reader turns it back on).
+ * their deadline: they turn the bias back on (a fast-path reader may still be
+ * inside: the next writer must scan again, which it does only if it finds the
+ * bias on) and release the underlying lock; write_try likewise gives up at the
+ * first published reader.
  *
  * Footprint: 64 bytes (rbias, inhibit time) + the underlying lock per lock;
  * 32 KiB shared table (4096 slots of 8 bytes).  Tokens: fast-path readers'
@@ -49,7 +51,11 @@
  */
 #include "locklab/rwlock.h"
 
+#ifdef LL_BACKEND_RELACY
+#define LL_BRAVO_SLOTS 8u /* the model checker: a scan of 4096 slots per revocation would be 4096 steps */
+#else
 #define LL_BRAVO_SLOTS 4096u
+#endif
 #define LL_BRAVO_SPIN_NS 20000u
 
 LL_ALIGNED(LL_SECTOR) static ll_atomic_ptr bravo_table[LL_BRAVO_SLOTS];
@@ -71,7 +77,7 @@ static uint32_t slot_of(const bravo_lock *l)
 {
     /* a mix of the lock's address and the thread (Fibonacci hashing of their xor) */
     uint64_t h = ((uint64_t)(uintptr_t)l ^ ((uint64_t)ll_self()->index * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
-    return (uint32_t)(h >> 52) & (LL_BRAVO_SLOTS - 1u);
+    return (uint32_t)(h >> 40) & (LL_BRAVO_SLOTS - 1u);
 }
 
 static int init_over(void *s, const uint64_t *p, const ll_rwlock_ops *under, char *err, size_t errlen)
@@ -173,16 +179,22 @@ static bool revoke(bravo_lock *l, uint64_t deadline_ns)
 {
     if (!ll_load_relaxed(&l->rbias)) /* relaxed: only holders of the underlying lock change it */
         return true;
-    ll_store(&l->rbias, 0, LL_SEQ_CST); /* seq_cst: the Dekker pair with fast_read */
-    ll_fence(LL_SEQ_CST);               /* the store before every load of the scan */
+    ll_store(&l->rbias, 0, LL_SEQ_CST); /* seq_cst: the Dekker pair with fast_read (and the scan's loads) */
     uint64_t start = ll_now_ns();
     for (uint32_t i = 0; i < LL_BRAVO_SLOTS; i++) {
         uint64_t nap = 1000, spin_end = 0;
-        /* acquire: the reader's section; pairs with read_release's release store */
-        while (ll_load_acquire(&bravo_table[i]) == (void *)l) {
+        /* seq_cst: the Dekker pair with fast_read's CAS and re-read of rbias (after our store of
+         * rbias); also acquire: the reader's section, pairing with read_release's release store */
+        while (ll_load(&bravo_table[i], LL_SEQ_CST) == (void *)l) {
             uint64_t now = ll_now_ns();
-            if (now >= deadline_ns)
+            if (now >= deadline_ns) {
+                /* Give up: the bias back on, so that the next writer scans again (the readers
+                 * still published may be inside; a writer that found rbias clear would not
+                 * look).  release: the last writer's section, which we acquired through the
+                 * underlying lock, to the fast-path readers' seq_cst load of rbias */
+                ll_store_release(&l->rbias, 1);
                 return false;
+            }
             if (spin_end == 0)
                 spin_end = now + LL_BRAVO_SPIN_NS;
             if (now < spin_end) {

@@ -74,10 +74,15 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 typedef struct {
     numarw_lock *l;
 } flag_ctx;
+static bool writer_gone(uint32_t wflag, void *p)
+{
+    (void)p;
+    return !(wflag & WRITER);
+}
 static bool no_writer(void *p)
 {
-    /* acquire: the last writer's critical section; pairs with write_release's release CAS */
-    return !(ll_load_acquire(&((flag_ctx *)p)->l->wflag) & WRITER);
+    /* acquire: the last writer's critical section; pairs with write_release's release xchg */
+    return writer_gone(ll_load_acquire(&((flag_ctx *)p)->l->wflag), p);
 }
 
 /* One attempt to enter on socket s: true if in. */
@@ -104,7 +109,7 @@ static uintptr_t read_acquire(void *s, ll_wait_policy *wp)
     flag_ctx c = {l};
     for (;;) {
         if (!no_writer(&c))
-            ll_rw_wait(wp, &l->wflag, RSLEEP, no_writer, &c, LL_NO_DEADLINE);
+            ll_rw_wait(wp, &l->wflag, RSLEEP, writer_gone, &c, LL_NO_DEADLINE);
         if (enter(l, me))
             return me;
     }
@@ -125,7 +130,7 @@ static bool read_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns
     flag_ctx c = {l};
     *token = my_socket(l);
     for (;;) {
-        if (!no_writer(&c) && !ll_rw_wait(wp, &l->wflag, RSLEEP, no_writer, &c, deadline_ns))
+        if (!no_writer(&c) && !ll_rw_wait(wp, &l->wflag, RSLEEP, writer_gone, &c, deadline_ns))
             return false;
         if (enter(l, (uint32_t)*token))
             return true;
@@ -143,13 +148,12 @@ static void read_release(void *s, ll_wait_policy *wp, uintptr_t token)
         ll_futex_wake(&l->ind[token].n, 1);
 }
 
-typedef struct {
-    ll_atomic_u32 *ind;
-} zero_ctx;
-static bool ind_zero(void *p)
+/* an indicator (ll_rw_wait loads it with acquire: the departed readers' sections, pairing
+ * with their release faa) */
+static bool ind_zero(uint32_t ind, void *p)
 {
-    /* acquire: the departed readers' sections; pairs with their release faa */
-    return (ll_load_acquire(((zero_ctx *)p)->ind) >> 1) == 0;
+    (void)p;
+    return (ind >> 1) == 0;
 }
 
 static void raise_flag(numarw_lock *l)
@@ -164,13 +168,13 @@ static void raise_flag(numarw_lock *l)
 static bool drain(numarw_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
 {
     for (uint32_t i = 0; i < l->nind; i++) {
-        zero_ctx c = {&l->ind[i].n};
+        ll_atomic_u32 *ind = &l->ind[i].n;
         /* seq_cst: the writer's side of the Dekker pair (enter) */
-        if ((ll_load(c.ind, LL_SEQ_CST) >> 1) == 0)
+        if ((ll_load(ind, LL_SEQ_CST) >> 1) == 0)
             continue;
-        bool ok = ll_rw_wait(wp, c.ind, WSLEEP, ind_zero, &c, deadline_ns);
-        if (ll_load_relaxed(c.ind) & WSLEEP) /* relaxed: bit 0 is only ours; readers add +-2 */
-            ll_faa(c.ind, (uint32_t)-1, LL_RELAXED);
+        bool ok = ll_rw_wait(wp, ind, WSLEEP, ind_zero, NULL, deadline_ns);
+        if (ll_load_relaxed(ind) & WSLEEP) /* relaxed: bit 0 is only ours; readers add +-2 */
+            ll_faa(ind, (uint32_t)-1, LL_RELAXED);
         if (!ok)
             return false;
     }

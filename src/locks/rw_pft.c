@@ -95,12 +95,8 @@ typedef struct {
     pft_lock *l;
     uint32_t w; /* the writer phase the reader waits out */
 } phase_ctx;
-static bool phase_over(void *p)
-{
-    phase_ctx *c = (phase_ctx *)p;
-    /* acquire: the writer's critical section; pairs with the release CAS of pft_write_release */
-    return (ll_load_acquire(&c->l->rin) & WBITS) != c->w;
-}
+/* rin (ll_rw_wait loads it with acquire: the writer's section, pairing with write_release's release CAS) */
+static bool phase_over(uint32_t rin, void *p) { return (rin & WBITS) != ((phase_ctx *)p)->w; }
 
 static uintptr_t read_acquire(void *s, ll_wait_policy *wp)
 {
@@ -163,12 +159,8 @@ typedef struct {
     pft_lock *l;
     uint32_t r; /* rin's reader count when the writer announced itself */
 } drain_ctx;
-static bool drained(void *p)
-{
-    drain_ctx *c = (drain_ctx *)p;
-    /* acquire: the departed readers' sections; pairs with read_release's release faa */
-    return COUNT(ll_load_acquire(&c->l->rout)) == c->r;
-}
+/* rout (loaded with acquire: the departed readers' sections, pairing with read_release's faa) */
+static bool drained(uint32_t rout, void *p) { return COUNT(rout) == ((drain_ctx *)p)->r; }
 
 /* The announcement's new low byte over v: PRES and the phase opposite to LAST. */
 LL_INLINE uint32_t announced(uint32_t v) { return COUNT(v) | (v & RSLEEP) | (v & LAST) | PRES | ((v & LAST) ? 0u : PHID); }
@@ -222,7 +214,7 @@ static void write_acquire(void *s, ll_wait_policy *wp)
     pft_lock *l = (pft_lock *)s;
     ll_rw_ticket_acquire(&l->w, wp);
     drain_ctx c = {l, announce(l)};
-    if (!drained(&c)) {
+    if (!drained(ll_load_acquire(&l->rout), &c)) { /* acquire: as drained */
         ll_rw_wait(wp, &l->rout, WSLEEP, drained, &c, LL_NO_DEADLINE);
         drain_done(l);
     }
@@ -244,11 +236,11 @@ static bool write_try(void *s, ll_wait_policy *wp)
 typedef struct {
     pft_lock *l;
 } empty_ctx;
-static bool no_reader_in(void *p)
+/* rout (rin only grows while we hold the turn unannounced, which makes this false) */
+static bool no_reader_in(uint32_t rout, void *p)
 {
-    pft_lock *l = ((empty_ctx *)p)->l;
-    /* relaxed (rin), acquire (rout): a hint for the waiting; announce_if_empty decides */
-    return COUNT(ll_load_acquire(&l->rout)) == COUNT(ll_load_relaxed(&l->rin));
+    /* relaxed: a hint for the waiting; announce_if_empty decides */
+    return COUNT(rout) == COUNT(ll_load_relaxed(&((empty_ctx *)p)->l->rin));
 }
 
 static bool write_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
@@ -260,7 +252,7 @@ static bool write_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_n
     bool ok;
     /* readers in make no_reader_in true only by leaving, which changes rout (our futex word) */
     while (!(ok = announce_if_empty(l)) &&
-           (no_reader_in(&c) || ll_rw_wait(wp, &l->rout, WSLEEP, no_reader_in, &c, deadline_ns)) &&
+           (no_reader_in(ll_load_relaxed(&l->rout), &c) || ll_rw_wait(wp, &l->rout, WSLEEP, no_reader_in, &c, deadline_ns)) &&
            ll_now_ns() < deadline_ns)
         ;
     drain_done(l);

@@ -32,35 +32,56 @@
 
 #include "locklab/rwlock.h"
 
-/* Wait until ready(ctx) holds (true) or deadline_ns (ll_now_ns; LL_NO_DEADLINE: none)
- * passes first (false).  ready must be a condition on *w alone; bit is w's sleepers bit. */
-static inline bool ll_rw_wait(ll_wait_policy *wp, ll_atomic_u32 *w, uint32_t bit, ll_ready_fn ready, void *ctx,
+/* A waiting condition on the value of the word waited on (and on nothing that can make it
+ * true without changing that word). */
+typedef bool (*ll_rw_cond)(uint32_t v, void *ctx);
+typedef struct {
+    ll_atomic_u32 *w;
+    ll_rw_cond ok;
+    void *ctx;
+} ll_rw_ready_ctx;
+static inline bool ll_rw_ready(void *p)
+{
+    ll_rw_ready_ctx *r = (ll_rw_ready_ctx *)p;
+    return r->ok(ll_load_acquire(r->w), r->ctx); /* acquire: pairs with the releasing RMW on w */
+}
+
+/* Wait until ok(*w) holds (true) or deadline_ns (ll_now_ns; LL_NO_DEADLINE: none) passes
+ * first (false).  bit is w's sleepers bit.  The sleeper tests ok on the very value its CAS
+ * installed and sleeps on that value: a word that changes and comes back to it (a reader
+ * that raises an indicator and lowers it again, waking nobody yet) leaves the condition as
+ * it was on that value, so the sleep is right; testing a fresh load instead could see the
+ * passing value, and sleep on the other one for ever (the model checker found that). */
+static inline bool ll_rw_wait(ll_wait_policy *wp, ll_atomic_u32 *w, uint32_t bit, ll_rw_cond ok, void *ctx,
                               uint64_t deadline_ns)
 {
-    if (ll_spin_phase_until(wp, ready, ctx, deadline_ns))
+    ll_rw_ready_ctx r = {w, ok, ctx};
+    if (ll_spin_phase_until(wp, ll_rw_ready, &r, deadline_ns))
         return true;
     if (!ll_wait_may_park(wp))
-        return ready(ctx); /* spin, yield: the spin phase ends only at the deadline */
+        return ll_rw_ready(&r); /* spin, yield: the spin phase ends only at the deadline */
     ll_wait_feedback(wp, false);
     for (;;) {
         uint32_t v = ll_load_relaxed(w); /* relaxed: the CAS below validates it */
         /* relaxed: the bit only needs to be in w's modification order before the
-         * releaser's RMW (a single-word protocol); ready() re-reads w with acquire */
+         * releaser's RMW (a single-word protocol); the fence below orders what ok saw */
         if (!(v & bit) && !ll_cas(w, &v, v | bit, LL_RELAXED))
             continue;
         v |= bit;
-        if (ready(ctx))
+        if (ok(v, ctx)) {
+            ll_fence(LL_ACQUIRE); /* acquire: the releaser's section, as ll_rw_ready's load */
             return true;
+        }
         if (deadline_ns == LL_NO_DEADLINE) {
             ll_futex_wait(w, v);
         } else {
             if (ll_now_ns() >= deadline_ns)
-                return ready(ctx);
+                return ll_rw_ready(&r);
             struct timespec until = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
             if (ll_futex_wait_until(w, v, CLOCK_MONOTONIC, &until) == ETIMEDOUT) /* ll_now_ns's clock */
-                return ready(ctx);
+                return ll_rw_ready(&r);
         }
-        if (ready(ctx))
+        if (ll_rw_ready(&r))
             return true;
     }
 }
@@ -76,18 +97,19 @@ typedef struct {
     ll_rw_ticket *t;
     uint32_t mine;
 } ll_rw_turn_ctx;
+static inline bool ll_rw_turn_is(uint32_t wout, void *p) { return (wout >> 1) == ((ll_rw_turn_ctx *)p)->mine; }
 static inline bool ll_rw_turn_came(void *p)
 {
     ll_rw_turn_ctx *c = (ll_rw_turn_ctx *)p;
     /* acquire: the previous writer's critical section; pairs with the release CAS in ll_rw_ticket_release */
-    return (ll_load_acquire(&c->t->wout) >> 1) == c->mine;
+    return ll_rw_turn_is(ll_load_acquire(&c->t->wout), c);
 }
 static inline void ll_rw_ticket_acquire(ll_rw_ticket *t, ll_wait_policy *wp)
 {
     /* relaxed: a ticket number only; the acquire is the load of wout */
     ll_rw_turn_ctx c = {t, ll_faa(&t->win, 1, LL_RELAXED) & LL_RW_TICKET_MASK};
     if (!ll_rw_turn_came(&c))
-        ll_rw_wait(wp, &t->wout, 1u, ll_rw_turn_came, &c, LL_NO_DEADLINE);
+        ll_rw_wait(wp, &t->wout, 1u, ll_rw_turn_is, &c, LL_NO_DEADLINE);
 }
 /* No writer holds or awaits a ticket: take one (true), else false. */
 static inline bool ll_rw_ticket_try(ll_rw_ticket *t)
@@ -101,11 +123,12 @@ static inline bool ll_rw_ticket_try(ll_rw_ticket *t)
 typedef struct {
     ll_rw_ticket *t;
 } ll_rw_idle_ctx;
-static inline bool ll_rw_ticket_idle(void *p)
+/* The writers' queue is empty, given wout (win only grows, which makes this false). */
+static inline bool ll_rw_ticket_idle(uint32_t wout, void *p)
 {
     ll_rw_ticket *t = ((ll_rw_idle_ctx *)p)->t;
     /* relaxed: a hint; ll_rw_ticket_try decides */
-    return (ll_load_relaxed(&t->win) & LL_RW_TICKET_MASK) == (ll_load_relaxed(&t->wout) >> 1);
+    return (ll_load_relaxed(&t->win) & LL_RW_TICKET_MASK) == (wout >> 1);
 }
 /* The timed writer's ticket (see the header): false at the deadline, nothing taken. */
 static inline bool ll_rw_ticket_acquire_until(ll_rw_ticket *t, ll_wait_policy *wp, uint64_t deadline_ns)
@@ -113,7 +136,9 @@ static inline bool ll_rw_ticket_acquire_until(ll_rw_ticket *t, ll_wait_policy *w
     ll_rw_idle_ctx c = {t};
     while (!ll_rw_ticket_try(t)) {
         /* the queue becomes idle only by a release, which changes wout (our futex word) */
-        if (ll_now_ns() >= deadline_ns || (!ll_rw_ticket_idle(&c) && !ll_rw_wait(wp, &t->wout, 1u, ll_rw_ticket_idle, &c, deadline_ns)))
+        if (ll_now_ns() >= deadline_ns ||
+            (!ll_rw_ticket_idle(ll_load_relaxed(&t->wout), &c) && /* relaxed: a hint, as ll_rw_ticket_idle */
+             !ll_rw_wait(wp, &t->wout, 1u, ll_rw_ticket_idle, &c, deadline_ns)))
             return false;
     }
     return true;
