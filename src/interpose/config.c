@@ -11,6 +11,7 @@
 #include "env.h"
 #include "profile.h"
 #include "real.h"
+#include "rwlock.h"
 #include "slab.h"
 
 extern const ll_lock_ops ll_lock_acr;
@@ -241,6 +242,7 @@ static void configure(void)
         memcpy(&lp_cfg.acr, scratch + lp_cfg.inline_prefix, sizeof lp_cfg.acr);
     }
     lp_slab_init();
+    lp_rwlock_configure();
     if (lp_cfg.verbose) {
         fprintf(stderr,
                 "liblocklab-preload: lock=%s (%s%s) state=%s (%zu bytes per mutex beyond the pthread_mutex_t) "

@@ -43,6 +43,10 @@
  * bias on) and release the underlying lock; write_try likewise gives up at the
  * first published reader.
  *
+ * fork: the first lock placed in a child empties the table (its entries are the
+ * parent's readers); every lock from before the fork must be placed again before
+ * it is used in the child (the interposer does so: src/interpose/rwlock.c).
+ *
  * Footprint: 64 bytes (rbias, inhibit time) + the underlying lock per lock;
  * 32 KiB shared table (4096 slots of 8 bytes).  Tokens: fast-path readers'
  * are LL_RW_TOKEN_LIMIT + slot, the underlying lock's are its own (below
@@ -59,6 +63,8 @@
 #define LL_BRAVO_SPIN_NS 20000u
 
 LL_ALIGNED(LL_SECTOR) static ll_atomic_ptr bravo_table[LL_BRAVO_SLOTS];
+/* The fork generation (core.h) the table's entries belong to. */
+static ll_atomic_u32 table_gen;
 
 typedef struct bravo_lock {
     ll_atomic_u32 rbias;
@@ -80,9 +86,24 @@ static uint32_t slot_of(const bravo_lock *l)
     return (uint32_t)(h >> 40) & (LL_BRAVO_SLOTS - 1u);
 }
 
+/* The first lock placed in a fork child empties the table: its entries are the parent's
+ * readers, whose releases will never come (the forking thread's own read holds are taken
+ * again on the locks placed anew: the interposer, rwlock.c, "fork").  A lock from before the
+ * fork must be placed again before it is used in the child (the interposer does). */
+static void table_for_this_generation(void)
+{
+    uint32_t g = ll_fork_generation_now();
+    if (LL_LIKELY(ll_load_relaxed(&table_gen) == g)) /* relaxed: changes only in a fork child, placed under the caller's lock */
+        return;
+    for (uint32_t i = 0; i < LL_BRAVO_SLOTS; i++)
+        ll_store_relaxed(&bravo_table[i], NULL); /* relaxed: no child thread reads the table before this placement */
+    ll_store_relaxed(&table_gen, g);
+}
+
 static int init_over(void *s, const uint64_t *p, const ll_rwlock_ops *under, char *err, size_t errlen)
 {
     bravo_lock *l = (bravo_lock *)s;
+    table_for_this_generation();
     l->under = under;
     l->inhibit_n = (uint32_t)p[0];
     ll_store_relaxed(&l->rbias, 1); /* relaxed: before any other thread sees the lock */
