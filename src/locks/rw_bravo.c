@@ -1,7 +1,7 @@
 /*
  * bravo, bravo-pthread — BRAVO, "Biased Locking for Reader-Writer Locks", Dice &
  * Kogan, USENIX ATC 2019: reader bias over any reader-writer lock (the
- * underlying lock: pft for `bravo`, glibc's pthread_rwlock_t for
+ * underlying lock: readpref for `bravo`, glibc's pthread_rwlock_t for
  * `bravo-pthread`, the paper's BRAVO-P).
  *
  * One global visible-readers table (LL_BRAVO_SLOTS pointer slots, shared by all
@@ -26,7 +26,8 @@
  *     writer's store of rbias then its loads of the slots, all seq_cst: either
  *     the reader sees rbias clear (and backs off) or the writer sees its slot.
  *
- * Fairness: the underlying lock's (pft: phase-fair; glibc: reader preference),
+ * Fairness: the underlying lock's (readpref: reader preference with a writer
+ * patience bound; glibc: reader preference),
  * plus: while the bias is on, a writer also waits for the fast-path readers in
  * at its revocation (no new ones enter: rbias is clear).  A recursive read by a
  * thread whose first hold took the fast path would, after a revocation, queue
@@ -50,7 +51,7 @@
  * Footprint: 64 bytes (rbias, inhibit time) + the underlying lock per lock;
  * 32 KiB shared table (4096 slots of 8 bytes).  Tokens: fast-path readers'
  * are LL_RW_TOKEN_LIMIT + slot, the underlying lock's are its own (below
- * LL_RW_TOKEN_LIMIT).  Policies: those of the underlying lock (pft: all;
+ * LL_RW_TOKEN_LIMIT).  Policies: those of the underlying lock (readpref: all;
  * glibc: its own waiting).
  */
 #include "locklab/rwlock.h"
@@ -107,9 +108,16 @@ static int init_over(void *s, const uint64_t *p, const ll_rwlock_ops *under, cha
     l->under = under;
     l->inhibit_n = (uint32_t)p[0];
     ll_store_relaxed(&l->rbias, 1); /* relaxed: before any other thread sees the lock */
-    return under->desc->init ? under->desc->init(l->state, NULL, err, errlen) : 0;
+    return under->desc->init && under != &ll_rwlock_readpref ? under->desc->init(l->state, NULL, err, errlen) : 0;
 }
-static int init_pft(void *s, const uint64_t *p, char *err, size_t errlen) { return init_over(s, p, &ll_rwlock_pft, err, errlen); }
+static int init_readpref(void *s, const uint64_t *p, char *err, size_t errlen)
+{
+    /* readpref's own key (patience_ns) at its default: BRAVO's spec carries only its own keys */
+    static const uint64_t under_params[] = {1000000};
+    bravo_lock *l = (bravo_lock *)s;
+    int rc = init_over(s, p, &ll_rwlock_readpref, err, errlen);
+    return rc == 0 ? ll_rwlock_readpref.desc->init(l->state, under_params, err, errlen) : rc;
+}
 static int init_pthread(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     return init_over(s, p, &ll_rwlock_pthread, err, errlen);
@@ -271,11 +279,11 @@ static void write_release(void *s, ll_wait_policy *wp)
 /* The state: the bias words on a line, then the underlying lock (its state_bytes). */
 #define BRAVO_STATE(UNDER_BYTES) (sizeof(bravo_lock) + (UNDER_BYTES))
 
-static const ll_lock_ops desc_pft = {
-    "bravo", "Dice & Kogan 2019 (BRAVO), USENIX ATC; over pft",
-    "reader bias through a global visible-readers table (one CAS on a slot of its own per read), over pft",
-    "pft's (phase-fair); a revoking writer also waits for the fast-path readers in at its revocation",
-    LL_ALL_POLICIES, params, BRAVO_STATE(LL_CACHELINE), 64 + 16, 0, init_pft, destroy,
+static const ll_lock_ops desc_readpref = {
+    "bravo", "Dice & Kogan 2019 (BRAVO), USENIX ATC; over readpref",
+    "reader bias through a global visible-readers table (one CAS on a slot of its own per read), over readpref",
+    "readpref's (reader preference, writer patience 1 ms); a revoking writer also waits for the fast-path readers in at its revocation",
+    LL_ALL_POLICIES, params, BRAVO_STATE(LL_CACHELINE), 64 + 24, 0, init_readpref, destroy,
     NULL, NULL, NULL, NULL, NULL,
 };
 static const ll_lock_ops desc_pthread = {
@@ -287,7 +295,7 @@ static const ll_lock_ops desc_pthread = {
 };
 
 const ll_rwlock_ops ll_rwlock_bravo = {
-    &desc_pft, read_acquire, read_try, read_acquire_until, read_release, write_acquire, write_try, write_acquire_until,
+    &desc_readpref, read_acquire, read_try, read_acquire_until, read_release, write_acquire, write_try, write_acquire_until,
     write_release,
 };
 const ll_rwlock_ops ll_rwlock_bravo_pthread = {

@@ -29,7 +29,7 @@ rwlock)
         fi
     done
     # std::shared_mutex: the profiler counts exactly the program's own acquisitions, per role
-    for spec in "${1:-pft-stp}" bravo; do
+    for spec in "${1:-readpref-stp}" bravo; do
         json=$(mktemp /tmp/locklab-rwprofile-XXXXXX.json)
         out=$(env LOCKLAB_RWLOCK="$spec" LOCKLAB_PROFILE="$json" LOCKLAB_PROFILE_TOP=0 LD_PRELOAD="$preload" \
               "$bindir/test_shared_mutex" 4 20000)
@@ -50,7 +50,7 @@ PY
     # a bad LOCKLAB_RWLOCK: one line naming it and the choices, exit 2, before main
     msg=$(env LOCKLAB_RWLOCK=nonsense LD_PRELOAD="$preload" sleep 0 2>&1)
     rc=$?
-    [[ $rc -eq 2 && $(printf '%s\n' "$msg" | wc -l) -eq 1 && $msg == *"LOCKLAB_RWLOCK='nonsense'"*"valid algorithms: pft, bravo"* ]] &&
+    [[ $rc -eq 2 && $(printf '%s\n' "$msg" | wc -l) -eq 1 && $msg == *"LOCKLAB_RWLOCK='nonsense'"*"valid algorithms: pft, readpref, bravo"* ]] &&
         ok "bad LOCKLAB_RWLOCK: one line, exit 2" || bad "bad LOCKLAB_RWLOCK: exit $rc: $msg"
     ;;
 mutex)
