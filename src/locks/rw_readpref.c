@@ -42,7 +42,8 @@
  * reader is in.  Timed: a reader waits to its deadline and leaves no trace; a
  * writer waits as above; if it gives up while urgent, it clears URGENT (waking the
  * readers it held up; another urgent writer sets it again).
- * Footprint: 4 bytes per lock (one line in the state), nothing per waiter.
+ * Footprint: 16 bytes per lock (the word and the patience; one line in the state),
+ * nothing per waiter.
  * Policies: all (rw_wait.h).
  */
 #include "locklab/rwlock.h"
