@@ -65,7 +65,7 @@ static void broken_wrunlock(broken *b) { ll_store_release(&b->writer, 0); }
 
 /* A lock under test: a registry rwlock (generic handle) or the broken one. */
 typedef struct rlut {
-    ll_rwlock *h;
+    LL_ALIGNED(LL_SECTOR) ll_rwlock *h; /* a whole sector: aligned_alloc wants a multiple of the alignment */
     broken b;
 } rlut;
 static void rd(rlut *l) { l->h ? ll_rwlock_rdlock(l->h) : broken_rd(&l->b); }

@@ -211,8 +211,7 @@ static bool write_try(void *s, ll_wait_policy *wp)
             write_release(s, wp);
             return false;
         }
-    ll_fence(LL_ACQUIRE); /* acquire: the departed readers' sections (the loads above) */
-    return true;
+    return true; /* the seq_cst loads above were the acquire of the departed readers' sections */
 }
 
 static bool write_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)

@@ -120,7 +120,8 @@ static bool read_leave(pft_lock *l, uint32_t w)
         /* relaxed: a departure orders nothing (the reader read nothing under the lock) */
         if (ll_cas(&l->rin, &v, v - RINC, LL_RELAXED))
             return false;
-    ll_fence(LL_ACQUIRE); /* acquire: the writer's section, as phase_over (the loads above were relaxed) */
+    (void)ll_load_acquire(&l->rin); /* acquire: the writer's section, as phase_over (the reads above were relaxed;
+                                     * every write of rin is an RMW: the release sequence reaches this load) */
     return true;
 }
 

@@ -62,16 +62,17 @@ static inline bool ll_rw_wait(ll_wait_policy *wp, ll_atomic_u32 *w, uint32_t bit
         return ll_rw_ready(&r); /* spin, yield: the spin phase ends only at the deadline */
     ll_wait_feedback(wp, false);
     for (;;) {
-        uint32_t v = ll_load_relaxed(w); /* relaxed: the CAS below validates it */
-        /* relaxed: the bit only needs to be in w's modification order before the
-         * releaser's RMW (a single-word protocol); the fence below orders what ok saw */
-        if (!(v & bit) && !ll_cas(w, &v, v | bit, LL_RELAXED))
+        /* acquire (load and CAS, also a failed CAS's read): ok(v) may let us go on v, so v
+         * must come with the releaser's section (its releasing RMW on w, or a later RMW of
+         * that release sequence: every write of these words is an RMW).  Not a relaxed read
+         * and an acquire fence: ThreadSanitizer does not see fences.  The bit only needs to
+         * be in w's modification order before the releaser's RMW (a single-word protocol). */
+        uint32_t v = ll_load_acquire(w);
+        if (!(v & bit) && !ll_cas(w, &v, v | bit, LL_ACQUIRE))
             continue;
         v |= bit;
-        if (ok(v, ctx)) {
-            ll_fence(LL_ACQUIRE); /* acquire: the releaser's section, as ll_rw_ready's load */
+        if (ok(v, ctx))
             return true;
-        }
         if (deadline_ns == LL_NO_DEADLINE) {
             ll_futex_wait(w, v);
         } else {
