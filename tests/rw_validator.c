@@ -434,6 +434,8 @@ int main(int argc, char **argv)
                 for (int t = 0; t < 3; t++)
                     validate(list.specs[s], (enum client)c, thread_counts[t], seconds);
         }
+    for (int s = 0; !nonly && s < list.n; s++)
+        free((void *)list.specs[s]);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
