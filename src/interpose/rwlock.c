@@ -58,6 +58,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,6 +119,12 @@ static const char *kind_name(const lp_rwlock *rw)
 
 static void child_after_fork(void) { fork_survivor = lp_self_tid; }
 
+static void report_at_exit(void)
+{
+    fprintf(stderr, "liblocklab-preload: exit: passed through to glibc: %llu rwlocks (process-shared)\n",
+            (unsigned long long)ll_load_relaxed(&lp_passthrough_rwlocks)); /* relaxed: a statistic */
+}
+
 void lp_rwlock_configure(void)
 {
     char err[512], line[800], echo[65];
@@ -144,6 +151,8 @@ void lp_rwlock_configure(void)
         fprintf(stderr, "liblocklab-preload: rwlock=%s (%s%s) (%zu bytes per rwlock beyond the pthread_rwlock_t)\n",
                 pl.spec.name, value ? "LOCKLAB_RWLOCK" : "default",
                 rw_cfg.never_parks ? "; never parks: slow with more threads than CPUs" : "", stride);
+    if (lp_cfg.verbose)
+        atexit(report_at_exit);
 }
 
 const char *lp_rwlock_spec(void) { return rw_cfg.spec.name; }
