@@ -58,15 +58,17 @@ test-unit: deps-test build
 # annotations, src/threads/fiber_san.h).
 test-tsan: deps-test
 	@cmake -S . -B $(BUILD)-tsan $(call GENERATOR,$(BUILD)-tsan) -DCMAKE_BUILD_TYPE=Debug -DLOCKLAB_SANITIZE=thread >/dev/null
-	@cmake --build $(BUILD)-tsan -j $(JOBS) --target validator test_sync test_threads_runtime
+	@cmake --build $(BUILD)-tsan -j $(JOBS) --target validator rw_validator test_sync test_threads_runtime
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch -R $(BUILD)-tsan/bin/validator --duration $(SAN_SECONDS)
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch -R $(BUILD)-tsan/bin/rw_validator --duration $(SAN_SECONDS)
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch -R $(BUILD)-tsan/bin/test_sync
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch -R $(BUILD)-tsan/bin/test_threads_runtime --quick
 
 test-asan: deps-test
 	@cmake -S . -B $(BUILD)-asan $(call GENERATOR,$(BUILD)-asan) -DCMAKE_BUILD_TYPE=Debug -DLOCKLAB_SANITIZE=address >/dev/null
-	@cmake --build $(BUILD)-asan -j $(JOBS) --target validator test_sync test_threads_runtime
+	@cmake --build $(BUILD)-asan -j $(JOBS) --target validator rw_validator test_sync test_threads_runtime
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" $(BUILD)-asan/bin/validator --duration $(SAN_SECONDS)
+	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" $(BUILD)-asan/bin/rw_validator --duration $(SAN_SECONDS)
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1" $(BUILD)-asan/bin/test_sync
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1" $(BUILD)-asan/bin/test_threads_runtime --quick
 

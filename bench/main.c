@@ -23,6 +23,7 @@
 
 #include "bench.h"
 #include "locklab/registry.h"
+#include "locklab/rwlock.h"
 
 #define MAX_LOCKS 64
 #define MAX_THREADS 4096
@@ -33,6 +34,12 @@ static void die(const char *fmt, const char *a, const char *b)
     fprintf(stderr, fmt, a, b);
     fputc('\n', stderr);
     exit(2);
+}
+
+static void print_rw_spec(const char *spec, void *arg)
+{
+    (void)arg;
+    printf("%s\n", spec);
 }
 
 static void print_spec(const char *spec, void *arg)
@@ -184,7 +191,7 @@ static double parse_seconds(const char *opt, const char *v)
  * marked (JSON key spinning_oversubscribed, a line in the human output, "!" in tables). */
 static bool spinning_oversubscribed(const ll_lock *lock, int threads)
 {
-    return ll_lock_never_parks(lock) && threads > ll_cpus_available();
+    return lock && ll_lock_never_parks(lock) && threads > ll_cpus_available();
 }
 #define OVERSUBSCRIBED_NOTE "never parks, more threads than CPUs: handovers may wait a time slice"
 
@@ -242,6 +249,8 @@ int main(int argc, char **argv)
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--list") == 0)
             list = 1;
+        else if (strcmp(a, "--list-rwlocks") == 0)
+            list = 2;
         else if (strcmp(a, "--workloads") == 0)
             list_workloads = 1;
         else if (strcmp(a, "--verbose") == 0)
@@ -254,7 +263,7 @@ int main(int argc, char **argv)
             printf("locklab %s\n", ll_version());
             return 0;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            printf("usage: locklab-bench --list [--verbose]\n"
+            printf("usage: locklab-bench --list [--verbose] | --list-rwlocks\n"
                    "       locklab-bench --version\n"
                    "       locklab-bench --workloads\n"
                    "       locklab-bench WORKLOAD --lock SPEC [--lock SPEC ...] [--threads N] [--duration S]"
@@ -281,7 +290,7 @@ int main(int argc, char **argv)
                 duration = parse_seconds(a, next);
         } else if (a[0] == '-')
             die("unknown option '%s' (valid: --list, --verbose, --workloads, --lock, --threads, --duration, --runs, "
-                "--param, --waits, --json%s)", a, ", --version, --help");
+                "--param, --waits, --json%s)", a, ", --list-rwlocks, --version, --help");
         else if (!wname)
             wname = a;
         else
@@ -291,6 +300,10 @@ int main(int argc, char **argv)
     if (ll_topology_init_from_env(err, sizeof err) != 0) {
         fprintf(stderr, "locklab-bench: %s\n", err);
         return 2;
+    }
+    if (list == 2) {
+        ll_rwlock_list(print_rw_spec, NULL);
+        return 0;
     }
     if (list) {
         ll_lock_list(print_spec, &verbose);
@@ -308,7 +321,19 @@ int main(int argc, char **argv)
     if (nlocks == 0)
         die("no --lock given (see --list for valid specs)%s%s", "", "");
     ll_lock *handles[MAX_LOCKS];
+    static char rw_names[MAX_LOCKS][128];
+    bool rw = strcmp(w->name, "rwbench") == 0; /* its --lock specs are rwlock specs (rwlock.h) */
     for (int l = 0; l < nlocks; l++) {
+        if (rw) {
+            ll_spec s;
+            if (ll_rwlock_spec_parse(locks[l], &s, err, sizeof err) != 0) {
+                fprintf(stderr, "locklab-bench: %s\n", err);
+                return 2;
+            }
+            snprintf(rw_names[l], sizeof rw_names[l], "%s", s.name);
+            handles[l] = NULL;
+            continue;
+        }
         handles[l] = ll_lock_create(locks[l], err, sizeof err);
         if (!handles[l]) {
             fprintf(stderr, "locklab-bench: %s\n", err);
@@ -319,8 +344,8 @@ int main(int argc, char **argv)
     int violated = 0;
     for (int r = 0; r < runs; r++) {
         for (int l = 0; l < nlocks; l++) {
-            bench_config cfg = {w->name, w->params, ll_lock_name(handles[l]), ll_lock_spin_ns(handles[l]), threads, duration,
-                                {0}, waits};
+            bench_config cfg = {w->name, w->params, rw ? rw_names[l] : ll_lock_name(handles[l]),
+                                rw ? 0 : ll_lock_spin_ns(handles[l]), threads, duration, {0}, waits};
             memcpy(cfg.param, param_values, sizeof param_values);
             cfg.waits = waits;
             bench_result res;
@@ -367,11 +392,11 @@ int main(int argc, char **argv)
             char name[160];
             bool mark = spinning_oversubscribed(handles[l], threads);
             marked |= mark;
-            snprintf(name, sizeof name, "%s%s", ll_lock_name(handles[l]), mark ? " !" : "");
+            snprintf(name, sizeof name, "%s%s", rw ? rw_names[l] : ll_lock_name(handles[l]), mark ? " !" : "");
             printf(ns ? "%-28s %12.2f %25s %8.2fx %12.3g %10.4f\n" : "%-28s %12.4g %25s %8.2fx %12.3g %10.4f\n",
                    name, med, spread, base > 0 ? med / base : 0, mm, vc);
         }
-        printf("ratio = median / median of %s\n", ll_lock_name(handles[0]));
+        printf("ratio = median / median of %s\n", rw ? rw_names[0] : ll_lock_name(handles[0]));
         if (marked)
             printf("! %s (%d threads, %d CPUs)\n", OVERSUBSCRIBED_NOTE, threads, ll_cpus_available());
     }

@@ -5,6 +5,7 @@
 #include "wl_threads.h"
 
 extern const workload wl_uncontended, wl_mutexbench;
+extern const workload wl_rwbench; /* reader-writer locks (include/locklab/rwlock.h) */
 extern const workload wl_randarray;
 extern const workload wl_ringwalker;
 extern const workload wl_stress_latency;
@@ -21,6 +22,7 @@ extern const workload wl_thread_switch, wl_thread_idle;                 /* the t
 const workload *const workloads[] = {
     &wl_uncontended,
     &wl_mutexbench,
+    &wl_rwbench,
     &wl_randarray,
     &wl_ringwalker,
     &wl_stress_latency,

@@ -76,6 +76,25 @@ for spec in "$@"; do
 $WORKLOADS"
 done
 
+# rwbench: its --lock specs are rwlock specs (locklab-bench --list-rwlocks).
+out=$("$bench" rwbench --lock readpref-stp --lock pthread --lock bravo --threads 3 --duration "$DURATION" --json 2>&1); rc=$?
+n=0; probs=""
+while read -r line; do
+  n=$((n + 1))
+  [[ $line == *'"exclusion_ok":true'* ]] || probs="$probs exclusion"
+  ops=$(json_num "$line" ops); r=$(json_num "$line" reads); w=$(json_num "$line" writes)
+  awk "BEGIN { exit !($ops > 0 && $r + $w == $ops && $w > 0) }" || probs="$probs counts($ops=$r+$w)"
+  for key in write_wait_max_ns write_wait_p99_ns read_wait_max_ns read_max_min write_max_min; do
+    [[ $line == *"\"$key\":"* ]] || probs="$probs no-$key"
+  done
+done <<< "$out"
+[ $rc -eq 0 ] && [ $n -eq 3 ] && [ -z "$probs" ] && ok "rwbench runs (readpref-stp, pthread, bravo)" || bad "rwbench (rc=$rc n=$n:$probs): $out"
+line=$("$bench" rwbench --lock pft --param read_pct=100 --threads 2 --duration "$DURATION" --json 2>&1)
+[[ $(json_num "$line" writes) == 0 && $(json_num "$line" reads) -gt 0 ]] 2>/dev/null && ok "rwbench: read_pct=100 writes nothing" ||
+  bad "rwbench read_pct=100: $line"
+expect_error "rwbench: a mutex spec is not an rwlock" "unknown rwlock 'mcs'" -- "$bench" rwbench --lock mcs
+expect_error "rwbench bad value" "bad value '101' for --param read_pct" -- "$bench" rwbench --lock pft --param read_pct=101
+
 # Consistency of the extras (counts and sizes, never timings).
 # expect NAME CONDITION: an awk expression over numbers read with json_num.
 expect() { if awk "BEGIN { exit !($2) }" 2>/dev/null; then ok "$1"; else bad "$1 ($2)"; fi; }

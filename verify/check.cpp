@@ -34,6 +34,18 @@
  * --expect-fail: each case passes iff Relacy finds an error (the broken locks).
  * Prints one line per case and "N passed, N failed"; exit 0 iff all passed,
  * 2 on bad input.
+ *
+ * Reader-writer locks (include/locklab/rwlock.h): --rwlock SPEC (or --rwlock
+ * broken-rw-test-then-add, the deliberately broken one: its readers test the writer
+ * flag, then enter) with the rw clients instead of the lock clients:
+ *   rw        thread i's n-th acquisition writes if (i + n) % 3 == 0, else reads: a
+ *             writer increments the guarded data, a reader reads it twice across a
+ *             yield (--hold) and the two must agree; a race is a violation
+ *   rw-try    the same, every other acquisition a try (a failed one is retried; after
+ *             --giveups failures in a row, the step waits)
+ *   rw-timed  the same, every acquisition timed (deadline 1.5 clock steps ahead, at
+ *             most --giveups give-ups in a row, then untimed)
+ * --client rws: all three.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +55,7 @@
 #include <fstream>
 
 #include "locklab/registry.h"
+#include "locklab/rwlock.h"
 #include "locklab/sync.h"
 #include "relacy_env.h"
 
@@ -138,7 +151,7 @@ static bool client_timed(lut *l, shared *d);
  *                   own: a missing order is a race on a node or its use uninitialised. */
 enum { SEM_MUTEX = NCLIENTS, SEM_HANDOFF, COND_SIGNAL, COND_BROADCAST, ABANDON, NALL };
 static const char *const sync_client_names[] = {"sem-mutex", "sem-handoff", "cond-signal", "cond-broadcast", "abandon"};
-static const char *client_name(int c) { return c < NCLIENTS ? client_names[c] : sync_client_names[c - NCLIENTS]; }
+static const char *client_name(int c);
 
 /* The case being checked (read by every iteration). */
 static struct {
@@ -308,6 +321,152 @@ template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
     }
 };
 
+/* ---- reader-writer locks ------------------------------------------------------------------ */
+enum { RW = NALL, RW_TRY, RW_TIMED, NRW };
+static const char *const rw_client_names[] = {"rw", "rw-try", "rw-timed"};
+
+/* The deliberately broken rwlock: a reader tests the writer flag, then enters (a writer
+ * can take the flag and find no reader in between).  Its state: two words. */
+struct broken_rw {
+    ll_atomic_u32 writer, readers;
+};
+static uintptr_t brw_read(void *s, ll_wait_policy *)
+{
+    broken_rw *b = (broken_rw *)s;
+    while (ll_load_acquire(&b->writer))
+        ll_pause();
+    ll_faa(&b->readers, 1, LL_ACQ_REL);
+    return 0;
+}
+static bool brw_read_try(void *s, ll_wait_policy *wp, uintptr_t *t)
+{
+    *t = brw_read(s, wp);
+    return true;
+}
+static bool brw_read_until(void *s, ll_wait_policy *wp, uint64_t, uintptr_t *t) { return brw_read_try(s, wp, t); }
+static void brw_read_release(void *s, ll_wait_policy *, uintptr_t) { ll_faa(&((broken_rw *)s)->readers, (uint32_t)-1, LL_RELEASE); }
+static void brw_write(void *s, ll_wait_policy *)
+{
+    broken_rw *b = (broken_rw *)s;
+    uint32_t z = 0;
+    while (!ll_cas(&b->writer, &z, 1, LL_ACQUIRE))
+        z = 0, ll_pause();
+    while (ll_load_acquire(&b->readers))
+        ll_pause();
+}
+static bool brw_write_try(void *s, ll_wait_policy *wp)
+{
+    brw_write(s, wp);
+    return true;
+}
+static bool brw_write_until(void *s, ll_wait_policy *wp, uint64_t) { return brw_write_try(s, wp); }
+static void brw_write_release(void *s, ll_wait_policy *) { ll_store_release(&((broken_rw *)s)->writer, 0); }
+static const ll_lock_ops broken_rw_desc = {"broken-rw-test-then-add", "", "", "", LL_SPIN_ONLY, NULL, sizeof(broken_rw),
+                                           sizeof(broken_rw), 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+static const ll_rwlock_ops broken_rw_ops = {&broken_rw_desc, brw_read, brw_read_try, brw_read_until, brw_read_release,
+                                            brw_write, brw_write_try, brw_write_until, brw_write_release};
+
+static struct {
+    ll_spec spec;
+    const ll_rwlock_ops *ops;
+} the_rw;
+struct rwlut {
+    alignas(LL_SECTOR) unsigned char state[STATE_BYTES];
+    ll_wait_policy wp;
+};
+static rwlut rw_lock;
+
+struct rw_shared {
+    rl::var<int> data, writes;
+    unsigned giveups[LL_MODEL_MAX_THREADS];
+};
+
+/* One acquisition of the rw clients: false if a try or timed one gave up. */
+static bool rw_step(rw_shared *d, int client, unsigned index, unsigned n)
+{
+    const ll_rwlock_ops *o = the_rw.ops;
+    bool writer = (index + n) % 3 == 0, special = client == RW_TIMED || (client == RW_TRY && ((index + n) & 1));
+    unsigned &giveups = d->giveups[index];
+    if (special && max_giveups != 0 && giveups >= max_giveups)
+        special = false; /* as the timed client: bounded retries (a try against a try can fail for ever) */
+    uint64_t deadline = ll_now_ns() + ll_model_clock_step * 3 / 2;
+    uintptr_t token = 0;
+    bool got = true;
+    if (writer) {
+        if (!special)
+            o->write_acquire(rw_lock.state, &rw_lock.wp);
+        else
+            got = client == RW_TRY ? o->write_try(rw_lock.state, &rw_lock.wp)
+                                   : o->write_acquire_until(rw_lock.state, &rw_lock.wp, deadline);
+    } else {
+        if (!special)
+            token = o->read_acquire(rw_lock.state, &rw_lock.wp);
+        else
+            got = client == RW_TRY ? o->read_try(rw_lock.state, &rw_lock.wp, &token)
+                                   : o->read_acquire_until(rw_lock.state, &rw_lock.wp, deadline, &token);
+    }
+    giveups = got ? 0 : giveups + 1;
+    if (!got)
+        return false;
+    if (writer) {
+        int x = d->data($);
+        hold();
+        d->data($) = x + 1;
+        d->writes($) = d->writes($) + 1;
+        o->write_release(rw_lock.state, &rw_lock.wp);
+    } else {
+        int x = d->data($);
+        hold();
+        RL_ASSERT(d->data($) == x);
+        o->read_release(rw_lock.state, &rw_lock.wp, token);
+    }
+    return true;
+}
+
+template <int T> struct rw_test : rl::test_suite<rw_test<T>, T> {
+    rw_shared data;
+    rw_test() { ll_model_begin(); }
+    ~rw_test() { ll_model_end(); }
+    void before()
+    {
+        data.data($) = 0;
+        data.writes($) = 0;
+        memset(data.giveups, 0, sizeof data.giveups);
+        char err[256];
+        memset(rw_lock.state, 0, sizeof rw_lock.state);
+        if (the_rw.ops == &broken_rw_ops)
+            rw_lock.wp = (ll_wait_policy)LL_WAIT_POLICY_INIT(ll_wait_spin);
+        else if (ll_lock_place(&the_rw.spec, LL_DEFAULTS_FIXED, rw_lock.state, &rw_lock.wp, NULL, err, sizeof err) != 0) {
+            fprintf(stderr, "locklab-check: %s\n", err);
+            exit(2);
+        }
+    }
+    void thread(unsigned index)
+    {
+        for (unsigned n = 0; n < the_case.acquisitions;)
+            if (rw_step(&data, the_case.client, index, n))
+                n++;
+            else
+                ll_pause();
+        ll_model_thread_exit();
+    }
+    void after()
+    {
+        int writes = 0;
+        for (unsigned i = 0; i < T; i++)
+            for (unsigned n = 0; n < the_case.acquisitions; n++)
+                writes += (i + n) % 3 == 0;
+        RL_ASSERT(data.writes($) == writes && data.data($) == writes);
+        if (the_rw.ops->desc->destroy)
+            the_rw.ops->desc->destroy(rw_lock.state);
+    }
+};
+
+static const char *client_name(int c)
+{
+    return c < NCLIENTS ? client_names[c] : c < NALL ? sync_client_names[c - NCLIENTS] : rw_client_names[c - NALL];
+}
+
 /* Copy Relacy's report (the failing execution's history) to stdout, at most 300
  * lines (a livelock's history is the whole --depth). */
 static void show(const char *path)
@@ -355,7 +514,9 @@ static unsigned parse_count(const char *flag, const char *v, unsigned lo, unsign
 
 int main(int argc, char **argv)
 {
-    const char *specs[64];
+    const char *specs[64], *rwspecs[64];
+    int nrw = 0;
+    const unsigned rw_clients = ((1u << NRW) - 1) & ~((1u << NALL) - 1);
     int nspecs = 0, threads[2] = {2, 3}, nthreads = 2;
     /* locks: the validator's clients but timed, which is run on its own (--client timed):
      * on the model's clock every timed attempt gives up at once (docs/verification.md) */
@@ -372,17 +533,24 @@ int main(int argc, char **argv)
                 return 2;
             }
             specs[nspecs++] = argv[++i];
+        } else if (strcmp(a, "--rwlock") == 0 && v) {
+            if (nrw == 64) {
+                fprintf(stderr, "locklab-check: too many --rwlock: '%s' would be the 65th (valid: at most 64)\n", v);
+                return 2;
+            }
+            rwspecs[nrw++] = argv[++i];
         }
         else if (strcmp(a, "--client") == 0 && v) {
-            unsigned c = strcmp(v, "all") == 0 ? all_clients : strcmp(v, "locks") == 0 ? lock_clients : 0;
-            for (int k = 0; k < NALL; k++)
+            unsigned c = strcmp(v, "all") == 0 ? all_clients : strcmp(v, "locks") == 0 ? lock_clients
+                         : strcmp(v, "rws") == 0 ? rw_clients : 0;
+            for (int k = 0; k < NRW; k++)
                 if (strcmp(v, client_name(k)) == 0)
                     c = 1u << k;
             clients = (clients_given ? clients : 0) | c; /* repeated --client: the union */
             clients_given = true;
             if (!c) {
                 fprintf(stderr, "locklab-check: unknown client '%s' (valid: counter, nested, trylock, mixed, timed, sem-mutex, "
-                                "sem-handoff, cond-signal, cond-broadcast, abandon, locks, all)\n", v);
+                                "sem-handoff, cond-signal, cond-broadcast, abandon, locks, all; rw, rw-try, rw-timed, rws)\n", v);
                 return 2;
             }
             i++;
@@ -431,15 +599,17 @@ int main(int argc, char **argv)
             history = true;
         } else {
             fprintf(stderr,
-                    "locklab-check: bad argument '%s' (valid: --lock SPEC, --broken NAME, --client C, --threads 2|3, "
+                    "locklab-check: bad argument '%s' (valid: --lock SPEC, --broken NAME, --rwlock SPEC, --client C, --threads 2|3, "
                     "--acquisitions 1|2, --sched full|bound|random, --bound N, --iterations N, --depth N, --clock-step NS, "
                     "--giveups N, --discipline D, --hold N, --untimed-parks, --expect-fail, --history)\n",
                     a);
             return 2;
         }
     }
-    if (nspecs == 0) {
-        fprintf(stderr, "locklab-check: no --lock SPEC or --broken NAME given (broken: ");
+    if (nrw > 0 && !clients_given)
+        clients = rw_clients;
+    if (nspecs == 0 && nrw == 0) {
+        fprintf(stderr, "locklab-check: no --lock SPEC, --rwlock SPEC or --broken NAME given (broken: ");
         for (int i = 0; i < NBROKEN; i++)
             fprintf(stderr, "%s%s", i ? ", " : "", broken_locks[i].name);
         fprintf(stderr, ")\n");
@@ -487,6 +657,50 @@ int main(int argc, char **argv)
                 bool pass = ok != expect_fail;
                 printf("%-6s %-22s %-8s threads=%d acquisitions=%u sched=%s iterations=%llu%s%s\n",
                        pass ? "ok" : "FAIL", specs[s], client_name(c), threads[t], acquisitions, rl::format(sched),
+                       (unsigned long long)p.stop_iteration, ok ? "" : "  error: ", ok ? "" : rl::test_result_str(p.test_result));
+                report.close();
+                if (!pass || history)
+                    show(report_path);
+                fflush(stdout);
+                pass ? passed++ : failed++;
+            }
+        }
+    for (int s = 0; s < nrw; s++)
+        for (int c = NALL; c < NRW; c++) {
+            if (!(clients & (1u << c)))
+                continue;
+            char err[1024];
+            if (strcmp(rwspecs[s], broken_rw_desc.name) == 0) {
+                the_rw.ops = &broken_rw_ops;
+            } else if (ll_rwlock_spec_parse(rwspecs[s], &the_rw.spec, err, sizeof err) != 0) {
+                fprintf(stderr, "locklab-check: %s\n", err);
+                return 2;
+            } else {
+                the_rw.ops = ll_rwlock_of(the_rw.spec.ops);
+            }
+            the_case.client = c;
+            the_case.acquisitions = acquisitions;
+            for (int t = 0; t < nthreads; t++) {
+                rl::test_params p;
+                p.search_type = sched;
+                p.iteration_count = iterations;
+                p.execution_depth_limit = depth;
+                p.context_bound = bound;
+                p.output_history = history;
+                p.collect_history = history;
+                std::ofstream report(report_path, std::ios::trunc);
+                p.progress_stream = &report;
+                p.output_stream = &report;
+                bool ok = threads[t] == 2 ? rl::simulate<rw_test<2>>(p) : rl::simulate<rw_test<3>>(p);
+                if (!ok && p.test_result == rl::test_result_success) { /* replay did not fail: as above */
+                    p.collect_history = true;
+                    report.close();
+                    report.open(report_path, std::ios::trunc);
+                    ok = threads[t] == 2 ? rl::simulate<rw_test<2>>(p) : rl::simulate<rw_test<3>>(p);
+                }
+                bool pass = ok != expect_fail;
+                printf("%-6s %-22s %-8s threads=%d acquisitions=%u sched=%s iterations=%llu%s%s\n",
+                       pass ? "ok" : "FAIL", rwspecs[s], client_name(c), threads[t], acquisitions, rl::format(sched),
                        (unsigned long long)p.stop_iteration, ok ? "" : "  error: ", ok ? "" : rl::test_result_str(p.test_result));
                 report.close();
                 if (!pass || history)

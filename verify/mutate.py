@@ -66,9 +66,18 @@ HOLD_FULL = {"parkinglot": [["--lock", "parkinglot", "--client", "counter", "--t
                           "--hold", "10"]]}
 
 
+# The reader-writer locks (src/locks/rw_*.c, rw_wait.h): checked with the rw clients (--rwlock).
+RW_SPECS = {"rw_pft.c": ["rw:pft", "rw:pft-park"], "rw_numa.c": ["rw:numarw", "rw:numarw-park"],
+            "rw_bravo.c": ["rw:bravo", "rw:bravo-park"], "rw_pthread.c": [],
+            "rw_readpref.c": ["rw:readpref-park", "rw:readpref-park:patience_ns=0"],
+            "rw_wait.h": ["rw:pft-park", "rw:numarw-park"]}
+
+
 def covering(path):
     base = os.path.basename(path)
     name = base[:-2] if base.endswith(".c") else base
+    if base in RW_SPECS:
+        return RW_SPECS[base]
     if path.startswith("src/sync/"):
         return [SYNC]
     if path.startswith("src/wait/") or path in ("include/locklab/wait.h", "include/locklab/core.h",
@@ -98,6 +107,12 @@ def checks(spec):
                  "--discipline", d]
                 for d in ("fifo", "lifo-cr:append_one_in=2")
                 for c in ("sem-mutex", "sem-handoff", "cond-signal", "cond-broadcast")]
+    if spec.startswith("rw:"):
+        rw = spec[3:]
+        return [["--rwlock", rw, "--client", "rws", "--threads", "2", "--acquisitions", "2", "--sched", "bound"],
+                ["--rwlock", rw, "--client", "rws", "--threads", "3", "--acquisitions", "1", "--sched", "bound"],
+                ["--rwlock", rw, "--client", "rws", "--threads", "3", "--acquisitions", "2", "--sched", "random",
+                 "--iterations", "2000", "--hold", "3"]]
     full = [] if TOO_BIG.match(spec) else [["--lock", spec, "--client", "counter", "--threads", "2", "--sched", "full"]]
     return full + [
             ["--lock", spec, "--client", "locks", "--threads", "2", "--acquisitions", "2", "--sched", "bound"],

@@ -47,6 +47,8 @@ too_big='^(clh-park|twa-park|lifocr-park|mcscr-park|mcscr-stp|mcscr-astp|cna-par
 echo "== the deliberately broken locks must be caught"
 run --broken broken-relaxed-tas --broken broken-test-then-set --broken broken-relaxed-ticket \
     --client counter --sched full --expect-fail
+echo "== the deliberately broken rwlock (readers test the writer flag, then enter) must be caught"
+run --rwlock broken-rw-test-then-add --client rw --threads 2 --sched full --expect-fail
 echo "== parkinglot without its naps (--untimed-parks) must lose a wake-up: the release that misses an announcement"
 run --lock parkinglot --client counter --threads 2 --sched full --hold 10 --untimed-parks --expect-fail
 echo "== standby without its naps likewise (3 threads: with 2 the waiter is the standby and never parks)"
@@ -68,6 +70,11 @@ if [ "$mode" = quick ]; then
         --acquisitions 2 --sched random --iterations "$ITER"
     echo "== random: semaphore and condition-variable wait lists"
     run --lock tas --client sem-handoff --client cond-signal --sched random --iterations "$ITER"
+    echo "== rwlocks: bounded exhaustive (2 threads x 2), random with long sections (3 threads x 2)"
+    run --rwlock pft --rwlock pft-park --rwlock numarw-park --rwlock bravo-park --rwlock readpref-park \
+        --rwlock readpref-park:patience_ns=0 --client rws --threads 2 --acquisitions 2 --sched bound
+    run --rwlock pft-stp --rwlock numarw-stp --rwlock bravo-stp --rwlock readpref-stp --client rws --threads 3 --acquisitions 2 --sched random \
+        --iterations "$ITER" --hold 3
     summary
     exit
 fi
@@ -122,6 +129,14 @@ echo "== the timed client (acquire_until), 3 threads x 2 acquisitions, and aband
 for s in $specs; do
     run --lock "$s" --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER"
     run --lock "$s" --client abandon --threads 3 --sched random --iterations "$ITER"
+done
+
+echo "== reader-writer locks (every rwlock x policy but glibc's): rw, rw-try, rw-timed; bounded exhaustive, random, long sections"
+rwspecs=$("$(dirname "$checker")"/locklab-bench --list-rwlocks | grep -v pthread) || { echo "verify.sh: --list-rwlocks failed" >&2; exit 2; }
+for s in ${RWSPECS:-$rwspecs}; do
+    run --rwlock "$s" --client rws --threads 2 --acquisitions 2 --sched bound
+    run --rwlock "$s" --client rws --threads 3 --acquisitions 1 --sched bound
+    run --rwlock "$s" --client rws --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --hold 3
 done
 
 echo "== semaphore and condition-variable wait lists (FIFO and LIFO-CR) over tas and mcs-park"

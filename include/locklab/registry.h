@@ -201,6 +201,10 @@ typedef struct ll_spec {
     char name[128];                 /* canonical */
 } ll_spec;
 int ll_spec_parse(const char *spec, ll_spec *out, char *err, size_t errlen);
+/* The same grammar over another list of algorithms: at(i) the i-th (NULL past the last),
+ * kind what messages call them ("rwlock": ll_rwlock_spec_parse, rwlock.h). */
+int ll_spec_parse_among(const ll_lock_ops *(*at)(size_t i), const char *kind, const char *spec, ll_spec *out,
+                        char *err, size_t errlen);
 
 /* ---- placing a lock in caller memory (src/api/lock.c) ------------------------------- */
 /* The one place that settles the defaults a spec leaves open, sizes a lock's state and

@@ -16,21 +16,32 @@
  * choices (the algorithms), a message fits a 512-byte buffer. */
 #define ECHO 64
 
-const ll_lock_ops *ll_lock_find_algorithm(const char *name)
+/* The algorithms a spec may name: the i-th, NULL past the last (ll_lock_algorithm for
+ * mutexes; the rwlocks' descriptors for ll_rwlock_spec_parse), and what they are called
+ * in messages ("lock", "rwlock"). */
+typedef struct algorithms {
+    const ll_lock_ops *(*at)(size_t i);
+    const char *kind;
+} algorithms;
+static const algorithms mutexes = {ll_lock_algorithm, "lock"};
+
+static const ll_lock_ops *find_in(const algorithms *a, const char *name)
 {
     const ll_lock_ops *ops;
-    for (size_t i = 0; (ops = ll_lock_algorithm(i)) != NULL; i++)
+    for (size_t i = 0; (ops = a->at(i)) != NULL; i++)
         if (strcmp(ops->name, name) == 0)
             return ops;
     return NULL;
 }
 
+const ll_lock_ops *ll_lock_find_algorithm(const char *name) { return find_in(&mutexes, name); }
+
 /* Append "a, b, c" to buf. */
-static void list_algorithms(char *buf, size_t len)
+static void list_algorithms(const algorithms *a, char *buf, size_t len)
 {
     size_t n = 0;
     const ll_lock_ops *ops;
-    for (size_t i = 0; (ops = ll_lock_algorithm(i)) != NULL && n < len; i++)
+    for (size_t i = 0; (ops = a->at(i)) != NULL && n < len; i++)
         n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", ops->name);
 }
 
@@ -61,11 +72,11 @@ static int policy_index(const ll_wait_ops *w)
     return i;
 }
 
-static int parse_name(const char *name, ll_spec *out, char *err, size_t errlen)
+static int parse_name(const algorithms *a, const char *name, ll_spec *out, char *err, size_t errlen)
 {
     char choices[512], echo[ECHO + 1];
     ll_elide(name, ECHO, echo, sizeof echo);
-    out->ops = ll_lock_find_algorithm(name);
+    out->ops = find_in(a, name);
     out->policy = &ll_wait_spin;
     if (out->ops)
         return 0;
@@ -76,13 +87,13 @@ static int parse_name(const char *name, ll_spec *out, char *err, size_t errlen)
         if (alen < sizeof algo) {
             memcpy(algo, name, alen);
             algo[alen] = '\0';
-            out->ops = ll_lock_find_algorithm(algo);
+            out->ops = find_in(a, algo);
         }
     }
     if (!out->ops) {
-        list_algorithms(choices, sizeof choices);
-        snprintf(err, errlen, "unknown lock '%s' (valid algorithms: %s; add -POLICY for a waiting policy, see --list)",
-                 echo, choices);
+        list_algorithms(a, choices, sizeof choices);
+        snprintf(err, errlen, "unknown %s '%s' (valid algorithms: %s; add -POLICY for a waiting policy, see --list)",
+                 a->kind, echo, choices);
         return -1;
     }
     out->policy = ll_wait_find(dash + 1);
@@ -162,13 +173,13 @@ static int parse_key(const char *kv, ll_spec *out, const char *spec, unsigned *s
     return 0;
 }
 
-int ll_spec_parse(const char *spec, ll_spec *out, char *err, size_t errlen)
+static int parse_spec(const algorithms *a, const char *spec, ll_spec *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (spec == NULL || *spec == '\0') {
         char choices[512];
-        list_algorithms(choices, sizeof choices);
-        snprintf(err, errlen, "empty lock spec (valid algorithms: %s)", choices);
+        list_algorithms(a, choices, sizeof choices);
+        snprintf(err, errlen, "empty %s spec (valid algorithms: %s)", a->kind, choices);
         return -1;
     }
     char buf[256], echo[ECHO + 1];
@@ -181,7 +192,7 @@ int ll_spec_parse(const char *spec, ll_spec *out, char *err, size_t errlen)
     char *keys = strchr(buf, ':');
     if (keys)
         *keys++ = '\0';
-    if (parse_name(buf, out, err, errlen) != 0)
+    if (parse_name(a, buf, out, err, errlen) != 0)
         return -1;
     for (const ll_param *p = out->ops->params; p && p->key; p++)
         out->params[p - out->ops->params] = p->def;
@@ -205,4 +216,16 @@ int ll_spec_parse(const char *spec, ll_spec *out, char *err, size_t errlen)
     snprintf(out->name, sizeof out->name, "%s%s%s%s%s", out->ops->name, out->policy == &ll_wait_spin ? "" : "-",
              out->policy == &ll_wait_spin ? "" : out->policy->name, keys ? ":" : "", keys ? spec + (keys - buf) : "");
     return 0;
+}
+
+int ll_spec_parse(const char *spec, ll_spec *out, char *err, size_t errlen)
+{
+    return parse_spec(&mutexes, spec, out, err, errlen);
+}
+
+int ll_spec_parse_among(const ll_lock_ops *(*at)(size_t i), const char *kind, const char *spec, ll_spec *out,
+                        char *err, size_t errlen)
+{
+    algorithms a = {at, kind};
+    return parse_spec(&a, spec, out, err, errlen);
 }

@@ -11,6 +11,7 @@
 #include "env.h"
 #include "profile.h"
 #include "real.h"
+#include "rwlock.h"
 #include "slab.h"
 
 extern const ll_lock_ops ll_lock_acr;
@@ -254,6 +255,7 @@ static void configure(void)
                 lp_cfg.cond_text, lp_cfg.morph_text, lp_cfg.sem_text, ll_topology_describe(), lp_profiling ? lp_env("LOCKLAB_PROFILE") : "off");
         atexit(report_at_exit);
     }
+    lp_rwlock_configure(); /* after the lock's verbose line, which stays the first */
     bool parkinglot = lp_cfg.ops == &ll_lock_parkinglot, standby = lp_cfg.ops == &ll_lock_standby;
     uint32_t fast = lp_cfg.acr_inline                                                 ? LP_FAST_ACR
                     : lp_cfg.inline_state && ll_lock_is_word_lock(lp_cfg.ops) ? LP_FAST_WORD

@@ -4,7 +4,8 @@
  * and for the lock library's internal mutexes (glibc_mutex.h).
  *
  * Also glibc's pthread_cond_* and sem_* for process-shared condition
- * variables and semaphores (cond.c, sem.c).
+ * variables and semaphores (cond.c, sem.c), and its pthread_rwlock_* for
+ * process-shared rwlocks and the `pthread` rwlock baseline (rwlock.c).
  *
  * Resolved with dlsym(RTLD_NEXT, name), which returns the *default* version of
  * each symbol (e.g. pthread_mutex_timedlock@@GLIBC_2.34 on glibc >= 2.34, the
@@ -43,7 +44,18 @@
     X(sem_timedwait, "sem_timedwait", (sem_t *, const struct timespec *)) \
     X(sem_clockwait, "sem_clockwait", (sem_t *, clockid_t, const struct timespec *)) \
     X(sem_post, "sem_post", (sem_t *)) \
-    X(sem_getvalue, "sem_getvalue", (sem_t *, int *))
+    X(sem_getvalue, "sem_getvalue", (sem_t *, int *)) \
+    X(rwlock_init, "pthread_rwlock_init", (pthread_rwlock_t *, const pthread_rwlockattr_t *)) \
+    X(rwlock_destroy, "pthread_rwlock_destroy", (pthread_rwlock_t *)) \
+    X(rwlock_rdlock, "pthread_rwlock_rdlock", (pthread_rwlock_t *)) \
+    X(rwlock_tryrdlock, "pthread_rwlock_tryrdlock", (pthread_rwlock_t *)) \
+    X(rwlock_timedrdlock, "pthread_rwlock_timedrdlock", (pthread_rwlock_t *, const struct timespec *)) \
+    X(rwlock_clockrdlock, "pthread_rwlock_clockrdlock", (pthread_rwlock_t *, clockid_t, const struct timespec *)) \
+    X(rwlock_wrlock, "pthread_rwlock_wrlock", (pthread_rwlock_t *)) \
+    X(rwlock_trywrlock, "pthread_rwlock_trywrlock", (pthread_rwlock_t *)) \
+    X(rwlock_timedwrlock, "pthread_rwlock_timedwrlock", (pthread_rwlock_t *, const struct timespec *)) \
+    X(rwlock_clockwrlock, "pthread_rwlock_clockwrlock", (pthread_rwlock_t *, clockid_t, const struct timespec *)) \
+    X(rwlock_unlock, "pthread_rwlock_unlock", (pthread_rwlock_t *))
 
 typedef struct lp_real_fns {
 #define LP_REAL_FIELD(field, name, params) int(*field) params;

@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | timed SPEC... | timed-sleeps SPEC... | clockset SPEC... | posix SPEC... | robust SPEC... | memory SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
+# CASE: rwlock RWSPEC... | mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | timed SPEC... | timed-sleeps SPEC... | clockset SPEC... | posix SPEC... | robust SPEC... | memory SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -18,6 +18,41 @@ run() { # run LOCK PROGRAM...: the program (not timeout) under the interposer wi
 }
 
 case $case in
+rwlock)
+    # pthread_rwlock_* under each LOCKLAB_RWLOCK (test_rwlock.c), the test itself checked against glibc first
+    timeout 120 "$bindir/test_rwlock" glibc >/dev/null || bad "test_rwlock under glibc (exit $?)"
+    for spec in "$@"; do
+        if timeout 120 env LOCKLAB_RWLOCK="$spec" LD_PRELOAD="$preload" "$bindir/test_rwlock"; then
+            ok "LOCKLAB_RWLOCK=$spec test_rwlock"
+        else
+            bad "LOCKLAB_RWLOCK=$spec test_rwlock (exit $?)"
+        fi
+    done
+    # std::shared_mutex: the profiler counts exactly the program's own acquisitions, per role
+    for spec in "${1:-readpref-stp}" bravo; do
+        json=$(mktemp /tmp/locklab-rwprofile-XXXXXX.json)
+        out=$(env LOCKLAB_RWLOCK="$spec" LOCKLAB_PROFILE="$json" LOCKLAB_PROFILE_TOP=0 LD_PRELOAD="$preload" \
+              "$bindir/test_shared_mutex" 4 20000)
+        python3 - "$json" "$out" <<'PY' && ok "$spec: profile counts the shared_mutex program's acquisitions ($out)" || bad "$spec: profile counts: $out"
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = dict(kv.split("=") for kv in sys.argv[2].split())
+rows = lambda kind: [l for l in d["locks"] if l["kind"] == kind]
+got_r = sum(l["acquisitions"] for l in rows("rwlock-read"))
+got_w = sum(l["acquisitions"] for l in rows("rwlock-write"))
+
+if got_r != int(want["reads"]) or got_w != int(want["writes"]):
+    print("profile: reads %d writes %d, program: %s" % (got_r, got_w, sys.argv[2]), file=sys.stderr)
+    sys.exit(1)
+PY
+        rm -f "$json"
+    done
+    # a bad LOCKLAB_RWLOCK: one line naming it and the choices, exit 2, before main
+    msg=$(env LOCKLAB_RWLOCK=nonsense LD_PRELOAD="$preload" sleep 0 2>&1)
+    rc=$?
+    [[ $rc -eq 2 && $(printf '%s\n' "$msg" | wc -l) -eq 1 && $msg == *"LOCKLAB_RWLOCK='nonsense'"*"valid algorithms: pft, readpref, bravo"* ]] &&
+        ok "bad LOCKLAB_RWLOCK: one line, exit 2" || bad "bad LOCKLAB_RWLOCK: exit $rc: $msg"
+    ;;
 mutex)
     for spec in "$@"; do run "$spec" "$bindir/test_mutex"; done
     ;;

@@ -1,0 +1,222 @@
+/* The reader-writer locks: the one list of algorithms, the per-thread set of read-held
+ * locks, and the generic handle (include/locklab/rwlock.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "locklab/rwlock.h"
+
+static const ll_rwlock_ops *const rwlocks[] = {
+    &ll_rwlock_pft, &ll_rwlock_readpref, &ll_rwlock_bravo, &ll_rwlock_numarw, &ll_rwlock_pthread, &ll_rwlock_bravo_pthread, NULL,
+};
+
+const ll_rwlock_ops *ll_rwlock_algorithm(size_t i)
+{
+    return i < sizeof rwlocks / sizeof rwlocks[0] ? rwlocks[i] : NULL;
+}
+
+const ll_rwlock_ops *ll_rwlock_find(const char *name)
+{
+    for (size_t i = 0; rwlocks[i]; i++)
+        if (strcmp(rwlocks[i]->desc->name, name) == 0)
+            return rwlocks[i];
+    return NULL;
+}
+
+const ll_rwlock_ops *ll_rwlock_of(const ll_lock_ops *desc)
+{
+    for (size_t i = 0; rwlocks[i]; i++)
+        if (rwlocks[i]->desc == desc)
+            return rwlocks[i];
+    return NULL;
+}
+
+static const ll_lock_ops *desc_at(size_t i)
+{
+    const ll_rwlock_ops *rw = ll_rwlock_algorithm(i);
+    return rw ? rw->desc : NULL;
+}
+
+int ll_rwlock_spec_parse(const char *spec, ll_spec *out, char *err, size_t errlen)
+{
+    return ll_spec_parse_among(desc_at, "rwlock", spec, out, err, errlen);
+}
+
+void ll_rwlock_list(void (*fn)(const char *spec, void *arg), void *arg)
+{
+    for (size_t i = 0; rwlocks[i]; i++) {
+        const ll_lock_ops *d = rwlocks[i]->desc;
+        for (int p = 0; ll_wait_policies[p]; p++) {
+            if (!(d->policies & LL_POLICY_BIT(p)))
+                continue;
+            char name[96];
+            snprintf(name, sizeof name, "%s%s%s", d->name, p ? "-" : "", p ? ll_wait_policies[p]->name : "");
+            fn(name, arg);
+        }
+    }
+}
+
+/* ---- the calling thread's read-held locks ------------------------------------------------
+ * A small array, most recent last: a thread rarely holds more than one or two read locks,
+ * so a scan from the end finds the lock in one or two compares. */
+typedef struct held {
+    const void *lock;
+    uintptr_t token;
+    uint32_t count; /* re-entries beyond the first hold */
+} held;
+static __thread struct {
+    uint32_t n;
+    held e[LL_RW_HELD_MAX];
+} rw_held __attribute__((tls_model("initial-exec")));
+
+static held *find_held(const void *lock)
+{
+    for (uint32_t i = rw_held.n; i-- > 0;)
+        if (rw_held.e[i].lock == lock)
+            return &rw_held.e[i];
+    return NULL;
+}
+
+bool ll_rw_held_reenter(const void *lock)
+{
+    if (LL_LIKELY(rw_held.n == 0))
+        return false;
+    held *h = find_held(lock);
+    if (!h)
+        return false;
+    h->count++;
+    return true;
+}
+
+bool ll_rw_held_add(const void *lock, uintptr_t token)
+{
+    if (rw_held.n == LL_RW_HELD_MAX)
+        return false;
+    held *h = &rw_held.e[rw_held.n++];
+    h->lock = lock;
+    h->token = token;
+    h->count = 0;
+    return true;
+}
+
+int ll_rw_held_drop(const void *lock, uintptr_t *token)
+{
+    held *h = find_held(lock);
+    if (!h)
+        return -1;
+    if (h->count > 0) {
+        h->count--;
+        return 0;
+    }
+    *token = h->token;
+    *h = rw_held.e[--rw_held.n]; /* the last entry takes its place */
+    return 1;
+}
+
+bool ll_rw_held_by_me(const void *lock) { return rw_held.n != 0 && find_held(lock) != NULL; }
+
+void ll_rw_held_forget(const void *lock)
+{
+    held *h;
+    while ((h = find_held(lock)) != NULL)
+        *h = rw_held.e[--rw_held.n];
+}
+
+/* ---- the generic handle ------------------------------------------------------------------ */
+struct ll_rwlock {
+    const ll_rwlock_ops *ops;
+    ll_wait_policy wp;
+    char name[128];
+    LL_ALIGNED(LL_SECTOR) unsigned char state[];
+};
+
+ll_rwlock *ll_rwlock_create(const char *spec, char *err, size_t errlen)
+{
+    ll_spec s;
+    if (ll_rwlock_spec_parse(spec, &s, err, errlen) != 0)
+        return NULL;
+    ll_placement pl;
+    ll_lock_place(&s, LL_DEFAULTS_MEASURED, NULL, NULL, &pl, err, errlen); /* sizes only: cannot fail */
+    void *mem = NULL;
+    if (posix_memalign(&mem, LL_SECTOR, sizeof(ll_rwlock) + pl.state_bytes) != 0) {
+        snprintf(err, errlen, "out of memory creating rwlock '%s'", spec);
+        return NULL;
+    }
+    ll_rwlock *l = (ll_rwlock *)mem;
+    memset(l, 0, sizeof(ll_rwlock));
+    l->ops = ll_rwlock_of(s.ops);
+    memcpy(l->name, s.name, sizeof l->name);
+    if (ll_lock_place(&pl.spec, LL_DEFAULTS_MEASURED, l->state, &l->wp, NULL, err, errlen) != 0) {
+        free(l);
+        return NULL;
+    }
+    return l;
+}
+
+void ll_rwlock_destroy(ll_rwlock *l)
+{
+    if (!l)
+        return;
+    if (l->ops->desc->destroy)
+        l->ops->desc->destroy(l->state);
+    free(l);
+}
+
+/* A first read hold: record it (a full set: the hold is taken but not recorded, and its
+ * release cannot find its token: so refuse to take it without a record). */
+static void first_hold(ll_rwlock *l, uintptr_t token)
+{
+    if (!ll_rw_held_add(l, token)) {
+        fprintf(stderr, "locklab: a thread holds more than %d read locks at once\n", LL_RW_HELD_MAX);
+        abort();
+    }
+}
+
+void ll_rwlock_rdlock(ll_rwlock *l)
+{
+    if (ll_rw_held_reenter(l))
+        return;
+    first_hold(l, l->ops->read_acquire(l->state, &l->wp));
+}
+
+bool ll_rwlock_tryrdlock(ll_rwlock *l)
+{
+    uintptr_t t;
+    if (ll_rw_held_reenter(l))
+        return true;
+    if (!l->ops->read_try(l->state, &l->wp, &t))
+        return false;
+    first_hold(l, t);
+    return true;
+}
+
+bool ll_rwlock_rdlock_for(ll_rwlock *l, unsigned long long timeout_ns)
+{
+    uintptr_t t;
+    if (ll_rw_held_reenter(l))
+        return true;
+    uint64_t deadline = ll_now_ns() + timeout_ns;
+    bool ok = ll_deadline_passed(deadline) ? l->ops->read_try(l->state, &l->wp, &t)
+                                           : l->ops->read_acquire_until(l->state, &l->wp, deadline, &t);
+    if (ok)
+        first_hold(l, t);
+    return ok;
+}
+
+void ll_rwlock_rdunlock(ll_rwlock *l)
+{
+    uintptr_t t;
+    if (ll_rw_held_drop(l, &t) == 1)
+        l->ops->read_release(l->state, &l->wp, t);
+}
+
+void ll_rwlock_wrlock(ll_rwlock *l) { l->ops->write_acquire(l->state, &l->wp); }
+bool ll_rwlock_trywrlock(ll_rwlock *l) { return l->ops->write_try(l->state, &l->wp); }
+bool ll_rwlock_wrlock_for(ll_rwlock *l, unsigned long long timeout_ns)
+{
+    uint64_t deadline = ll_now_ns() + timeout_ns;
+    return ll_deadline_passed(deadline) ? l->ops->write_try(l->state, &l->wp)
+                                        : l->ops->write_acquire_until(l->state, &l->wp, deadline);
+}
+void ll_rwlock_wrunlock(ll_rwlock *l) { l->ops->write_release(l->state, &l->wp); }
+const char *ll_rwlock_name(const ll_rwlock *l) { return l->name; }

@@ -1,0 +1,466 @@
+/*
+ * pthread_rwlock_{init,destroy,rdlock,tryrdlock,timedrdlock,clockrdlock,wrlock,
+ * trywrlock,timedwrlock,clockwrlock,unlock} over the rwlock chosen by
+ * LOCKLAB_RWLOCK (any spec of include/locklab/rwlock.h; default LP_DEFAULT_RWLOCK).
+ *
+ * Layout over glibc's pthread_rwlock_t (56 bytes on x86_64):
+ *
+ *   offset  glibc field                    locklab use
+ *   ------  -----------------------------  ---------------------------------------------
+ *    0      __readers, __writers           obj: the out-of-line lock object, NULL until
+ *                                          the first use (installed once, lazily)
+ *    8      __wrphase_futex, __writers_f.  writer: the write holder's owner tag (mutex.h:
+ *                                          thread id and fork generation), 0 if none
+ *   28      __shared                       glibc's: nonzero = process-shared (pass-through)
+ *   48      __flags                        glibc's: the kind (PREFER_READER_NP 0,
+ *                                          PREFER_WRITER_NP 1, PREFER_WRITER_NONRECURSIVE_NP 2)
+ *
+ * PTHREAD_RWLOCK_INITIALIZER (and the _NP writer-nonrecursive one) are zeros but
+ * __flags: valid unlocked rwlocks without an init call.  A process-shared rwlock is
+ * initialised by glibc's own pthread_rwlock_init (which sets __shared), and every
+ * later call on it goes to glibc untouched, as process-shared mutexes do.
+ *
+ * Semantics, every kind (the kinds differ only in glibc's preference, which the
+ * configured algorithm replaces; the interposer's own guarantees hold for all):
+ *   - a thread may re-take a read lock it holds, also while a writer waits (the
+ *     calling thread's read-held set, rwlock.h: a re-entry never reaches the lock);
+ *     more than LL_RW_HELD_MAX (32) distinct read locks held at once: EAGAIN (POSIX's
+ *     "maximum number of read locks exceeded");
+ *   - rdlock or wrlock by the write holder, and wrlock by a read holder: EDEADLK
+ *     (glibc: EDEADLK for the first, a hang for the other two); try variants: EBUSY;
+ *   - unlock by a thread that holds nothing: EPERM;
+ *   - destroy of a write-held rwlock: EBUSY.
+ * Timed: EINVAL for a bad clock or tv_nsec first (as glibc, even if it would not
+ * block), then one try, then the algorithm's own timed acquire to the deadline
+ * converted once to the monotonic clock (a CLOCK_REALTIME set meanwhile does not
+ * move it).
+ *
+ * fork: each object remembers the fork generation it was placed in.  In a child, the
+ * first operation on an rwlock from before the fork places its lock anew (its state
+ * may count parent threads that the child does not have: a ticket, readers in) -
+ * unless a parent thread other than the forking one held it for writing: then it
+ * stays held, as glibc's does.  The forking thread's own holds carry over: its write
+ * hold is taken again on the new state; its read holds are taken again if it is the
+ * one that places the lock anew, and are otherwise forgotten (a child thread that
+ * uses the lock before the forking thread does may then write while the forking
+ * thread still reads).
+ *
+ * Profiling: two records per rwlock, "rwlock-write" (waits and holds of writers,
+ * counted by the holder as a mutex's) and "rwlock-read" (every read acquisition,
+ * re-entries included, and the waits of those that did not get in at once; atomic
+ * counts: readers hold together).
+ *
+ * Objects: from the core's arena (one pool, stride = the algorithm's state and a
+ * header); a destroyed rwlock gives its object back.  An rwlock dropped without
+ * destroy (freed memory) keeps its object (std::shared_mutex destroys its rwlock).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "env.h"
+#include "locklab/rwlock.h"
+#include "mutex.h"
+#include "profile.h"
+#include "real.h"
+#include "rwlock.h"
+
+typedef struct lp_rwlock {
+    ll_atomic_ptr obj;
+    ll_atomic_u64 writer;
+    unsigned char pad16[12];
+    int32_t shared;
+    unsigned char pad32[16];
+    uint32_t flags;
+    uint32_t pad52;
+} lp_rwlock;
+
+#if defined(__x86_64__)
+_Static_assert(sizeof(lp_rwlock) == sizeof(pthread_rwlock_t), "lp_rwlock must overlay pthread_rwlock_t exactly");
+_Static_assert(__builtin_offsetof(lp_rwlock, shared) == __builtin_offsetof(pthread_rwlock_t, __data.__shared),
+               "lp_rwlock.shared must be glibc's __shared");
+_Static_assert(__builtin_offsetof(lp_rwlock, flags) == __builtin_offsetof(pthread_rwlock_t, __data.__flags),
+               "lp_rwlock.flags must be glibc's __flags");
+#endif
+
+/* The object's header, after the algorithm's state. */
+typedef struct rw_hdr {
+    ll_wait_policy wp;
+    lp_profile *prof_read, *prof_write; /* NULL unless profiling */
+    uint32_t gen;                       /* the fork generation the lock was placed in */
+    void *link;                         /* the pool's free list */
+} rw_hdr;
+
+static struct {
+    const ll_rwlock_ops *ops;
+    ll_spec spec;
+    size_t hdr_offset;
+    ll_arena_pool pool;
+    bool never_parks;
+} rw_cfg;
+ll_atomic_u64 lp_passthrough_rwlocks;
+/* The forking thread, in a fork child (its lp_self_tid; 0: none, or not a child). */
+static uint64_t fork_survivor;
+
+LL_INLINE rw_hdr *hdr_of(void *obj) { return (rw_hdr *)(void *)((char *)obj + rw_cfg.hdr_offset); }
+
+static const char *kind_name(const lp_rwlock *rw)
+{
+    return rw->flags == PTHREAD_RWLOCK_PREFER_WRITER_NP                ? "prefer-writer"
+           : rw->flags == PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP ? "prefer-writer-nonrecursive"
+                                                                       : "prefer-reader";
+}
+
+static void child_after_fork(void) { fork_survivor = lp_self_tid; }
+
+static void report_at_exit(void)
+{
+    fprintf(stderr, "liblocklab-preload: exit: passed through to glibc: %llu rwlocks (process-shared)\n",
+            (unsigned long long)ll_load_relaxed(&lp_passthrough_rwlocks)); /* relaxed: a statistic */
+}
+
+void lp_rwlock_configure(void)
+{
+    char err[512], line[800], echo[65];
+    const char *value = lp_env("LOCKLAB_RWLOCK");
+    const char *spec = value ? value : LP_DEFAULT_RWLOCK;
+    if (ll_rwlock_spec_parse(spec, &rw_cfg.spec, err, sizeof err) != 0) {
+        snprintf(line, sizeof line, "liblocklab-preload: LOCKLAB_RWLOCK='%s': %s\n", ll_elide(spec, 64, echo, sizeof echo),
+                 err);
+        fputs(line, stderr);
+        _exit(2);
+    }
+    ll_placement pl;
+    ll_lock_place(&rw_cfg.spec, LL_DEFAULTS_FIXED, NULL, NULL, &pl, err, sizeof err); /* settles the defaults */
+    rw_cfg.spec = pl.spec;
+    rw_cfg.ops = ll_rwlock_of(pl.spec.ops);
+    rw_cfg.hdr_offset = (pl.state_bytes + 15) / 16 * 16;
+    size_t stride = (rw_cfg.hdr_offset + sizeof(rw_hdr) + LL_SECTOR - 1) / LL_SECTOR * LL_SECTOR;
+    ll_arena_pool pool = LL_ARENA_POOL(stride, LL_SECTOR, rw_cfg.hdr_offset + offsetof(rw_hdr, link));
+    rw_cfg.pool = pool;
+    /* glibc's and bravo-pthread wait in glibc's futexes; the others as their policy says */
+    rw_cfg.never_parks = !pl.spec.policy->may_park && strstr(pl.spec.ops->name, "pthread") == NULL;
+    pthread_atfork(NULL, NULL, child_after_fork);
+    if (lp_cfg.verbose)
+        fprintf(stderr, "liblocklab-preload: rwlock=%s (%s%s) (%zu bytes per rwlock beyond the pthread_rwlock_t)\n",
+                pl.spec.name, value ? "LOCKLAB_RWLOCK" : "default",
+                rw_cfg.never_parks ? "; never parks: slow with more threads than CPUs" : "", stride);
+    if (lp_cfg.verbose)
+        atexit(report_at_exit);
+}
+
+const char *lp_rwlock_spec(void) { return rw_cfg.spec.name; }
+
+/* ---- the object ------------------------------------------------------------------------ */
+typedef struct install_ctx {
+    lp_rwlock *rw;
+    void *pc;
+} install_ctx;
+
+static void place(void *obj)
+{
+    char err[256];
+    rw_hdr *h = hdr_of(obj);
+    /* cannot fail: the settled spec was placed at configuration (sizes) and its init cannot fail */
+    ll_lock_place(&rw_cfg.spec, LL_DEFAULTS_FIXED, obj, &h->wp, NULL, err, sizeof err);
+    h->gen = lp_fork_gen_now();
+}
+
+static void init_object(void *obj, void *arg)
+{
+    install_ctx *c = (install_ctx *)arg;
+    rw_hdr *h = hdr_of(obj);
+    place(obj);
+    if (lp_profiling) {
+        h->prof_read = lp_profile_new(c->rw, "rwlock-read", kind_name(c->rw), false, c->pc);
+        h->prof_write = lp_profile_new(c->rw, "rwlock-write", kind_name(c->rw), false, c->pc);
+    }
+}
+
+static LL_COLD void *install(lp_rwlock *rw, void *pc)
+{
+    ll_self(); /* this thread's context first, outside the arena's lock (slab.c says why) */
+    install_ctx c = {rw, pc};
+    void *obj = ll_arena_install(&rw_cfg.pool, &rw->obj, init_object, &c);
+    if (obj == NULL) {
+        fprintf(stderr, "liblocklab-preload: out of memory for rwlock objects\n");
+        _exit(2);
+    }
+    return obj;
+}
+
+static void fork_repair(lp_rwlock *rw, void *obj);
+
+LL_INLINE void *object_of(lp_rwlock *rw, void *pc)
+{
+    void *obj = ll_load_acquire(&rw->obj); /* acquire: pairs with ll_arena_install's release; initialised */
+    if (LL_UNLIKELY(obj == NULL))
+        obj = install(rw, pc);
+    if (LL_UNLIKELY(hdr_of(obj)->gen != lp_fork_gen_now()))
+        fork_repair(rw, obj);
+    return obj;
+}
+
+/* In a fork child: place the lock anew once (header, "fork"), under the arena's lock. */
+static LL_COLD void fork_repair(lp_rwlock *rw, void *obj)
+{
+    ll_arena_lock();
+    rw_hdr *h = hdr_of(obj);
+    uint32_t now = lp_fork_gen_now();
+    if (h->gen != now) {
+        uint64_t w = ll_load_relaxed(&rw->writer); /* relaxed: under the arena's lock; the child's first look */
+        bool survivor_writes = w != 0 && (w & LP_OWNER_ID_MASK) == fork_survivor;
+        if (w != 0 && !survivor_writes) {
+            h->gen = now; /* a parent thread's write hold: held for ever, as glibc's */
+        } else {
+            if (rw_cfg.ops->desc->destroy)
+                rw_cfg.ops->desc->destroy(obj);
+            place(obj);
+            if (survivor_writes) {
+                rw_cfg.ops->write_acquire(obj, &h->wp);
+                ll_store_relaxed(&rw->writer, lp_owner_tag()); /* relaxed: compared with readers' own ids */
+            }
+            uintptr_t token;
+            if (lp_self_tid == fork_survivor && ll_rw_held_drop(rw, &token) >= 0) { /* our pre-fork read holds */
+                ll_rw_held_forget(rw);
+                ll_rw_held_add(rw, rw_cfg.ops->read_acquire(obj, &h->wp)); /* recursion depth is lost: one hold */
+            }
+        }
+    }
+    ll_arena_unlock();
+}
+
+/* ---- time ------------------------------------------------------------------------------ */
+/* abstime on clock as an ll_now_ns deadline; false for a clock or tv_nsec glibc rejects. */
+static bool deadline_of(clockid_t clock, const struct timespec *abstime, uint64_t *out)
+{
+    if ((clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC) || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000)
+        return false;
+    struct timespec now;
+    clock_gettime(clock, &now);
+    int64_t left = (int64_t)(abstime->tv_sec - now.tv_sec) * 1000000000 + (abstime->tv_nsec - now.tv_nsec);
+    *out = ll_now_ns() + (left > 0 ? (uint64_t)left : 0);
+    return true;
+}
+
+/* ---- the entry points ------------------------------------------------------------------ */
+enum how { BLOCK, TRY, TIMED };
+
+LL_INLINE bool passthrough(const lp_rwlock *rw) { return rw->shared != 0; }
+LL_INLINE bool write_held_by_me(lp_rwlock *rw)
+{
+    /* relaxed: only this thread stores its own id */
+    return (ll_load_relaxed(&rw->writer) & LP_OWNER_ID_MASK) == lp_self_id();
+}
+
+static int rdlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct timespec *abstime, void *pc)
+{
+    uint64_t deadline = 0;
+    if (how == TIMED && !deadline_of(clock, abstime, &deadline))
+        return EINVAL;
+    if (write_held_by_me(rw))
+        return how == TRY ? EBUSY : EDEADLK;
+    void *obj = object_of(rw, pc);
+    rw_hdr *h = hdr_of(obj);
+    if (ll_rw_held_reenter(rw)) {
+        if (LL_UNLIKELY(h->prof_read != NULL))
+            lp_profile_waited(h->prof_read, false, 0);
+        return 0;
+    }
+    uintptr_t token = 0;
+    bool contended = !rw_cfg.ops->read_try(obj, &h->wp, &token);
+    uint64_t t0 = 0;
+    if (contended) {
+        if (how == TRY) {
+            if (h->prof_read)
+                lp_profile_trylock_failed(h->prof_read);
+            return EBUSY;
+        }
+        t0 = h->prof_read ? ll_now_ns() : 0;
+        if (how == BLOCK) {
+            token = rw_cfg.ops->read_acquire(obj, &h->wp);
+        } else {
+            if (!rw_cfg.ops->read_acquire_until(obj, &h->wp, deadline, &token)) {
+                if (h->prof_read)
+                    lp_profile_trylock_failed(h->prof_read);
+                return ETIMEDOUT;
+            }
+        }
+    }
+    if (!ll_rw_held_add(rw, token)) {
+        rw_cfg.ops->read_release(obj, &h->wp, token);
+        return EAGAIN;
+    }
+    if (LL_UNLIKELY(h->prof_read != NULL))
+        lp_profile_waited(h->prof_read, contended, contended ? ll_now_ns() - t0 : 0);
+    return 0;
+}
+
+static int wrlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct timespec *abstime, void *pc)
+{
+    uint64_t deadline = 0;
+    if (how == TIMED && !deadline_of(clock, abstime, &deadline))
+        return EINVAL;
+    if (write_held_by_me(rw) || ll_rw_held_by_me(rw))
+        return how == TRY ? EBUSY : EDEADLK;
+    void *obj = object_of(rw, pc);
+    rw_hdr *h = hdr_of(obj);
+    bool contended = !rw_cfg.ops->write_try(obj, &h->wp);
+    uint64_t t0 = 0;
+    if (contended) {
+        if (how == TRY) {
+            if (h->prof_write)
+                lp_profile_trylock_failed(h->prof_write);
+            return EBUSY;
+        }
+        t0 = h->prof_write ? ll_now_ns() : 0;
+        if (how == BLOCK) {
+            rw_cfg.ops->write_acquire(obj, &h->wp);
+        } else {
+            if (!rw_cfg.ops->write_acquire_until(obj, &h->wp, deadline)) {
+                if (h->prof_write)
+                    lp_profile_trylock_failed(h->prof_write);
+                return ETIMEDOUT;
+            }
+        }
+    }
+    ll_store_relaxed(&rw->writer, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
+    if (LL_UNLIKELY(h->prof_write != NULL))
+        lp_profile_acquired(h->prof_write, contended, contended ? ll_now_ns() - t0 : 0);
+    return 0;
+}
+
+static int unlock(lp_rwlock *rw)
+{
+    void *obj = object_of(rw, NULL);
+    rw_hdr *h = hdr_of(obj);
+    if (write_held_by_me(rw)) {
+        if (LL_UNLIKELY(h->prof_write != NULL))
+            lp_profile_releasing(h->prof_write);
+        ll_store_relaxed(&rw->writer, 0); /* relaxed: the lock's release orders it before the next writer's store */
+        rw_cfg.ops->write_release(obj, &h->wp);
+        return 0;
+    }
+    uintptr_t token;
+    int r = ll_rw_held_drop(rw, &token);
+    if (r < 0)
+        return EPERM;
+    if (r == 1)
+        rw_cfg.ops->read_release(obj, &h->wp, token);
+    return 0;
+}
+
+/* The configuring thread's own calls (config.h, lp_ensure_init): exclusive without the lock. */
+#define ENTER(rw, passthrough_call)                                                      \
+    do {                                                                                 \
+        if (LL_UNLIKELY(passthrough(rw))) {                                              \
+            lp_real_resolve();                                                           \
+            return passthrough_call;                                                     \
+        }                                                                                \
+        if (LL_UNLIKELY(!lp_ensure_init()))                                              \
+            return 0;                                                                    \
+    } while (0)
+
+int pthread_rwlock_rdlock(pthread_rwlock_t *p)
+{
+    lp_rwlock *rw = (lp_rwlock *)p;
+    ENTER(rw, lp_real.rwlock_rdlock(p));
+    return rdlock(rw, BLOCK, CLOCK_REALTIME, NULL, __builtin_return_address(0));
+}
+int pthread_rwlock_tryrdlock(pthread_rwlock_t *p)
+{
+    lp_rwlock *rw = (lp_rwlock *)p;
+    ENTER(rw, lp_real.rwlock_tryrdlock(p));
+    return rdlock(rw, TRY, CLOCK_REALTIME, NULL, __builtin_return_address(0));
+}
+int pthread_rwlock_clockrdlock(pthread_rwlock_t *p, clockid_t clock, const struct timespec *abstime)
+{
+    lp_rwlock *rw = (lp_rwlock *)p;
+    ENTER(rw, lp_real.rwlock_clockrdlock(p, clock, abstime));
+    return rdlock(rw, TIMED, clock, abstime, __builtin_return_address(0));
+}
+int pthread_rwlock_timedrdlock(pthread_rwlock_t *p, const struct timespec *abstime)
+{
+    lp_rwlock *rw = (lp_rwlock *)p;
+    ENTER(rw, lp_real.rwlock_timedrdlock(p, abstime));
+    return rdlock(rw, TIMED, CLOCK_REALTIME, abstime, __builtin_return_address(0));
+}
+int pthread_rwlock_wrlock(pthread_rwlock_t *p)
+{
+    lp_rwlock *rw = (lp_rwlock *)p;
+    ENTER(rw, lp_real.rwlock_wrlock(p));
+    return wrlock(rw, BLOCK, CLOCK_REALTIME, NULL, __builtin_return_address(0));
+}
+int pthread_rwlock_trywrlock(pthread_rwlock_t *p)
+{
+    lp_rwlock *rw = (lp_rwlock *)p;
+    ENTER(rw, lp_real.rwlock_trywrlock(p));
+    return wrlock(rw, TRY, CLOCK_REALTIME, NULL, __builtin_return_address(0));
+}
+int pthread_rwlock_clockwrlock(pthread_rwlock_t *p, clockid_t clock, const struct timespec *abstime)
+{
+    lp_rwlock *rw = (lp_rwlock *)p;
+    ENTER(rw, lp_real.rwlock_clockwrlock(p, clock, abstime));
+    return wrlock(rw, TIMED, clock, abstime, __builtin_return_address(0));
+}
+int pthread_rwlock_timedwrlock(pthread_rwlock_t *p, const struct timespec *abstime)
+{
+    lp_rwlock *rw = (lp_rwlock *)p;
+    ENTER(rw, lp_real.rwlock_timedwrlock(p, abstime));
+    return wrlock(rw, TIMED, CLOCK_REALTIME, abstime, __builtin_return_address(0));
+}
+int pthread_rwlock_unlock(pthread_rwlock_t *p)
+{
+    lp_rwlock *rw = (lp_rwlock *)p;
+    ENTER(rw, lp_real.rwlock_unlock(p));
+    return unlock(rw);
+}
+
+int pthread_rwlock_init(pthread_rwlock_t *p, const pthread_rwlockattr_t *attr)
+{
+    int pshared = PTHREAD_PROCESS_PRIVATE, kind = PTHREAD_RWLOCK_DEFAULT_NP;
+    if (attr) {
+        pthread_rwlockattr_getpshared(attr, &pshared);
+        pthread_rwlockattr_getkind_np(attr, &kind);
+    }
+    if (pshared != PTHREAD_PROCESS_PRIVATE) {
+        lp_real_resolve();
+        ll_faa(&lp_passthrough_rwlocks, 1, LL_RELAXED); /* relaxed: a statistic */
+        return lp_real.rwlock_init(p, attr); /* glibc sets __shared: later calls pass through */
+    }
+    lp_rwlock *rw = (lp_rwlock *)p;
+    memset(p, 0, sizeof *p);
+    rw->flags = (uint32_t)kind;
+    return 0;
+}
+
+int pthread_rwlock_destroy(pthread_rwlock_t *p)
+{
+    lp_rwlock *rw = (lp_rwlock *)p;
+    ENTER(rw, lp_real.rwlock_destroy(p));
+    if (ll_load_relaxed(&rw->writer) != 0) /* relaxed: write-held; a stale view would mean destroy races a lock (misuse) */
+        return EBUSY;
+    void *obj = ll_load_acquire(&rw->obj); /* acquire: the object's contents */
+    if (obj) {
+        rw_hdr *h = hdr_of(obj);
+        if (rw_cfg.ops->desc->destroy)
+            rw_cfg.ops->desc->destroy(obj);
+        if (h->prof_read)
+            lp_profile_retire(h->prof_read);
+        if (h->prof_write)
+            lp_profile_retire(h->prof_write);
+        h->prof_read = h->prof_write = NULL;
+        ll_store_relaxed(&rw->obj, NULL); /* relaxed: no one may use an rwlock being destroyed */
+        ll_arena_lock();
+        ll_arena_put(&rw_cfg.pool, obj);
+        ll_arena_unlock();
+    }
+    ll_rw_held_forget(rw); /* a destroy by a reader (misuse): its holds die with the lock */
+    return 0;
+}

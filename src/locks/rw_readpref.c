@@ -1,0 +1,242 @@
+/*
+ * readpref — reader preference with a bounded writer wait: the policy of glibc's
+ * default rwlock (readers enter whenever no writer holds the lock, even while
+ * writers wait: they never sleep behind a waiting writer, so a reader-heavy load
+ * runs at the readers' pace), plus the bound glibc lacks: a writer that has waited
+ * `patience_ns` (default 1 ms) for the readers to drain turns urgent, and from then
+ * on new readers wait until it has been in.  locklab's design (issue 27): reader
+ * preference is what makes glibc fast on a machine with more threads than CPUs
+ * (phase-fair and writer-preferring locks park and wake every reader at each writer
+ * phase: pft, numarw), and patience is the Malthusian paper's answer to the
+ * starvation that comes with it (a waiter that has waited long enough is served).
+ *
+ * One word w (32 bits; 4 bytes per lock):
+ *   WHELD   (bit 0)   a writer holds the lock
+ *   URGENT  (bit 1)   a writer has waited patience_ns: readers wait (cleared by the
+ *                     writer that enters next; a still waiting urgent writer sets it again)
+ *   SLEEP   (bit 2)   someone sleeps on w (readers for !(WHELD|URGENT), writers for
+ *                     "no writer, no reader"); cleared, with a wake-up of all sleepers,
+ *                     by the RMW that may let them go: a writer's release, the last
+ *                     reader's release, an urgent writer that gives up
+ *   count   (<< 3)    readers in
+ *
+ *   reader: faa count + 1; if the old w had WHELD|URGENT, back out (as a release)
+ *           and wait (policy, then sleep on w) for a w without them.  release: CAS
+ *           count - 1, and SLEEP cleared (wake) if it was the last (one RMW: the lock
+ *           is not touched after the release but for the futex wake).
+ *   writer: wait until no writer holds and no reader is in, and CAS WHELD in; readers
+ *           keep entering meanwhile, until patience_ns has passed: then URGENT (CAS),
+ *           and the readers in drain.  Writers barge among themselves (a running
+ *           writer takes the lock before a sleeping one wakes: with more threads than
+ *           CPUs a FIFO hand-over to a parked writer costs a wake-up per write, the
+ *           collapse every FIFO lock shows here).  release: CAS WHELD, URGENT and
+ *           SLEEP out (wake).
+ *
+ * Fairness: readers are never held up by a writer that has waited less than
+ * patience_ns; an urgent writer waits for the read sections in progress and for
+ * the writers that barge in before it (no FIFO among writers: unbounded in theory,
+ * as glibc's; each such writer's entry clears URGENT, which the urgent one sets again).  A
+ * recursive read behind an urgent writer would deadlock: the callers count
+ * re-entries per thread (rwlock.h) and never reach the lock.
+ * try: a reader as above without waiting; a writer if no writer holds and no
+ * reader is in.  Timed: a reader waits to its deadline and leaves no trace; a
+ * writer waits as above; if it gives up while urgent, it clears URGENT (waking the
+ * readers it held up; another urgent writer sets it again).
+ * Footprint: 16 bytes per lock (the word and the patience; one line in the state),
+ * nothing per waiter.
+ * Policies: all (rw_wait.h).
+ */
+#include "locklab/rwlock.h"
+#include "rw_wait.h"
+
+#define WHELD 1u
+#define URGENT 2u
+#define SLEEP 4u
+#define RONE 8u
+#define READERS(v) ((v) >> 3)
+
+typedef struct readpref_lock {
+    ll_atomic_u32 w;
+    uint64_t patience_ns;
+} readpref_lock;
+
+static const ll_param params[] = {
+    {"patience_ns", "a writer waits this long for the readers, then new readers wait", 0, 10000000000ull, 1000000},
+    {NULL, NULL, 0, 0, 0},
+};
+
+static int init(void *s, const uint64_t *p, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    ((readpref_lock *)s)->patience_ns = p[0];
+    return 0;
+}
+
+static bool reader_may_enter(uint32_t v, void *ctx)
+{
+    (void)ctx;
+    return !(v & (WHELD | URGENT));
+}
+
+static void release_word(readpref_lock *l, uint32_t delta, uint32_t bits, bool last_reader_only);
+
+/* One attempt: a reader in unless a writer holds or is urgent (false: not now, no trace).
+ * One fetch-and-add, as glibc's readers: a CAS loop would retry under the readers' own
+ * traffic.  A reader that finds WHELD or URGENT in the old value backs out as a reader
+ * leaves (the writer's CAS of WHELD needs a count of zero, so it waited for that). */
+static bool read_enter(readpref_lock *l)
+{
+    if (!reader_may_enter(ll_load_relaxed(&l->w), NULL)) /* relaxed: a hint; the faa decides */
+        return false;
+    /* acquire: the last writer's section; pairs with write_release's release CAS */
+    if (reader_may_enter(ll_faa(&l->w, RONE, LL_ACQUIRE), NULL))
+        return true;
+    release_word(l, (uint32_t)-RONE, 0, true);
+    return false;
+}
+
+static uintptr_t read_acquire(void *s, ll_wait_policy *wp)
+{
+    readpref_lock *l = (readpref_lock *)s;
+    while (!read_enter(l))
+        ll_rw_wait(wp, &l->w, SLEEP, reader_may_enter, NULL, LL_NO_DEADLINE);
+    return 0;
+}
+
+static bool read_try(void *s, ll_wait_policy *wp, uintptr_t *token)
+{
+    (void)wp;
+    *token = 0;
+    return read_enter((readpref_lock *)s);
+}
+
+static bool read_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns, uintptr_t *token)
+{
+    readpref_lock *l = (readpref_lock *)s;
+    *token = 0;
+    while (!read_enter(l))
+        if (!ll_rw_wait(wp, &l->w, SLEEP, reader_may_enter, NULL, deadline_ns) && ll_now_ns() >= deadline_ns)
+            return false;
+    return true;
+}
+
+/* Clear `bits` (and SLEEP) from w with `delta` added, in one RMW with the given order; wake
+ * the sleepers if SLEEP was set and `wake_if(new value)`. */
+static void release_word(readpref_lock *l, uint32_t delta, uint32_t bits, bool last_reader_only)
+{
+    uint32_t v = ll_load_relaxed(&l->w), n; /* relaxed: the CAS validates it */
+    do {
+        n = v + delta;
+        if (!last_reader_only || READERS(n) == 0)
+            n &= ~(bits | SLEEP);
+        /* release: our section (a reader's reads, a writer's writes) to the next holder's
+         * acquire (read_enter's CAS, the writer's CAS of WHELD) */
+    } while (!ll_cas(&l->w, &v, n, LL_RELEASE));
+    if ((v & SLEEP) && !(n & SLEEP))
+        ll_futex_wake(&l->w, INT_MAX);
+}
+
+static void read_release(void *s, ll_wait_policy *wp, uintptr_t token)
+{
+    (void)wp, (void)token;
+    release_word((readpref_lock *)s, (uint32_t)-RONE, 0, true);
+}
+
+static bool writer_may_enter(uint32_t v, void *ctx)
+{
+    (void)ctx;
+    return READERS(v) == 0 && !(v & WHELD);
+}
+
+/* CAS WHELD in (and URGENT out) if no writer holds and no reader is in. */
+static bool write_enter(readpref_lock *l)
+{
+    uint32_t v = ll_load_relaxed(&l->w); /* relaxed: the CAS validates it */
+    while (writer_may_enter(v, NULL))
+        /* acquire: the departed readers' and the last writer's sections (their release CASes) */
+        if (ll_cas(&l->w, &v, (v | WHELD) & ~URGENT, LL_ACQUIRE))
+            return true;
+    return false;
+}
+
+/* The head writer gives up while urgent: clear URGENT, waking the readers it held up. */
+static void give_up_urgency(readpref_lock *l)
+{
+    uint32_t v = ll_load_relaxed(&l->w), n; /* relaxed: the CAS validates it */
+    do
+        n = v & ~(URGENT | SLEEP);
+    while (!ll_cas(&l->w, &v, n, LL_RELAXED)); /* relaxed: no data handed over */
+    if (v & SLEEP)
+        ll_futex_wake(&l->w, INT_MAX);
+}
+
+static void set_urgent(readpref_lock *l)
+{
+    uint32_t v = ll_load_relaxed(&l->w); /* relaxed: the CAS validates it */
+    while (!ll_cas(&l->w, &v, v | URGENT, LL_RELAXED)) /* relaxed: readers only read the bit */
+        ;
+}
+
+/* In (true), or deadline_ns passed (false, nothing left behind). */
+static bool write_wait(readpref_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    uint64_t patient_until = ll_now_ns() + l->patience_ns;
+    bool urgent = false;
+    while (!write_enter(l)) {
+        uint64_t until = urgent || patient_until > deadline_ns ? deadline_ns : patient_until;
+        if (urgent && !(ll_load_relaxed(&l->w) & URGENT)) /* relaxed: the CAS decides */
+            set_urgent(l); /* a writer that barged in cleared it */
+        if (ll_rw_wait(wp, &l->w, SLEEP, writer_may_enter, NULL, until))
+            continue;
+        uint64_t now = ll_now_ns();
+        if (now >= deadline_ns) {
+            if (write_enter(l))
+                return true;
+            if (urgent)
+                give_up_urgency(l);
+            return false;
+        }
+        if (!urgent && now >= patient_until) {
+            set_urgent(l);
+            urgent = true;
+        }
+    }
+    return true;
+}
+
+static void write_acquire(void *s, ll_wait_policy *wp)
+{
+    write_wait((readpref_lock *)s, wp, LL_NO_DEADLINE);
+}
+
+static bool write_try(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    readpref_lock *l = (readpref_lock *)s;
+    /* relaxed: a hint (a held line is not taken for nothing); write_enter decides */
+    return writer_may_enter(ll_load_relaxed(&l->w), NULL) && write_enter(l);
+}
+
+static bool write_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
+{
+    return write_wait((readpref_lock *)s, wp, deadline_ns);
+}
+
+static void write_release(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    readpref_lock *l = (readpref_lock *)s;
+    release_word(l, 0, WHELD | URGENT, false);
+}
+
+static const ll_lock_ops desc = {
+    "readpref", "locklab (issue 27): glibc's reader preference + Malthusian-style writer patience",
+    "readers enter unless a writer holds or has waited patience_ns; writers barge",
+    "reader preference; after patience_ns (1 ms) a writer holds new readers back (writers barge among themselves)",
+    LL_ALL_POLICIES, params, LL_CACHELINE, sizeof(readpref_lock), 0, init, NULL, NULL, NULL, NULL, NULL, NULL,
+};
+
+const ll_rwlock_ops ll_rwlock_readpref = {
+    &desc, read_acquire, read_try, read_acquire_until, read_release, write_acquire, write_try, write_acquire_until,
+    write_release,
+};
