@@ -172,7 +172,7 @@ static void place(void *obj)
     h->gen = lp_fork_gen_now();
 }
 
-static void init_object(void *obj, void *arg)
+static bool init_object(void *obj, void *arg)
 {
     install_ctx *c = (install_ctx *)arg;
     rw_hdr *h = hdr_of(obj);
@@ -181,6 +181,7 @@ static void init_object(void *obj, void *arg)
         h->prof_read = lp_profile_new(c->rw, "rwlock-read", kind_name(c->rw), false, c->pc);
         h->prof_write = lp_profile_new(c->rw, "rwlock-write", kind_name(c->rw), false, c->pc);
     }
+    return true;
 }
 
 static LL_COLD void *install(lp_rwlock *rw, void *pc)
