@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Conformance by test suites we did not write (issue 27, point 5): CPython's own
+# threading tests and stress-ng's locking stressors, run under the interposer with the
+# default lock and with each LOCKLAB_LOCK given, and compared with a plain glibc run of
+# the same tests in the same job: every test's outcome must be glibc's.
+#   conformance.sh PRELOAD [SPEC...]      (SPEC "default": LOCKLAB_LOCK unset)
+# Needs Debian's python3.11 with libpython3.11-testsuite and stress-ng
+# (tools/setup-deps.sh test installs them); without them it is skipped (exit 77),
+# or fails under LOCKLAB_REQUIRE_APPS=1 (CI).
+#
+# What runs, per configuration (glibc, then each SPEC; CONFORMANCE_JOBS at once,
+# default 2: the tests mostly sleep, ~45 s of wall time each):
+#   python3.11 -m test test_threading test_thread test_queue, and test_concurrent_futures'
+#     thread-pool and Future tests (its process-pool ones fork interpreters for minutes;
+#     test_timeout and test_map_timeout sleep 6 s each and are left out), outcomes per
+#     test case from --junit-xml: passed, failed, error, skipped;
+#   stress-ng --verify --mutex 4 --sem 4 --pthread 4 -t 3: pthread mutexes (with
+#     priorities changing), POSIX semaphores, mutex + condition-variable thread pools;
+#     its exit status and "successful run completed".  (stress-ng 0.15 of Debian 12 has no
+#     reader-writer lock or condition-variable stressor of its own.)
+# A test whose outcome differs from glibc's fails the run; the differences are printed
+# (CONFORMANCE_KEEP=1 keeps the logs and says where).
+set -u
+preload=$1
+shift
+. "$(dirname "$0")/../lib.sh"
+python=/usr/bin/python3.11
+specs=("$@")
+[ ${#specs[@]} -gt 0 ] || specs=(default)
+
+missing=
+[ -x $python ] && $python -c 'import test.test_threading, test.test_concurrent_futures' 2>/dev/null ||
+    missing="libpython3.11-testsuite (python3.11 -m test)"
+command -v stress-ng >/dev/null || missing="$missing stress-ng"
+if [ -n "$missing" ]; then
+    if [ -n "${LOCKLAB_REQUIRE_APPS:-}" ]; then
+        bad "conformance: missing $missing (tools/setup-deps.sh test installs it)"
+        finish
+        exit
+    fi
+    echo "conformance: skipped, missing $missing (tools/setup-deps.sh test installs it)"
+    exit 77
+fi
+
+work=$(mktemp -d)
+if [ -n "${CONFORMANCE_KEEP:-}" ]; then echo "conformance: logs in $work"; else trap 'rm -rf "$work"' EXIT; fi
+jobs=${CONFORMANCE_JOBS:-3}
+
+# run_config NAME: every suite under configuration NAME (glibc: no interposer) into $work/NAME.*
+run_config() {
+    local name=$1 envs=()
+    case $name in
+    glibc) ;;
+    default) envs=(LD_PRELOAD="$preload") ;;
+    *) envs=(LD_PRELOAD="$preload" LOCKLAB_LOCK="$name" LOCKLAB_QUIET=1) ;;
+    esac
+    local dir=$work/$name
+    mkdir -p "$dir"
+    local start=$SECONDS
+    # -u all minus the slow resources; --timeout: a hang becomes a failure, not a stuck CI
+    (cd "$dir" && timeout 300 env "${envs[@]}" $python -m test --timeout 120 --junit-xml "$dir/py1.xml" \
+        test_threading test_thread test_queue >"$dir/py1.log" 2>&1)
+    echo $? >"$dir/py1.rc"
+    (cd "$dir" && timeout 300 env "${envs[@]}" $python -m test --timeout 120 --junit-xml "$dir/py2.xml" \
+        test_concurrent_futures -m '*ThreadPool*' -m 'FutureTests' \
+        -i test_timeout -i test_map_timeout >"$dir/py2.log" 2>&1)
+    echo $? >"$dir/py2.rc"
+    (cd "$dir" && timeout 60 env "${envs[@]}" stress-ng --verify --mutex 4 --sem 4 --pthread 4 -t 3 \
+        >"$dir/stress.log" 2>&1)
+    echo $? >"$dir/stress.rc"
+    echo "$((SECONDS - start))" >"$dir/seconds"
+}
+
+# outcomes NAME: "test-id outcome" lines of configuration NAME, sorted
+outcomes() {
+    local dir=$work/$1
+    $python - "$dir/py1.xml" "$dir/py2.xml" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+out = []
+for path in sys.argv[1:]:
+    try:
+        root = ET.parse(path).getroot()
+    except Exception as e:
+        out.append(f"{path.rsplit('/', 1)[-1]} unreadable({type(e).__name__})")
+        continue
+    for tc in root.iter("testcase"):
+        kind = "passed"
+        for child in tc:
+            if child.tag in ("failure", "error", "skipped"):
+                kind = child.tag
+        out.append(f"{tc.get('name')} {kind}")
+print("\n".join(sorted(out)))
+EOF
+    grep -q "successful run completed" "$dir/stress.log" && [ "$(cat "$dir/stress.rc")" = 0 ] &&
+        echo "stress-ng passed" || echo "stress-ng failed(rc=$(cat "$dir/stress.rc"))"
+}
+
+start=$SECONDS
+configs=(glibc "${specs[@]}")
+running=0
+for name in "${configs[@]}"; do
+    run_config "$name" &
+    running=$((running + 1))
+    if [ $running -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+done
+wait
+
+outcomes glibc >"$work/glibc.out"
+n=$(grep -c . "$work/glibc.out")
+[ "$n" -gt 150 ] || bad "glibc run: only $n outcomes ($(tail -3 "$work/glibc/py1.log" | tr '\n' ' '))"
+nfail=$(grep -vc -e ' passed$' -e ' skipped$' "$work/glibc.out")
+echo "conformance: glibc: $n outcomes ($nfail not passed or skipped), $(cat "$work/glibc/seconds") s"
+for name in "${specs[@]}"; do
+    outcomes "$name" >"$work/$name.out"
+    if d=$(diff "$work/glibc.out" "$work/$name.out"); then
+        ok "$name: all $n outcomes equal to glibc's ($(cat "$work/$name/seconds") s)"
+    else
+        bad "$name: outcomes differ from glibc's (< glibc, > $name):"
+        echo "$d" | head -40
+        for f in py1.log py2.log stress.log; do
+            grep -E '^(FAIL|ERROR):|Timeout|fail|Traceback' "$work/$name/$f" | head -10 | sed "s|^|  $f: |"
+        done
+    fi
+done
+echo "conformance: $((SECONDS - start)) s in all (${#configs[@]} configurations, $jobs at a time)"
+finish
