@@ -71,7 +71,6 @@ typedef struct spin_hdr {
 
 static struct {
     bool inline_state;
-    bool never_parks_warned;
     const ll_lock_ops *ops;
     ll_wait_policy wp; /* inline mode */
     ll_spec spec;      /* settled (ll_lock_place) */

@@ -68,6 +68,15 @@ run_config() {
     (cd "$dir" && timeout 60 env "${envs[@]}" stress-ng --verify --mutex 4 --sem 4 --pthread 4 -t 3 \
         >"$dir/stress.log" 2>&1)
     echo $? >"$dir/stress.rc"
+    # Not vacuous: the interposer really serves this configuration's Python and stress-ng
+    # (LOCKLAB_VERBOSE's census at exit names what they used).
+    if [ "$name" != glibc ]; then
+        env "${envs[@]}" LOCKLAB_VERBOSE=1 $python -c 'import queue, threading
+q = queue.Queue(); t = threading.Thread(target=lambda: q.put(1)); t.start(); q.get(); t.join()' 2>&1 |
+            grep -q 'exit: used: pthread mutexes, condition variables, semaphores;' || echo "python" >>"$dir/not-interposed"
+        env "${envs[@]}" LOCKLAB_VERBOSE=1 stress-ng --mutex 1 --mutex-ops 1000 -t 2 2>&1 |
+            grep -q 'exit: used: pthread mutexes' || echo "stress-ng" >>"$dir/not-interposed"
+    fi
     echo "$((SECONDS - start))" >"$dir/seconds"
 }
 
@@ -112,6 +121,8 @@ nfail=$(grep -vc -e ' passed$' -e ' skipped$' "$work/glibc.out")
 echo "conformance: glibc: $n outcomes ($nfail not passed or skipped), $(cat "$work/glibc/seconds") s"
 for name in "${specs[@]}"; do
     outcomes "$name" >"$work/$name.out"
+    [ ! -e "$work/$name/not-interposed" ] ||
+        bad "$name: the interposer did not serve $(xargs <"$work/$name/not-interposed") (LOCKLAB_VERBOSE's census)"
     if d=$(diff "$work/glibc.out" "$work/$name.out"); then
         ok "$name: all $n outcomes equal to glibc's ($(cat "$work/$name/seconds") s)"
     else
