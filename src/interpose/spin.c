@@ -48,12 +48,14 @@
  * threads taking spinlocks are counted, and once they outnumber the CPUs one line
  * on stderr says so (once per process; LOCKLAB_QUIET=1 silences it).
  * LOCKLAB_VERBOSE=1 prints the spinlock configuration at start (a line of its own,
- * after the interposer's) and the census at exit counts "spinlocks" (config.h).
+ * after the interposer's), and at exit the most threads that took spinlocks at once
+ * (if any did); the census at exit counts "spinlocks" (config.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -87,6 +89,7 @@ static void die(const char *line)
 }
 
 static LL_ALIGNED(LL_SECTOR) unsigned char scratch[4096];
+static void report_at_exit(void);
 
 void lp_spin_configure(void)
 {
@@ -130,9 +133,11 @@ void lp_spin_configure(void)
     spin.stride = (spin.hdr_offset + sizeof(spin_hdr) + LL_SECTOR - 1) / LL_SECTOR * LL_SECTOR;
     snprintf(spin.text, sizeof spin.text, "%s (%s; %s)", pl.spec.name, given ? "LOCKLAB_SPIN" : "default",
              spin.inline_state ? "inline in the int" : "out-of-line");
-    if (lp_cfg.verbose)
+    if (lp_cfg.verbose) {
         fprintf(stderr, "liblocklab-preload: spinlocks: %s, %zu bytes per spinlock beyond the int\n", spin.text,
                 spin.inline_state ? (size_t)0 : spin.stride);
+        atexit(report_at_exit);
+    }
 }
 
 /* ---- out-of-line objects: handles, directory, registry ---------------------------------- */
@@ -292,7 +297,7 @@ LL_INLINE void *object_of(pthread_spinlock_t *l)
 /* ---- more threads than CPUs ------------------------------------------------------------ */
 
 static __thread bool counted __attribute__((tls_model("initial-exec")));
-static ll_atomic_u32 spinning_threads, warned;
+static ll_atomic_u32 spinning_threads, spinning_max, warned;
 static pthread_key_t thread_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static void thread_exit(void *arg)
@@ -308,6 +313,9 @@ static LL_COLD void count_thread(void)
     pthread_once(&key_once, make_key);
     pthread_setspecific(thread_key, (void *)1); /* the destructor runs only for non-NULL values */
     uint32_t n = ll_faa(&spinning_threads, 1, LL_RELAXED) + 1; /* relaxed: a head count */
+    uint32_t max = ll_load_relaxed(&spinning_max);               /* relaxed: a statistic */
+    while (n > max && !ll_cas(&spinning_max, &max, n, LL_RELAXED)) /* relaxed: as above */
+        ;
     int cpus = ll_cpus_available();
     if ((int)n <= cpus || lp_cfg.quiet || ll_xchg(&warned, 1, LL_RELAXED)) /* relaxed: once is all it orders */
         return;
@@ -316,6 +324,15 @@ static LL_COLD void count_thread(void)
             "a holder preempted while others spin costs them a time slice; use fewer threads, a mutex, or set "
             "LOCKLAB_QUIET=1 to silence this line\n",
             spin.spec.name, n, cpus);
+}
+
+/* LOCKLAB_VERBOSE=1: the most threads that took spinlocks at once, if any did. */
+static void report_at_exit(void)
+{
+    uint32_t max = ll_load_relaxed(&spinning_max); /* relaxed: a statistic */
+    if (max)
+        fprintf(stderr, "liblocklab-preload: exit: spinlocks (LOCKLAB_SPIN=%s) never park: up to %u threads took them at once on %d CPUs\n",
+                spin.spec.name, (unsigned)max, ll_cpus_available());
 }
 
 /* ---- the entry points ------------------------------------------------------------------- */

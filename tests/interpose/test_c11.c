@@ -1,5 +1,5 @@
 /* C11 <threads.h> under the interposer (src/interpose/c11.c; run_tests.sh c11):
- *   - mtx_plain: 4 threads x 50 000 increments of a plain counter (mutual exclusion);
+ *   - mtx_plain: 4 threads x 20 000 increments of a plain counter (mutual exclusion);
  *   - mtx_timed: mtx_timedlock of a mutex another thread holds times out
  *     (thrd_timedout), then succeeds once it is released; mtx_trylock: thrd_busy;
  *   - mtx_recursive: three levels by lock, timedlock and trylock, three unlocks;
@@ -28,7 +28,7 @@
 static atomic_ulong acquisitions;
 static void took(void) { atomic_fetch_add_explicit(&acquisitions, 1, memory_order_relaxed); }
 
-enum { THREADS = 4, ITERS = 50000, ITEMS = 20000, SLOTS = 4 };
+enum { THREADS = 4, ITERS = 20000, ITEMS = 10000, SLOTS = 4 };
 static mtx_t plain;
 static unsigned long counter;
 
