@@ -9,7 +9,7 @@
 # or fails under LOCKLAB_REQUIRE_APPS=1 (CI).
 #
 # What runs, per configuration (glibc, then each SPEC; CONFORMANCE_JOBS at once,
-# default 2: the tests mostly sleep, ~45 s of wall time each):
+# default 3: the tests mostly sleep; 60-75 s of wall time each, three at a time on 2 CPUs):
 #   python3.11 -m test test_threading test_thread test_queue, and test_concurrent_futures'
 #     thread-pool and Future tests (its process-pool ones fork interpreters for minutes;
 #     test_timeout and test_map_timeout sleep 6 s each and are left out), outcomes per
@@ -18,6 +18,7 @@
 #     priorities changing), POSIX semaphores, mutex + condition-variable thread pools;
 #     its exit status and "successful run completed".  (stress-ng 0.15 of Debian 12 has no
 #     reader-writer lock or condition-variable stressor of its own.)
+# Time (2026-11-28, 2 shared CPUs, glibc + 6 locks): 176-201 s in all.
 # A test whose outcome differs from glibc's fails the run; the differences are printed
 # (CONFORMANCE_KEEP=1 keeps the logs and says where).
 set -u
