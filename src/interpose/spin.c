@@ -66,7 +66,8 @@
 
 typedef struct spin_hdr {
     ll_wait_policy wp;              /* the object's waiting policy */
-    pthread_spinlock_t *key;        /* the spinlock it belongs to; NULL while free */
+    ll_atomic_ptr key;              /* the spinlock it belongs to (NULL while free): written under the
+                                     * arena's lock, read by object_of without it (relaxed: see there) */
     void *link;                     /* registry chain while in use, free list while free */
     uint32_t handle;
 } spin_hdr;
@@ -152,6 +153,8 @@ static size_t nbuckets, nregistered;
 static uint32_t epoch; /* the arena epoch free_objects and the registry belong to (slab.c's rule) */
 
 LL_INLINE spin_hdr *hdr_of(void *obj) { return (spin_hdr *)(void *)((char *)obj + spin.hdr_offset); }
+LL_INLINE const void *key_of(void *obj) { return ll_load_relaxed(&hdr_of(obj)->key); }
+LL_INLINE void set_key(void *obj, const volatile void *key) { ll_store_relaxed(&hdr_of(obj)->key, (void *)(uintptr_t)key); }
 
 /* The object of handle h, or NULL if h names none. */
 LL_INLINE void *object_at(uint32_t h)
@@ -184,7 +187,7 @@ static void *registry_take(const pthread_spinlock_t *key)
     if (nbuckets == 0)
         return NULL;
     for (void **link = &buckets[bucket_of(key, nbuckets)]; *link; link = &hdr_of(*link)->link) {
-        if (hdr_of(*link)->key == key) {
+        if (key_of(*link) == (const void *)key) {
             void *obj = *link;
             *link = hdr_of(obj)->link;
             nregistered--;
@@ -203,7 +206,7 @@ static void registry_add(void *obj)
             for (size_t i = 0; i < nbuckets; i++)
                 for (void *o = buckets[i], *next; o; o = next) {
                     next = hdr_of(o)->link;
-                    size_t k = bucket_of(hdr_of(o)->key, n);
+                    size_t k = bucket_of(key_of(o), n);
                     hdr_of(o)->link = b[k];
                     b[k] = o;
                 }
@@ -213,7 +216,7 @@ static void registry_add(void *obj)
     }
     if (nbuckets == 0)
         return; /* out of memory for the table: not recycled if dropped */
-    size_t k = bucket_of(hdr_of(obj)->key, nbuckets);
+    size_t k = bucket_of(key_of(obj), nbuckets);
     hdr_of(obj)->link = buckets[k];
     buckets[k] = obj;
     nregistered++;
@@ -259,7 +262,7 @@ static LL_COLD void *install(pthread_spinlock_t *l, bool reinit)
     ll_atomic_u32 *word = (ll_atomic_u32 *)(void *)l;
     uint32_t now = ll_load_relaxed(word); /* relaxed: installs are serialised by the arena's lock */
     void *obj = object_at(now);
-    if (obj && hdr_of(obj)->key == l && !reinit) { /* another thread installed it meanwhile */
+    if (obj && key_of(obj) == (const void *)l && !reinit) { /* another thread installed it meanwhile */
         ll_arena_unlock();
         return obj;
     }
@@ -270,7 +273,7 @@ static LL_COLD void *install(pthread_spinlock_t *l, bool reinit)
         ll_arena_unlock();
         return NULL;
     }
-    hdr_of(obj)->key = l;
+    set_key(obj, l); /* relaxed: the word's release store below publishes it with the lock */
     place(obj);
     registry_add(obj);
     ll_store_release(word, hdr_of(obj)->handle); /* release: the placed lock; pairs with object_of's acquire */
@@ -283,7 +286,9 @@ LL_INLINE void *object_of(pthread_spinlock_t *l)
 {
     uint32_t h = ll_load_acquire((ll_atomic_u32 *)(void *)l); /* acquire: pairs with install's release */
     void *obj = object_at(h);
-    if (LL_LIKELY(obj != NULL && hdr_of(obj)->key == l))
+    /* relaxed: the handle's acquire load ordered this object's installation for l before it;
+     * another key means the handle is stale, copied or garbage, and install decides under its lock */
+    if (LL_LIKELY(obj != NULL && key_of(obj) == (const void *)l))
         return obj;
     obj = install(l, false);
     if (obj == NULL) {
@@ -373,11 +378,11 @@ int pthread_spin_destroy(pthread_spinlock_t *l)
     state_current();
     ll_atomic_u32 *word = (ll_atomic_u32 *)(void *)l;
     void *obj = object_at(ll_load_relaxed(word)); /* relaxed: under the arena's lock */
-    if (obj && hdr_of(obj)->key == l) {
+    if (obj && key_of(obj) == (const void *)l) {
         registry_take(l);
         if (spin.ops->destroy)
             spin.ops->destroy(obj);
-        hdr_of(obj)->key = NULL;
+        set_key(obj, NULL); /* relaxed: under the arena's lock; nobody may use a spinlock being destroyed */
         hdr_of(obj)->link = free_objects;
         free_objects = obj;
         ll_store_relaxed(word, 0); /* relaxed: nobody may use a spinlock being destroyed */
