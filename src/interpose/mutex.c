@@ -566,14 +566,19 @@ static LL_COLD int lock_general(pthread_mutex_t *pm, void *pc, bool c11)
     return lock_slow(pm, pc, BLOCK, CLOCK_REALTIME, NULL);
 }
 
+/* The application's return address for the profile: C11's, passed on by c11.c (c11_pc), or
+ * that of the pthread entry point this is inlined into, read only on the paths that use it
+ * (an argument read at entry would cost the fast path a load). */
+#define CALLER_PC() (c11 ? c11_pc : __builtin_return_address(0))
+
 /* pthread_mutex_lock's body; c11: called by mtx_lock (c11.c), which is not a pthread mutex use
  * for LOCKLAB_VERBOSE's census (config.h, lp_seen). */
-LL_INLINE int mutex_lock(pthread_mutex_t *pm, void *pc, bool c11)
+LL_INLINE int mutex_lock(pthread_mutex_t *pm, void *c11_pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
     if (LL_UNLIKELY(fast == LP_FAST_NONE))
-        return lock_general(pm, pc, c11);
+        return lock_general(pm, CALLER_PC(), c11);
     ll_rmw_lead(word_of(m)); /* the CAS may follow the last unlock's RMW-free release: atomics.h; 1.2 ns here */
     if (LL_UNLIKELY(!word_try_acquire(m)))
         return lock_inline_contended(m, fast);
@@ -581,10 +586,10 @@ LL_INLINE int mutex_lock(pthread_mutex_t *pm, void *pc, bool c11)
     return 0;
 }
 
-int pthread_mutex_lock(pthread_mutex_t *pm) { return mutex_lock(pm, __builtin_return_address(0), false); }
+int pthread_mutex_lock(pthread_mutex_t *pm) { return mutex_lock(pm, NULL, false); }
 int lp_mutex_lock_at(pthread_mutex_t *pm, void *pc) { return mutex_lock(pm, pc, true); }
 
-LL_INLINE int mutex_trylock(pthread_mutex_t *pm, void *pc, bool c11)
+LL_INLINE int mutex_trylock(pthread_mutex_t *pm, void *c11_pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
@@ -600,14 +605,14 @@ LL_INLINE int mutex_trylock(pthread_mutex_t *pm, void *pc, bool c11)
         return 0; /* called while configuring: exclusive without the lock (config.h) */
     census(c11);
     if (LL_LIKELY(fast_kind(m))) {
-        if (!lock_try_acquire(m, pc))
+        if (!lock_try_acquire(m, CALLER_PC()))
             return EBUSY;
         ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
         return 0;
     }
-    return lock_slow(pm, pc, TRY, CLOCK_REALTIME, NULL);
+    return lock_slow(pm, CALLER_PC(), TRY, CLOCK_REALTIME, NULL);
 }
-int pthread_mutex_trylock(pthread_mutex_t *pm) { return mutex_trylock(pm, __builtin_return_address(0), false); }
+int pthread_mutex_trylock(pthread_mutex_t *pm) { return mutex_trylock(pm, NULL, false); }
 int lp_mutex_trylock_at(pthread_mutex_t *pm, void *pc) { return mutex_trylock(pm, pc, true); }
 
 static int clocklock(pthread_mutex_t *pm, void *pc, clockid_t clock, const struct timespec *abstime, bool c11)
@@ -679,12 +684,12 @@ static LL_COLD int unlock_inline_contended(lp_mutex *m, uint32_t fast)
     return 0;
 }
 
-LL_INLINE int mutex_unlock(pthread_mutex_t *pm, void *pc, bool c11)
+LL_INLINE int mutex_unlock(pthread_mutex_t *pm, void *c11_pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
     if (LL_UNLIKELY(fast == LP_FAST_NONE))
-        return unlock_general(pm, pc, c11);
+        return unlock_general(pm, CALLER_PC(), c11);
     ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
     /* relaxed: the waiter word as each inline lock's own release reads it (acr.h, parkinglot.h, standby.h:
      * a waiter that announces after this load is found by its timed sleep) */
@@ -693,7 +698,7 @@ LL_INLINE int mutex_unlock(pthread_mutex_t *pm, void *pc, bool c11)
     ll_store_release(word_of(m), 0); /* release: the critical section; pairs with the acquiring CAS */
     return 0;
 }
-int pthread_mutex_unlock(pthread_mutex_t *pm) { return mutex_unlock(pm, __builtin_return_address(0), false); }
+int pthread_mutex_unlock(pthread_mutex_t *pm) { return mutex_unlock(pm, NULL, false); }
 int lp_mutex_unlock_at(pthread_mutex_t *pm, void *pc) { return mutex_unlock(pm, pc, true); }
 
 int pthread_mutex_init(pthread_mutex_t *pm, const pthread_mutexattr_t *attr)

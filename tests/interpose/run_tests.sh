@@ -49,7 +49,7 @@ timed)
     ;;
 c11)
     # C11 <threads.h> (c11.c): correct under each lock, and the profile counts every
-    # acquisition the program made (its own count), also under each lock.
+    # acquisition the program made (its own count), also under each lock, at the program's call sites.
     for spec in "$@"; do
         run "$spec" "$bindir/test_c11" >/dev/null
         json=$(mktemp /tmp/locklab-c11-XXXXXX.json)
@@ -60,6 +60,10 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 got = sum(l["acquisitions"] for l in r["locks"] if l["kind"] == "mutex")
 want = int(sys.argv[2])
+# the program's own call sites, not the C11 entry points inside the interposer
+elsewhere = [l["first_use"] for l in r["locks"] if not l["first_use"].startswith("test_c11")]
+if elsewhere:
+    sys.exit(f"first uses outside the program: {elsewhere}")
 sys.exit(0 if got == want and want >= 100000 else f"profile counts {got} mutex acquisitions, the program made {want}")
 PY
             ok "$spec: the profile counts every C11 acquisition (${out#acquisitions })"
