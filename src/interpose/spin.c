@@ -16,17 +16,16 @@
  *
  * Where the lock lives (pthread_spinlock_t is a 4-byte int):
  *   - inline, in the int, when the spec's state fits in 4 bytes, is all zeros
- *     once initialised and needs no destroy (ll_placement.inlinable: tas, ttas): a
- *     zeroed int is a free lock, as glibc's (programs that never call
- *     pthread_spin_init work);
+ *     once initialised and needs no destroy (ll_placement.inlinable: tas, ttas): 0 is
+ *     free (glibc's x86-64 word is 1 when free: the two cannot share a spinlock);
  *   - otherwise out of line: the int holds a handle (1, 2, ...; 0: none yet) of an
  *     object from the arena (never malloc; mmap-backed, fork-safe: core.h), found
  *     through a two-level directory (DIR_SIZE blocks of BLOCK objects, published
  *     once each and never moved or freed, so a lock's lookup is two dependent loads
  *     and takes no lock).  Each object records the address of the spinlock it
  *     belongs to; a lock whose int holds no handle of an object that belongs to it
- *     (0 because the program zeroed it instead of calling init; or copied, or
- *     garbage) gets one installed, once (a CAS on the int, under the arena's lock).
+ *     (a byte copy of another spinlock, memory never initialised) gets one installed
+ *     at its first use, once (under the arena's lock, which installs serialise on).
  *     pthread_spin_init installs eagerly, so it is where allocation fails (ENOMEM),
  *     and re-initialising a spinlock reuses its object; destroy gives the object back
  *     (free list) and zeroes the int.  glibc's destroy does nothing, so many
