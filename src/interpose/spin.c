@@ -341,16 +341,28 @@ static void report_at_exit(void)
 
 /* ---- the entry points ------------------------------------------------------------------- */
 
-LL_INLINE void enter(void)
+/* Every entry point starts with this.  false: called by the thread that configures the
+ * interposer, from inside the configuration (a malloc replacement that takes spinlocks):
+ * every other thread waits until it is complete, so the call is served without touching
+ * the spinlock, as mutex.c serves such mutex calls (config.h, lp_ensure_init); a
+ * spinlock initialised then is zeroed, a free inline lock or, out of line, one whose
+ * object is installed at its first use. */
+LL_INLINE bool enter(void)
 {
-    lp_require_init("pthread_spin_*");
+    if (LL_UNLIKELY(!lp_ensure_init()))
+        return false;
+    lp_mark_seen(LP_SEEN_SPIN);
     if (LL_UNLIKELY(!counted))
         count_thread();
+    return true;
 }
 
 int pthread_spin_init(pthread_spinlock_t *l, int pshared)
 {
-    lp_require_init("pthread_spin_init");
+    if (LL_UNLIKELY(!lp_ensure_init())) {
+        memset((void *)l, 0, sizeof *l);
+        return 0;
+    }
     lp_mark_seen(LP_SEEN_SPIN);
     if (spin.inline_state) {
         memset((void *)l, 0, sizeof *l); /* the free state of an inlinable lock (ll_placement) */
@@ -369,7 +381,8 @@ int pthread_spin_init(pthread_spinlock_t *l, int pshared)
 
 int pthread_spin_destroy(pthread_spinlock_t *l)
 {
-    lp_require_init("pthread_spin_destroy");
+    if (LL_UNLIKELY(!lp_ensure_init()))
+        return 0; /* during the configuration: no object exists yet */
     lp_mark_seen(LP_SEEN_SPIN);
     if (spin.inline_state)
         return 0;
@@ -392,8 +405,8 @@ int pthread_spin_destroy(pthread_spinlock_t *l)
 
 int pthread_spin_lock(pthread_spinlock_t *l)
 {
-    enter();
-    lp_mark_seen(LP_SEEN_SPIN);
+    if (LL_UNLIKELY(!enter()))
+        return 0;
     if (spin.inline_state) {
         spin.ops->acquire((void *)l, &spin.wp);
     } else {
@@ -405,8 +418,8 @@ int pthread_spin_lock(pthread_spinlock_t *l)
 
 int pthread_spin_trylock(pthread_spinlock_t *l)
 {
-    enter();
-    lp_mark_seen(LP_SEEN_SPIN);
+    if (LL_UNLIKELY(!enter()))
+        return 0;
     if (spin.inline_state)
         return spin.ops->try_acquire((void *)l, &spin.wp) ? 0 : EBUSY;
     void *obj = object_of(l);
@@ -415,7 +428,8 @@ int pthread_spin_trylock(pthread_spinlock_t *l)
 
 int pthread_spin_unlock(pthread_spinlock_t *l)
 {
-    lp_require_init("pthread_spin_unlock");
+    if (LL_UNLIKELY(!lp_ensure_init()))
+        return 0; /* its lock, taken during the configuration, did not touch the spinlock */
     if (spin.inline_state) {
         spin.ops->release((void *)l, &spin.wp);
     } else {

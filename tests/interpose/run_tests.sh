@@ -350,6 +350,15 @@ malloc)
                 bad "$env LD_PRELOAD='$pre' test_fork (exit $?)"
         done
     done
+    # ... and one that takes a pthread spinlock (malloc_spin_lib.c), inline and out of line.
+    lib=$bindir/libmalloc_spin_lib.so
+    for pre in "$preload $lib" "$lib $preload"; do
+        for spin in "" mcs; do
+            timeout 120 env LOCKLAB_SPIN=$spin LOCKLAB_QUIET=1 LD_PRELOAD="$pre" "$bindir/test_spinbar" >/dev/null 2>&1 &&
+                ok "malloc under a spinlock, LOCKLAB_SPIN=$spin LD_PRELOAD='$pre'" ||
+                bad "malloc under a spinlock, LOCKLAB_SPIN=$spin LD_PRELOAD='$pre' test_spinbar (exit $?)"
+        done
+    done
     ;;
 nomeasure)
     # The library measures the stp/astp (and loiter) default spin budget by
