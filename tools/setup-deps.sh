@@ -11,6 +11,8 @@
 #             relacy-dev (the Relacy model checker: locklab-check, docs/verification.md),
 #             libboost-fiber-dev (optional: the Boost.Fiber/Context peer of the thread
 #             runtime, locklab-peer-boost, docs/threads.md; found at the next configure)
+#             libpython3.11-testsuite (CPython's own test package, for Debian's python3.11)
+#             and stress-ng: the interposer's conformance test (tests/interpose/conformance.sh)
 # Nothing missing: silent, exit 0.  Something missing: one line naming the
 # Debian packages; as root they are installed with apt-get, non-interactively;
 # otherwise the apt-get command to run is printed and the exit status is 1
@@ -49,6 +51,7 @@ case $what in
         want_cmd strace strace; want_cmd sysbench sysbench; want_cmd setarch util-linux
         want_cmd pkg-config pkg-config; want_cmd man man-db
         want_pkg libtsan2; want_pkg libasan8; want_pkg relacy-dev
+        want_pkg libpython3.11-testsuite; want_cmd stress-ng stress-ng
         want_optional_pkg libboost-fiber-dev
         ;;
 esac

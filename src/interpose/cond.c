@@ -156,15 +156,22 @@ static int cond_wait(pthread_cond_t *pc, pthread_mutex_t *pm, enum wait_kind kin
 
 int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
+    lp_mark_seen(LP_SEEN_COND);
     return cond_wait(c, m, WAIT, CLOCK_REALTIME, NULL, __builtin_return_address(0));
 }
 int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
 {
+    lp_mark_seen(LP_SEEN_COND);
     return cond_wait(c, m, TIMEDWAIT, CLOCK_REALTIME, abstime, __builtin_return_address(0));
 }
 int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime)
 {
+    lp_mark_seen(LP_SEEN_COND);
     return cond_wait(c, m, CLOCKWAIT, clock, abstime, __builtin_return_address(0));
+}
+int lp_cond_wait_at(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime, void *pc)
+{
+    return abstime ? cond_wait(c, m, TIMEDWAIT, CLOCK_REALTIME, abstime, pc) : cond_wait(c, m, WAIT, CLOCK_REALTIME, NULL, pc);
 }
 
 /* The deferred wake list for a waiter that waits with (mi, mutex): its mutex's,
@@ -202,9 +209,18 @@ LL_INLINE int cond_wake(pthread_cond_t *pc, bool all, void *caller)
     return 0;
 }
 
-int pthread_cond_signal(pthread_cond_t *pc) { return cond_wake(pc, false, __builtin_return_address(0)); }
+int pthread_cond_signal(pthread_cond_t *pc)
+{
+    lp_mark_seen(LP_SEEN_COND);
+    return cond_wake(pc, false, __builtin_return_address(0));
+}
 
-int pthread_cond_broadcast(pthread_cond_t *pc) { return cond_wake(pc, true, __builtin_return_address(0)); }
+int pthread_cond_broadcast(pthread_cond_t *pc)
+{
+    lp_mark_seen(LP_SEEN_COND);
+    return cond_wake(pc, true, __builtin_return_address(0));
+}
+int lp_cond_wake_at(pthread_cond_t *pc, bool all, void *caller) { return cond_wake(pc, all, caller); }
 
 int pthread_cond_init(pthread_cond_t *pc, const pthread_condattr_t *attr)
 {
@@ -223,20 +239,28 @@ int pthread_cond_init(pthread_cond_t *pc, const pthread_condattr_t *attr)
         profile_of((lp_cond *)pc, __builtin_return_address(0));
         return rc;
     }
+    lp_mark_seen(LP_SEEN_COND);
+    lp_cond_init_private(pc, clock);
+    return 0;
+}
+
+void lp_cond_init_private(pthread_cond_t *pc, clockid_t clock)
+{
     lp_cond *c = (lp_cond *)pc;
     memset(pc, 0, sizeof *pc);
     ll_cond_init(&c->c, NULL); /* the process default discipline (LOCKLAB_COND) */
     c->monotonic = clock == CLOCK_MONOTONIC;
-    return 0;
 }
 
-int pthread_cond_destroy(pthread_cond_t *pc)
+int pthread_cond_destroy(pthread_cond_t *pc) { return lp_cond_destroy_at(pc, __builtin_return_address(0)); }
+
+int lp_cond_destroy_at(pthread_cond_t *pc, void *caller)
 {
     bool ready = lp_ensure_init(); /* false while configuring (config.h): only our own need no config */
     lp_cond *c = (lp_cond *)pc;
     if (!ready && glibc_owned(c))
         lp_init_recursion_fatal("pthread_cond_destroy (process-shared)");
-    profile_of(c, __builtin_return_address(0));
+    profile_of(c, caller);
     if (glibc_owned(c))
         return lp_real.cond_destroy(pc);
     ll_cond_destroy(&c->c);

@@ -193,6 +193,8 @@ static void parse_morph(void)
              lp_cfg.morph_signal ? "all" : lp_cfg.morph_broadcast ? "broadcast" : "none");
 }
 
+static void report_census(void);
+
 static void report_at_exit(void)
 {
     /* relaxed loads: statistics */
@@ -211,6 +213,38 @@ static void report_at_exit(void)
     if (ll_load_relaxed(&lp_slab_fallbacks))
         fprintf(stderr, "liblocklab-preload: exit: out of memory: %llu mutexes ran on an inline standby lock instead of %s\n",
                 (unsigned long long)ll_load_relaxed(&lp_slab_fallbacks), lp_cfg.spec);
+    report_census();
+}
+
+/* ---- LOCKLAB_VERBOSE's census of the kinds of objects used (config.h) ---------------- */
+ll_atomic_u32 lp_seen;
+static uint32_t fast_when_seen; /* lp_fast once a pthread mutex was seen (verbose mode) */
+
+void lp_mark_seen_slow(uint32_t kind)
+{
+    uint32_t old = ll_load_relaxed(&lp_seen); /* relaxed: a statistic */
+    while (!(old & kind) && !ll_cas(&lp_seen, &old, old | kind, LL_RELAXED)) /* relaxed: as above */
+        ;
+}
+
+void lp_census_mutex(void)
+{
+    lp_mark_seen_slow(LP_SEEN_MUTEX);
+    ll_store_release(&lp_fast, fast_when_seen); /* release: as configure's store (lp_cfg is complete) */
+}
+
+static void report_census(void)
+{
+    static const char *const names[] = {"pthread mutexes", "condition variables", "semaphores", "C11 mtx",
+                                        "C11 cnd", "spinlocks", "barriers", "rwlocks"};
+    char used[200] = "", unused[200] = "";
+    uint32_t seen = ll_load_relaxed(&lp_seen); /* relaxed: a statistic */
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *to = seen & (1u << i) ? used : unused;
+        snprintf(to + strlen(to), 200 - strlen(to), "%s%s", *to ? ", " : "", names[i]);
+    }
+    fprintf(stderr, "liblocklab-preload: exit: used: %s; not used: %s\n", *used ? used : "nothing",
+            *unused ? unused : "nothing");
 }
 
 static void configure(void)
@@ -256,6 +290,7 @@ static void configure(void)
         atexit(report_at_exit);
     }
     lp_rwlock_configure(); /* after the lock's verbose line, which stays the first */
+    lp_spin_configure(); /* LOCKLAB_SPIN (spin.c) */
     bool parkinglot = lp_cfg.ops == &ll_lock_parkinglot, standby = lp_cfg.ops == &ll_lock_standby;
     uint32_t fast = lp_cfg.acr_inline                                                 ? LP_FAST_ACR
                     : lp_cfg.inline_state && ll_lock_is_word_lock(lp_cfg.ops) ? LP_FAST_WORD
@@ -265,7 +300,8 @@ static void configure(void)
     /* Locks that repair themselves in a fork child: acr, the word locks (a release is a store
      * of 0), parkinglot and standby (the child's table is emptied: park_table.h, "Fork"). */
     lp_cfg.fork_repair = lp_cfg.ops != &ll_lock_acr && !ll_lock_is_word_lock(lp_cfg.ops) && !parkinglot && !standby;
-    ll_store_release(&lp_fast, fast); /* release: lp_cfg is complete before a fast path reads it */
+    fast_when_seen = fast; /* verbose: the fast path opens at the first pthread mutex call (lp_census_mutex) */
+    ll_store_release(&lp_fast, lp_cfg.verbose ? (uint32_t)LP_FAST_NONE : fast); /* release: lp_cfg is complete before a fast path reads it */
 }
 
 bool lp_init(void)

@@ -139,6 +139,26 @@ LL_INLINE void lp_require_init(const char *function)
         lp_init_recursion_fatal(function);
 }
 
+/* LOCKLAB_VERBOSE=1 reports at exit which kinds of objects the program used (lp_seen): each
+ * kind's bit is set by its entry points (lp_mark_seen: one relaxed load once set).  pthread
+ * mutexes are marked by their first call past the inline fast path: in verbose mode the fast
+ * path stays closed (lp_fast LP_FAST_NONE) until that call, which marks them and opens it
+ * (lp_census_mutex); C11's mtx_* share the entry points but not the mark. */
+enum {
+    LP_SEEN_MUTEX = 1u << 0, LP_SEEN_COND = 1u << 1, LP_SEEN_SEM = 1u << 2, LP_SEEN_MTX = 1u << 3,
+    LP_SEEN_CND = 1u << 4, LP_SEEN_SPIN = 1u << 5, LP_SEEN_BARRIER = 1u << 6, LP_SEEN_RWLOCK = 1u << 7
+};
+extern ll_atomic_u32 lp_seen;
+void lp_mark_seen_slow(uint32_t kind);
+LL_INLINE void lp_mark_seen(uint32_t kind)
+{
+    if (LL_UNLIKELY(!(ll_load_relaxed(&lp_seen) & kind))) /* relaxed: a statistic */
+        lp_mark_seen_slow(kind);
+}
+void lp_census_mutex(void);
+/* LOCKLAB_SPIN, the lock of pthread spinlocks (spin.c): parsed by configure. */
+void lp_spin_configure(void);
+
 /* Objects handed to glibc: mutexes (robust, PI/PP, process-shared),
  * process-shared condition variables and semaphores. */
 extern ll_atomic_u64 lp_passthrough_mutexes, lp_passthrough_conds, lp_passthrough_sems;

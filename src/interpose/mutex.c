@@ -702,13 +702,22 @@ held:
     return 0;
 }
 
+/* LOCKLAB_VERBOSE=1 (config.h, lp_seen): the first pthread mutex call (not C11's) past the
+ * fast path marks pthread mutexes as used and opens the inline fast path (lp_fast_verbose). */
+LL_INLINE void census(bool c11)
+{
+    if (LL_UNLIKELY(lp_cfg.verbose) && !c11 && !(ll_load_relaxed(&lp_seen) & LP_SEEN_MUTEX))
+        lp_census_mutex();
+}
+
 /* pthread_mutex_lock past the inline fast path.  Out of line, as every slow path of the entry
  * points: then the fast path needs no stack frame. */
-static LL_COLD int lock_general(pthread_mutex_t *pm, void *pc)
+static LL_COLD int lock_general(pthread_mutex_t *pm, void *pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     if (LL_UNLIKELY(!lp_ensure_init()))
         return 0; /* called while configuring: exclusive without the lock (config.h) */
+    census(c11);
     if (LL_LIKELY(fast_kind(m))) {
         lock_acquire(m, pc);
         ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
@@ -717,12 +726,19 @@ static LL_COLD int lock_general(pthread_mutex_t *pm, void *pc)
     return lock_slow(pm, pc, BLOCK, CLOCK_REALTIME, NULL);
 }
 
-int pthread_mutex_lock(pthread_mutex_t *pm)
+/* The application's return address for the profile: C11's, passed on by c11.c (c11_pc), or
+ * that of the pthread entry point this is inlined into, read only on the paths that use it
+ * (an argument read at entry would cost the fast path a load). */
+#define CALLER_PC() (c11 ? c11_pc : __builtin_return_address(0))
+
+/* pthread_mutex_lock's body; c11: called by mtx_lock (c11.c), which is not a pthread mutex use
+ * for LOCKLAB_VERBOSE's census (config.h, lp_seen). */
+LL_INLINE int mutex_lock(pthread_mutex_t *pm, void *c11_pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
     if (LL_UNLIKELY(fast == LP_FAST_NONE))
-        return lock_general(pm, __builtin_return_address(0));
+        return lock_general(pm, CALLER_PC(), c11);
     ll_rmw_lead(word_of(m)); /* the CAS may follow the last unlock's RMW-free release: atomics.h; 1.2 ns here */
     if (LL_UNLIKELY(!word_try_acquire(m)))
         return lock_inline_contended(m, fast);
@@ -730,7 +746,10 @@ int pthread_mutex_lock(pthread_mutex_t *pm)
     return 0;
 }
 
-int pthread_mutex_trylock(pthread_mutex_t *pm)
+int pthread_mutex_lock(pthread_mutex_t *pm) { return mutex_lock(pm, NULL, false); }
+int lp_mutex_lock_at(pthread_mutex_t *pm, void *pc) { return mutex_lock(pm, pc, true); }
+
+LL_INLINE int mutex_trylock(pthread_mutex_t *pm, void *c11_pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
@@ -744,19 +763,23 @@ int pthread_mutex_trylock(pthread_mutex_t *pm)
     }
     if (LL_UNLIKELY(!lp_ensure_init()))
         return 0; /* called while configuring: exclusive without the lock (config.h) */
+    census(c11);
     if (LL_LIKELY(fast_kind(m))) {
-        if (!lock_try_acquire(m, __builtin_return_address(0)))
+        if (!lock_try_acquire(m, CALLER_PC()))
             return EBUSY;
         ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
         return 0;
     }
-    return lock_slow(pm, __builtin_return_address(0), TRY, CLOCK_REALTIME, NULL);
+    return lock_slow(pm, CALLER_PC(), TRY, CLOCK_REALTIME, NULL);
 }
+int pthread_mutex_trylock(pthread_mutex_t *pm) { return mutex_trylock(pm, NULL, false); }
+int lp_mutex_trylock_at(pthread_mutex_t *pm, void *pc) { return mutex_trylock(pm, pc, true); }
 
-static int clocklock(pthread_mutex_t *pm, void *pc, clockid_t clock, const struct timespec *abstime)
+static int clocklock(pthread_mutex_t *pm, void *pc, clockid_t clock, const struct timespec *abstime, bool c11)
 {
     if (LL_UNLIKELY(!lp_ensure_init()))
         return 0; /* called while configuring: exclusive without the lock (config.h) */
+    census(c11);
     if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
         return EINVAL;
     return lock_slow(pm, pc, TIMED, clock, abstime);
@@ -764,20 +787,25 @@ static int clocklock(pthread_mutex_t *pm, void *pc, clockid_t clock, const struc
 
 int pthread_mutex_clocklock(pthread_mutex_t *pm, clockid_t clock, const struct timespec *abstime)
 {
-    return clocklock(pm, __builtin_return_address(0), clock, abstime);
+    return clocklock(pm, __builtin_return_address(0), clock, abstime, false);
 }
 
 int pthread_mutex_timedlock(pthread_mutex_t *pm, const struct timespec *abstime)
 {
-    return clocklock(pm, __builtin_return_address(0), CLOCK_REALTIME, abstime);
+    return clocklock(pm, __builtin_return_address(0), CLOCK_REALTIME, abstime, false);
+}
+int lp_mutex_timedlock_at(pthread_mutex_t *pm, const struct timespec *abstime, void *pc)
+{
+    return clocklock(pm, pc, CLOCK_REALTIME, abstime, true);
 }
 
 /* pthread_mutex_unlock past the inline fast path: out of line, as lock_general. */
-static LL_COLD int unlock_general(pthread_mutex_t *pm, void *pc)
+static LL_COLD int unlock_general(pthread_mutex_t *pm, void *pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     if (LL_UNLIKELY(!lp_ensure_init()))
         return 0; /* called while configuring: its lock did not touch the mutex (config.h) */
+    census(c11);
     if (LL_LIKELY(fast_kind(m))) {
         if (LL_UNLIKELY(!lp_mutex_held_by_me_quick(m)))
             return unlock_not_owner(m, pc);
@@ -818,12 +846,12 @@ static LL_COLD int unlock_inline_contended(lp_mutex *m, uint32_t fast)
     return 0;
 }
 
-int pthread_mutex_unlock(pthread_mutex_t *pm)
+LL_INLINE int mutex_unlock(pthread_mutex_t *pm, void *c11_pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
     if (LL_UNLIKELY(fast == LP_FAST_NONE))
-        return unlock_general(pm, __builtin_return_address(0));
+        return unlock_general(pm, CALLER_PC(), c11);
     ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
     /* relaxed: the waiter word as each inline lock's own release reads it (acr.h, parkinglot.h, standby.h:
      * a waiter that announces after this load is found by its timed sleep) */
@@ -832,6 +860,8 @@ int pthread_mutex_unlock(pthread_mutex_t *pm)
     ll_store_release(word_of(m), 0); /* release: the critical section; pairs with the acquiring CAS */
     return 0;
 }
+int pthread_mutex_unlock(pthread_mutex_t *pm) { return mutex_unlock(pm, NULL, false); }
+int lp_mutex_unlock_at(pthread_mutex_t *pm, void *pc) { return mutex_unlock(pm, pc, true); }
 
 int pthread_mutex_init(pthread_mutex_t *pm, const pthread_mutexattr_t *attr)
 {
@@ -852,6 +882,13 @@ int pthread_mutex_init(pthread_mutex_t *pm, const pthread_mutexattr_t *attr)
         count_passthrough(pm, __builtin_return_address(0));
         return rc;
     }
+    if (ready)
+        census(false);
+    return lp_mutex_init_private(pm, type, ready, __builtin_return_address(0));
+}
+
+int lp_mutex_init_private(pthread_mutex_t *pm, int type, bool ready, void *pc)
+{
     lp_mutex *m = (lp_mutex *)pm;
     memset(pm, 0, sizeof *pm);
     m->kind = type;
@@ -859,7 +896,7 @@ int pthread_mutex_init(pthread_mutex_t *pm, const pthread_mutexattr_t *attr)
      * at the first lock (which falls back then: slab.h).  Not when profiling: the record's
      * call site is the first lock's. */
     if (ready && !lp_cfg.inline_state && !lp_profiling &&
-        install_object(m, __builtin_return_address(0), false) == NULL)
+        install_object(m, pc, false) == NULL)
         return ENOMEM; /* the mutex is left zeroed: a program that uses it anyway gets the fallback */
     return 0;
 }

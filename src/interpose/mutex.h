@@ -120,4 +120,19 @@ LL_INLINE bool lp_mutex_held_by_me_quick(lp_mutex *m)
  * after releasing.  The recursion depth is the caller's business. */
 extern const ll_mutex_iface lp_mutex_iface;
 
+/* The entry points with the application's return address (for the profile), for C11's
+ * mtx_* (c11.c): pthread_mutex_lock, _trylock, _timedlock, _unlock otherwise, not counted as
+ * pthread mutex calls by LOCKLAB_VERBOSE's census (config.h, lp_seen). */
+int lp_mutex_lock_at(pthread_mutex_t *pm, void *pc);
+int lp_mutex_trylock_at(pthread_mutex_t *pm, void *pc);
+int lp_mutex_timedlock_at(pthread_mutex_t *pm, const struct timespec *abstime, void *pc);
+int lp_mutex_unlock_at(pthread_mutex_t *pm, void *pc);
+/* pthread_mutex_init of a private mutex of this type (PTHREAD_MUTEX_NORMAL, _RECURSIVE, ...). */
+int lp_mutex_init_private(pthread_mutex_t *pm, int type, bool ready, void *pc);
+/* The same for the condition variables (cond.c), for C11's cnd_*: abstime NULL waits untimed. */
+int lp_cond_wait_at(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime, void *pc);
+int lp_cond_wake_at(pthread_cond_t *c, bool all, void *pc);
+void lp_cond_init_private(pthread_cond_t *c, clockid_t clock);
+int lp_cond_destroy_at(pthread_cond_t *c, void *pc);
+
 #endif

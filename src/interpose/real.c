@@ -22,6 +22,8 @@ static void *must_resolve(const char *name)
     return f;
 }
 
+void *lp_real_lookup(const char *name) { return must_resolve(name); }
+
 void lp_real_resolve(void)
 {
     if (ll_load_acquire(&state) == RESOLVED) /* acquire: pairs with the release below; the table is filled */

@@ -68,5 +68,8 @@ extern lp_real_fns lp_real;
 /* Idempotent and thread-safe (every thread resolves the same addresses);
  * exits with status 2 and a message if glibc lacks one of the functions. */
 void lp_real_resolve(void);
+/* glibc's (default version of) name, for functions outside the table above; exits with
+ * status 2 and a message if glibc lacks it. */
+void *lp_real_lookup(const char *name);
 
 #endif

@@ -186,6 +186,7 @@ static bool init_object(void *obj, void *arg)
 
 static LL_COLD void *install(lp_rwlock *rw, void *pc)
 {
+    lp_mark_seen(LP_SEEN_RWLOCK); /* LOCKLAB_VERBOSE's census: its first use installs the object */
     ll_self(); /* this thread's context first, outside the arena's lock (slab.c says why) */
     install_ctx c = {rw, pc};
     void *obj = ll_arena_install(&rw_cfg.pool, &rw->obj, init_object, &c);

@@ -59,6 +59,7 @@ LL_INLINE int fail(int err)
 int sem_init(sem_t *s, int pshared, unsigned value)
 {
     lp_require_init("sem_init");
+    lp_mark_seen(LP_SEEN_SEM);
     if (pshared) {
         ll_faa(&lp_passthrough_sems, 1, LL_RELAXED); /* relaxed: a statistic */
         int rc = lp_real.sem_init(s, pshared, value);
@@ -73,6 +74,7 @@ int sem_init(sem_t *s, int pshared, unsigned value)
 int sem_destroy(sem_t *s)
 {
     lp_require_init("sem_destroy");
+    lp_mark_seen(LP_SEEN_SEM);
     profile_of(s, __builtin_return_address(0)); /* counts glibc's */
     if (glibc_owned(s))
         return lp_real.sem_destroy(s);
@@ -99,6 +101,7 @@ static int sem_wait_until(lp_profile *p, sem_t *s, clockid_t clock, const struct
 int sem_wait(sem_t *s)
 {
     lp_require_init("sem_wait");
+    lp_mark_seen(LP_SEEN_SEM);
     lp_profile *p = profile_of(s, __builtin_return_address(0));
     if (glibc_owned(s))
         return lp_real.sem_wait(s);
@@ -108,6 +111,7 @@ int sem_wait(sem_t *s)
 int sem_timedwait(sem_t *s, const struct timespec *abstime)
 {
     lp_require_init("sem_timedwait");
+    lp_mark_seen(LP_SEEN_SEM);
     lp_profile *p = profile_of(s, __builtin_return_address(0));
     if (glibc_owned(s))
         return lp_real.sem_timedwait(s, abstime);
@@ -117,6 +121,7 @@ int sem_timedwait(sem_t *s, const struct timespec *abstime)
 int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *abstime)
 {
     lp_require_init("sem_clockwait");
+    lp_mark_seen(LP_SEEN_SEM);
     lp_profile *p = profile_of(s, __builtin_return_address(0));
     if (glibc_owned(s))
         return lp_real.sem_clockwait(s, clock, abstime);
@@ -126,6 +131,7 @@ int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *abstime)
 int sem_trywait(sem_t *s)
 {
     lp_require_init("sem_trywait");
+    lp_mark_seen(LP_SEEN_SEM);
     lp_profile *p = profile_of(s, __builtin_return_address(0));
     if (glibc_owned(s))
         return lp_real.sem_trywait(s);
@@ -138,6 +144,7 @@ int sem_trywait(sem_t *s)
 int sem_post(sem_t *s)
 {
     lp_require_init("sem_post");
+    lp_mark_seen(LP_SEEN_SEM);
     profile_of(s, __builtin_return_address(0)); /* counts glibc's */
     if (glibc_owned(s))
         return lp_real.sem_post(s);
@@ -148,6 +155,7 @@ int sem_post(sem_t *s)
 int sem_getvalue(sem_t *s, int *value)
 {
     lp_require_init("sem_getvalue");
+    lp_mark_seen(LP_SEEN_SEM);
     profile_of(s, __builtin_return_address(0)); /* counts glibc's */
     if (glibc_owned(s))
         return lp_real.sem_getvalue(s, value);

@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: rwlock RWSPEC... | mutex SPEC... | sync SPEC... | threads SPEC... | mix SPEC... | timed SPEC... | timed-sleeps SPEC... | clockset SPEC... | posix SPEC... | robust SPEC... | memory SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
+# CASE: rwlock RWSPEC... | mutex SPEC... | sync SPEC... | c11 SPEC... | spinbar SPIN-SPEC... | threads SPEC... | mix SPEC... | timed SPEC... | timed-sleeps SPEC... | clockset SPEC... | posix SPEC... | robust SPEC... | memory SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -81,6 +81,82 @@ mix)
     ;;
 timed)
     for spec in "$@"; do run "$spec" "$bindir/test_timedlock"; done
+    ;;
+c11)
+    # C11 <threads.h> (c11.c): correct under each lock, and the profile counts every
+    # acquisition the program made (its own count), also under each lock, at the program's call sites.
+    for spec in "$@"; do
+        run "$spec" "$bindir/test_c11" >/dev/null
+        json=$(mktemp /tmp/locklab-c11-XXXXXX.json)
+        out=$(timeout 120 env LOCKLAB_LOCK="$spec" LOCKLAB_QUIET=1 LOCKLAB_PROFILE="$json" LOCKLAB_PROFILE_FORMAT=json \
+              LD_PRELOAD="$preload" "$bindir/test_c11")
+        if python3 - "$json" "${out#acquisitions }" <<'PY'; then
+import json, sys
+r = json.load(open(sys.argv[1]))
+got = sum(l["acquisitions"] for l in r["locks"] if l["kind"] == "mutex")
+want = int(sys.argv[2])
+# the program's own call sites, not the C11 entry points inside the interposer
+elsewhere = [l["first_use"] for l in r["locks"] if not l["first_use"].startswith("test_c11")]
+if elsewhere:
+    sys.exit(f"first uses outside the program: {elsewhere}")
+sys.exit(0 if got == want and want >= 100000 else f"profile counts {got} mutex acquisitions, the program made {want}")
+PY
+            ok "$spec: the profile counts every C11 acquisition (${out#acquisitions })"
+        else
+            bad "$spec: C11 acquisitions in the profile"
+        fi
+        rm -f "$json"
+    done
+    # glibc alone passes it too (the test's expectations are glibc's)
+    timeout 120 "$bindir/test_c11" >/dev/null && ok "test_c11 under glibc" || bad "test_c11 under glibc"
+    ;;
+spinbar)
+    # pthread spinlocks over each LOCKLAB_SPIN given ("" = the default, ttas) and barriers (spin.c,
+    # barrier.c); glibc alone first (the test's expectations are glibc's).
+    timeout 120 "$bindir/test_spinbar" >/dev/null && ok "test_spinbar under glibc" || bad "test_spinbar under glibc"
+    for spec in "$@"; do
+        if LOCKLAB_QUIET=1 LOCKLAB_SPIN=$spec LD_PRELOAD="$preload" timeout 120 "$bindir/test_spinbar" >/dev/null; then
+            ok "LOCKLAB_SPIN=$spec test_spinbar"
+        else
+            bad "LOCKLAB_SPIN=$spec test_spinbar (exit $?)"
+        fi
+    done
+    # Bad values: one line naming the value and the valid choices, exit 2 before main.
+    for value in mcs-stp standby nosuch tas-park; do
+        err=$(LOCKLAB_SPIN=$value LD_PRELOAD="$preload" "$bindir/test_spinbar" 2>&1 >/dev/null)
+        rc=$?
+        if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ $err == *"LOCKLAB_SPIN='$value'"* ]]; then
+            ok "LOCKLAB_SPIN=$value refused: $err"
+        else
+            bad "LOCKLAB_SPIN=$value: want exit 2 and one line, got $rc: $err"
+        fi
+    done
+    # More threads than CPUs on spinlocks: one line, once; LOCKLAB_QUIET=1 silences it.
+    over='spinlocks (LOCKLAB_SPIN=ttas) never park and [0-9]* threads now take them on 1 CPUs'
+    n=$(LD_PRELOAD="$preload" taskset -c 0 "$bindir/test_spinbar" oversubscribe 2>&1 | grep -c "$over")
+    [ "$n" -eq 1 ] && ok "spinlocks: oversubscription warned once" || bad "spinlocks: $n oversubscription lines, want 1"
+    n=$(LOCKLAB_QUIET=1 LD_PRELOAD="$preload" taskset -c 0 "$bindir/test_spinbar" oversubscribe 2>&1 | grep -c 'never park')
+    [ "$n" -eq 0 ] && ok "spinlocks: LOCKLAB_QUIET=1 silences the warning" || bad "spinlocks: quiet, yet $n lines"
+    line=$(LOCKLAB_VERBOSE=1 LOCKLAB_QUIET=1 LD_PRELOAD="$preload" taskset -c 0 "$bindir/test_spinbar" oversubscribe 2>&1 |
+           grep 'exit: spinlocks')
+    [[ $line == *"exit: spinlocks (LOCKLAB_SPIN=ttas) never park: up to 4 threads took them at once on 1 CPUs" ]] &&
+        ok "verbose: spinlocks' most threads at once: $line" || bad "verbose: spinlocks' most threads at once: $line"
+    # LOCKLAB_VERBOSE=1: the spinlock line at start, and the census at exit says what was used.
+    census() { # census PROGRAM ARGS...: the verbose exit line of what was used
+        LOCKLAB_VERBOSE=1 LOCKLAB_QUIET=1 LD_PRELOAD="$preload" "$@" 2>&1 >/dev/null | grep 'exit: used:'
+    }
+    line=$(census "$bindir/test_spinbar")
+    [[ $line == *"used: spinlocks, barriers; not used: pthread mutexes, condition variables, semaphores, C11 mtx, C11 cnd" ]] &&
+        ok "census of test_spinbar: $line" || bad "census of test_spinbar: $line"
+    line=$(census "$bindir/test_c11")
+    [[ $line == *"used: C11 mtx, C11 cnd; not used: pthread mutexes, condition variables, semaphores, spinlocks, barriers" ]] &&
+        ok "census of test_c11: $line" || bad "census of test_c11: $line"
+    line=$(census "$bindir/test_condsem")
+    [[ $line == *"used: pthread mutexes, condition variables, semaphores; not used: C11 mtx, C11 cnd, spinlocks, barriers" ]] &&
+        ok "census of test_condsem: $line" || bad "census of test_condsem: $line"
+    line=$(LOCKLAB_VERBOSE=1 LOCKLAB_SPIN=mcs LD_PRELOAD="$preload" sleep 0 2>&1 | grep 'spinlocks:')
+    [[ $line == *"spinlocks: mcs (LOCKLAB_SPIN; out-of-line), "*" bytes per spinlock"* ]] &&
+        ok "verbose spinlock line: $line" || bad "verbose spinlock line: $line"
     ;;
 timed-sleeps)
     # A timed waiter sleeps as an untimed one does (specs whose policy parks; test_timedlock.c).
@@ -244,6 +320,10 @@ bindings)
         pthread_cond_signal pthread_cond_broadcast pthread_cond_init sem_init sem_wait sem_timedwait sem_post \
         sem_trywait sem_getvalue sem_destroy
     check_binding test_cxx test_cxx pthread_mutex_lock pthread_mutex_unlock
+    check_binding test_c11 test_c11 mtx_init mtx_lock mtx_trylock mtx_timedlock mtx_unlock mtx_destroy \
+        cnd_init cnd_wait cnd_timedwait cnd_signal cnd_broadcast cnd_destroy
+    check_binding test_spinbar test_spinbar pthread_spin_init pthread_spin_lock pthread_spin_trylock \
+        pthread_spin_unlock pthread_spin_destroy pthread_barrier_init pthread_barrier_wait pthread_barrier_destroy
     check_binding test_cxx 'libstdc++.so.6' pthread_cond_wait pthread_cond_broadcast
     ;;
 badenv)
@@ -325,6 +405,15 @@ malloc)
                    LOCKLAB_VERBOSE=1 LOCKLAB_PROFILE=-; do
             timeout 120 env "$env" LD_PRELOAD="$pre" "$bindir/test_fork" >/dev/null 2>&1 ||
                 bad "$env LD_PRELOAD='$pre' test_fork (exit $?)"
+        done
+    done
+    # ... and one that takes a pthread spinlock (malloc_spin_lib.c), inline and out of line.
+    lib=$bindir/libmalloc_spin_lib.so
+    for pre in "$preload $lib" "$lib $preload"; do
+        for spin in "" mcs; do
+            timeout 120 env LOCKLAB_SPIN=$spin LOCKLAB_QUIET=1 LD_PRELOAD="$pre" "$bindir/test_spinbar" >/dev/null 2>&1 &&
+                ok "malloc under a spinlock, LOCKLAB_SPIN=$spin LD_PRELOAD='$pre'" ||
+                bad "malloc under a spinlock, LOCKLAB_SPIN=$spin LD_PRELOAD='$pre' test_spinbar (exit $?)"
         done
     done
     ;;

@@ -1,0 +1,440 @@
+/*
+ * pthread_spin_{init,destroy,lock,trylock,unlock} over one of locklab's locks
+ * that never sleep, chosen by LOCKLAB_SPIN=SPEC (default ttas):
+ *
+ *   - SPEC is any lock spec (locklab-bench --list, with keys) whose waiting never
+ *     blocks in the kernel (ll_spec_never_parks: the spin policy, the bare name, or
+ *     the yield policy, -yield): a pthread spinlock's users expect a busy wait.  A
+ *     spec that parks (mcs-stp, standby, acr, ...) is refused with one line, as any
+ *     bad value.  Independent of LOCKLAB_LOCK, whose default parks.
+ *   - Default ttas: glibc's own spinlock is a test-and-set spinning on a read, so the
+ *     default keeps its algorithm and its 4 bytes, and adds what the waiting engine
+ *     gives every locklab lock: real-time waiters sleep between polls instead of
+ *     starving a lower-priority holder for ever (wait.h), and the oversubscription
+ *     warning below.  A FIFO spinlock is one variable away (LOCKLAB_SPIN=ticket,
+ *     mcs, clh, ...).
+ *
+ * Where the lock lives (pthread_spinlock_t is a 4-byte int):
+ *   - inline, in the int, when the spec's state fits in 4 bytes, is all zeros
+ *     once initialised and needs no destroy (ll_placement.inlinable: tas, ttas): 0 is
+ *     free (glibc's x86-64 word is 1 when free: the two cannot share a spinlock);
+ *   - otherwise out of line: the int holds a handle (1, 2, ...; 0: none yet) of an
+ *     object from the arena (never malloc; mmap-backed, fork-safe: core.h), found
+ *     through a two-level directory (DIR_SIZE blocks of BLOCK objects, published
+ *     once each and never moved or freed, so a lock's lookup is two dependent loads
+ *     and takes no lock).  Each object records the address of the spinlock it
+ *     belongs to; a lock whose int holds no handle of an object that belongs to it
+ *     (a byte copy of another spinlock, memory never initialised) gets one installed
+ *     at its first use, once (under the arena's lock, which installs serialise on).
+ *     pthread_spin_init installs eagerly, so it is where allocation fails (ENOMEM),
+ *     and re-initialising a spinlock reuses its object; destroy gives the object back
+ *     (free list) and zeroes the int.  glibc's destroy does nothing, so many
+ *     programs never call it: a registry keyed by the spinlock's address (under the
+ *     arena's lock, touched at install and destroy only) finds the object of a
+ *     spinlock dropped without destroy when a spinlock at the same address is
+ *     initialised again, and recycles it, so memory stays flat whenever addresses
+ *     come back (as slab.h does for mutexes).
+ *
+ * pshared: glibc's spinlock is a plain word whether process-shared or not, and so
+ * is an inline one here (tas, ttas: the default).  An out-of-line lock lives in this
+ * process's memory (its object, queue nodes, parkers), which another process cannot
+ * reach, so under such a LOCKLAB_SPIN, pthread_spin_init(PTHREAD_PROCESS_SHARED)
+ * ends the process with one line naming the spec and the specs that work (POSIX
+ * has no error code for "not with this lock"; a silent process-private lock would
+ * let two processes in at once).
+ *
+ * More threads than CPUs: as for a mutex lock that never parks (config.c), the
+ * threads taking spinlocks are counted, and once they outnumber the CPUs one line
+ * on stderr says so (once per process; LOCKLAB_QUIET=1 silences it).
+ * LOCKLAB_VERBOSE=1 prints the spinlock configuration at start (a line of its own,
+ * after the interposer's), and at exit the most threads that took spinlocks at once
+ * (if any did); the census at exit counts "spinlocks" (config.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "env.h"
+
+#define LP_DEFAULT_SPIN_LOCK "ttas"
+
+typedef struct spin_hdr {
+    ll_wait_policy wp;              /* the object's waiting policy */
+    ll_atomic_ptr key;              /* the spinlock it belongs to (NULL while free): written under the
+                                     * arena's lock, read by object_of without it (relaxed: see there) */
+    void *link;                     /* registry chain while in use, free list while free */
+    uint32_t handle;
+} spin_hdr;
+
+static struct {
+    bool inline_state;
+    const ll_lock_ops *ops;
+    ll_wait_policy wp; /* inline mode */
+    ll_spec spec;      /* settled (ll_lock_place) */
+    size_t hdr_offset, stride;
+    char text[200];
+} spin;
+
+/* ---- configuration ------------------------------------------------------------------- */
+
+static void die(const char *line)
+{
+    fprintf(stderr, "liblocklab-preload: %s\n", line);
+    _exit(2);
+}
+
+static LL_ALIGNED(LL_SECTOR) unsigned char scratch[4096];
+static void report_at_exit(void);
+
+void lp_spin_configure(void)
+{
+    const char *value = lp_env("LOCKLAB_SPIN");
+    bool given = value != NULL;
+    if (!given)
+        value = LP_DEFAULT_SPIN_LOCK;
+    char err[512], line[800], echo[65];
+    ll_elide(value, 64, echo, sizeof echo);
+    ll_spec s;
+    if (ll_spec_parse(value, &s, err, sizeof err) != 0) {
+        snprintf(line, sizeof line, "LOCKLAB_SPIN='%s': %s", echo, err);
+        die(line);
+    }
+    ll_placement pl;
+    ll_lock_place(&s, LL_DEFAULTS_FIXED, NULL, NULL, &pl, err, sizeof err); /* sizes only: cannot fail */
+    if (!ll_spec_never_parks(pl.spec.ops, pl.spec.policy)) {
+        snprintf(line, sizeof line,
+                 "LOCKLAB_SPIN='%s': %s may sleep, and a pthread spinlock must spin (valid: a spec whose policy "
+                 "spins or yields, e.g. ttas (default), tas, backoff, ticket, mcs, clh, anderson, k42, twa, "
+                 "mcscr, cna, hemlock, or NAME-yield)",
+                 echo, pl.spec.name);
+        die(line);
+    }
+    if (pl.state_bytes > sizeof scratch) {
+        snprintf(line, sizeof line, "LOCKLAB_SPIN='%s': state of %zu bytes is larger than this interposer supports (%zu)",
+                 echo, pl.state_bytes, sizeof scratch);
+        die(line);
+    }
+    if (ll_lock_place(&pl.spec, LL_DEFAULTS_FIXED, scratch, &spin.wp, &pl, err, sizeof err) != 0) {
+        snprintf(line, sizeof line, "LOCKLAB_SPIN='%s': %s", echo, err);
+        die(line);
+    }
+    spin.ops = pl.spec.ops;
+    spin.spec = pl.spec;
+    spin.inline_state = pl.inlinable && pl.state_bytes <= sizeof(pthread_spinlock_t) &&
+                        pl.state_align <= LL_SECTOR;
+    if (spin.ops->destroy)
+        spin.ops->destroy(scratch);
+    spin.hdr_offset = (pl.state_bytes + _Alignof(spin_hdr) - 1) / _Alignof(spin_hdr) * _Alignof(spin_hdr);
+    spin.stride = (spin.hdr_offset + sizeof(spin_hdr) + LL_SECTOR - 1) / LL_SECTOR * LL_SECTOR;
+    snprintf(spin.text, sizeof spin.text, "%s (%s; %s)", pl.spec.name, given ? "LOCKLAB_SPIN" : "default",
+             spin.inline_state ? "inline in the int" : "out-of-line");
+    if (lp_cfg.verbose) {
+        fprintf(stderr, "liblocklab-preload: spinlocks: %s, %zu bytes per spinlock beyond the int\n", spin.text,
+                spin.inline_state ? (size_t)0 : spin.stride);
+        atexit(report_at_exit);
+    }
+}
+
+/* ---- out-of-line objects: handles, directory, registry ---------------------------------- */
+
+enum { BLOCK = 256, DIR_SIZE = 1u << 16 }; /* up to 16 M spinlocks out of line */
+static ll_atomic_ptr directory[DIR_SIZE];  /* block i: objects i * BLOCK + 1 .. (i + 1) * BLOCK */
+/* Under the arena's lock: */
+static uint32_t next_handle = 1;
+static void *free_objects;
+static void **buckets;
+static size_t nbuckets, nregistered;
+static uint32_t epoch; /* the arena epoch free_objects and the registry belong to (slab.c's rule) */
+
+LL_INLINE spin_hdr *hdr_of(void *obj) { return (spin_hdr *)(void *)((char *)obj + spin.hdr_offset); }
+LL_INLINE const void *key_of(void *obj) { return ll_load_relaxed(&hdr_of(obj)->key); }
+LL_INLINE void set_key(void *obj, const volatile void *key) { ll_store_relaxed(&hdr_of(obj)->key, (void *)(uintptr_t)key); }
+
+/* The object of handle h, or NULL if h names none. */
+LL_INLINE void *object_at(uint32_t h)
+{
+    uint32_t i = h - 1;
+    if (LL_UNLIKELY(h == 0 || i / BLOCK >= DIR_SIZE))
+        return NULL;
+    char *block = (char *)ll_load_acquire(&directory[i / BLOCK]); /* acquire: pairs with new_object's release */
+    return block ? block + (size_t)(i % BLOCK) * spin.stride : NULL;
+}
+
+static void state_current(void)
+{
+    if (LL_UNLIKELY(epoch != ll_arena_epoch())) { /* a fork child discarded the arena's state (slab.c) */
+        free_objects = NULL;
+        buckets = NULL;
+        nbuckets = nregistered = 0;
+        epoch = ll_arena_epoch();
+    }
+}
+
+static size_t bucket_of(const volatile void *key, size_t n)
+{
+    return (size_t)(((uint64_t)(uintptr_t)key >> 2) * 0x9E3779B97F4A7C15ull >> 32) & (n - 1);
+}
+
+/* Under the arena's lock: unlink and return the object registered for key, or NULL. */
+static void *registry_take(const pthread_spinlock_t *key)
+{
+    if (nbuckets == 0)
+        return NULL;
+    for (void **link = &buckets[bucket_of(key, nbuckets)]; *link; link = &hdr_of(*link)->link) {
+        if (key_of(*link) == (const void *)key) {
+            void *obj = *link;
+            *link = hdr_of(obj)->link;
+            nregistered--;
+            return obj;
+        }
+    }
+    return NULL;
+}
+
+static void registry_add(void *obj)
+{
+    if (nregistered >= 2 * nbuckets) {
+        size_t n = nbuckets ? nbuckets * 2 : 1024;
+        void **b = (void **)ll_arena_alloc(n * sizeof *b, LL_CACHELINE);
+        if (b) {
+            for (size_t i = 0; i < nbuckets; i++)
+                for (void *o = buckets[i], *next; o; o = next) {
+                    next = hdr_of(o)->link;
+                    size_t k = bucket_of(key_of(o), n);
+                    hdr_of(o)->link = b[k];
+                    b[k] = o;
+                }
+            buckets = b;
+            nbuckets = n;
+        }
+    }
+    if (nbuckets == 0)
+        return; /* out of memory for the table: not recycled if dropped */
+    size_t k = bucket_of(key_of(obj), nbuckets);
+    hdr_of(obj)->link = buckets[k];
+    buckets[k] = obj;
+    nregistered++;
+}
+
+/* Under the arena's lock: a free object, or a new one (NULL: out of memory). */
+static void *new_object(void)
+{
+    if (free_objects) {
+        void *obj = free_objects;
+        free_objects = hdr_of(obj)->link;
+        return obj;
+    }
+    uint32_t i = next_handle - 1;
+    if (i / BLOCK >= DIR_SIZE)
+        return NULL;
+    if (ll_load_relaxed(&directory[i / BLOCK]) == NULL) { /* relaxed: written only under the arena's lock */
+        void *block = ll_arena_alloc((size_t)BLOCK * spin.stride, LL_SECTOR);
+        if (block == NULL)
+            return NULL;
+        ll_store_release(&directory[i / BLOCK], block); /* release: the zeroed block; pairs with object_at */
+    }
+    next_handle++; /* last: a fork in the middle leaves a consistent counter */
+    void *obj = object_at(i + 1);
+    hdr_of(obj)->handle = i + 1;
+    return obj;
+}
+
+static void place(void *obj)
+{
+    char err[256];
+    /* Cannot fail: the same settled spec placed the scratch lock at configuration. */
+    ll_lock_place(&spin.spec, LL_DEFAULTS_FIXED, obj, &hdr_of(obj)->wp, NULL, err, sizeof err);
+}
+
+/* The object of spinlock l, installed in it unless another thread did so meanwhile
+ * (reinit, pthread_spin_init: a fresh lock even if l had one).  NULL: out of memory. */
+static LL_COLD void *install(pthread_spinlock_t *l, bool reinit)
+{
+    ll_self(); /* this thread's context first, outside the arena's lock (slab.c says why) */
+    ll_arena_lock();
+    state_current();
+    ll_atomic_u32 *word = (ll_atomic_u32 *)(void *)l;
+    uint32_t now = ll_load_relaxed(word); /* relaxed: installs are serialised by the arena's lock */
+    void *obj = object_at(now);
+    if (obj && key_of(obj) == (const void *)l && !reinit) { /* another thread installed it meanwhile */
+        ll_arena_unlock();
+        return obj;
+    }
+    obj = registry_take(l); /* a spinlock dropped at this address, or this one re-initialised */
+    if (obj == NULL)
+        obj = new_object();
+    if (obj == NULL) {
+        ll_arena_unlock();
+        return NULL;
+    }
+    set_key(obj, l); /* relaxed: the word's release store below publishes it with the lock */
+    place(obj);
+    registry_add(obj);
+    ll_store_release(word, hdr_of(obj)->handle); /* release: the placed lock; pairs with object_of's acquire */
+    ll_arena_unlock();
+    return obj;
+}
+
+/* The object of spinlock l, installed at its first use if the program never called init. */
+LL_INLINE void *object_of(pthread_spinlock_t *l)
+{
+    uint32_t h = ll_load_acquire((ll_atomic_u32 *)(void *)l); /* acquire: pairs with install's release */
+    void *obj = object_at(h);
+    /* relaxed: the handle's acquire load ordered this object's installation for l before it;
+     * another key means the handle is stale, copied or garbage, and install decides under its lock */
+    if (LL_LIKELY(obj != NULL && key_of(obj) == (const void *)l))
+        return obj;
+    obj = install(l, false);
+    if (obj == NULL) {
+        fprintf(stderr, "liblocklab-preload: out of memory for a spinlock's lock object (LOCKLAB_SPIN=%s)\n",
+                spin.spec.name);
+        _exit(2);
+    }
+    return obj;
+}
+
+/* ---- more threads than CPUs ------------------------------------------------------------ */
+
+static __thread bool counted __attribute__((tls_model("initial-exec")));
+static ll_atomic_u32 spinning_threads, spinning_max, warned;
+static pthread_key_t thread_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static void thread_exit(void *arg)
+{
+    (void)arg;
+    ll_faa(&spinning_threads, (uint32_t)-1, LL_RELAXED); /* relaxed: a head count */
+}
+static void make_key(void) { pthread_key_create(&thread_key, thread_exit); }
+
+static LL_COLD void count_thread(void)
+{
+    counted = true;
+    pthread_once(&key_once, make_key);
+    pthread_setspecific(thread_key, (void *)1); /* the destructor runs only for non-NULL values */
+    uint32_t n = ll_faa(&spinning_threads, 1, LL_RELAXED) + 1; /* relaxed: a head count */
+    uint32_t max = ll_load_relaxed(&spinning_max);               /* relaxed: a statistic */
+    while (n > max && !ll_cas(&spinning_max, &max, n, LL_RELAXED)) /* relaxed: as above */
+        ;
+    int cpus = ll_cpus_available();
+    if ((int)n <= cpus || lp_cfg.quiet || ll_xchg(&warned, 1, LL_RELAXED)) /* relaxed: once is all it orders */
+        return;
+    fprintf(stderr,
+            "liblocklab-preload: spinlocks (LOCKLAB_SPIN=%s) never park and %u threads now take them on %d CPUs: "
+            "a holder preempted while others spin costs them a time slice; use fewer threads, a mutex, or set "
+            "LOCKLAB_QUIET=1 to silence this line\n",
+            spin.spec.name, n, cpus);
+}
+
+/* LOCKLAB_VERBOSE=1: the most threads that took spinlocks at once, if any did. */
+static void report_at_exit(void)
+{
+    uint32_t max = ll_load_relaxed(&spinning_max); /* relaxed: a statistic */
+    if (max)
+        fprintf(stderr, "liblocklab-preload: exit: spinlocks (LOCKLAB_SPIN=%s) never park: up to %u threads took them at once on %d CPUs\n",
+                spin.spec.name, (unsigned)max, ll_cpus_available());
+}
+
+/* ---- the entry points ------------------------------------------------------------------- */
+
+/* Every entry point starts with this.  false: called by the thread that configures the
+ * interposer, from inside the configuration (a malloc replacement that takes spinlocks):
+ * every other thread waits until it is complete, so the call is served without touching
+ * the spinlock, as mutex.c serves such mutex calls (config.h, lp_ensure_init); a
+ * spinlock initialised then is zeroed, a free inline lock or, out of line, one whose
+ * object is installed at its first use. */
+LL_INLINE bool enter(void)
+{
+    if (LL_UNLIKELY(!lp_ensure_init()))
+        return false;
+    lp_mark_seen(LP_SEEN_SPIN);
+    if (LL_UNLIKELY(!counted))
+        count_thread();
+    return true;
+}
+
+int pthread_spin_init(pthread_spinlock_t *l, int pshared)
+{
+    if (LL_UNLIKELY(!lp_ensure_init())) {
+        memset((void *)l, 0, sizeof *l);
+        return 0;
+    }
+    lp_mark_seen(LP_SEEN_SPIN);
+    if (spin.inline_state) {
+        memset((void *)l, 0, sizeof *l); /* the free state of an inlinable lock (ll_placement) */
+        return 0;
+    }
+    if (pshared != PTHREAD_PROCESS_PRIVATE) {
+        char line[300];
+        snprintf(line, sizeof line,
+                 "pthread_spin_init(PTHREAD_PROCESS_SHARED): LOCKLAB_SPIN=%s keeps its state out of the int, "
+                 "which another process cannot use (valid for process-shared spinlocks: tas, ttas)",
+                 spin.spec.name);
+        die(line);
+    }
+    return install(l, true) ? 0 : ENOMEM;
+}
+
+int pthread_spin_destroy(pthread_spinlock_t *l)
+{
+    if (LL_UNLIKELY(!lp_ensure_init()))
+        return 0; /* during the configuration: no object exists yet */
+    lp_mark_seen(LP_SEEN_SPIN);
+    if (spin.inline_state)
+        return 0;
+    ll_arena_lock();
+    state_current();
+    ll_atomic_u32 *word = (ll_atomic_u32 *)(void *)l;
+    void *obj = object_at(ll_load_relaxed(word)); /* relaxed: under the arena's lock */
+    if (obj && key_of(obj) == (const void *)l) {
+        registry_take(l);
+        if (spin.ops->destroy)
+            spin.ops->destroy(obj);
+        set_key(obj, NULL); /* relaxed: under the arena's lock; nobody may use a spinlock being destroyed */
+        hdr_of(obj)->link = free_objects;
+        free_objects = obj;
+        ll_store_relaxed(word, 0); /* relaxed: nobody may use a spinlock being destroyed */
+    }
+    ll_arena_unlock();
+    return 0;
+}
+
+int pthread_spin_lock(pthread_spinlock_t *l)
+{
+    if (LL_UNLIKELY(!enter()))
+        return 0;
+    if (spin.inline_state) {
+        spin.ops->acquire((void *)l, &spin.wp);
+    } else {
+        void *obj = object_of(l);
+        spin.ops->acquire(obj, &hdr_of(obj)->wp);
+    }
+    return 0;
+}
+
+int pthread_spin_trylock(pthread_spinlock_t *l)
+{
+    if (LL_UNLIKELY(!enter()))
+        return 0;
+    if (spin.inline_state)
+        return spin.ops->try_acquire((void *)l, &spin.wp) ? 0 : EBUSY;
+    void *obj = object_of(l);
+    return spin.ops->try_acquire(obj, &hdr_of(obj)->wp) ? 0 : EBUSY;
+}
+
+int pthread_spin_unlock(pthread_spinlock_t *l)
+{
+    if (LL_UNLIKELY(!lp_ensure_init()))
+        return 0; /* its lock, taken during the configuration, did not touch the spinlock */
+    if (spin.inline_state) {
+        spin.ops->release((void *)l, &spin.wp);
+    } else {
+        void *obj = object_of(l);
+        spin.ops->release(obj, &hdr_of(obj)->wp);
+    }
+    return 0;
+}
