@@ -146,14 +146,17 @@ spinbar)
         LOCKLAB_VERBOSE=1 LOCKLAB_QUIET=1 LD_PRELOAD="$preload" "$@" 2>&1 >/dev/null | grep 'exit: used:'
     }
     line=$(census "$bindir/test_spinbar")
-    [[ $line == *"used: spinlocks, barriers; not used: pthread mutexes, condition variables, semaphores, C11 mtx, C11 cnd" ]] &&
+    [[ $line == *"used: spinlocks, barriers; not used: pthread mutexes, condition variables, semaphores, C11 mtx, C11 cnd, rwlocks" ]] &&
         ok "census of test_spinbar: $line" || bad "census of test_spinbar: $line"
     line=$(census "$bindir/test_c11")
-    [[ $line == *"used: C11 mtx, C11 cnd; not used: pthread mutexes, condition variables, semaphores, spinlocks, barriers" ]] &&
+    [[ $line == *"used: C11 mtx, C11 cnd; not used: pthread mutexes, condition variables, semaphores, spinlocks, barriers, rwlocks" ]] &&
         ok "census of test_c11: $line" || bad "census of test_c11: $line"
     line=$(census "$bindir/test_condsem")
-    [[ $line == *"used: pthread mutexes, condition variables, semaphores; not used: C11 mtx, C11 cnd, spinlocks, barriers" ]] &&
+    [[ $line == *"used: pthread mutexes, condition variables, semaphores; not used: C11 mtx, C11 cnd, spinlocks, barriers, rwlocks" ]] &&
         ok "census of test_condsem: $line" || bad "census of test_condsem: $line"
+    line=$(census "$bindir/test_rwlock")
+    [[ $line == *"used: "*"rwlocks; not used: "* ]] &&
+        ok "census of test_rwlock: $line" || bad "census of test_rwlock: $line"
     line=$(LOCKLAB_VERBOSE=1 LOCKLAB_SPIN=mcs LD_PRELOAD="$preload" sleep 0 2>&1 | grep 'spinlocks:')
     [[ $line == *"spinlocks: mcs (LOCKLAB_SPIN; out-of-line), "*" bytes per spinlock"* ]] &&
         ok "verbose spinlock line: $line" || bad "verbose spinlock line: $line"
