@@ -396,10 +396,11 @@ LL_INLINE void cr_release(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me
 
 /* ---- spec keys ---------------------------------------------------------------------------- */
 
-/* The spec keys of mcscr (fairness, defer_ns, warm, patience_ns) with their ranges
- * and defaults; mcscrn passes its rehome entry, which goes after fairness, as the
- * trailing arguments (with a trailing comma), and words the summaries for its two
- * lists.  mcscrn's defaults are mcscr's (include/locklab/mcscrn.h). */
+/* The spec keys the two locks share (fairness, defer_ns, warm, patience_ns) with their
+ * ranges and defaults, then CPU_AWARE_ENTRY (mcscr's cpu_aware and hysteresis; empty for
+ * mcscrn); mcscrn passes its rehome entry, which goes after fairness, as the trailing
+ * arguments (with a trailing comma), and words the summaries for its two lists.
+ * mcscrn's defaults are mcscr's (include/locklab/mcscrn.h). */
 #define CR_PARAMS(FAIRNESS_SUMMARY, DEFER_SUMMARY, PATIENCE_SUMMARY, CPU_AWARE_ENTRY, ...)                                  \
     {                                                                                                     \
         {"fairness", FAIRNESS_SUMMARY, 1, 1u << 30, LL_MCSCR_DEFAULT_FAIRNESS}, __VA_ARGS__               \
