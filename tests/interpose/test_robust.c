@@ -11,6 +11,12 @@
  *                   MS (default 300) of that; a hang (the handler waiting for the
  *                   semaphore's guard, whose holder waits for the allocator lock) is
  *                   reported by an alarm after MS + 10 s.
+ *   signal-first-post [MS]  a thread initialises and posts fresh semaphores (each post the
+ *                   semaphore's first call) for MS ms (default 300) while another thread
+ *                   signals it, whose handler posts the semaphore being posted.  Run
+ *                   under LOCKLAB_PROFILE: a hang (the handler's post waiting for the
+ *                   profile record that the interrupted first post is creating) is
+ *                   reported by an alarm after MS + 10 s.
  *   unlock-unheld   pthread_mutex_unlock of a default mutex that is not locked (never
  *                   locked, and locked then unlocked), then the mutex used normally.
  *   unlock-other    ... of a default mutex another thread holds; the holder then
@@ -182,6 +188,55 @@ static int case_signal(long ms)
     pthread_join(locker, NULL);
     printf("signal: %u fresh waiters in %ld ms\n", waiters, ms);
     return check_done("signal");
+}
+
+/* ---- signal-first-post --------------------------------------------------------------------- */
+
+enum { FIRST_POSTS = 16384 }; /* fewer than the profiler's table holds (proftable.h) */
+static sem_t first_posts[FIRST_POSTS];
+static ll_atomic_u32 posting; /* 1 + the index of the semaphore being posted; 0: none */
+static void post_current(int sig)
+{
+    (void)sig;
+    int e = errno;
+    uint32_t i = ll_load_acquire(&posting); /* acquire: pairs with the release below; the initialised semaphore */
+    if (i != 0)
+        sem_post(&first_posts[i - 1]);
+    errno = e;
+}
+
+static int case_signal_first_post(long ms)
+{
+    hang_alarm((unsigned)(ms / 1000 + 10));
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = post_current;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGUSR2, &sa, NULL);
+    sender s = {pthread_self()};
+    pthread_t sig;
+    test_start(&sig, send_signals, &s);
+    struct timespec end = in_ms(CLOCK_MONOTONIC, ms), now;
+    unsigned n = 0;
+    do {
+        CHECK_EQ(sem_init(&first_posts[n], 0, 0), 0);
+        ll_store_release(&posting, n + 1); /* release: the initialised semaphore, for the handler */
+        CHECK_EQ(sem_post(&first_posts[n]), 0); /* its first call */
+        ll_store_relaxed(&posting, 0); /* relaxed: our own handler reads it */
+        n++;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while (n < FIRST_POSTS && (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec)));
+    ll_store_relaxed(&stop, 1); /* relaxed: a flag polled */
+    pthread_join(sig, NULL);
+    for (unsigned i = 0; i < n; i++) {
+        int v = 0;
+        CHECK_EQ(sem_getvalue(&first_posts[i], &v), 0);
+        CHECK(v >= 1);
+    }
+    printf("signal-first-post: %u semaphores in %ld ms\n", n, ms);
+    return check_done("signal-first-post");
 }
 
 /* ---- unlock-unheld, unlock-other ---------------------------------------------------------- */
@@ -440,6 +495,8 @@ int main(int argc, char **argv)
     const char *c = argc > arg ? argv[arg] : "";
     if (strcmp(c, "signal") == 0)
         return case_signal(argc > arg + 1 ? atol(argv[arg + 1]) : 300);
+    if (strcmp(c, "signal-first-post") == 0)
+        return case_signal_first_post(argc > arg + 1 ? atol(argv[arg + 1]) : 300);
     if (strcmp(c, "unlock-unheld") == 0)
         return case_unlock_unheld();
     if (strcmp(c, "unlock-other") == 0)
@@ -450,7 +507,7 @@ int main(int argc, char **argv)
         return case_reinit_waiter();
     if (strcmp(c, "oom") == 0)
         return case_oom();
-    fprintf(stderr, "usage: test_robust [glibc] signal [MS] | unlock-unheld | unlock-other | cancel-relock | "
+    fprintf(stderr, "usage: test_robust [glibc] signal [MS] | signal-first-post [MS] | unlock-unheld | unlock-other | cancel-relock | "
                     "reinit-waiter | oom\n");
     return 2;
 }
