@@ -28,6 +28,10 @@
  *                   when the program re-initialises that mutex at the same address and
  *                   uses it from one thread (glibc's waiter sleeps on the old futex word,
  *                   which no uncontended unlock wakes; it must not take the new mutex).
+ *   copy-inited     three default mutexes, each initialised in the same temporary and
+ *                   copied into place (undefined in POSIX; glibc's unlocked mutex is
+ *                   plain data): they are three mutexes (one held, another's trylock
+ *                   succeeds) and each excludes.
  *   oom             a child process lowers RLIMIT_AS, fills it, then initialises and
  *                   locks fresh mutexes (their first lock), and a thread started before
  *                   makes its first calls (its per-thread data): no SIGABRT, init
@@ -367,6 +371,39 @@ static int case_reinit_waiter(void)
     return check_done("reinit-waiter"); /* the blocked thread stays blocked: exit ends it */
 }
 
+/* ---- copy-inited ---------------------------------------------------------------------------- */
+
+/* A mutex initialised in a temporary (at the same address each call) and copied into place, as
+ * a container's push_back of a struct holding one does. */
+static __attribute__((noinline)) void init_by_copy(pthread_mutex_t *dst)
+{
+    pthread_mutex_t tmp;
+    CHECK_EQ(pthread_mutex_init(&tmp, NULL), 0);
+    memcpy(dst, &tmp, sizeof tmp);
+}
+
+static int case_copy_inited(void)
+{
+    hang_alarm(60);
+    static pthread_mutex_t m[3];
+    for (int i = 0; i < 3; i++)
+        init_by_copy(&m[i]);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(pthread_mutex_lock(&m[i]), 0);
+        for (int j = 0; j < 3; j++) /* the others are free: distinct mutexes */
+            if (j != i && pthread_mutex_trylock(&m[j]) == 0)
+                CHECK_EQ(pthread_mutex_unlock(&m[j]), 0);
+            else if (j != i) {
+                fprintf(stderr, "copy-inited: mutex %d busy while only mutex %d is held\n", j, i);
+                check_failures++;
+            }
+        CHECK_EQ(pthread_mutex_unlock(&m[i]), 0);
+    }
+    for (int i = 0; i < 3; i++)
+        check_excludes(&m[i], "initialised in a temporary and copied into place");
+    return check_done("copy-inited");
+}
+
 /* ---- oom ------------------------------------------------------------------------------------ */
 
 enum { FRESH = 20000 };
@@ -505,9 +542,11 @@ int main(int argc, char **argv)
         return case_cancel_relock();
     if (strcmp(c, "reinit-waiter") == 0)
         return case_reinit_waiter();
+    if (strcmp(c, "copy-inited") == 0)
+        return case_copy_inited();
     if (strcmp(c, "oom") == 0)
         return case_oom();
     fprintf(stderr, "usage: test_robust [glibc] signal [MS] | signal-first-post [MS] | unlock-unheld | unlock-other | cancel-relock | "
-                    "reinit-waiter | oom\n");
+                    "reinit-waiter | copy-inited | oom\n");
     return 2;
 }
