@@ -67,7 +67,7 @@ int mtx_init(mtx_t *mutex, int type)
     bool ready = lp_ensure_init(); /* false while configuring (config.h): a private mutex needs no configuration */
     if (ready)
         lp_mark_seen(LP_SEEN_MTX);
-    return lp_mutex_init_private((pthread_mutex_t *)mutex, kind, ready, __builtin_return_address(0)) == ENOMEM
+    return lp_mutex_init_private((pthread_mutex_t *)mutex, kind, ready) == ENOMEM
                ? thrd_nomem
                : thrd_success;
 }

@@ -23,9 +23,10 @@
  * re-initialisation under it is not taken.  The inline fast paths are as glibc
  * already (their unlock stores 0).
  *
- * Out of memory: pthread_mutex_init of an out-of-line lock allocates its object
- * and answers ENOMEM; a first lock that cannot have one runs that mutex on an
- * inline fallback lock ("out of memory" below, slab.h).
+ * Out of memory: pthread_mutex_init of an out-of-line lock answers ENOMEM when
+ * no lock object can be had (it leaves a spare for the first lock, which installs
+ * one); a first lock that cannot have one runs that mutex on an inline fallback
+ * lock ("out of memory" below, slab.h).
  *
  * Timed acquisition (timedlock, clocklock): one try_acquire, then (EINVAL if
  * tv_nsec is out of range, as glibc checks it only when it would block; a
@@ -183,10 +184,10 @@ static void retire_object(void *obj)
 
 /* First use of a mutex in out-of-line mode: install its object, once (LP_OBJ_FALLBACK when
  * none can be allocated: slab.h). */
-static LL_COLD void *install_object(lp_mutex *m, void *pc, bool fallback)
+static LL_COLD void *install_object(lp_mutex *m, void *pc)
 {
     install_ctx c = {m, pc};
-    return lp_slab_install(&m->lock.obj, init_object, retire_object, &c, fallback);
+    return lp_slab_install(&m->lock.obj, init_object, retire_object, &c, true);
 }
 
 /* ---- out of memory: the fallback lock --------------------------------------------------
@@ -218,7 +219,7 @@ LL_INLINE lock_ref lock_of(lp_mutex *m, void *pc)
     void *obj = ll_load_acquire(&m->lock.obj); /* acquire: pairs with lp_slab_install's release; initialised */
     if (LL_UNLIKELY((uintptr_t)obj <= LP_OBJ_FALLBACK)) { /* none yet, or the fallback */
         if (obj == NULL)
-            obj = install_object(m, pc, true);
+            obj = install_object(m, pc);
         if (obj == (void *)LP_OBJ_FALLBACK)
             return fallback_ref(m);
     }
@@ -884,19 +885,21 @@ int pthread_mutex_init(pthread_mutex_t *pm, const pthread_mutexattr_t *attr)
     }
     if (ready)
         census(false);
-    return lp_mutex_init_private(pm, type, ready, __builtin_return_address(0));
+    return lp_mutex_init_private(pm, type, ready);
 }
 
-int lp_mutex_init_private(pthread_mutex_t *pm, int type, bool ready, void *pc)
+int lp_mutex_init_private(pthread_mutex_t *pm, int type, bool ready)
 {
     lp_mutex *m = (lp_mutex *)pm;
     memset(pm, 0, sizeof *pm);
     m->kind = type;
-    /* Out-of-line: the object now, so that no memory answers ENOMEM here (POSIX) rather than
-     * at the first lock (which falls back then: slab.h).  Not when profiling: the record's
-     * call site is the first lock's. */
-    if (ready && !lp_cfg.inline_state && !lp_profiling &&
-        install_object(m, pc, false) == NULL)
+    /* Out-of-line: no memory for a lock object answers ENOMEM here (POSIX) rather than at the
+     * first lock (which falls back then: slab.h).  The object is not bound to the mutex here:
+     * one initialised in a temporary and copied into place (a container's push_back; undefined
+     * in POSIX, plain data under glibc) must be a mutex of its own, and the temporary's address
+     * must not hand its object over when a mutex is initialised there again (slab.h, the
+     * registry).  So a spare object waits on the pool for the first lock, which installs one. */
+    if (ready && !lp_cfg.inline_state && !lp_slab_spare())
         return ENOMEM; /* the mutex is left zeroed: a program that uses it anyway gets the fallback */
     return 0;
 }

@@ -128,7 +128,7 @@ int lp_mutex_trylock_at(pthread_mutex_t *pm, void *pc);
 int lp_mutex_timedlock_at(pthread_mutex_t *pm, const struct timespec *abstime, void *pc);
 int lp_mutex_unlock_at(pthread_mutex_t *pm, void *pc);
 /* pthread_mutex_init of a private mutex of this type (PTHREAD_MUTEX_NORMAL, _RECURSIVE, ...). */
-int lp_mutex_init_private(pthread_mutex_t *pm, int type, bool ready, void *pc);
+int lp_mutex_init_private(pthread_mutex_t *pm, int type, bool ready);
 /* The same for the condition variables (cond.c), for C11's cnd_*: abstime NULL waits untimed. */
 int lp_cond_wait_at(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime, void *pc);
 int lp_cond_wake_at(pthread_cond_t *c, bool all, void *pc);

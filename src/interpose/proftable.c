@@ -60,3 +60,23 @@ lp_profile *lp_proftable_get(const void *addr, const char *kind, const char *typ
     }
     return NULL;
 }
+
+lp_profile *lp_proftable_find(const void *addr)
+{
+    slot *t = (slot *)ll_load_acquire(&table); /* acquire: pairs with table_slots' CAS; no table: no record */
+    if (t == NULL)
+        return NULL;
+    uint64_t h = ((uint64_t)(uintptr_t)addr >> 3) * 0x9E3779B97F4A7C15ull;
+    for (uint32_t probe = 0; probe < LP_PROFTABLE_SLOTS; probe++) {
+        slot *s = &t[((uint32_t)(h >> 48) + probe) & (LP_PROFTABLE_SLOTS - 1)];
+        void *key = ll_load_acquire(&s->addr); /* acquire: pairs with the claiming CAS */
+        if (key == NULL)
+            return NULL; /* slots are claimed in probe order and never freed: addr has none */
+        if (key == addr) {
+            /* acquire: pairs with the claimer's release; NULL while the claimer creates it */
+            lp_profile *p = (lp_profile *)ll_load_acquire(&s->profile);
+            return p == (lp_profile *)(void *)&no_record ? NULL : p;
+        }
+    }
+    return NULL;
+}

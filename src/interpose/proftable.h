@@ -27,6 +27,11 @@
  * the first call for that address; NULL when the table is full. */
 lp_profile *lp_proftable_get(const void *addr, const char *kind, const char *type, bool passthrough, void *pc);
 
+/* The record of the object at addr if one exists and is complete, else NULL: it never
+ * creates a record nor waits for one being created, so a signal handler may call it (its
+ * thread may be the one creating it: sem_post, sem.c). */
+lp_profile *lp_proftable_find(const void *addr);
+
 /* The record of a condition variable or semaphore (kind "cond" or "sem") when
  * profiling, for its callers' profile_of: type "pshared" when it is glibc's
  * (glibc, which counts this call as a passthrough op), else the name of its

@@ -15,6 +15,8 @@
  *
  * Profiling (LOCKLAB_PROFILE): one record per semaphore (proftable.h): waits,
  * whether they blocked and for how long, failed trywaits; glibc's are counted per call.
+ * sem_post, async-signal-safe, creates no record (a semaphore only ever posted has
+ * none) and counts a glibc semaphore's post only in a record an earlier call created.
  *
  * Errors as POSIX: -1 with errno EINVAL (value > SEM_VALUE_MAX, bad abstime
  * or clock when the caller would block), EAGAIN (trywait), ETIMEDOUT,
@@ -145,9 +147,15 @@ int sem_post(sem_t *s)
 {
     lp_require_init("sem_post");
     lp_mark_seen(LP_SEEN_SEM);
-    profile_of(s, __builtin_return_address(0)); /* counts glibc's */
-    if (glibc_owned(s))
+    if (glibc_owned(s)) {
+        /* Async-signal-safe (POSIX), so no profile_of: a handler's post must not create a
+         * record (the arena's lock) nor wait for one that its interrupted thread is creating
+         * (proftable.h).  Counted in the record sem_init or an earlier call made, if any. */
+        lp_profile *p = LL_LIKELY(!lp_profiling) ? NULL : lp_proftable_find(s);
+        if (p)
+            lp_profile_passthrough_op(p);
         return lp_real.sem_post(s);
+    }
     int rc = ll_sem_post((ll_sem *)s);
     return rc == 0 ? 0 : fail(rc);
 }

@@ -168,6 +168,15 @@ void *lp_slab_install(ll_atomic_ptr *slot, bool (*init)(void *obj, void *ctx), v
     return obj;
 }
 
+bool lp_slab_spare(void)
+{
+    void *obj = ll_arena_get(&objects); /* a free object, or a fresh one */
+    if (obj == NULL)
+        return false;
+    ll_arena_put(&objects, obj); /* back on the free list, first: the next install takes it */
+    return true;
+}
+
 void lp_slab_put(void *obj, void (*retire)(void *obj))
 {
     ll_arena_lock();

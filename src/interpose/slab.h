@@ -61,6 +61,10 @@ void *lp_slab_install(ll_atomic_ptr *slot, bool (*init)(void *obj, void *ctx), v
  * first user of the slot agrees on it.  A slot is re-armed only by zeroing it (init). */
 #define LP_OBJ_FALLBACK ((uintptr_t)1)
 extern ll_atomic_u64 lp_slab_fallbacks;
+/* Is there a lock object for the next lp_slab_install?  A free one, or a fresh one made and
+ * put on the free list; false if mmap fails (pthread_mutex_init's ENOMEM).  Binds nothing to
+ * a slot; another first user may take the spare first (that install falls back then). */
+bool lp_slab_spare(void);
 /* A destroyed mutex's object: retire(obj), then back to the free list (under the arena's lock). */
 void lp_slab_put(void *obj, void (*retire)(void *obj));
 

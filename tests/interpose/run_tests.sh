@@ -187,13 +187,17 @@ posix)
 robust)
     # Misuse, out of memory and signals (test_robust.c; docs/interposer.md, "Misuse, out of
     # memory and signals"): glibc first (the reference), then each case under each SPEC.
-    cases="signal unlock-unheld unlock-other cancel-relock reinit-waiter oom"
+    cases="signal unlock-unheld unlock-other cancel-relock reinit-waiter copy-inited oom"
     for c in $cases; do
         timeout 60 "$bindir/test_robust" glibc $c >/dev/null || bad "test_robust glibc $c (exit $?)"
     done
     for spec in "$@"; do
         for c in $cases; do LOCKLAB_QUIET=1 run "$spec" "$bindir/test_robust" $c; done
     done
+    # sem_post from a signal handler under the profiler: a handler's post of the semaphore whose
+    # first post (which creates its profile record) it interrupted must not wait for that record.
+    timeout 60 "$bindir/test_robust" glibc signal-first-post >/dev/null || bad "test_robust glibc signal-first-post (exit $?)"
+    for spec in mcs-stp standby; do LOCKLAB_QUIET=1 LOCKLAB_PROFILE=/dev/null run "$spec" "$bindir/test_robust" signal-first-post; done
     # Out of memory under an out-of-line lock: said once at once, and counted at exit.
     err=$(LOCKLAB_LOCK=mcs-stp LOCKLAB_VERBOSE=1 LD_PRELOAD="$preload" timeout 60 "$bindir/test_robust" oom 2>&1 >/dev/null)
     [ "$(grep -c 'out of memory for a lock object: such mutexes run on an inline standby lock instead of mcs-stp' <<<"$err")" = 1 ] &&
