@@ -304,7 +304,7 @@ LL_INLINE ll_parker *ll_mcsq_warm_next(ll_mcs_node *succ, const ll_wait_policy *
 {
     if (!ll_wait_has_spin_phase(wp))
         return NULL;
-    ll_mcs_node *next2 = ll_mcsq_next_for_write(succ); /* the grant writes succ next */
+    ll_mcs_node *next2 = ll_mcsq_next_for_write(succ); /* the grant writes succ's line next */
     return next2 ? ll_plain_load(&next2->parker) : NULL;
 }
 

@@ -71,8 +71,8 @@
  *      threads then wait seconds (measured: threads with 0 acquisitions in 3 s).
  *   hysteresis (default 4; cpu_aware only; 1 = the paper's step 3): cull only
  *      a surplus that has lasted: a holder that finds its successor linked to
- *      a further waiter counts one (l->surplus, a holder-only field; a release
- *      without one resets it) and culls, as in step 3, only at the
+ *      a further waiter counts one (l->surplus, a holder-only field; a contended
+ *      release whose successor has none resets it) and culls, as in step 3, only at the
  *      hysteresis-th such release in a row; before, it grants its successor as
  *      MCS does.  Why: where the non-critical section is short against a
  *      handover, two or three running threads keep the lock saturated, and a
