@@ -483,6 +483,52 @@ static void show(const char *path)
         fclose(f);
 }
 
+/* The search's settings, from the command line. */
+struct run_opts {
+    rl::scheduler_type_e sched;
+    unsigned iterations, depth, bound, acquisitions;
+    bool history, expect_fail;
+    const char *report_path;
+};
+
+/* One case (the_case or the_rw set up by the caller) under Relacy, `threads` (2 or 3)
+ * threads of Test: prints its line, and Relacy's report if it failed or with
+ * --history.  True if it passed (failed exactly when expected to). */
+template <template <int> class Test>
+static bool run_case(const char *spec, int client, int threads, const run_opts &o)
+{
+    rl::test_params p;
+    p.search_type = o.sched;
+    p.iteration_count = o.iterations;
+    p.execution_depth_limit = o.depth;
+    p.context_bound = o.bound;
+    p.output_history = o.history;
+    p.collect_history = o.history;
+    /* Relacy reports to streams that must not allocate while it runs (it
+     * replaces operator new): a file opened before, shown if the case fails. */
+    std::ofstream report(o.report_path, std::ios::trunc);
+    p.progress_stream = &report;
+    p.output_stream = &report;
+    bool ok = threads == 2 ? rl::simulate<Test<2>>(p) : rl::simulate<Test<3>>(p);
+    if (!ok && p.test_result == rl::test_result_success) {
+        /* Relacy's replay of the failing iteration did not fail again (it starts
+         * from a saved scheduler state): run again, collecting the history. */
+        p.collect_history = true;
+        report.close();
+        report.open(o.report_path, std::ios::trunc);
+        ok = threads == 2 ? rl::simulate<Test<2>>(p) : rl::simulate<Test<3>>(p);
+    }
+    bool pass = ok != o.expect_fail;
+    printf("%-6s %-22s %-8s threads=%d acquisitions=%u sched=%s iterations=%llu%s%s\n", pass ? "ok" : "FAIL", spec,
+           client_name(client), threads, o.acquisitions, rl::format(o.sched), (unsigned long long)p.stop_iteration,
+           ok ? "" : "  error: ", ok ? "" : rl::test_result_str(p.test_result));
+    report.close();
+    if (!pass || o.history)
+        show(o.report_path);
+    fflush(stdout);
+    return pass;
+}
+
 /* ---- command line ------------------------------------------------------------------------ */
 static void parse_spec(const char *spec, ll_spec *out)
 {
@@ -623,6 +669,7 @@ int main(int argc, char **argv)
         return 2;
     }
     close(fd);
+    const run_opts opts = {sched, iterations, depth, bound, acquisitions, history, expect_fail, report_path};
     for (int s = 0; s < nspecs; s++)
         for (int c = 0; c < NALL; c++) {
             if (!(clients & (1u << c)))
@@ -632,38 +679,8 @@ int main(int argc, char **argv)
             parse_spec(c != MIXED ? specs[s] : strncmp(specs[s], "mcs", 3) == 0 ? "clh-park" : "mcs-park", &the_case.b);
             the_case.client = c;
             the_case.acquisitions = acquisitions;
-            for (int t = 0; t < nthreads; t++) {
-                rl::test_params p;
-                p.search_type = sched;
-                p.iteration_count = iterations;
-                p.execution_depth_limit = depth;
-                p.context_bound = bound;
-                p.output_history = history;
-                p.collect_history = history;
-                /* Relacy reports to streams that must not allocate while it runs (it
-                 * replaces operator new): a file opened before, shown if the case fails. */
-                std::ofstream report(report_path, std::ios::trunc);
-                p.progress_stream = &report;
-                p.output_stream = &report;
-                bool ok = threads[t] == 2 ? rl::simulate<lock_test<2>>(p) : rl::simulate<lock_test<3>>(p);
-                if (!ok && p.test_result == rl::test_result_success) {
-                    /* Relacy's replay of the failing iteration did not fail again (it starts
-                     * from a saved scheduler state): run again, collecting the history. */
-                    p.collect_history = true;
-                    report.close();
-                    report.open(report_path, std::ios::trunc);
-                    ok = threads[t] == 2 ? rl::simulate<lock_test<2>>(p) : rl::simulate<lock_test<3>>(p);
-                }
-                bool pass = ok != expect_fail;
-                printf("%-6s %-22s %-8s threads=%d acquisitions=%u sched=%s iterations=%llu%s%s\n",
-                       pass ? "ok" : "FAIL", specs[s], client_name(c), threads[t], acquisitions, rl::format(sched),
-                       (unsigned long long)p.stop_iteration, ok ? "" : "  error: ", ok ? "" : rl::test_result_str(p.test_result));
-                report.close();
-                if (!pass || history)
-                    show(report_path);
-                fflush(stdout);
-                pass ? passed++ : failed++;
-            }
+            for (int t = 0; t < nthreads; t++)
+                (run_case<lock_test>(specs[s], c, threads[t], opts) ? passed : failed)++;
         }
     for (int s = 0; s < nrw; s++)
         for (int c = NALL; c < NRW; c++) {
@@ -680,34 +697,8 @@ int main(int argc, char **argv)
             }
             the_case.client = c;
             the_case.acquisitions = acquisitions;
-            for (int t = 0; t < nthreads; t++) {
-                rl::test_params p;
-                p.search_type = sched;
-                p.iteration_count = iterations;
-                p.execution_depth_limit = depth;
-                p.context_bound = bound;
-                p.output_history = history;
-                p.collect_history = history;
-                std::ofstream report(report_path, std::ios::trunc);
-                p.progress_stream = &report;
-                p.output_stream = &report;
-                bool ok = threads[t] == 2 ? rl::simulate<rw_test<2>>(p) : rl::simulate<rw_test<3>>(p);
-                if (!ok && p.test_result == rl::test_result_success) { /* replay did not fail: as above */
-                    p.collect_history = true;
-                    report.close();
-                    report.open(report_path, std::ios::trunc);
-                    ok = threads[t] == 2 ? rl::simulate<rw_test<2>>(p) : rl::simulate<rw_test<3>>(p);
-                }
-                bool pass = ok != expect_fail;
-                printf("%-6s %-22s %-8s threads=%d acquisitions=%u sched=%s iterations=%llu%s%s\n",
-                       pass ? "ok" : "FAIL", rwspecs[s], client_name(c), threads[t], acquisitions, rl::format(sched),
-                       (unsigned long long)p.stop_iteration, ok ? "" : "  error: ", ok ? "" : rl::test_result_str(p.test_result));
-                report.close();
-                if (!pass || history)
-                    show(report_path);
-                fflush(stdout);
-                pass ? passed++ : failed++;
-            }
+            for (int t = 0; t < nthreads; t++)
+                (run_case<rw_test>(rwspecs[s], c, threads[t], opts) ? passed : failed)++;
         }
     unlink(report_path);
     printf("%d passed, %d failed\n", passed, failed);
