@@ -37,14 +37,20 @@ static lp_profile *await_profile(slot *s)
     return p == (lp_profile *)(void *)&no_record ? NULL : p;
 }
 
+/* addr's probe-th slot: linear probing from a multiplicative hash of the address. */
+static inline slot *probe_slot(slot *t, const void *addr, uint32_t probe)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)addr >> 3) * 0x9E3779B97F4A7C15ull;
+    return &t[((uint32_t)(h >> 48) + probe) & (LP_PROFTABLE_SLOTS - 1)];
+}
+
 lp_profile *lp_proftable_get(const void *addr, const char *kind, const char *type, bool passthrough, void *pc)
 {
     slot *t = table_slots();
     if (t == NULL)
         return NULL;
-    uint64_t h = ((uint64_t)(uintptr_t)addr >> 3) * 0x9E3779B97F4A7C15ull;
     for (uint32_t probe = 0; probe < LP_PROFTABLE_SLOTS; probe++) {
-        slot *s = &t[((uint32_t)(h >> 48) + probe) & (LP_PROFTABLE_SLOTS - 1)];
+        slot *s = probe_slot(t, addr, probe);
         void *key = ll_load_acquire(&s->addr); /* acquire: pairs with the claiming CAS */
         if (key == addr)
             return await_profile(s);
@@ -66,9 +72,8 @@ lp_profile *lp_proftable_find(const void *addr)
     slot *t = (slot *)ll_load_acquire(&table); /* acquire: pairs with table_slots' CAS; no table: no record */
     if (t == NULL)
         return NULL;
-    uint64_t h = ((uint64_t)(uintptr_t)addr >> 3) * 0x9E3779B97F4A7C15ull;
     for (uint32_t probe = 0; probe < LP_PROFTABLE_SLOTS; probe++) {
-        slot *s = &t[((uint32_t)(h >> 48) + probe) & (LP_PROFTABLE_SLOTS - 1)];
+        slot *s = probe_slot(t, addr, probe);
         void *key = ll_load_acquire(&s->addr); /* acquire: pairs with the claiming CAS */
         if (key == NULL)
             return NULL; /* slots are claimed in probe order and never freed: addr has none */

@@ -4,7 +4,7 @@
  * writers wait: they never sleep behind a waiting writer, so a reader-heavy load
  * runs at the readers' pace), plus the bound glibc lacks: a writer that has waited
  * `patience_ns` (default 1 ms) for the readers to drain turns urgent, and from then
- * on new readers wait until it has been in.  locklab's design (issue 27): reader
+ * on new readers wait until it has been in.  locklab's design: reader
  * preference is what makes glibc fast on a machine with more threads than CPUs
  * (phase-fair and writer-preferring locks park and wake every reader at each writer
  * phase: pft, numarw), and patience is the Malthusian paper's answer to the
@@ -230,7 +230,7 @@ static void write_release(void *s, ll_wait_policy *wp)
 }
 
 static const ll_lock_ops desc = {
-    "readpref", "locklab (issue 27): glibc's reader preference + Malthusian-style writer patience",
+    "readpref", "locklab: glibc's reader preference + Malthusian-style writer patience",
     "readers enter unless a writer holds or has waited patience_ns; writers barge",
     "reader preference; after patience_ns (1 ms) a writer holds new readers back (writers barge among themselves)",
     LL_ALL_POLICIES, params, LL_CACHELINE, sizeof(readpref_lock), 0, init, NULL, NULL, NULL, NULL, NULL, NULL,
