@@ -296,6 +296,7 @@ static void configure(void)
                     : lp_cfg.inline_state && ll_lock_is_word_lock(lp_cfg.ops) ? LP_FAST_WORD
                     : lp_cfg.inline_state && parkinglot                      ? LP_FAST_PARKINGLOT
                     : lp_cfg.inline_state && standby                         ? LP_FAST_STANDBY
+                    : !lp_profiling                                          ? LP_FAST_OPS
                                                                                 : LP_FAST_NONE;
     /* Locks that repair themselves in a fork child: acr, the word locks (a release is a store
      * of 0), parkinglot and standby (the child's table is emptied: park_table.h, "Fork"). */

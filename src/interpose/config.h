@@ -89,14 +89,16 @@ extern lp_config lp_cfg;
 /* Which fast path the entry points inline for normal mutexes, stored (release) once lp_cfg is
  * complete: LP_FAST_ACR when lp_cfg.acr_inline; LP_FAST_WORD for an inline one-word exchange
  * lock (ll_lock_is_word_lock: tas, ttas); LP_FAST_PARKINGLOT for an inline parkinglot;
- * LP_FAST_STANDBY for an inline standby (the default); LP_FAST_NONE otherwise (and while profiling).
+ * LP_FAST_STANDBY for an inline standby (the default); LP_FAST_OPS for any other lock when not
+ * profiling (the lock's own verbs, called straight from the entry points: mutex.c, "the direct
+ * path"); LP_FAST_NONE while profiling (and until lp_cfg is complete).
  * The inline word contract, which the inline kinds share (mutex.c asserts the layout):
  * the lock's first 32-bit word is 0 free and 1 held, and a CAS 0 -> 1 acquires it; its second
  * word's bit 0 is 0 unless a waiter may sleep (acr's SLEEPING, parkinglot's parked, standby's ACT; always 0 for
  * tas and ttas), and then a release is a store of 0 to the first word.  So the entry points'
  * fast path is one CAS and one load + store whatever the kind, and the kind only picks the slow
  * path (the lock's own acquire, or its own release when bit 0 is set). */
-enum { LP_FAST_NONE = 0, LP_FAST_ACR = 1, LP_FAST_WORD = 2, LP_FAST_PARKINGLOT = 3, LP_FAST_STANDBY = 4 };
+enum { LP_FAST_NONE = 0, LP_FAST_ACR = 1, LP_FAST_WORD = 2, LP_FAST_PARKINGLOT = 3, LP_FAST_STANDBY = 4, LP_FAST_OPS = 5 };
 extern ll_atomic_u32 lp_fast;
 
 enum { LP_UNINITIALISED, LP_INITIALISING, LP_READY };

@@ -727,6 +727,28 @@ static LL_COLD int lock_general(pthread_mutex_t *pm, void *pc, bool c11)
     return lock_slow(pm, pc, BLOCK, CLOCK_REALTIME, NULL);
 }
 
+/* ---- the direct path (LP_FAST_OPS) -------------------------------------------------------
+ * A lock with no inline word (every lock but the inline kinds of config.h), not profiled: the
+ * entry points call its verbs straight, after the one test that covers what the general path
+ * checks and can be true here: no id yet (a thread's first mutex call), a fork child (the
+ * fork repair's checks need the generation), a relock (the owner word is ours), deferred
+ * wake-ups at unlock.  Each of those, and an unlock by a thread that does not hold the
+ * mutex, goes to the general path, which decides as before.  The configuration (lock
+ * placement, kind, census) was settled when lp_fast became LP_FAST_OPS. */
+static __attribute__((noinline)) int lock_direct(pthread_mutex_t *pm, void *pc, bool c11)
+{
+    lp_mutex *m = (lp_mutex *)pm;
+    uint64_t id = lp_self_tid;
+    uint64_t owner = ll_load_relaxed(&m->owner); /* relaxed: only this thread ever stores its own id */
+    if (LL_UNLIKELY(id == 0 || lp_fork_gen_now() != 0 || ((owner ^ id) & LP_OWNER_ID_MASK) == 0))
+        return lock_general(pm, pc, c11);
+    lp_note_spinning_thread();
+    lock_ref r = lock_of(m, pc);
+    r.ops->acquire(r.state, r.wp);
+    ll_store_relaxed(&m->owner, id); /* relaxed: compared only with the reader's own id; generation 0 */
+    return 0;
+}
+
 /* The application's return address for the profile: C11's, passed on by c11.c (c11_pc), or
  * that of the pthread entry point this is inlined into, read only on the paths that use it
  * (an argument read at entry would cost the fast path a load). */
@@ -740,6 +762,8 @@ LL_INLINE int mutex_lock(pthread_mutex_t *pm, void *c11_pc, bool c11)
     uint32_t fast = fast_path(m);
     if (LL_UNLIKELY(fast == LP_FAST_NONE))
         return lock_general(pm, CALLER_PC(), c11);
+    if (fast == LP_FAST_OPS)
+        return lock_direct(pm, CALLER_PC(), c11);
     ll_rmw_lead(word_of(m)); /* the CAS may follow the last unlock's RMW-free release: atomics.h; 1.2 ns here */
     if (LL_UNLIKELY(!word_try_acquire(m)))
         return lock_inline_contended(m, fast);
@@ -754,7 +778,14 @@ LL_INLINE int mutex_trylock(pthread_mutex_t *pm, void *c11_pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
-    if (LL_LIKELY(fast != LP_FAST_NONE)) {
+    if (fast == LP_FAST_OPS && LL_LIKELY(lp_fork_gen_now() == 0)) { /* the direct path (above) */
+        lock_ref r = lock_of(m, CALLER_PC());
+        if (!r.ops->try_acquire(r.state, r.wp))
+            return EBUSY;
+        ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+        return 0;
+    }
+    if (LL_LIKELY(fast != LP_FAST_NONE && fast != LP_FAST_OPS)) {
         /* the inline word contract's try, as acr's and parkinglot's own: relaxed: a held word
          * fails without taking its line; the CAS validates a free one */
         if (ll_load_relaxed(word_of(m)) != 0 || !word_try_acquire(m))
@@ -847,12 +878,28 @@ static LL_COLD int unlock_inline_contended(lp_mutex *m, uint32_t fast)
     return 0;
 }
 
+/* The direct path's unlock (above). */
+static __attribute__((noinline)) int unlock_direct(pthread_mutex_t *pm, void *pc, bool c11)
+{
+    lp_mutex *m = (lp_mutex *)pm;
+    uint64_t id = lp_self_tid;
+    /* relaxed: only this thread ever stores its own id; deferred is a holder-only field */
+    if (LL_UNLIKELY(id == 0 || lp_fork_gen_now() != 0 || ll_load_relaxed(&m->owner) != id || m->deferred.head != NULL))
+        return unlock_general(pm, pc, c11);
+    ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
+    lock_ref r = lock_of(m, NULL); /* the holder's mutex has its object */
+    r.ops->release(r.state, r.wp);
+    return 0;
+}
+
 LL_INLINE int mutex_unlock(pthread_mutex_t *pm, void *c11_pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
     if (LL_UNLIKELY(fast == LP_FAST_NONE))
         return unlock_general(pm, CALLER_PC(), c11);
+    if (fast == LP_FAST_OPS)
+        return unlock_direct(pm, CALLER_PC(), c11);
     ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
     /* relaxed: the waiter word as each inline lock's own release reads it (acr.h, parkinglot.h, standby.h:
      * a waiter that announces after this load is found by its timed sleep) */
