@@ -735,6 +735,24 @@ static LL_COLD int lock_general(pthread_mutex_t *pm, void *pc, bool c11)
  * wake-ups at unlock.  Each of those, and an unlock by a thread that does not hold the
  * mutex, goes to the general path, which decides as before.  The configuration (lock
  * placement, kind, census) was settled when lp_fast became LP_FAST_OPS. */
+/* The configured lock's state and waiting policy, as lock_of finds them, or false when the
+ * mutex has no object yet or runs on the out-of-memory fallback (the general path's cases). */
+LL_INLINE bool direct_state(lp_mutex *m, void **state, ll_wait_policy **wp)
+{
+    if (lp_cfg.inline_state) {
+        *state = m->lock.state;
+        *wp = &lp_cfg.wp;
+        return true;
+    }
+    void *obj = ll_load_acquire(&m->lock.obj); /* acquire: pairs with lp_slab_install's release; initialised */
+    if (LL_UNLIKELY((uintptr_t)obj <= LP_OBJ_FALLBACK))
+        return false;
+    *state = obj;
+    *wp = &lp_hdr(obj)->wp;
+    return true;
+}
+
+/* pthread_mutex_lock on the direct path. */
 static __attribute__((noinline)) int lock_direct(pthread_mutex_t *pm, void *pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
@@ -742,9 +760,12 @@ static __attribute__((noinline)) int lock_direct(pthread_mutex_t *pm, void *pc, 
     uint64_t owner = ll_load_relaxed(&m->owner); /* relaxed: only this thread ever stores its own id */
     if (LL_UNLIKELY(id == 0 || lp_fork_gen_now() != 0 || ((owner ^ id) & LP_OWNER_ID_MASK) == 0))
         return lock_general(pm, pc, c11);
+    void *state;
+    ll_wait_policy *wp;
+    if (!direct_state(m, &state, &wp))
+        return lock_general(pm, pc, c11); /* its first lock installs the object */
     lp_note_spinning_thread();
-    lock_ref r = lock_of(m, pc);
-    r.ops->acquire(r.state, r.wp);
+    lp_cfg.ops->acquire(state, wp);
     ll_store_relaxed(&m->owner, id); /* relaxed: compared only with the reader's own id; generation 0 */
     return 0;
 }
@@ -779,8 +800,11 @@ LL_INLINE int mutex_trylock(pthread_mutex_t *pm, void *c11_pc, bool c11)
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
     if (fast == LP_FAST_OPS && LL_LIKELY(lp_fork_gen_now() == 0)) { /* the direct path (above) */
-        lock_ref r = lock_of(m, CALLER_PC());
-        if (!r.ops->try_acquire(r.state, r.wp))
+        void *state;
+        ll_wait_policy *wp;
+        if (!direct_state(m, &state, &wp))
+            goto general; /* no object yet, or the fallback */
+        if (!lp_cfg.ops->try_acquire(state, wp))
             return EBUSY;
         ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
         return 0;
@@ -793,6 +817,7 @@ LL_INLINE int mutex_trylock(pthread_mutex_t *pm, void *c11_pc, bool c11)
         ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
         return 0;
     }
+general:
     if (LL_UNLIKELY(!lp_ensure_init()))
         return 0; /* called while configuring: exclusive without the lock (config.h) */
     census(c11);
@@ -886,9 +911,12 @@ static __attribute__((noinline)) int unlock_direct(pthread_mutex_t *pm, void *pc
     /* relaxed: only this thread ever stores its own id; deferred is a holder-only field */
     if (LL_UNLIKELY(id == 0 || lp_fork_gen_now() != 0 || ll_load_relaxed(&m->owner) != id || m->deferred.head != NULL))
         return unlock_general(pm, pc, c11);
+    void *state;
+    ll_wait_policy *wp;
+    if (!direct_state(m, &state, &wp))
+        return unlock_general(pm, pc, c11); /* the out-of-memory fallback */
     ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
-    lock_ref r = lock_of(m, NULL); /* the holder's mutex has its object */
-    r.ops->release(r.state, r.wp);
+    lp_cfg.ops->release(state, wp);
     return 0;
 }
 
