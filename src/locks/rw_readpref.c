@@ -18,30 +18,51 @@
  *                     "no writer, no reader"); cleared, with a wake-up of all sleepers,
  *                     by the RMW that may let them go: a writer's release, the last
  *                     reader's release, an urgent writer that gives up
- *   count   (<< 3)    readers in
- *
+ *   USPIN   (bit 3)   one urgent writer spins for the lock (the spinner): the next
+ *                     writer's release hands it the lock
+ *   GRANTED (bit 4)   a releasing writer handed the lock to the spinner (WHELD kept)
+ *   HANDED  (bit 5)   the holder was handed the lock: no writer may become the spinner
+ *                     until it has released (so a handover never follows a handover)
+ *   count   (<< 6)    readers in
+ * Transitions (bits named; count as noted):
  *   reader: faa count + 1; if the old w had WHELD|URGENT, back out (as a release)
  *           and wait (policy, then sleep on w) for a w without them.  release: CAS
  *           count - 1, and SLEEP cleared (wake) if it was the last (one RMW: the lock
  *           is not touched after the release but for the futex wake).
- *   writer: wait until no writer holds and no reader is in, and CAS WHELD in; readers
- *           keep entering meanwhile, until patience_ns has passed: then URGENT (CAS),
- *           and the readers in drain.  Writers barge among themselves (a running
- *           writer takes the lock before a sleeping one wakes: with more threads than
- *           CPUs a FIFO hand-over to a parked writer costs a wake-up per write, the
- *           collapse every FIFO lock shows here).  release: CAS WHELD, URGENT and
- *           SLEEP out (wake).
+ *   writer: (count 0, no WHELD) -> (WHELD), URGENT cleared: CAS.  Readers keep
+ *           entering while it waits, until patience_ns has passed: then (x) -> (x|URGENT),
+ *           and the readers in drain.  An urgent writer claims the spinner's role,
+ *           (x) -> (x|USPIN) unless x has USPIN, GRANTED or HANDED, spins (PAUSE, then
+ *           yield) and enters by the CAS above (USPIN cleared too) or by a grant; after
+ *           SPIN_BUDGET_NS it gives the role up, (x|USPIN) -> (x), and sleeps as any writer.
+ *           Writers otherwise barge among themselves (a running writer takes the lock
+ *           before a sleeping one wakes: with more threads than CPUs a FIFO hand-over to
+ *           a parked writer costs a wake-up per write, the collapse every FIFO lock shows
+ *           here; the spinner runs, so handing it the lock idles nothing).
+ *   release (writer): (WHELD|USPIN|x) -> (WHELD|GRANTED|x), URGENT cleared, sleepers
+ *           left asleep; the spinner takes it, (WHELD|GRANTED) -> (WHELD|HANDED).
+ *           Otherwise CAS WHELD, URGENT, HANDED and SLEEP out (wake).
  *
  * Fairness: readers are never held up by a writer that has waited less than
- * patience_ns; an urgent writer waits for the read sections in progress and for
- * the writers that barge in before it (no FIFO among writers: unbounded in theory,
- * as glibc's; each such writer's entry clears URGENT, which the urgent one sets again).  A
+ * patience_ns; an urgent writer waits for the read sections in progress and, once it
+ * is the spinner, for at most one writer's section (the holder's, or that of one that
+ * barges in; either hands over at its release) while sections are shorter than
+ * SPIN_BUDGET_NS; before that it waits for the other spinners and for writers that
+ * barge in while it sleeps (unbounded in theory,
+ * as among glibc's writers; each barging entry clears URGENT, which the urgent one
+ * sets again).  Readers get the lock between handovers: a handed holder's release
+ * frees it for everyone.  A
  * recursive read behind an urgent writer would deadlock: the callers count
  * re-entries per thread (rwlock.h) and never reach the lock.
  * try: a reader as above without waiting; a writer if no writer holds and no
  * reader is in.  Timed: a reader waits to its deadline and leaves no trace; a
- * writer waits as above; if it gives up while urgent, it clears URGENT (waking the
+ * writer waits as above (a spinner gives the role up at the deadline, and is in if
+ * a grant came first); if it gives up while urgent, it clears URGENT (waking the
  * readers it held up; another urgent writer sets it again).
+ * Memory orders: the acquiring CASes and the releasing RMWs pair as named at each; the
+ * grant is a release CAS whose section the spinner acquires by its acquire load of
+ * GRANTED (and the acquire RMW that takes it); the other bit changes are relaxed:
+ * they hand over no data (a stale view spins, sleeps or retries once more).
  * Footprint: 16 bytes per lock (the word and the patience; one line in the state),
  * nothing per waiter.
  * Policies: all (rw_wait.h).
@@ -52,8 +73,15 @@
 #define WHELD 1u
 #define URGENT 2u
 #define SLEEP 4u
-#define RONE 8u
-#define READERS(v) ((v) >> 3)
+#define USPIN 8u
+#define GRANTED 16u
+#define HANDED 32u
+#define RONE 64u
+#define READERS(v) ((v) >> 6)
+/* The spinning urgent writer PAUSEs this long, then yields between looks; after
+ * SPIN_BUDGET_NS it gives the role up and sleeps (standby.c's standby does the same). */
+#define SPIN_PAUSE_NS 2000u
+#define SPIN_BUDGET_NS 200000u
 
 typedef struct readpref_lock {
     ll_atomic_u32 w;
@@ -148,13 +176,13 @@ static bool writer_may_enter(uint32_t v, void *ctx)
     return READERS(v) == 0 && !(v & WHELD);
 }
 
-/* CAS WHELD in (and URGENT out) if no writer holds and no reader is in. */
-static bool write_enter(readpref_lock *l)
+/* CAS WHELD in (and URGENT and `also` out) if no writer holds and no reader is in. */
+static bool write_enter(readpref_lock *l, uint32_t also)
 {
     uint32_t v = ll_load_relaxed(&l->w); /* relaxed: the CAS validates it */
     while (writer_may_enter(v, NULL))
         /* acquire: the departed readers' and the last writer's sections (their release CASes) */
-        if (ll_cas(&l->w, &v, (v | WHELD) & ~URGENT, LL_ACQUIRE))
+        if (ll_cas(&l->w, &v, (v | WHELD) & ~(URGENT | also), LL_ACQUIRE))
             return true;
     return false;
 }
@@ -170,34 +198,91 @@ static void give_up_urgency(readpref_lock *l)
         ll_futex_wake(&l->w, INT_MAX);
 }
 
-static void set_urgent(readpref_lock *l)
+/* Set `bit` in w; false if w has a bit of `unless` (then nothing changed). */
+static bool set_bit(readpref_lock *l, uint32_t bit, uint32_t unless)
 {
     uint32_t v = ll_load_relaxed(&l->w); /* relaxed: the CAS validates it */
-    while (!ll_cas(&l->w, &v, v | URGENT, LL_RELAXED)) /* relaxed: readers only read the bit */
+    do
+        if (v & unless)
+            return false;
+    while (!ll_cas(&l->w, &v, v | bit, LL_RELAXED)); /* relaxed: readers and writers only read the bits */
+    return true;
+}
+
+/* The spinning urgent writer was handed the lock: (WHELD|GRANTED) -> (WHELD|HANDED). */
+static void take_granted(readpref_lock *l)
+{
+    uint32_t v = ll_load_relaxed(&l->w); /* relaxed: the CAS validates it */
+    /* acquire (the RMW reads the granting release CAS's value or a later one): its section */
+    while (!ll_cas(&l->w, &v, (v & ~GRANTED) | HANDED, LL_ACQUIRE))
         ;
+}
+
+/* The urgent writer holds USPIN: spin for the lock, which a releasing writer hands over
+ * (GRANTED) and the last reader leaves free; true: in.  false (the budget or the deadline
+ * passed): USPIN given up, unless a grant came first (then in, true). */
+static bool spin_urgent(readpref_lock *l, uint64_t deadline_ns)
+{
+    uint64_t from = ll_now_ns(), spun = 0;
+    for (uint32_t round = 1;; round++) {
+        /* acquire: pairs with write_release's release CAS that set GRANTED */
+        uint32_t v = ll_load_acquire(&l->w);
+        if (v & GRANTED)
+            return take_granted(l), true;
+        if (writer_may_enter(v, NULL) && write_enter(l, USPIN))
+            return true;
+        if (round % 16 == 0) {
+            uint64_t now = ll_now_ns();
+            spun = now - from;
+            if (now >= deadline_ns || spun >= SPIN_BUDGET_NS) {
+                v = ll_load_relaxed(&l->w); /* relaxed: the CAS validates it */
+                while (!(v & GRANTED) && !ll_cas(&l->w, &v, v & ~USPIN, LL_RELAXED)) /* relaxed: orders nothing */
+                    ;
+                if (!(v & GRANTED))
+                    return false;
+                return take_granted(l), true;
+            }
+        }
+        if (spun > SPIN_PAUSE_NS && !ll_thread_realtime()) {
+            ll_yield();
+        } else {
+            for (int i = 0; i < 8; i++)
+                ll_pause();
+        }
+    }
 }
 
 /* In (true), or deadline_ns passed (false, nothing left behind). */
 static bool write_wait(readpref_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
 {
     uint64_t patient_until = ll_now_ns() + l->patience_ns;
-    bool urgent = false;
-    while (!write_enter(l)) {
+    bool urgent = false, spun_out = false;
+    while (!write_enter(l, 0)) {
+        if (urgent) {
+            if (!(ll_load_relaxed(&l->w) & URGENT)) /* relaxed: the CAS decides */
+                (void)set_bit(l, URGENT, URGENT); /* a writer that barged in cleared it */
+            if (!spun_out && set_bit(l, USPIN, USPIN | GRANTED | HANDED)) { /* the spinning urgent writer: the next writer's release hands over */
+                if (spin_urgent(l, deadline_ns))
+                    return true;
+                spun_out = true; /* sleep before spinning again */
+                continue;
+            }
+        }
         uint64_t until = urgent || patient_until > deadline_ns ? deadline_ns : patient_until;
-        if (urgent && !(ll_load_relaxed(&l->w) & URGENT)) /* relaxed: the CAS decides */
-            set_urgent(l); /* a writer that barged in cleared it */
-        if (ll_rw_wait(wp, &l->w, SLEEP, writer_may_enter, NULL, until))
+        bool ok = ll_rw_wait(wp, &l->w, SLEEP, writer_may_enter, NULL, until);
+        spun_out = false;
+        if (ok)
             continue;
         uint64_t now = ll_now_ns();
         if (now >= deadline_ns) {
-            if (write_enter(l))
+            if (write_enter(l, 0))
                 return true;
             if (urgent)
                 give_up_urgency(l);
             return false;
         }
         if (!urgent && now >= patient_until) {
-            set_urgent(l);
+            (void)set_bit(l, URGENT, URGENT);
             urgent = true;
         }
     }
@@ -214,7 +299,7 @@ static bool write_try(void *s, ll_wait_policy *wp)
     (void)wp;
     readpref_lock *l = (readpref_lock *)s;
     /* relaxed: a hint (a held line is not taken for nothing); write_enter decides */
-    return writer_may_enter(ll_load_relaxed(&l->w), NULL) && write_enter(l);
+    return writer_may_enter(ll_load_relaxed(&l->w), NULL) && write_enter(l, 0);
 }
 
 static bool write_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
@@ -226,7 +311,12 @@ static void write_release(void *s, ll_wait_policy *wp)
 {
     (void)wp;
     readpref_lock *l = (readpref_lock *)s;
-    release_word(l, 0, WHELD | URGENT, false);
+    uint32_t v = ll_load_relaxed(&l->w); /* relaxed: the CAS validates it */
+    while (v & USPIN) /* (WHELD|USPIN) -> (WHELD|GRANTED): the spinning urgent writer's, sleepers stay asleep */
+        /* release: our section to the urgent writer's acquire load of GRANTED */
+        if (ll_cas(&l->w, &v, (v & ~(USPIN | URGENT)) | GRANTED, LL_RELEASE))
+            return;
+    release_word(l, 0, WHELD | URGENT | HANDED, false);
 }
 
 static const ll_lock_ops desc = {
