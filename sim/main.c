@@ -23,6 +23,7 @@
 
 #include "explore.h"
 #include "locklab/registry.h"
+#include "locklab/rwlock.h"
 #include "simwl.h"
 
 static void die(const char *fmt, ...)
@@ -215,18 +216,28 @@ int main(int argc, char **argv)
     double values[BENCH_MAX_PARAMS];
     apply_params(w, params, nparams, values);
     ll_spec spec;
-    if (ll_spec_parse(lock, &spec, err, sizeof err) != 0)
+    if (w->rwlock) {
+        if (ll_rwlock_spec_parse(lock, &spec, err, sizeof err) != 0)
+            die("%s", err);
+        const ll_rwlock_ops *rw = ll_rwlock_of(spec.ops);
+        if (rw == &ll_rwlock_pthread || rw == &ll_rwlock_bravo_pthread)
+            die("rwlock '%s' runs glibc's pthread_rwlock_t, which the simulator does not model (valid: pft, readpref, "
+                "bravo, numarw with any policy)", lock);
+    } else if (ll_spec_parse(lock, &spec, err, sizeof err) != 0) {
         die("%s", err);
+    }
     int status = 0;
     for (int run = 0; run < runs; run++) {
-        ll_lock *l = ll_lock_create(lock, err, sizeof err);
-        if (!l)
+        ll_lock *l = w->rwlock ? NULL : ll_lock_create(lock, err, sizeof err);
+        if (!l && !w->rwlock)
             die("%s", err);
+        const char *lname = l ? ll_lock_name(l) : lock;
         wl_run r;
         memset(&r, 0, sizeof r);
         r.workload = w;
         r.machine = &m;
         r.lock = l;
+        r.spec = lock;
         r.param = values;
         uint64_t end_ps = (uint64_t)(duration * 1e12);
         /* after the interval, the threads must leave within 10x the interval (at least 1 simulated s) */
@@ -241,15 +252,15 @@ int main(int argc, char **argv)
         double host_s = host_clock(CLOCK_MONOTONIC) - t0, cpu_s = host_clock(CLOCK_THREAD_CPUTIME_ID) - c0;
         fairness f;
         fairness_compute(res.admissions, res.logged, res.per_thread_ops, threads, res.thread_socket, &f);
-        bool over = ll_lock_never_parks(l) && threads > sim_machine_hwthreads(&m);
+        bool over = l && ll_lock_never_parks(l) && threads > sim_machine_hwthreads(&m);
         if (json) {
-            bench_config bc = {w->bench->name, w->bench->params, ll_lock_name(l), ll_lock_spin_ns(l), threads, duration,
+            bench_config bc = {w->bench->name, w->bench->params, lname, l ? ll_lock_spin_ns(l) : 0, threads, duration,
                                {0}, 1};
             memcpy(bc.param, values, sizeof values);
             print_json(&r, &cfg, &bc, over, &res, &f, host_s, cpu_s);
         } else {
             printf("%s lock=%s threads=%d machine=%s simulated=%.6fs ops=%llu throughput=%.0f ops/s\n", w->bench->name,
-                   ll_lock_name(l), threads, m.name, res.wall_s, (unsigned long long)res.ops, res.ops / res.wall_s);
+                   lname, threads, m.name, res.wall_s, (unsigned long long)res.ops, res.ops / res.wall_s);
             printf("  fairness_factor=%.4f gini=%.4f vcsw=%ld ivcsw=%ld cpu_util=%.2f exclusion=%s\n",
                    f.fairness_factor, f.gini, res.vcsw, res.ivcsw, res.cpu_s / res.wall_s,
                    res.exclusion_ok ? "ok" : "VIOLATED");
@@ -259,13 +270,13 @@ int main(int argc, char **argv)
         }
         if (r.outcome != SIM_DONE) {
             fprintf(stderr, "locklab-sim: %s under %s: %s (%d threads had not finished %.3g simulated seconds after "
-                            "the interval)\n", w->bench->name, ll_lock_name(l),
+                            "the interval)\n", w->bench->name, lname,
                     r.outcome == SIM_DEADLOCK ? "deadlock, threads blocked for ever" : "no progress",
                     r.stats.blocked, (double)drain_ps / 1e12);
             status = 1;
         }
         if (!res.exclusion_ok) {
-            fprintf(stderr, "locklab-sim: MUTUAL EXCLUSION VIOLATED under %s\n", ll_lock_name(l));
+            fprintf(stderr, "locklab-sim: MUTUAL EXCLUSION VIOLATED under %s\n", lname);
             status = 1;
         }
         bench_result_free(&res);

@@ -11,13 +11,15 @@ typedef struct sim_workload {
     int (*setup)(wl_run *r); /* may be NULL */
     void (*body)(wl_run *r, int index);
     void (*finish)(wl_run *r, bench_result *out); /* extras; may be NULL */
+    bool rwlock;                                   /* --lock is an rwlock spec (setup creates it) */
 } sim_workload;
 extern const sim_workload sim_workloads[]; /* terminated by a NULL bench */
 
 struct wl_run {
     const sim_workload *workload;
     const sim_machine *machine;
-    ll_lock *lock;
+    ll_lock *lock;       /* NULL for an rwlock workload */
+    const char *spec;    /* --lock as given */
     const double *param; /* in the order of workload->params */
     int threads;
     void *ctx;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "locklab/rwlock.h"
 #include "simwl.h"
 
 static inline uint64_t xorshift(uint64_t x)
@@ -173,7 +174,134 @@ static void ra_finish(wl_run *r, bench_result *out)
     free(c);
 }
 
-extern const workload wl_mutexbench, wl_randarray; /* bench/: names, summaries, parameters */
+/* ---- rwbench ------------------------------------------------------------------------- */
+/* bench/wl_rwbench.c's parameters, in order, and its loop: a read with probability read_pct %
+ * (rdlock; read the record's two words with cs_steps PRNG steps between; they must agree),
+ * else a write (wrlock; admitted as the harness admits; rewrite the record); then the NCS.
+ * The record's words are a line each, read by every reader and written by each writer. */
+enum { RW_READ_PCT, RW_CS_STEPS, RW_NCS_MAX };
+
+typedef struct rw_ctx {
+    ll_rwlock *rw;
+    LL_ALIGNED(LL_SECTOR) uint64_t a; /* the record: b == a whenever no writer is inside */
+    LL_ALIGNED(LL_SECTOR) uint64_t b;
+    uint64_t *reads, *writes;
+    wait_hist *rwait, *wwait;
+    int readers_in; /* plain: the harness's own bookkeeping (cooperative threads, no cost) */
+    bool writer_in, inconsistent;
+} rw_ctx;
+
+static int rw_setup(wl_run *r)
+{
+    rw_ctx *c = aligned_alloc(LL_SECTOR, sizeof(rw_ctx));
+    if (!c)
+        return -1;
+    memset(c, 0, sizeof *c);
+    char err[512];
+    c->rw = ll_rwlock_create(r->spec, err, sizeof err);
+    c->reads = calloc((size_t)r->threads, sizeof(uint64_t));
+    c->writes = calloc((size_t)r->threads, sizeof(uint64_t));
+    c->rwait = calloc((size_t)r->threads, sizeof(wait_hist));
+    c->wwait = calloc((size_t)r->threads, sizeof(wait_hist));
+    if (!c->rw || !c->reads || !c->writes || !c->rwait || !c->wwait)
+        return -1;
+    r->ctx = c;
+    return 0;
+}
+
+static void rw_body(wl_run *r, int i)
+{
+    rw_ctx *c = r->ctx;
+    double step = r->machine->step_ns;
+    uint64_t cs = (uint64_t)r->param[RW_CS_STEPS], ncs_max = (uint64_t)r->param[RW_NCS_MAX];
+    uint64_t read_below = (uint64_t)(r->param[RW_READ_PCT] * 10.0 + 0.5); /* per mille */
+    uint64_t rng = r->rng[i];
+    while (!sim_stopping()) {
+        rng = xorshift(rng);
+        bool read = (rng >> 11) % 1000 < read_below;
+        uint64_t t0 = sim_now_ps();
+        if (read) {
+            ll_rwlock_rdlock(c->rw);
+            wait_hist_add(&c->rwait[i], (sim_now_ps() - t0) / 1000u);
+            c->readers_in++;
+            if (c->writer_in)
+                r->violated = true;
+            sim_data_load(&c->a, false);
+            uint64_t a = c->a;
+            sim_compute((double)cs * step);
+            sim_data_load(&c->b, false);
+            if (c->b != a)
+                c->inconsistent = true;
+            c->readers_in--;
+            ll_rwlock_rdunlock(c->rw);
+            c->reads[i]++;
+        } else {
+            ll_rwlock_wrlock(c->rw);
+            wait_hist_add(&c->wwait[i], (sim_now_ps() - t0) / 1000u);
+            if (sim_stopping()) {
+                ll_rwlock_wrunlock(c->rw);
+                break;
+            }
+            if (c->writer_in || c->readers_in)
+                r->violated = true;
+            c->writer_in = true;
+            if (r->admitted < r->logcap)
+                r->log[r->admitted] = (uint16_t)i;
+            r->admitted++;
+            sim_data_store(&c->a);
+            c->a++;
+            sim_compute((double)cs * step);
+            sim_data_store(&c->b);
+            c->b = c->a;
+            c->writer_in = false;
+            ll_rwlock_wrunlock(c->rw);
+            c->writes[i]++;
+        }
+        r->ops[i]++;
+        uint64_t steps = (uint64_t)(((unsigned __int128)(rng >> 11) * ncs_max) >> 53);
+        sim_compute((double)steps * step);
+        rng = xorshift(rng);
+    }
+}
+
+static double rw_max_min(const uint64_t *v, int n)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    return lo ? (double)hi / (double)lo : 0;
+}
+
+static void rw_finish(wl_run *r, bench_result *out)
+{
+    rw_ctx *c = r->ctx;
+    uint64_t reads = 0, writes = 0;
+    for (int i = 0; i < r->threads; i++) {
+        reads += c->reads[i], writes += c->writes[i];
+        if (i > 0) {
+            wait_hist_merge(&c->rwait[0], &c->rwait[i]);
+            wait_hist_merge(&c->wwait[0], &c->wwait[i]);
+        }
+    }
+    if (c->inconsistent || r->admitted != writes)
+        out->exclusion_ok = false;
+    bench_add_extra(out, "reads", (double)reads);
+    bench_add_extra(out, "writes", (double)writes);
+    bench_add_extra(out, "read_ops_s", (double)reads / out->wall_s);
+    bench_add_extra(out, "write_ops_s", (double)writes / out->wall_s);
+    bench_add_extra(out, "write_wait_max_ns", (double)c->wwait[0].max_ns);
+    bench_add_extra(out, "write_wait_p99_ns", (double)wait_hist_percentile(&c->wwait[0], 0.99));
+    bench_add_extra(out, "read_wait_max_ns", (double)c->rwait[0].max_ns);
+    bench_add_extra(out, "read_wait_p99_ns", (double)wait_hist_percentile(&c->rwait[0], 0.99));
+    bench_add_extra(out, "read_max_min", rw_max_min(c->reads, r->threads));
+    bench_add_extra(out, "write_max_min", rw_max_min(c->writes, r->threads));
+    free(c->reads), free(c->writes), free(c->rwait), free(c->wwait);
+    /* the rwlock is not destroyed: a run cut short may leave threads inside it */
+}
+
+extern const workload wl_mutexbench, wl_randarray, wl_rwbench; /* bench/: names, summaries, parameters */
 
 /* bench/workloads.c's, for the JSON (bench/json.c): these workloads' parameters are all numbers. */
 bench_names_fn bench_param_names(const char *key)
@@ -182,9 +310,10 @@ bench_names_fn bench_param_names(const char *key)
     return NULL;
 }
 const sim_workload sim_workloads[] = {
-    {&wl_mutexbench, NULL, mb_body, NULL},
-    {&wl_randarray, ra_setup, ra_body, ra_finish},
-    {NULL, NULL, NULL, NULL},
+    {&wl_mutexbench, NULL, mb_body, NULL, false},
+    {&wl_randarray, ra_setup, ra_body, ra_finish, false},
+    {&wl_rwbench, rw_setup, rw_body, rw_finish, true},
+    {NULL, NULL, NULL, NULL, false},
 };
 
 /* ---- a run ---------------------------------------------------------------------------- */
@@ -220,7 +349,7 @@ int sim_workload_run(wl_run *r, const sim_config *cfg, bench_result *out)
     for (int i = 0; i < n; i++)
         out->ops += out->per_thread_ops[i];
     out->logged = r->admitted < r->logcap ? r->admitted : r->logcap;
-    out->exclusion_ok = !r->violated && r->admitted == out->ops;
+    out->exclusion_ok = !r->violated && (r->workload->rwlock || r->admitted == out->ops);
     out->vcsw = (long)r->stats.vcsw;
     out->ivcsw = (long)r->stats.ivcsw;
     out->cpu_s = (double)r->stats.busy_ps / 1e12 * out->wall_s / ((double)(r->stats.end_ps ? r->stats.end_ps : 1) / 1e12);
