@@ -216,16 +216,8 @@ int main(int argc, char **argv)
     double values[BENCH_MAX_PARAMS];
     apply_params(w, params, nparams, values);
     ll_spec spec;
-    if (w->rwlock) {
-        if (ll_rwlock_spec_parse(lock, &spec, err, sizeof err) != 0)
-            die("%s", err);
-        const ll_rwlock_ops *rw = ll_rwlock_of(spec.ops);
-        if (rw == &ll_rwlock_pthread || rw == &ll_rwlock_bravo_pthread)
-            die("rwlock '%s' runs glibc's pthread_rwlock_t, which the simulator does not model (valid: pft, readpref, "
-                "bravo, numarw with any policy)", lock);
-    } else if (ll_spec_parse(lock, &spec, err, sizeof err) != 0) {
+    if (w->rwlock ? ll_rwlock_spec_parse(lock, &spec, err, sizeof err) : ll_spec_parse(lock, &spec, err, sizeof err))
         die("%s", err);
-    }
     int status = 0;
     for (int run = 0; run < runs; run++) {
         ll_lock *l = w->rwlock ? NULL : ll_lock_create(lock, err, sizeof err);
