@@ -753,12 +753,19 @@ LL_INLINE bool direct_state(lp_mutex *m, void **state, ll_wait_policy **wp)
 }
 
 /* pthread_mutex_lock on the direct path. */
+/* A process that never forked (and is not forking now): the direct path's condition, read
+ * without ll_fork_generation_now's call (a call would keep the arguments in saved registers). */
+LL_INLINE bool never_forked(void)
+{
+    return ll_load_relaxed(&ll_fork_generation) == 0; /* relaxed: changes only around a fork */
+}
+
 static __attribute__((noinline)) int lock_direct(pthread_mutex_t *pm, void *pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint64_t id = lp_self_tid;
     uint64_t owner = ll_load_relaxed(&m->owner); /* relaxed: only this thread ever stores its own id */
-    if (LL_UNLIKELY(id == 0 || lp_fork_gen_now() != 0 || ((owner ^ id) & LP_OWNER_ID_MASK) == 0))
+    if (LL_UNLIKELY(id == 0 || !never_forked() || ((owner ^ id) & LP_OWNER_ID_MASK) == 0))
         return lock_general(pm, pc, c11);
     void *state;
     ll_wait_policy *wp;
@@ -799,7 +806,7 @@ LL_INLINE int mutex_trylock(pthread_mutex_t *pm, void *c11_pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
-    if (fast == LP_FAST_OPS && LL_LIKELY(lp_fork_gen_now() == 0)) { /* the direct path (above) */
+    if (fast == LP_FAST_OPS && LL_LIKELY(never_forked())) { /* the direct path (above) */
         void *state;
         ll_wait_policy *wp;
         if (!direct_state(m, &state, &wp))
@@ -909,7 +916,7 @@ static __attribute__((noinline)) int unlock_direct(pthread_mutex_t *pm, void *pc
     lp_mutex *m = (lp_mutex *)pm;
     uint64_t id = lp_self_tid;
     /* relaxed: only this thread ever stores its own id; deferred is a holder-only field */
-    if (LL_UNLIKELY(id == 0 || lp_fork_gen_now() != 0 || ll_load_relaxed(&m->owner) != id || m->deferred.head != NULL))
+    if (LL_UNLIKELY(id == 0 || !never_forked() || ll_load_relaxed(&m->owner) != id || m->deferred.head != NULL))
         return unlock_general(pm, pc, c11);
     void *state;
     ll_wait_policy *wp;
