@@ -162,6 +162,7 @@ static bool init_object(void *obj, void *arg)
     lp_objhdr *h = lp_hdr(obj);
     if (!place_lock(obj))
         return false;
+    h->home = &c->m->lock.obj;
     if (lp_profiling)
         h->prof = lp_profile_new(c->m, "mutex", type_name(c->m->kind), false, c->pc);
     return true;
@@ -188,6 +189,21 @@ static LL_COLD void *install_object(lp_mutex *m, void *pc)
 {
     install_ctx c = {m, pc};
     return lp_slab_install(&m->lock.obj, init_object, retire_object, &c, true);
+}
+
+/* Is obj the object of m, or of the mutex m was copied from?  A mutex used and then copied
+ * (a struct assignment, memcpy; undefined in POSIX, a separate mutex under glibc) carries
+ * its original's object pointer: a thread holding the original would block the copy's
+ * users, and lock both and deadlock on itself. */
+LL_INLINE bool copied(lp_mutex *m, void *obj) { return lp_hdr(obj)->home != &m->lock.obj; }
+
+/* m is a copy of another mutex (copied): give it an object of its own.  Its users all see
+ * the copy (copied() is checked before every use) and agree on the new object. */
+static LL_COLD void *rebind_copy(lp_mutex *m, void *obj, void *pc)
+{
+    /* relaxed: only the slot's value matters; the install publishes the new object (release) */
+    (void)ll_cas(&m->lock.obj, &obj, NULL, LL_RELAXED);
+    return install_object(m, pc); /* or the object a racing user installed first */
 }
 
 /* ---- out of memory: the fallback lock --------------------------------------------------
@@ -217,9 +233,11 @@ LL_INLINE lock_ref lock_of(lp_mutex *m, void *pc)
         return r;
     }
     void *obj = ll_load_acquire(&m->lock.obj); /* acquire: pairs with lp_slab_install's release; initialised */
-    if (LL_UNLIKELY((uintptr_t)obj <= LP_OBJ_FALLBACK)) { /* none yet, or the fallback */
+    if (LL_UNLIKELY((uintptr_t)obj <= LP_OBJ_FALLBACK) || LL_UNLIKELY(copied(m, obj))) { /* none yet, a copy, the fallback */
         if (obj == NULL)
             obj = install_object(m, pc);
+        else if (obj != (void *)LP_OBJ_FALLBACK)
+            obj = rebind_copy(m, obj, pc);
         if (obj == (void *)LP_OBJ_FALLBACK)
             return fallback_ref(m);
     }
@@ -745,7 +763,7 @@ LL_INLINE bool direct_state(lp_mutex *m, void **state, ll_wait_policy **wp)
         return true;
     }
     void *obj = ll_load_acquire(&m->lock.obj); /* acquire: pairs with lp_slab_install's release; initialised */
-    if (LL_UNLIKELY((uintptr_t)obj <= LP_OBJ_FALLBACK))
+    if (LL_UNLIKELY((uintptr_t)obj <= LP_OBJ_FALLBACK) || LL_UNLIKELY(copied(m, obj)))
         return false;
     *state = obj;
     *wp = &lp_hdr(obj)->wp;
@@ -1000,7 +1018,7 @@ int pthread_mutex_destroy(pthread_mutex_t *pm)
         return EBUSY;
     void *obj = !ready || lp_cfg.inline_state ? NULL : ll_load_acquire(&m->lock.obj); /* acquire: the object's contents */
     if (obj) {
-        if (obj != (void *)LP_OBJ_FALLBACK)
+        if (obj != (void *)LP_OBJ_FALLBACK && !copied(m, obj)) /* a copy's object is its original's */
             lp_slab_put(obj, retire_object);
         ll_store_relaxed(&m->lock.obj, NULL); /* relaxed: no one may use a mutex being destroyed */
     }

@@ -36,6 +36,7 @@ typedef struct lp_objhdr {
     struct lp_profile *prof; /* the lock's profile record, NULL when not profiling; set before publication */
     ll_wait_policy wp;       /* per lock, so an adaptive policy adapts per lock */
     ll_atomic_ptr *slot;     /* the slot it is installed in (registry key; NULL: not registered) */
+    ll_atomic_ptr *home;     /* a mutex's object: that mutex's slot; another mutex whose slot holds it is a copy (mutex.c) */
     void *link;              /* the registry's chain while in use, the pool's free list while free */
 } lp_objhdr;
 

@@ -33,6 +33,11 @@
  *                   copied into place (undefined in POSIX; glibc's unlocked mutex is
  *                   plain data): they are three mutexes (one held, another's trylock
  *                   succeeds) and each excludes.
+ *   copied-used     a default mutex locked and unlocked (its lock object installed), then
+ *                   copied (a struct assignment; undefined in POSIX, a second mutex under
+ *                   glibc): while another thread holds the original, the copy's trylock
+ *                   succeeds; one thread holds both at once; the copy is destroyed and
+ *                   the original still excludes.
  *   oom             a child process lowers RLIMIT_AS, fills it, then initialises and
  *                   locks fresh mutexes (their first lock), and a thread started before
  *                   makes its first calls (its per-thread data): no SIGABRT, init
@@ -412,6 +417,51 @@ static int case_copy_inited(void)
     return check_done("copy-inited");
 }
 
+/* ---- copied-used ---------------------------------------------------------------------------- */
+
+static pthread_mutex_t original = PTHREAD_MUTEX_INITIALIZER, copy;
+static sem_t held, done_with;
+
+static void *hold_original(void *arg)
+{
+    (void)arg;
+    CHECK_EQ(pthread_mutex_lock(&original), 0);
+    CHECK_EQ(sem_post(&held), 0);
+    while (sem_wait(&done_with) != 0)
+        ;
+    CHECK_EQ(pthread_mutex_unlock(&original), 0);
+    return NULL;
+}
+
+static int case_copied_used(void)
+{
+    hang_alarm(60);
+    CHECK_EQ(pthread_mutex_lock(&original), 0);
+    CHECK_EQ(pthread_mutex_unlock(&original), 0);
+    memcpy(&copy, &original, sizeof copy); /* after use: the object pointer comes along */
+    CHECK_EQ(sem_init(&held, 0, 0), 0);
+    CHECK_EQ(sem_init(&done_with, 0, 0), 0);
+    pthread_t t;
+    CHECK_EQ(pthread_create(&t, NULL, hold_original, NULL), 0);
+    while (sem_wait(&held) != 0)
+        ;
+    if (pthread_mutex_trylock(&copy) != 0) {
+        fprintf(stderr, "copied-used: the copy is busy while only the original is held\n");
+        check_failures++;
+    } else {
+        CHECK_EQ(pthread_mutex_unlock(&copy), 0);
+    }
+    CHECK_EQ(sem_post(&done_with), 0);
+    CHECK_EQ(pthread_join(t, NULL), 0);
+    CHECK_EQ(pthread_mutex_lock(&original), 0); /* one thread holds both (a hang if they were one lock) */
+    CHECK_EQ(pthread_mutex_lock(&copy), 0);
+    CHECK_EQ(pthread_mutex_unlock(&copy), 0);
+    CHECK_EQ(pthread_mutex_unlock(&original), 0);
+    CHECK_EQ(pthread_mutex_destroy(&copy), 0); /* must leave the original's object alone */
+    check_excludes(&original, "the original after its copy was destroyed");
+    return check_done("copied-used");
+}
+
 /* ---- oom ------------------------------------------------------------------------------------ */
 
 enum { FRESH = 20000 };
@@ -552,9 +602,11 @@ int main(int argc, char **argv)
         return case_reinit_waiter();
     if (strcmp(c, "copy-inited") == 0)
         return case_copy_inited();
+    if (strcmp(c, "copied-used") == 0)
+        return case_copied_used();
     if (strcmp(c, "oom") == 0)
         return case_oom();
     fprintf(stderr, "usage: test_robust [glibc] signal [MS] | signal-first-post [MS] | unlock-unheld | unlock-other | cancel-relock | "
-                    "reinit-waiter | copy-inited | oom\n");
+                    "reinit-waiter | copy-inited | copied-used | oom\n");
     return 2;
 }
