@@ -294,6 +294,16 @@ int main(void)
 
     /* Every registered algorithm x policy: its capabilities. */
     ll_lock_list(check_capabilities, NULL);
+    {
+        char buf[128], tiny[8];
+        check(strcmp(ll_lock_caps_format(0, buf, sizeof buf), "-") == 0 &&
+                  strcmp(ll_lock_caps_format(LL_CAP_PARKS_ITSELF | LL_CAP_FORK_SAFE, buf, sizeof buf),
+                         "parks-itself,fork-safe") == 0 &&
+                  strcmp(ll_lock_caps_format(LL_CAP_ALL, buf, sizeof buf),
+                         "parks-itself,word-lock,holder-releases,fork-safe,wake-into-held") == 0 &&
+                  strcmp(ll_lock_caps_format(LL_CAP_ALL, tiny, sizeof tiny), "parks-i") == 0,
+              "ll_lock_caps_format: names in bit order, '-' for none, truncated to the buffer", buf);
+    }
 
     /* Topology: good and bad values. */
     check(ll_topology_configure("sockets=2", err, sizeof err) == 0 && ll_topology_sockets() == 2, "sockets=2", NULL);

@@ -114,6 +114,10 @@ LL_INLINE bool ll_lock_is_word_lock(const ll_lock_ops *ops) { return (ops->caps 
 LL_INLINE bool ll_lock_holder_releases(const ll_lock_ops *ops) { return (ops->caps & LL_CAP_HOLDER_RELEASES) != 0; }
 LL_INLINE bool ll_lock_fork_safe(const ll_lock_ops *ops) { return (ops->caps & LL_CAP_FORK_SAFE) != 0; }
 LL_INLINE bool ll_lock_wakes_into_held(const ll_lock_ops *ops) { return (ops->caps & LL_CAP_WAKE_INTO_HELD) != 0; }
+/* caps as tools print them: the flags' names joined by commas, in bit order (parks-itself,
+ * word-lock, holder-releases, fork-safe, wake-into-held), or "-" for none; into buf
+ * (truncated to len).  Returns buf. */
+char *ll_lock_caps_format(unsigned caps, char *buf, size_t len);
 /* The algorithm's inline prefix (ll_lock_ops.inline_prefix_bytes). */
 LL_INLINE size_t ll_lock_inline_prefix_bytes(const ll_lock_ops *ops) { return ops->inline_prefix_bytes; }
 /* Does a lock of ops under policy never block in the kernel (pure spinning or

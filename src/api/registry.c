@@ -2,6 +2,8 @@
  * ll_lock_ops carries its capabilities: registry.h) + one line here.
  * ll_lock_algorithm() walks this table, then ll_peer_locks[] (other libraries'
  * locks behind the same ops: src/peers/ck.c, or src/peers/none.c when absent). */
+#include <stdio.h>
+
 #include "locklab/registry.h"
 
 static const ll_lock_ops *const own_locks[] = {
@@ -17,4 +19,21 @@ const ll_lock_ops *ll_lock_algorithm(size_t i)
 {
     size_t own = sizeof own_locks / sizeof own_locks[0] - 1; /* minus the NULL */
     return i < own ? own_locks[i] : ll_peer_locks[i - own];  /* ll_peer_locks is NULL-terminated */
+}
+
+char *ll_lock_caps_format(unsigned caps, char *buf, size_t len)
+{
+    static const char *const names[] = {"parks-itself", "word-lock", "holder-releases", "fork-safe", "wake-into-held"};
+    LL_STATIC_ASSERT(LL_CAP_ALL == (1u << sizeof names / sizeof names[0]) - 1, "a name for every LL_CAP_ flag");
+    size_t at = 0;
+    if (len)
+        buf[0] = '\0';
+    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (caps & (1u << i)) {
+            int n = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0, "%s%s", at ? "," : "", names[i]);
+            at += n > 0 ? (size_t)n : 0;
+        }
+    if (at == 0 && len)
+        snprintf(buf, len, "-");
+    return buf;
 }
