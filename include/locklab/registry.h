@@ -51,16 +51,17 @@ typedef struct ll_param {
 /* Only the holder's own thread may call release: the lock hands over through a
  * per-thread element that the successor watches (hemlock's grant word,
  * reciprocating's wait element), not through the handle's state.  The interposer
- * ignores another thread's pthread_mutex_unlock of such a lock (glibc releases the
- * mutex for its holder; docs/interposer.md, "Misuse"). */
+ * ignores another thread's pthread_mutex_unlock of such a lock; under every other
+ * lock it releases the mutex for its holder, as glibc does (docs/interposer.md,
+ * "Misuse, out of memory and signals"). */
 #define LL_CAP_HOLDER_RELEASES (1u << 2)
 /* The lock repairs itself across fork(): in the child (one thread left), a lock the
  * forking thread held while other parent threads waited in it is freed by its
  * ordinary release, and every acquisition after that works; one that nobody held
- * works too.  The lock keeps no record of a waiter that a release would hand the
- * lock to (a word freed by a store of 0; parked waiters in a table that the child
- * empties, park_table.h "Fork"; roles stamped with the fork generation, acr.c,
- * standby.c).  Without the flag the interposer repairs the lock itself: the unlock
+ * works too: the lock records no waiter that a release would hand it to (a word
+ * freed by a store of 0), or forgets the parent's waiters in the child (parked
+ * waiters in a table that the child empties, park_table.h "Fork"; roles stamped with
+ * the fork generation, acr.c, standby.c).  Without the flag the interposer repairs the lock itself: the unlock
  * in the child re-initialises it (src/interpose/mutex.c, "fork"). */
 #define LL_CAP_FORK_SAFE (1u << 3)
 /* Set only with LL_CAP_PARKS_ITSELF: a herd woken into the held lock does better than a herd
