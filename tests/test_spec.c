@@ -39,7 +39,6 @@ static void rejects(const char *spec, const char *needle1, const char *needle2)
     check(ok, what, err);
 }
 
-
 /* ---- capabilities (registry.h, LL_CAP_*): every registered spec --------------------------- */
 
 typedef struct {
@@ -87,9 +86,10 @@ static bool word_contract_holds(const ll_lock_ops *ops, void *state, ll_wait_pol
         return false;
     ops->release(state, wp);
     uint32_t free_word = 0;
+    /* acquire, release: the orders an inlined fast path uses (one thread here: nothing to pair with) */
     if (!(ll_load_relaxed(w) == 0 && ll_cas(w, &free_word, 1, LL_ACQUIRE) && !ops->try_acquire(state, wp)))
-        return false; /* acquire: as a holder's */
-    ll_store_release(w, 0); /* release: as a holder's release; pairs with the try's acquire below */
+        return false;
+    ll_store_release(w, 0);
     if (!ops->try_acquire(state, wp))
         return false;
     ops->release(state, wp);
