@@ -52,8 +52,10 @@ static void print_spec(const char *spec, void *arg)
     ll_spec s;
     char err[512];
     ll_spec_parse(spec, &s, err, sizeof err);
-    printf("%-16s fifo=%-3s lock_bytes=%-5zu waiter_bytes=%-3zu keys=", spec,
-           strcmp(s.ops->fairness, "FIFO") == 0 ? "yes" : "no", s.ops->lock_bytes, s.ops->waiter_bytes);
+    char caps[128];
+    printf("%-16s fifo=%-3s lock_bytes=%-5zu waiter_bytes=%-3zu caps=%s keys=", spec,
+           strcmp(s.ops->fairness, "FIFO") == 0 ? "yes" : "no", s.ops->lock_bytes, s.ops->waiter_bytes,
+           ll_lock_caps_format(s.ops->caps, caps, sizeof caps));
     int any = 0;
     for (const ll_param *p = s.ops->params; p && p->key; p++, any = 1)
         printf("%s%s[%llu..%llu,default %llu]", any ? "," : "", p->key, (unsigned long long)p->min,

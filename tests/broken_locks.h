@@ -67,12 +67,27 @@ static void relaxed_ticket_release(void *s, ll_wait_policy *wp)
 }
 
 static const ll_lock_ops broken_locks[] = {
-    {"broken-relaxed-tas", "", "tas with a relaxed acquire exchange", "", LL_SPIN_ONLY, NULL, sizeof(ll_atomic_u32),
-     0, 0, NULL, NULL, relaxed_tas_acquire, relaxed_tas_try, word_release, NULL, NULL},
-    {"broken-test-then-set", "", "load, then a separate store (the validator's broken lock)", "", LL_SPIN_ONLY, NULL,
-     sizeof(ll_atomic_u32), 0, 0, NULL, NULL, tts_acquire, tts_try, word_release, NULL, NULL},
-    {"broken-relaxed-ticket", "", "ticket lock whose release publishes the grant relaxed", "", LL_SPIN_ONLY, NULL,
-     sizeof(broken_ticket), 0, 0, NULL, NULL, relaxed_ticket_acquire, relaxed_ticket_try, relaxed_ticket_release, NULL, NULL},
+    {.name = "broken-relaxed-tas",
+     .summary = "tas with a relaxed acquire exchange",
+     .policies = LL_SPIN_ONLY,
+     .state_bytes = sizeof(ll_atomic_u32),
+     .acquire = relaxed_tas_acquire,
+     .try_acquire = relaxed_tas_try,
+     .release = word_release},
+    {.name = "broken-test-then-set",
+     .summary = "load, then a separate store (the validator's broken lock)",
+     .policies = LL_SPIN_ONLY,
+     .state_bytes = sizeof(ll_atomic_u32),
+     .acquire = tts_acquire,
+     .try_acquire = tts_try,
+     .release = word_release},
+    {.name = "broken-relaxed-ticket",
+     .summary = "ticket lock whose release publishes the grant relaxed",
+     .policies = LL_SPIN_ONLY,
+     .state_bytes = sizeof(broken_ticket),
+     .acquire = relaxed_ticket_acquire,
+     .try_acquire = relaxed_ticket_try,
+     .release = relaxed_ticket_release},
 };
 enum { NBROKEN = sizeof broken_locks / sizeof broken_locks[0] };
 

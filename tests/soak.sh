@@ -30,6 +30,10 @@ for f in "$validator" "$bench" "$build/lib/liblocklab-preload.so"; do
 done
 here=$(cd "$(dirname "$0")" && pwd)
 mapfile -t specs < <("$bench" --list)
+# The specs whose algorithm parks by itself (caps parks-itself: registry.h, LL_CAP_PARKS_ITSELF)
+declare -A parks_itself
+while read -r spec; do parks_itself[$spec]=1; done < <("$bench" --list --verbose | awk '$0 ~ / caps=([^ ]*,)?parks-itself[, ]/ { print $1 }')
+[ ${#parks_itself[@]} -gt 0 ] || { echo "soak: locklab-bench --list --verbose shows no lock that parks itself" >&2; exit 2; }
 start=$(date +%s)
 deadline=$(awk -v s="$start" -v h="$hours" 'BEGIN { printf "%d", s + h * 3600 }')
 rounds=0 cases=0 acquired=0 violations=0 interpose_failed=0 interpose_runs=0
@@ -63,7 +67,7 @@ while [ "$(date +%s)" -lt "$deadline" ]; do
         # Interposer cases run many threads on 2 CPUs: only under locks whose waiters
         # park (a -park/-stp/-astp policy, or a lock that parks by itself); a pure
         # spinner there measures the scheduler for minutes (docs/interposer.md, warnings).
-        if [ $((n % 10)) -eq 0 ] && [[ $spec =~ -(park|stp|astp)$|^(acr|loiter|parkinglot|pthread|pthread-adaptive)$ ]]; then
+        if [ $((n % 10)) -eq 0 ] && [[ $spec =~ -(park|stp|astp)$ || -n ${parks_itself[$spec]:-} ]]; then
             c=${interpose_cases[RANDOM % ${#interpose_cases[@]}]}
             interpose_runs=$((interpose_runs + 1))
             if ! "$here/interpose/run_tests.sh" "$build/lib/liblocklab-preload.so" "$build/tests/interpose" "$c" "$spec" >>"$log" 2>&1; then

@@ -1,6 +1,12 @@
-/* Spec parsing and bad-input messages: each rejection is one line naming the bad value and the choices. */
+/* Spec parsing and bad-input messages: each rejection is one line naming the bad value and the choices;
+ * placement; and every registered lock's capabilities (registry.h, LL_CAP_*) against its other fields
+ * and its behaviour. */
+#define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "locklab/locklab.h"
 #include "locklab/registry.h"
@@ -31,6 +37,154 @@ static void rejects(const char *spec, const char *needle1, const char *needle2)
     char what[300];
     snprintf(what, sizeof what, "rejects '%s'", spec);
     check(ok, what, err);
+}
+
+/* ---- capabilities (registry.h, LL_CAP_*): every registered spec --------------------------- */
+
+typedef struct {
+    const ll_lock_ops *ops;
+    void *state;
+    ll_wait_policy *wp;
+} release_arg;
+
+static void *release_there(void *arg)
+{
+    release_arg *r = (release_arg *)arg;
+    r->ops->release(r->state, r->wp);
+    return NULL;
+}
+
+/* A lock placed from spec in fresh memory (NULL, with a FAIL, if it cannot be). */
+static void *placed(const ll_spec *s, ll_wait_policy *wp, ll_placement *pl)
+{
+    char err[512] = "";
+    void *state = NULL;
+    ll_lock_place(s, LL_DEFAULTS_FIXED, NULL, NULL, pl, err, sizeof err); /* sizes only */
+    if (posix_memalign(&state, pl->state_align, pl->state_bytes) != 0 ||
+        ll_lock_place(s, LL_DEFAULTS_FIXED, state, wp, pl, err, sizeof err) != 0) {
+        check(0, s->name, err);
+        free(state);
+        return NULL;
+    }
+    return state;
+}
+
+static void unplace(const ll_lock_ops *ops, void *state)
+{
+    if (ops->destroy)
+        ops->destroy(state);
+    free(state);
+}
+
+/* LL_CAP_WORD_LOCK: the word_lock.h contract, seen from outside the lock (as the interposer
+ * inlines it): zeros are free, a successful CAS 0 -> 1 by anyone holds it, a store of 0 frees it. */
+static bool word_contract_holds(const ll_lock_ops *ops, void *state, ll_wait_policy *wp)
+{
+    ll_atomic_u32 *w = (ll_atomic_u32 *)state;
+    if (!(ll_load_relaxed(w) == 0 && ops->try_acquire(state, wp) && ll_load_relaxed(w) == 1 &&
+          !ops->try_acquire(state, wp)))
+        return false;
+    ops->release(state, wp);
+    uint32_t free_word = 0;
+    /* acquire, release: the orders an inlined fast path uses (one thread here: nothing to pair with) */
+    if (!(ll_load_relaxed(w) == 0 && ll_cas(w, &free_word, 1, LL_ACQUIRE) && !ops->try_acquire(state, wp)))
+        return false;
+    ll_store_release(w, 0);
+    if (!ops->try_acquire(state, wp))
+        return false;
+    ops->release(state, wp);
+    ops->acquire(state, wp); /* free: one attempt takes it */
+    bool held = ll_load_relaxed(w) == 1;
+    ops->release(state, wp);
+    return held && ll_load_relaxed(w) == 0;
+}
+
+/* Without LL_CAP_HOLDER_RELEASES any thread may release for the holder (the interposer does,
+ * as glibc does, for pthread_mutex_unlock by another thread): held here, released by another
+ * thread (within 5 s), then free here. */
+static bool released_by_another_thread(const ll_lock_ops *ops, void *state, ll_wait_policy *wp)
+{
+    ops->acquire(state, wp);
+    release_arg r = {ops, state, wp};
+    pthread_t t;
+    if (pthread_create(&t, NULL, release_there, &r) != 0)
+        return false;
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 5;
+    if (pthread_timedjoin_np(t, NULL, &deadline) != 0)
+        return false; /* stuck in release: the lock needs its holder's thread */
+    if (!ops->try_acquire(state, wp))
+        return false;
+    ops->release(state, wp);
+    return true;
+}
+
+/* The inline prefix: zeros once initialised, and the bytes after it (tunables) the same in
+ * every lock of the spec, before and after use. */
+static bool prefix_split_holds(const ll_spec *s, void *state, ll_wait_policy *wp, const ll_placement *pl)
+{
+    const ll_lock_ops *ops = s->ops;
+    size_t n = ops->inline_prefix_bytes;
+    ll_placement pl2;
+    ll_wait_policy wp2;
+    void *other = placed(s, &wp2, &pl2);
+    if (!other)
+        return false;
+    bool ok = n <= ops->state_bytes && ops->destroy == NULL && pl->inline_prefix_bytes == n;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = ((unsigned char *)state)[i] == 0;
+    ops->acquire(state, wp);
+    ops->release(state, wp);
+    ok = ok && memcmp((char *)state + n, (char *)other + n, ops->state_bytes - n) == 0;
+    unplace(ops, other);
+    return ok;
+}
+
+static void check_capabilities(const char *spec, void *arg)
+{
+    (void)arg;
+    ll_spec s;
+    char err[512] = "", what[300];
+    if (ll_spec_parse(spec, &s, err, sizeof err) != 0) {
+        check(0, spec, err);
+        return;
+    }
+    const ll_lock_ops *ops = s.ops;
+    unsigned caps = ops->caps;
+    bool word = caps & LL_CAP_WORD_LOCK;
+    bool consistent = (caps & ~LL_CAP_ALL) == 0 && (!(caps & LL_CAP_PARKS_ITSELF) || ops->policies == LL_SPIN_ONLY) &&
+                      (!(caps & LL_CAP_WAKE_INTO_HELD) || (caps & LL_CAP_PARKS_ITSELF)) &&
+                      (!word || ((caps & LL_CAP_FORK_SAFE) && ops->state_bytes == sizeof(ll_atomic_u32) &&
+                                 !ops->init && !ops->destroy && !ops->abandon)) &&
+                      ops->inline_prefix_bytes <= ops->state_bytes;
+    snprintf(what, sizeof what, "%s: capability flags consistent with the entry", spec);
+    check(consistent, what, NULL);
+    if (!consistent)
+        return; /* the behaviour below could hang on such a lock (a word lock of another shape) */
+    ll_placement pl;
+    ll_wait_policy wp;
+    void *state = placed(&s, &wp, &pl);
+    if (!state)
+        return;
+    if (word) {
+        snprintf(what, sizeof what, "%s: word lock: zeros free, a CAS 0 -> 1 holds it, a store of 0 frees it", spec);
+        check(pl.inlinable && word_contract_holds(ops, state, &wp), what, NULL);
+    }
+    if (ops->inline_prefix_bytes) {
+        snprintf(what, sizeof what, "%s: inline prefix of %zu bytes: zeros, then the spec's tunables", spec,
+                 ops->inline_prefix_bytes);
+        check(prefix_split_holds(&s, state, &wp, &pl), what, NULL);
+    }
+    if (!(caps & LL_CAP_HOLDER_RELEASES)) {
+        snprintf(what, sizeof what, "%s: no holder-only release: another thread releases for the holder", spec);
+        if (!released_by_another_thread(ops, state, &wp)) {
+            check(0, what, "stuck or still held (needs LL_CAP_HOLDER_RELEASES?)");
+            return; /* the state may still be in use: leaked */
+        }
+        check(1, what, NULL);
+    }
+    unplace(ops, state);
 }
 
 int main(void)
@@ -136,6 +290,19 @@ int main(void)
                   ll_lock_place(&s, LL_DEFAULTS_FIXED, mem, NULL, &pl, err, sizeof err) != 0 &&
                   strstr(err, "slots=12 is not a power of two"),
               "place anderson:slots=12: sizing succeeds, initialising rejects", err);
+    }
+
+    /* Every registered algorithm x policy: its capabilities. */
+    ll_lock_list(check_capabilities, NULL);
+    {
+        char buf[128], tiny[8];
+        check(strcmp(ll_lock_caps_format(0, buf, sizeof buf), "-") == 0 &&
+                  strcmp(ll_lock_caps_format(LL_CAP_PARKS_ITSELF | LL_CAP_FORK_SAFE, buf, sizeof buf),
+                         "parks-itself,fork-safe") == 0 &&
+                  strcmp(ll_lock_caps_format(LL_CAP_ALL, buf, sizeof buf),
+                         "parks-itself,word-lock,holder-releases,fork-safe,wake-into-held") == 0 &&
+                  strcmp(ll_lock_caps_format(LL_CAP_ALL, tiny, sizeof tiny), "parks-i") == 0,
+              "ll_lock_caps_format: names in bit order, '-' for none, truncated to the buffer", buf);
     }
 
     /* Topology: good and bad values. */

@@ -361,8 +361,10 @@ static bool brw_write_try(void *s, ll_wait_policy *wp)
 }
 static bool brw_write_until(void *s, ll_wait_policy *wp, uint64_t) { return brw_write_try(s, wp); }
 static void brw_write_release(void *s, ll_wait_policy *) { ll_store_release(&((broken_rw *)s)->writer, 0); }
-static const ll_lock_ops broken_rw_desc = {"broken-rw-test-then-add", "", "", "", LL_SPIN_ONLY, NULL, sizeof(broken_rw),
-                                           sizeof(broken_rw), 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+static const ll_lock_ops broken_rw_desc = {.name = "broken-rw-test-then-add",
+                                           .policies = LL_SPIN_ONLY,
+                                           .state_bytes = sizeof(broken_rw),
+                                           .lock_bytes = sizeof(broken_rw)};
 static const ll_rwlock_ops broken_rw_ops = {&broken_rw_desc, brw_read, brw_read_try, brw_read_until, brw_read_release,
                                             brw_write, brw_write_try, brw_write_until, brw_write_release};
 

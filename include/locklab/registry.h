@@ -1,8 +1,11 @@
 /*
- * The lock registry: one ll_lock_ops per algorithm, defined in that
- * algorithm's file (src/locks/NAME.c) and listed once in src/api/registry.c.
- * The generic API, the validator and the benchmark find every lock here; no
- * code elsewhere names an algorithm.
+ * The lock registry: one ll_lock_ops per algorithm, defined with designated
+ * initialisers in that algorithm's file (src/locks/NAME.c) and listed once in
+ * src/api/registry.c.  The generic API, the validator, the benchmark, the
+ * interposer, the simulator and the model checker find every lock there, and
+ * what they need to know about it beyond its verbs is a field of its entry (its
+ * capabilities, LL_CAP_* below); no code outside src/locks/ names an algorithm
+ * to decide behaviour (docs/adding-a-lock.md).
  */
 #ifndef LOCKLAB_REGISTRY_H
 #define LOCKLAB_REGISTRY_H
@@ -28,17 +31,66 @@ typedef struct ll_param {
 #define LL_SPIN_YIELD (LL_POLICY_BIT(0) | LL_POLICY_BIT(1))
 #define LL_ALL_POLICIES 0x1fu
 
+/* ---- capabilities (ll_lock_ops.caps) -------------------------------------------------
+ * What the layers above the verbs may rely on, promised by the lock's entry (a flag not
+ * set promises nothing).  tests/test_spec.c ("capabilities") checks every registered
+ * lock's flags against its other fields and, where it can, its behaviour. */
+
+/* The algorithm blocks its waiters in the kernel by itself, whatever the policy (acr,
+ * loiter, parkinglot, standby, pthread): it is registered with the spin policy only
+ * (policies == LL_SPIN_ONLY) and does its own waiting.  Without the flag a lock
+ * parks only if its policy does (ll_spec_never_parks). */
+#define LL_CAP_PARKS_ITSELF (1u << 0)
+/* A one-word exchange lock (include/locklab/word_lock.h: tas, ttas): the state is one
+ * ll_atomic_u32 (state_bytes == 4) that all zeros make free (no init, destroy nor
+ * abandon), 1 is held; any successful CAS 0 -> 1 on it acquires the lock and a store
+ * of 0 releases it, whatever the policy, with no waiter to wake.  The interposer
+ * inlines its fast path (LP_FAST_WORD).  Set only with LL_CAP_FORK_SAFE (a store of
+ * 0 frees it in a fork child too). */
+#define LL_CAP_WORD_LOCK (1u << 1)
+/* Only the holder's own thread may call release: the lock hands over through a
+ * per-thread element that the successor watches (hemlock's grant word,
+ * reciprocating's wait element), not through the handle's state.  The interposer
+ * ignores another thread's pthread_mutex_unlock of such a lock; under every other
+ * lock it releases the mutex for its holder, as glibc does (docs/interposer.md,
+ * "Misuse, out of memory and signals"). */
+#define LL_CAP_HOLDER_RELEASES (1u << 2)
+/* The lock repairs itself across fork(): in the child (one thread left), a lock the
+ * forking thread held while other parent threads waited in it is freed by its
+ * ordinary release, and every acquisition after that works; one that nobody held
+ * works too: the lock records no waiter that a release would hand it to (a word
+ * freed by a store of 0), or forgets the parent's waiters in the child (parked
+ * waiters in a table that the child empties, park_table.h "Fork"; roles stamped with
+ * the fork generation, acr.c, standby.c).  Without the flag the interposer repairs the lock itself: the unlock
+ * in the child re-initialises it (src/interpose/mutex.c, "fork"). */
+#define LL_CAP_FORK_SAFE (1u << 3)
+/* Set only with LL_CAP_PARKS_ITSELF: a herd woken into the held lock does better than a herd
+ * woken one by one at the unlock, because arrivals spin and yield before they park
+ * and most find the lock free by then (parkinglot, standby).  The interposer's
+ * LOCKLAB_COND_MORPH=auto then defers no condition-variable wake-up to the unlock;
+ * under the other locks that park by themselves it defers broadcasts
+ * (docs/interposer.md, "Wait morphing"). */
+#define LL_CAP_WAKE_INTO_HELD (1u << 4)
+#define LL_CAP_ALL 0x1fu
+
 typedef struct ll_lock_ops {
     const char *name;
     const char *source;   /* paper the algorithm comes from */
     const char *summary;
     const char *fairness; /* "FIFO", "none (barging)", ... */
     unsigned policies;
+    unsigned caps;          /* LL_CAP_* (above); 0: none */
     const ll_param *params; /* NULL or terminated by a NULL key */
     size_t state_bytes;     /* bytes the generic handle reserves (incl. holder bookkeeping) */
+    /* Leading bytes of the state that are all zeros once initialised and hold everything
+     * that differs between two locks of one spec; the bytes after them (tunables) are
+     * the same in every such lock (acr: its ll_acr_lock, then its ll_acr_params).  0: no
+     * such split (ll_placement.inline_prefix_bytes). */
+    size_t inline_prefix_bytes;
     size_t lock_bytes;      /* algorithmic footprint per lock, at default parameters */
     size_t waiter_bytes;    /* per waiting thread */
-    /* params[i] is the value of params[i].key.  Returns 0, or -1 with err set. */
+    /* params[i] is the value of params[i].key.  Returns 0, or -1 with err set.  May be
+     * NULL: all zeros are the free lock. */
     int (*init)(void *state, const uint64_t *params, char *err, size_t errlen);
     void (*destroy)(void *state); /* may be NULL */
     void (*acquire)(void *state, ll_wait_policy *wp);
@@ -57,14 +109,18 @@ typedef struct ll_lock_ops {
     void (*abandon)(void *state);
 } ll_lock_ops;
 
-/* Does the algorithm block its waiters in the kernel by itself, whatever the
- * policy (loiter, acr, pthread: registered as "spin", their own waiting)?  The
- * others park only if their policy does (src/locks/registry.c). */
-bool ll_lock_parks_itself(const ll_lock_ops *ops);
-/* Is the algorithm's state one ll_atomic_u32, 0 free and 1 held, taken by any successful
- * CAS 0 -> 1 (acquire) and freed by a store of 0 (release) whatever the policy (tas, ttas:
- * include/locklab/word_lock.h)?  The interposer inlines such a lock's fast path. */
-bool ll_lock_is_word_lock(const ll_lock_ops *ops);
+/* The capabilities, one by one (LL_CAP_*, above). */
+LL_INLINE bool ll_lock_parks_itself(const ll_lock_ops *ops) { return (ops->caps & LL_CAP_PARKS_ITSELF) != 0; }
+LL_INLINE bool ll_lock_is_word_lock(const ll_lock_ops *ops) { return (ops->caps & LL_CAP_WORD_LOCK) != 0; }
+LL_INLINE bool ll_lock_holder_releases(const ll_lock_ops *ops) { return (ops->caps & LL_CAP_HOLDER_RELEASES) != 0; }
+LL_INLINE bool ll_lock_fork_safe(const ll_lock_ops *ops) { return (ops->caps & LL_CAP_FORK_SAFE) != 0; }
+LL_INLINE bool ll_lock_wakes_into_held(const ll_lock_ops *ops) { return (ops->caps & LL_CAP_WAKE_INTO_HELD) != 0; }
+/* caps as tools print them: the flags' names joined by commas, in bit order (parks-itself,
+ * word-lock, holder-releases, fork-safe, wake-into-held), or "-" for none; into buf
+ * (truncated to len).  Returns buf. */
+char *ll_lock_caps_format(unsigned caps, char *buf, size_t len);
+/* The algorithm's inline prefix (ll_lock_ops.inline_prefix_bytes). */
+LL_INLINE size_t ll_lock_inline_prefix_bytes(const ll_lock_ops *ops) { return ops->inline_prefix_bytes; }
 /* Does a lock of ops under policy never block in the kernel (pure spinning or
  * yielding)?  Such a lock, run by more threads than there are CPUs, can hand over
  * to a preempted spinner and wait a whole time slice (100-1000x slower). */
@@ -249,8 +305,6 @@ typedef struct ll_placement {
  * line naming the bad value and the valid choices; only init can fail). */
 int ll_lock_place(const ll_spec *spec, ll_defaults defaults, void *state, ll_wait_policy *wp, ll_placement *out,
                   char *err, size_t errlen);
-/* The algorithm's inline prefix (ll_placement.inline_prefix_bytes; src/api/registry.c). */
-size_t ll_lock_inline_prefix_bytes(const ll_lock_ops *ops);
 
 LL_API_END
 #ifdef __cplusplus

@@ -14,7 +14,12 @@
 #include "rwlock.h"
 #include "slab.h"
 
-extern const ll_lock_ops ll_lock_acr;
+/* The locks whose own expert verbs mutex.c calls inline (acr.h, parkinglot.h, standby.h):
+ * the only algorithms the interposer names.  Each such fast path is that algorithm's API
+ * (acr's tunables kept once in lp_cfg.acr, parkinglot's and standby's slow paths and
+ * standby's wake-from-condition entry), not a capability another lock could declare;
+ * every other decision reads the lock's capabilities (registry.h, LL_CAP_*). */
+extern const ll_lock_ops ll_lock_acr, ll_lock_parkinglot, ll_lock_standby;
 
 lp_config lp_cfg;
 ll_atomic_u32 lp_fast;
@@ -176,10 +181,10 @@ static void parse_morph(void)
         value = "auto";
     bool own_waiting = ll_lock_parks_itself(lp_cfg.ops);
     if (strcmp(value, "auto") == 0) {
-        /* docs/interposer.md, "Wait morphing": a herd woken into the held mutex suits
-         * only parkinglot and standby, whose arrivals spin before they park */
+        /* docs/interposer.md, "Wait morphing": a herd woken into the held mutex suits only
+         * the locks whose arrivals spin before they park (LL_CAP_WAKE_INTO_HELD) */
         lp_cfg.morph_signal = !own_waiting;
-        lp_cfg.morph_broadcast = !own_waiting || (lp_cfg.ops != &ll_lock_parkinglot && lp_cfg.ops != &ll_lock_standby);
+        lp_cfg.morph_broadcast = !own_waiting || !ll_lock_wakes_into_held(lp_cfg.ops);
     } else if (strcmp(value, "all") == 0 || strcmp(value, "broadcast") == 0 || strcmp(value, "none") == 0) {
         lp_cfg.morph_signal = value[0] == 'a';
         lp_cfg.morph_broadcast = value[0] != 'n';
@@ -271,8 +276,8 @@ static void configure(void)
         lp_cfg.inline_state = false; /* a mutex's profile record hangs off its lock object */
         lp_profile_set_config(lp_cfg.spec, lp_cfg.cond_text, lp_cfg.morph_text, lp_cfg.sem_text);
     }
-    if (lp_cfg.inline_prefix && scratch_bytes - lp_cfg.inline_prefix == sizeof lp_cfg.acr && lp_cfg.ops == &ll_lock_acr &&
-        !lp_profiling) {
+    if (lp_cfg.inline_prefix && scratch_bytes - lp_cfg.inline_prefix == sizeof lp_cfg.acr &&
+        lp_cfg.ops == &ll_lock_acr /* its own verbs: above */ && !lp_profiling) {
         /* The lock's per-mutex prefix (acr's 16-byte lock, zeros when free) lives in the
          * mutex, its tunables once here; mutex.c calls acr's own verbs on them (acr.h). */
         lp_cfg.acr_inline = lp_cfg.inline_state = true;
@@ -291,16 +296,16 @@ static void configure(void)
     }
     lp_rwlock_configure(); /* after the lock's verbose line, which stays the first */
     lp_spin_configure(); /* LOCKLAB_SPIN (spin.c) */
-    bool parkinglot = lp_cfg.ops == &ll_lock_parkinglot, standby = lp_cfg.ops == &ll_lock_standby;
+    bool parkinglot = lp_cfg.ops == &ll_lock_parkinglot, standby = lp_cfg.ops == &ll_lock_standby; /* above */
     uint32_t fast = lp_cfg.acr_inline                                                 ? LP_FAST_ACR
                     : lp_cfg.inline_state && ll_lock_is_word_lock(lp_cfg.ops) ? LP_FAST_WORD
                     : lp_cfg.inline_state && parkinglot                      ? LP_FAST_PARKINGLOT
                     : lp_cfg.inline_state && standby                         ? LP_FAST_STANDBY
                     : !lp_profiling                                          ? LP_FAST_OPS
                                                                                 : LP_FAST_NONE;
-    /* Locks that repair themselves in a fork child: acr, the word locks (a release is a store
-     * of 0), parkinglot and standby (the child's table is emptied: park_table.h, "Fork"). */
-    lp_cfg.fork_repair = lp_cfg.ops != &ll_lock_acr && !ll_lock_is_word_lock(lp_cfg.ops) && !parkinglot && !standby;
+    /* The interposer repairs a mutex held across a fork unless its lock repairs itself
+     * (LL_CAP_FORK_SAFE: mutex.c, "fork"). */
+    lp_cfg.fork_repair = !ll_lock_fork_safe(lp_cfg.ops);
     fast_when_seen = fast; /* verbose: the fast path opens at the first pthread mutex call (lp_census_mutex) */
     ll_store_release(&lp_fast, lp_cfg.verbose ? (uint32_t)LP_FAST_NONE : fast); /* release: lp_cfg is complete before a fast path reads it */
 }

@@ -55,8 +55,8 @@ typedef struct lp_config {
     /* The lock never blocks in the kernel (ll_spec_never_parks): the threads that
      * use it are counted, and one line warns once they outnumber the CPUs. */
     bool never_parks;
-    /* The lock records its waiters (all but acr, which repairs itself after a fork, and the
-     * word locks tas/ttas): a mutex held across a fork is repaired by its unlock (mutex.c, "fork"). */
+    /* The lock does not repair itself after a fork (no LL_CAP_FORK_SAFE: it records its
+     * waiters): a mutex held across a fork is repaired by its unlock (mutex.c, "fork"). */
     bool fork_repair;
     char spec[128]; /* canonical spec, as ll_spec_parse prints it */
     /* LOCKLAB_COND / LOCKLAB_SEM ("fifo" | "lifo-cr[:append_one_in=N]", default fifo);
@@ -65,8 +65,9 @@ typedef struct lp_config {
     char cond_text[64], sem_text[64];
     /* LOCKLAB_COND_MORPH: which wake-ups a thread that holds the waiters' mutex defers to
      * its unlock (wait morphing, cond.c); the others wake at once.  "auto": under the
-     * locks that do their own waiting (ll_lock_parks_itself) broadcasts only, under
-     * parkinglot and standby neither, under the others (queue and spinning locks) both. */
+     * locks that do their own waiting (LL_CAP_PARKS_ITSELF) broadcasts only, under those
+     * whose arrivals spin before they park (LL_CAP_WAKE_INTO_HELD: parkinglot, standby)
+     * neither, under the others (queue and spinning locks) both. */
     bool morph_signal, morph_broadcast;
     char morph_text[16];
     /* The lock's spec with every default settled (ll_lock_place, LL_DEFAULTS_FIXED):
@@ -88,7 +89,7 @@ LL_INLINE const char *lp_discipline_name(const ll_sync_config *c)
 extern lp_config lp_cfg;
 /* Which fast path the entry points inline for normal mutexes, stored (release) once lp_cfg is
  * complete: LP_FAST_ACR when lp_cfg.acr_inline; LP_FAST_WORD for an inline one-word exchange
- * lock (ll_lock_is_word_lock: tas, ttas); LP_FAST_PARKINGLOT for an inline parkinglot;
+ * lock (LL_CAP_WORD_LOCK: tas, ttas); LP_FAST_PARKINGLOT for an inline parkinglot;
  * LP_FAST_STANDBY for an inline standby (the default); LP_FAST_OPS for any other lock when not
  * profiling (the lock's own verbs, called straight from the entry points: mutex.c, "the direct
  * path"); LP_FAST_NONE while profiling (and until lp_cfg is complete).

@@ -277,8 +277,8 @@ LL_INLINE void ops_release(lock_ref r)
  * linked, a passive set, a per-socket lock): an ordinary unlock would hand the
  * lock to one of them and the child would hang.  The owner word tells which
  * mutexes were held at a fork (its generation, mutex.h).  Under a lock that
- * records waiters (lp_cfg.fork_repair: all but acr, which repairs itself, and
- * the word locks, whose release is a store of 0):
+ * records waiters (lp_cfg.fork_repair: every lock without LL_CAP_FORK_SAFE; acr,
+ * the word locks, parkinglot and standby repair themselves, registry.h):
  *   - the unlock of such a mutex re-initialises its lock to free (inline: zeros,
  *     the free state of every inline lock; out-of-line: placed again in its
  *     object), and only then clears the owner word (release);
@@ -421,12 +421,9 @@ static LL_COLD void say_misuse(int kind, const lp_mutex *m, void *pc)
         (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
-/* Does the lock's release need the holder's own thread (a per-thread wait element that its
- * successor watches: hemlock, reciprocating)? */
-static bool release_needs_holder(void)
-{
-    return lp_cfg.ops == &ll_lock_hemlock || lp_cfg.ops == &ll_lock_reciprocating;
-}
+/* Does the lock's release need the holder's own thread (LL_CAP_HOLDER_RELEASES: a
+ * per-thread wait element that its successor watches)? */
+static bool release_needs_holder(void) { return ll_lock_holder_releases(lp_cfg.ops); }
 
 static LL_COLD void acquire_profiled(lock_ref r)
 {

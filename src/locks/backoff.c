@@ -91,9 +91,17 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 }
 
 const ll_lock_ops ll_lock_backoff = {
-    "backoff", "Anderson, Lazowska, Levy 1989 §4 (Ethernet-style backoff)",
-    "TTAS with randomized exponential backoff", "none (newcomers favoured; starvation possible)", LL_SPIN_ONLY,
-    params, sizeof(ll_backoff_lock), sizeof(ll_backoff_lock), 0, init, NULL, acquire, try_acquire, release,
-    acquire_until,
-    NULL,
+    .name = "backoff",
+    .source = "Anderson, Lazowska, Levy 1989 §4 (Ethernet-style backoff)",
+    .summary = "TTAS with randomized exponential backoff",
+    .fairness = "none (newcomers favoured; starvation possible)",
+    .policies = LL_SPIN_ONLY,
+    .params = params,
+    .state_bytes = sizeof(ll_backoff_lock),
+    .lock_bytes = sizeof(ll_backoff_lock),
+    .init = init,
+    .acquire = acquire,
+    .try_acquire = try_acquire,
+    .release = release,
+    .acquire_until = acquire_until,
 };

@@ -293,8 +293,20 @@ LL_QUEUE_LOCK_ADAPTER_UNTIL(cna_state, ll_cna_node, cna_tuned)
 LL_MCSQ_ABANDON_ADAPTER(cna_state)
 
 const ll_lock_ops ll_lock_cna = {
-    "cna", "Dice & Kogan 2019 (CNA), EuroSys", "MCS variant: same-socket successor first, others to a secondary queue",
-    "socket-local first; other sockets admitted with probability 2^-16 per handover or after flush_ns (10 ms)", LL_ALL_POLICIES,
-    params, sizeof(cna_state), sizeof(ll_cna_lock), sizeof(ll_cna_node),
-    init, NULL, acquire, try_acquire, release, acquire_until, abandon_chain,
+    .name = "cna",
+    .source = "Dice & Kogan 2019 (CNA), EuroSys",
+    .summary = "MCS variant: same-socket successor first, others to a secondary queue",
+    .fairness = "socket-local first; other sockets admitted with probability 2^-16 per handover or after "
+        "flush_ns (10 ms)",
+    .policies = LL_ALL_POLICIES,
+    .params = params,
+    .state_bytes = sizeof(cna_state),
+    .lock_bytes = sizeof(ll_cna_lock),
+    .waiter_bytes = sizeof(ll_cna_node),
+    .init = init,
+    .acquire = acquire,
+    .try_acquire = try_acquire,
+    .release = release,
+    .acquire_until = acquire_until,
+    .abandon = abandon_chain,
 };

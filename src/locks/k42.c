@@ -158,7 +158,16 @@ LL_LOCK_ADAPTER(ll_k42_lock, ll_k42)
 LL_TIMED_ADAPTER(ll_k42_lock, ll_k42)
 
 const ll_lock_ops ll_lock_k42 = {
-    "k42", "Auslander et al. (IBM K42); Scott 2013 §4.3.2", "MCS variant, queue node on the waiter's stack",
-    "FIFO", LL_ALL_POLICIES, NULL, sizeof(ll_k42_lock), sizeof(ll_k42_lock), sizeof(k42_node),
-    NULL, NULL, acquire, try_acquire, release, acquire_until, NULL,
+    .name = "k42",
+    .source = "Auslander et al. (IBM K42); Scott 2013 §4.3.2",
+    .summary = "MCS variant, queue node on the waiter's stack",
+    .fairness = "FIFO",
+    .policies = LL_ALL_POLICIES,
+    .state_bytes = sizeof(ll_k42_lock),
+    .lock_bytes = sizeof(ll_k42_lock),
+    .waiter_bytes = sizeof(k42_node),
+    .acquire = acquire,
+    .try_acquire = try_acquire,
+    .release = release,
+    .acquire_until = acquire_until,
 };

@@ -449,9 +449,19 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_loiter_release((ll_loiter_lock *)s); }
 
 const ll_lock_ops ll_lock_loiter = {
-    "loiter", "Dice 2017, Malthusian Locks, App. A.1 (LOITER); inner lock MCS 1991",
-    "outer TAS with bounded arrival spin + inner MCS (stp) holding one standby; concurrency restriction",
-    "none short-term (barging); bypass bounded by patience_ns per standby (inner queue FIFO)", LL_SPIN_ONLY,
-    params, sizeof(ll_loiter_lock), sizeof(ll_loiter_lock), sizeof(ll_mcs_node), init, NULL, acquire,
-    try_acquire, release, acquire_until, NULL,
+    .name = "loiter",
+    .source = "Dice 2017, Malthusian Locks, App. A.1 (LOITER); inner lock MCS 1991",
+    .summary = "outer TAS with bounded arrival spin + inner MCS (stp) holding one standby; concurrency restriction",
+    .fairness = "none short-term (barging); bypass bounded by patience_ns per standby (inner queue FIFO)",
+    .policies = LL_SPIN_ONLY,
+    .caps = LL_CAP_PARKS_ITSELF,
+    .params = params,
+    .state_bytes = sizeof(ll_loiter_lock),
+    .lock_bytes = sizeof(ll_loiter_lock),
+    .waiter_bytes = sizeof(ll_mcs_node),
+    .init = init,
+    .acquire = acquire,
+    .try_acquire = try_acquire,
+    .release = release,
+    .acquire_until = acquire_until,
 };

@@ -97,7 +97,19 @@ LL_QUEUE_LOCK_ADAPTER_UNTIL(mcs_state, ll_mcs_node, mcs_keyed)
 LL_MCSQ_ABANDON_ADAPTER(mcs_state)
 
 const ll_lock_ops ll_lock_mcs = {
-    "mcs", "Mellor-Crummey & Scott 1991", "queue lock, each waiter spins on its own node",
-    "FIFO", LL_ALL_POLICIES, params, sizeof(mcs_state), sizeof(ll_mcs_lock), sizeof(ll_mcs_node),
-    init, NULL, acquire, try_acquire, release, acquire_until, abandon_chain,
+    .name = "mcs",
+    .source = "Mellor-Crummey & Scott 1991",
+    .summary = "queue lock, each waiter spins on its own node",
+    .fairness = "FIFO",
+    .policies = LL_ALL_POLICIES,
+    .params = params,
+    .state_bytes = sizeof(mcs_state),
+    .lock_bytes = sizeof(ll_mcs_lock),
+    .waiter_bytes = sizeof(ll_mcs_node),
+    .init = init,
+    .acquire = acquire,
+    .try_acquire = try_acquire,
+    .release = release,
+    .acquire_until = acquire_until,
+    .abandon = abandon_chain,
 };

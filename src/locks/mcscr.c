@@ -327,8 +327,19 @@ LL_QUEUE_LOCK_ADAPTER_UNTIL(mcscr_state, ll_mcscr_node, ll_mcscr)
 LL_MCSQ_ABANDON_ADAPTER(mcscr_state)
 
 const ll_lock_ops ll_lock_mcscr = {
-    "mcscr", "Dice 2017 (Malthusian Locks) §4", "MCS that culls surplus waiters into a passive set (concurrency restriction)",
-    "CR: short-term unfair, eldest passive thread served w.p. 1/fairness or after patience_ns", LL_ALL_POLICIES, params,
-    sizeof(mcscr_state), sizeof(ll_mcscr_lock), sizeof(ll_mcscr_node),
-    init, NULL, acquire, try_acquire, release, acquire_until, abandon_chain,
+    .name = "mcscr",
+    .source = "Dice 2017 (Malthusian Locks) §4",
+    .summary = "MCS that culls surplus waiters into a passive set (concurrency restriction)",
+    .fairness = "CR: short-term unfair, eldest passive thread served w.p. 1/fairness or after patience_ns",
+    .policies = LL_ALL_POLICIES,
+    .params = params,
+    .state_bytes = sizeof(mcscr_state),
+    .lock_bytes = sizeof(ll_mcscr_lock),
+    .waiter_bytes = sizeof(ll_mcscr_node),
+    .init = init,
+    .acquire = acquire,
+    .try_acquire = try_acquire,
+    .release = release,
+    .acquire_until = acquire_until,
+    .abandon = abandon_chain,
 };

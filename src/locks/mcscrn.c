@@ -148,10 +148,20 @@ LL_QUEUE_LOCK_ADAPTER_UNTIL(mcscrn_state, ll_mcscrn_node, ll_mcscrn)
 LL_MCSQ_ABANDON_ADAPTER(mcscrn_state)
 
 const ll_lock_ops ll_lock_mcscrn = {
-    "mcscrn", "Dice 2017 (Malthusian Locks) §9.1 (design ours)",
-    "NUMA-aware MCSCR: culls surplus and other-socket waiters, prefers a home socket",
-    "CR: short-term unfair; home socket changes w.p. 1/rehome, eldest passive served w.p. 1/fairness; "
-    "eldest waiter served after patience_ns",
-    LL_ALL_POLICIES, params, sizeof(mcscrn_state), sizeof(ll_mcscrn_lock), sizeof(ll_mcscrn_node),
-    init, NULL, acquire, try_acquire, release, acquire_until, abandon_chain,
+    .name = "mcscrn",
+    .source = "Dice 2017 (Malthusian Locks) §9.1 (design ours)",
+    .summary = "NUMA-aware MCSCR: culls surplus and other-socket waiters, prefers a home socket",
+    .fairness = "CR: short-term unfair; home socket changes w.p. 1/rehome, eldest passive served w.p. 1/fairness; "
+        "eldest waiter served after patience_ns",
+    .policies = LL_ALL_POLICIES,
+    .params = params,
+    .state_bytes = sizeof(mcscrn_state),
+    .lock_bytes = sizeof(ll_mcscrn_lock),
+    .waiter_bytes = sizeof(ll_mcscrn_node),
+    .init = init,
+    .acquire = acquire,
+    .try_acquire = try_acquire,
+    .release = release,
+    .acquire_until = acquire_until,
+    .abandon = abandon_chain,
 };

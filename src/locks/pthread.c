@@ -50,9 +50,20 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 }
 
 const ll_lock_ops ll_lock_pthread = {
-    "pthread", "glibc (baseline)", "glibc pthread_mutex_t, futex-based, barging",
-    "none (barging)", LL_SPIN_ONLY, NULL, sizeof(pthread_mutex_t), sizeof(pthread_mutex_t), 0,
-    init, destroy, acquire, try_acquire, release, acquire_until, NULL,
+    .name = "pthread",
+    .source = "glibc (baseline)",
+    .summary = "glibc pthread_mutex_t, futex-based, barging",
+    .fairness = "none (barging)",
+    .policies = LL_SPIN_ONLY,
+    .caps = LL_CAP_PARKS_ITSELF,
+    .state_bytes = sizeof(pthread_mutex_t),
+    .lock_bytes = sizeof(pthread_mutex_t),
+    .init = init,
+    .destroy = destroy,
+    .acquire = acquire,
+    .try_acquire = try_acquire,
+    .release = release,
+    .acquire_until = acquire_until,
 };
 
 /* The adaptive type: only the initialisation differs. */
@@ -68,8 +79,19 @@ static int init_adaptive(void *s, const uint64_t *p, char *err, size_t errlen)
 }
 
 const ll_lock_ops ll_lock_pthread_adaptive = {
-    "pthread-adaptive", "glibc PTHREAD_MUTEX_ADAPTIVE_NP (baseline)",
-    "glibc pthread_mutex_t of the adaptive type: spins up to glibc.pthread.mutex_spin_count before the futex",
-    "none (barging)", LL_SPIN_ONLY, NULL, sizeof(pthread_mutex_t), sizeof(pthread_mutex_t), 0,
-    init_adaptive, destroy, acquire, try_acquire, release, acquire_until, NULL,
+    .name = "pthread-adaptive",
+    .source = "glibc PTHREAD_MUTEX_ADAPTIVE_NP (baseline)",
+    .summary = "glibc pthread_mutex_t of the adaptive type: spins up to glibc.pthread.mutex_spin_count before "
+        "the futex",
+    .fairness = "none (barging)",
+    .policies = LL_SPIN_ONLY,
+    .caps = LL_CAP_PARKS_ITSELF,
+    .state_bytes = sizeof(pthread_mutex_t),
+    .lock_bytes = sizeof(pthread_mutex_t),
+    .init = init_adaptive,
+    .destroy = destroy,
+    .acquire = acquire,
+    .try_acquire = try_acquire,
+    .release = release,
+    .acquire_until = acquire_until,
 };

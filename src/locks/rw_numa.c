@@ -227,10 +227,16 @@ static bool write_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_n
 }
 
 static const ll_lock_ops desc = {
-    "numarw", "Calciu et al. 2013 (NUMA-aware reader-writer locks, C-RW-WP)",
-    "per-socket reader indicators (a line each), writer flag and FIFO writer ticket: readers of different sockets share no line",
-    "writer preference (writers FIFO; a writer waits only for the readers in when it arrived; readers may starve)",
-    LL_ALL_POLICIES, NULL, sizeof(numarw_lock), sizeof(numarw_lock), 0, init, NULL, NULL, NULL, NULL, NULL, NULL,
+    .name = "numarw",
+    .source = "Calciu et al. 2013 (NUMA-aware reader-writer locks, C-RW-WP)",
+    .summary = "per-socket reader indicators (a line each), writer flag and FIFO writer ticket: readers of "
+        "different sockets share no line",
+    .fairness = "writer preference (writers FIFO; a writer waits only for the readers in when it arrived; "
+        "readers may starve)",
+    .policies = LL_ALL_POLICIES,
+    .state_bytes = sizeof(numarw_lock),
+    .lock_bytes = sizeof(numarw_lock),
+    .init = init,
 };
 
 const ll_rwlock_ops ll_rwlock_numarw = {

@@ -91,9 +91,15 @@ static void write_release(void *s, ll_wait_policy *wp)
 }
 
 static const ll_lock_ops desc = {
-    "pthread", "glibc (baseline)", "glibc pthread_rwlock_t (default kind: prefer readers), futex-based",
-    "reader preference (writers can starve); writers barge", LL_SPIN_ONLY, NULL, 64, sizeof(pthread_rwlock_t), 0,
-    init, destroy, NULL, NULL, NULL, NULL, NULL,
+    .name = "pthread",
+    .source = "glibc (baseline)",
+    .summary = "glibc pthread_rwlock_t (default kind: prefer readers), futex-based",
+    .fairness = "reader preference (writers can starve); writers barge",
+    .policies = LL_SPIN_ONLY,
+    .state_bytes = 64,
+    .lock_bytes = sizeof(pthread_rwlock_t),
+    .init = init,
+    .destroy = destroy,
 };
 
 const ll_rwlock_ops ll_rwlock_pthread = {

@@ -320,10 +320,16 @@ static void write_release(void *s, ll_wait_policy *wp)
 }
 
 static const ll_lock_ops desc = {
-    "readpref", "locklab: glibc's reader preference + Malthusian-style writer patience",
-    "readers enter unless a writer holds or has waited patience_ns; writers barge",
-    "reader preference; after patience_ns (1 ms) a writer holds new readers back (writers barge among themselves)",
-    LL_ALL_POLICIES, params, LL_CACHELINE, sizeof(readpref_lock), 0, init, NULL, NULL, NULL, NULL, NULL, NULL,
+    .name = "readpref",
+    .source = "locklab: glibc's reader preference + Malthusian-style writer patience",
+    .summary = "readers enter unless a writer holds or has waited patience_ns; writers barge",
+    .fairness = "reader preference; after patience_ns (1 ms) a writer holds new readers back (writers barge "
+        "among themselves)",
+    .policies = LL_ALL_POLICIES,
+    .params = params,
+    .state_bytes = LL_CACHELINE,
+    .lock_bytes = sizeof(readpref_lock),
+    .init = init,
 };
 
 const ll_rwlock_ops ll_rwlock_readpref = {

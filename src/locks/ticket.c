@@ -111,7 +111,15 @@ LL_LOCK_ADAPTER(ll_ticket_lock, ll_ticket)
 LL_TIMED_ADAPTER(ll_ticket_lock, ll_ticket)
 
 const ll_lock_ops ll_lock_ticket = {
-    "ticket", "Mellor-Crummey & Scott 1991; scalable-locking-slides", "ticket lock, all waiters spin on grant",
-    "FIFO", LL_SPIN_YIELD, NULL, sizeof(ll_ticket_lock), sizeof(ll_ticket_lock), 0,
-    NULL, NULL, acquire, try_acquire, release, acquire_until, NULL,
+    .name = "ticket",
+    .source = "Mellor-Crummey & Scott 1991; scalable-locking-slides",
+    .summary = "ticket lock, all waiters spin on grant",
+    .fairness = "FIFO",
+    .policies = LL_SPIN_YIELD,
+    .state_bytes = sizeof(ll_ticket_lock),
+    .lock_bytes = sizeof(ll_ticket_lock),
+    .acquire = acquire,
+    .try_acquire = try_acquire,
+    .release = release,
+    .acquire_until = acquire_until,
 };

@@ -65,7 +65,17 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 }
 
 const ll_lock_ops ll_lock_ticket_pb = {
-    "ticket-pb", "Mellor-Crummey & Scott 1991 (proportional backoff)", "ticket lock, delay proportional to queue position",
-    "FIFO", LL_SPIN_ONLY, params, sizeof(ll_ticket_pb_lock), sizeof(ll_ticket_lock), 0,
-    init, NULL, acquire, try_acquire, release, acquire_until, NULL,
+    .name = "ticket-pb",
+    .source = "Mellor-Crummey & Scott 1991 (proportional backoff)",
+    .summary = "ticket lock, delay proportional to queue position",
+    .fairness = "FIFO",
+    .policies = LL_SPIN_ONLY,
+    .params = params,
+    .state_bytes = sizeof(ll_ticket_pb_lock),
+    .lock_bytes = sizeof(ll_ticket_lock),
+    .init = init,
+    .acquire = acquire,
+    .try_acquire = try_acquire,
+    .release = release,
+    .acquire_until = acquire_until,
 };

@@ -191,7 +191,17 @@ LL_LOCK_ADAPTER(ll_twa_lock, ll_twa)
 LL_TIMED_ADAPTER(ll_twa_lock, ll_twa)
 
 const ll_lock_ops ll_lock_twa = {
-    "twa", "Dice & Kogan 2019, TWA (ticket lock + waiting array)", "ticket lock; long-term waiters wait on a shared array",
-    "FIFO", LL_ALL_POLICIES, params, sizeof(ll_twa_lock), sizeof(ll_ticket_lock), 0,
-    init, NULL, acquire, try_acquire, release, acquire_until, NULL,
+    .name = "twa",
+    .source = "Dice & Kogan 2019, TWA (ticket lock + waiting array)",
+    .summary = "ticket lock; long-term waiters wait on a shared array",
+    .fairness = "FIFO",
+    .policies = LL_ALL_POLICIES,
+    .params = params,
+    .state_bytes = sizeof(ll_twa_lock),
+    .lock_bytes = sizeof(ll_ticket_lock),
+    .init = init,
+    .acquire = acquire,
+    .try_acquire = try_acquire,
+    .release = release,
+    .acquire_until = acquire_until,
 };

@@ -86,8 +86,17 @@
     }                                                                                            \
     static void ID##_release(void *s, ll_wait_policy *wp) { (void)wp; PREFIX##_unlock((TYPE *)s); } \
     static const ll_lock_ops ID##_ops = {                                                        \
-        NAME, "Concurrency Kit 0.7.1, " #LOCKFN, SUMMARY, "none (barging)", LL_SPIN_ONLY, NULL,  \
-        sizeof(TYPE), sizeof(TYPE), 0, ID##_init, NULL, ID##_acquire, ID##_try_acquire, ID##_release, NULL, NULL, \
+        .name = NAME,                                                                            \
+        .source = "Concurrency Kit 0.7.1, " #LOCKFN,                                             \
+        .summary = SUMMARY,                                                                      \
+        .fairness = "none (barging)",                                                            \
+        .policies = LL_SPIN_ONLY,                                                                \
+        .state_bytes = sizeof(TYPE),                                                             \
+        .lock_bytes = sizeof(TYPE),                                                              \
+        .init = ID##_init,                                                                       \
+        .acquire = ID##_acquire,                                                                 \
+        .try_acquire = ID##_try_acquire,                                                         \
+        .release = ID##_release,                                                                 \
     };
 
 CK_BARGING_PEER(fas, ck_spinlock_fas_t, ck_spinlock_fas, ck_spinlock_fas_lock, "ck-fas",
@@ -120,11 +129,18 @@ static bool ticket_try_acquire(void *s, ll_wait_policy *wp)
 static void ticket_release(void *s, ll_wait_policy *wp) { (void)wp; ck_spinlock_ticket_unlock((ck_spinlock_ticket_t *)s); }
 
 static const ll_lock_ops ticket_ops = {
-    "ck-ticket", "Concurrency Kit 0.7.1, ck_spinlock_ticket", "ticket lock (next and serving in one word)",
-    "FIFO", LL_SPIN_ONLY, NULL, sizeof(ck_spinlock_ticket_t), sizeof(ck_spinlock_ticket_t), 0,
-    ticket_init, NULL, ticket_acquire, ticket_try_acquire, ticket_release,
-    NULL, /* no timed acquire of its own: callers poll try_acquire */
-    NULL,
+    .name = "ck-ticket",
+    .source = "Concurrency Kit 0.7.1, ck_spinlock_ticket",
+    .summary = "ticket lock (next and serving in one word)",
+    .fairness = "FIFO",
+    .policies = LL_SPIN_ONLY,
+    .state_bytes = sizeof(ck_spinlock_ticket_t),
+    .lock_bytes = sizeof(ck_spinlock_ticket_t),
+    .init = ticket_init,
+    .acquire = ticket_acquire,
+    .try_acquire = ticket_try_acquire,
+    .release = ticket_release,
+    .acquire_until = NULL, /* no timed acquire of its own: callers poll try_acquire */
 };
 
 typedef struct { ck_spinlock_ticket_t lock; unsigned shift; } ticket_pb_state;
@@ -149,12 +165,19 @@ static void ticket_pb_acquire(void *s, ll_wait_policy *wp)
 }
 
 static const ll_lock_ops ticket_pb_ops = {
-    "ck-ticket-pb", "Concurrency Kit 0.7.1, ck_spinlock_ticket_lock_pb",
-    "ticket lock, delay proportional to the waiters ahead", "FIFO", LL_SPIN_ONLY, ticket_pb_params,
-    sizeof(ticket_pb_state), sizeof(ck_spinlock_ticket_t), 0,
-    ticket_pb_init, NULL, ticket_pb_acquire, ticket_try_acquire, ticket_release,
-    NULL, /* no timed acquire of its own: callers poll try_acquire */
-    NULL,
+    .name = "ck-ticket-pb",
+    .source = "Concurrency Kit 0.7.1, ck_spinlock_ticket_lock_pb",
+    .summary = "ticket lock, delay proportional to the waiters ahead",
+    .fairness = "FIFO",
+    .policies = LL_SPIN_ONLY,
+    .params = ticket_pb_params,
+    .state_bytes = sizeof(ticket_pb_state),
+    .lock_bytes = sizeof(ck_spinlock_ticket_t),
+    .init = ticket_pb_init,
+    .acquire = ticket_pb_acquire,
+    .try_acquire = ticket_try_acquire,
+    .release = ticket_release,
+    .acquire_until = NULL, /* no timed acquire of its own: callers poll try_acquire */
 };
 
 /* ---- Anderson's array lock ------------------------------------------------- */
@@ -216,13 +239,20 @@ static void anderson_release(void *s, ll_wait_policy *wp)
 }
 
 static const ll_lock_ops anderson_ops = {
-    "ck-anderson", "Concurrency Kit 0.7.1, ck_spinlock_anderson; Anderson 1990",
-    "array-based queue lock; at most `slots` threads at once", "FIFO", LL_SPIN_ONLY, anderson_params,
-    sizeof(anderson_state),
-    sizeof(ck_spinlock_anderson_t) + CK_ANDERSON_DEFAULT_SLOTS * sizeof(ck_spinlock_anderson_thread_t), 0,
-    anderson_init, anderson_destroy, anderson_acquire, anderson_try_acquire, anderson_release,
-    NULL, /* no timed acquire of its own: callers poll try_acquire */
-    NULL,
+    .name = "ck-anderson",
+    .source = "Concurrency Kit 0.7.1, ck_spinlock_anderson; Anderson 1990",
+    .summary = "array-based queue lock; at most `slots` threads at once",
+    .fairness = "FIFO",
+    .policies = LL_SPIN_ONLY,
+    .params = anderson_params,
+    .state_bytes = sizeof(anderson_state),
+    .lock_bytes = sizeof(ck_spinlock_anderson_t) + CK_ANDERSON_DEFAULT_SLOTS * sizeof(ck_spinlock_anderson_thread_t),
+    .init = anderson_init,
+    .destroy = anderson_destroy,
+    .acquire = anderson_acquire,
+    .try_acquire = anderson_try_acquire,
+    .release = anderson_release,
+    .acquire_until = NULL, /* no timed acquire of its own: callers poll try_acquire */
 };
 
 /* ---- MCS ----------------------------------------------------------------------- */
@@ -256,12 +286,20 @@ static inline void ckmcs_release(ck_spinlock_mcs_t *l, ck_spinlock_mcs_context_t
 LL_QUEUE_LOCK_ADAPTER_NAMED(mcs_state, ck_spinlock_mcs_context_t, ckmcs, mcs_)
 
 static const ll_lock_ops mcs_ops = {
-    "ck-mcs", "Concurrency Kit 0.7.1, ck_spinlock_mcs; Mellor-Crummey & Scott 1991",
-    "queue lock, each waiter spins on its own node", "FIFO", LL_SPIN_ONLY, NULL, sizeof(mcs_state),
-    sizeof(ck_spinlock_mcs_t), sizeof(ck_spinlock_mcs_context_t),
-    mcs_init, NULL, mcs_acquire, mcs_try_acquire, mcs_release,
-    NULL, /* no timed acquire of its own: callers poll try_acquire */
-    mcs_abandon,
+    .name = "ck-mcs",
+    .source = "Concurrency Kit 0.7.1, ck_spinlock_mcs; Mellor-Crummey & Scott 1991",
+    .summary = "queue lock, each waiter spins on its own node",
+    .fairness = "FIFO",
+    .policies = LL_SPIN_ONLY,
+    .state_bytes = sizeof(mcs_state),
+    .lock_bytes = sizeof(ck_spinlock_mcs_t),
+    .waiter_bytes = sizeof(ck_spinlock_mcs_context_t),
+    .init = mcs_init,
+    .acquire = mcs_acquire,
+    .try_acquire = mcs_try_acquire,
+    .release = mcs_release,
+    .acquire_until = NULL, /* no timed acquire of its own: callers poll try_acquire */
+    .abandon = mcs_abandon,
 };
 
 /* ---- CLH ----------------------------------------------------------------------- */
@@ -330,12 +368,21 @@ static void clh_abandon(void *s)
 }
 
 static const ll_lock_ops clh_ops = {
-    "ck-clh", "Concurrency Kit 0.7.1, ck_spinlock_clh; Craig 1993; Magnusson, Landin, Hagersten 1994",
-    "queue lock, each waiter spins on its predecessor's node", "FIFO", LL_SPIN_ONLY, NULL, sizeof(clh_state),
-    sizeof(ck_spinlock_clh_t *) + sizeof(ck_spinlock_clh_t), sizeof(ck_spinlock_clh_t),
-    clh_init, clh_destroy, clh_acquire, clh_try_acquire, clh_release,
-    NULL, /* no timed acquire of its own: callers poll try_acquire */
-    clh_abandon,
+    .name = "ck-clh",
+    .source = "Concurrency Kit 0.7.1, ck_spinlock_clh; Craig 1993; Magnusson, Landin, Hagersten 1994",
+    .summary = "queue lock, each waiter spins on its predecessor's node",
+    .fairness = "FIFO",
+    .policies = LL_SPIN_ONLY,
+    .state_bytes = sizeof(clh_state),
+    .lock_bytes = sizeof(ck_spinlock_clh_t *) + sizeof(ck_spinlock_clh_t),
+    .waiter_bytes = sizeof(ck_spinlock_clh_t),
+    .init = clh_init,
+    .destroy = clh_destroy,
+    .acquire = clh_acquire,
+    .try_acquire = clh_try_acquire,
+    .release = clh_release,
+    .acquire_until = NULL, /* no timed acquire of its own: callers poll try_acquire */
+    .abandon = clh_abandon,
 };
 
 const ll_lock_ops *const ll_peer_locks[] = {

@@ -7,6 +7,13 @@ set -u
 preload=$1 bindir=$2 case=$3
 shift 3
 . "$(dirname "$0")/../lib.sh" # ok, bad, finish
+# lock_caps SPEC: the capabilities of SPEC's algorithm (registry.h, LL_CAP_*) as locklab-bench
+# --list --verbose prints them ("parks-itself,fork-safe", or "-"; nothing for an unknown spec);
+# LOCKLAB_BENCH: the bench, else the one beside PRELOAD's build (build/lib -> build/bin).
+lock_caps() {
+    "${LOCKLAB_BENCH:-$(dirname "$preload")/../bin/locklab-bench}" --list --verbose |
+        awk -v s="${1%%:*}" '$1 == s { for (i = 2; i <= NF; i++) if ($i ~ /^caps=/) print substr($i, 6) }'
+}
 run() { # run LOCK PROGRAM...: the program (not timeout) under the interposer with LOCKLAB_LOCK=LOCK
     local lock=$1
     shift
@@ -63,10 +70,13 @@ sync)
             discipline=${case%:*}
             LOCKLAB_COND=$discipline LOCKLAB_SEM=$discipline LOCKLAB_COND_MORPH=${case##*:} run "$spec" "$bindir/test_condsem"
         done
-        # auto's choice (docs/interposer.md, "Wait morphing"), as LOCKLAB_VERBOSE reports it
-        case ${spec%%[:-]*} in
-        parkinglot | standby) want=none ;;
-        acr | loiter | pthread) want=broadcast ;;
+        # auto's choice (docs/interposer.md, "Wait morphing": by the lock's capabilities), as
+        # LOCKLAB_VERBOSE reports it
+        caps=$(lock_caps "$spec")
+        [ -n "$caps" ] || bad "$spec: no capabilities from locklab-bench --list --verbose"
+        case ,$caps, in
+        *,wake-into-held,*) want=none ;;
+        *,parks-itself,*) want=broadcast ;;
         *) want=all ;;
         esac
         line=$(env LOCKLAB_LOCK="$spec" LOCKLAB_VERBOSE=1 LD_PRELOAD="$preload" sleep 0 2>&1 | head -1)
@@ -192,7 +202,11 @@ robust)
         timeout 60 "$bindir/test_robust" glibc $c >/dev/null || bad "test_robust glibc $c (exit $?)"
     done
     for spec in "$@"; do
-        for c in $cases; do LOCKLAB_QUIET=1 run "$spec" "$bindir/test_robust" $c; done
+        # a lock whose release needs the holder's thread ignores another thread's unlock (test_robust.c)
+        caps=$(lock_caps "$spec") holder=0
+        [ -n "$caps" ] || bad "$spec: no capabilities from locklab-bench --list --verbose"
+        [[ ,$caps, == *,holder-releases,* ]] && holder=1
+        for c in $cases; do LOCKLAB_QUIET=1 LOCKLAB_TEST_HOLDER_RELEASES=$holder run "$spec" "$bindir/test_robust" $c; done
     done
     # sem_post from a signal handler under the profiler: a handler's post of the semaphore whose
     # first post (which creates its profile record) it interrupted must not wait for that record.
