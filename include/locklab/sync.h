@@ -134,7 +134,7 @@ int ll_sem_getvalue(ll_sem *s);                                              /* 
 /* Barriers (src/sync/barrier.c): one futex word, no lock.  A thread's writes before its
  * wait happen before every thread's actions after the wait of the same round. */
 typedef struct ll_barrier {
-    uint32_t count;        /* threads per round, set by init */
+    LL_SHARED_PLAIN(uint32_t) count; /* threads per round, set by init (plain: atomics.h) */
     ll_atomic_u32 arrived; /* arrivals in the current round */
     ll_atomic_u32 round;   /* the round number (the sleepers' futex word) */
     uint32_t reserved;     /* never touched (the interposer keeps glibc's process-shared flag here) */

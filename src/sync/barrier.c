@@ -48,7 +48,7 @@ int ll_barrier_init(ll_barrier *b, unsigned count)
 {
     if (count == 0 || count >= LL_BARRIER_MAX_COUNT)
         return EINVAL;
-    b->count = count;
+    ll_plain_store(&b->count, count);
     ll_store_relaxed(&b->arrived, 0); /* relaxed: the barrier is published by whatever publishes it */
     ll_store_relaxed(&b->round, 0);
     ll_store_relaxed(&b->inside, 0);
@@ -61,7 +61,7 @@ bool ll_barrier_wait(ll_barrier *b, uint64_t spin_ns)
     uint32_t round = ll_load_relaxed(&b->round); /* relaxed: this round cannot end before our arrival below */
     bool serial = false;
     /* acq_rel: the last arrival acquires every earlier one's writes (a release sequence of RMWs) */
-    if (ll_faa(&b->arrived, 1, LL_ACQ_REL) + 1 == b->count) {
+    if (ll_faa(&b->arrived, 1, LL_ACQ_REL) + 1 == ll_plain_load(&b->count)) {
         ll_store_relaxed(&b->arrived, 0); /* relaxed: no arrival for the next round before the store below */
         ll_store_release(&b->round, round + 1); /* release: everything before the barrier; pairs with the loads below */
         ll_futex_wake(&b->round, INT_MAX);
