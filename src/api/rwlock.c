@@ -94,32 +94,32 @@ static LL_COLD held *find_in_chunks(const void *lock)
     return NULL;
 }
 
+/* A lock is in the set at most once: the array first (where it usually is), then the chunks. */
 static held *find_held(const void *lock)
 {
-    if (LL_UNLIKELY(rw_held.top != NULL)) {
-        held *h = find_in_chunks(lock);
-        if (h)
-            return h;
-    }
     for (uint32_t i = rw_held.n; i-- > 0;)
         if (rw_held.e[i].lock == lock)
             return &rw_held.e[i];
-    return NULL;
+    return LL_UNLIKELY(rw_held.top != NULL) ? find_in_chunks(lock) : NULL;
 }
 
-/* Move the newest entry into h (an entry of the set) and shrink the set by one. */
-static void remove_held(held *h)
+/* Move the newest entry into h (an entry of the set) and shrink the set by one (1). */
+static __attribute__((noinline)) int remove_with_chunks(held *h)
 {
     held_chunk *c = rw_held.top;
-    if (LL_LIKELY(c == NULL)) {
-        *h = rw_held.e[--rw_held.n];
-        return;
-    }
     *h = c->e[--c->n];
     if (c->n == 0) {
         rw_held.top = c->below;
         munmap(c, sizeof *c);
     }
+    return 1;
+}
+LL_INLINE int remove_held(held *h)
+{
+    if (LL_UNLIKELY(rw_held.top != NULL))
+        return remove_with_chunks(h);
+    *h = rw_held.e[--rw_held.n];
+    return 1;
 }
 
 bool ll_rw_held_reenter(const void *lock)
@@ -167,13 +167,12 @@ int ll_rw_held_drop(const void *lock, uintptr_t *token)
     held *h = find_held(lock);
     if (!h)
         return -1;
-    if (h->count > 0) {
+    if (LL_UNLIKELY(h->count > 0)) { /* a re-entry's release (unlikely: keeps the last release's path hot) */
         h->count--;
         return 0;
     }
     *token = h->token;
-    remove_held(h);
-    return 1;
+    return remove_held(h);
 }
 
 bool ll_rw_held_by_me(const void *lock) { return rw_held.n != 0 && find_held(lock) != NULL; }
