@@ -99,7 +99,8 @@ typedef struct lp_rwlock {
     uint32_t pad52;
 } lp_rwlock;
 #define RW_OBJ_FALLBACK ((uintptr_t)1)
-/* The out-of-memory fallback (header). */
+/* The out-of-memory fallback (header): a readpref spec (place_fallback places readpref's
+ * used bytes, LL_RW_READPREF_USED_BYTES, and nothing else). */
 #define RW_FALLBACK_SPEC "readpref-stp"
 
 #if defined(__x86_64__)
