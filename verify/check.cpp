@@ -136,6 +136,16 @@ static bool client_timed(lut *l, shared *d);
  *                   onto the mutex, wait morphing, every other time); unlock.  The
  *                   others: lock; while (!tokens) wait; tokens--; unlock
  *   cond-broadcast  the same with one broadcast for all the tokens
+ *   barrier         every thread, in each of K rounds (--acquisitions): writes its own
+ *                   slot of the round, waits at a barrier of T (src/sync/barrier.c), then
+ *                   reads every thread's slot of the round (a race = the barrier did not
+ *                   publish it).  One thread per round is the serial one; the serial
+ *                   thread of the last round destroys the barrier at once, while the
+ *                   others may still be leaving their wait, and initialises a new one
+ *                   in its memory: a leaver's read of the barrier not ordered before the
+ *                   destroy's return races with that (its count is a shared plain
+ *                   field), and its decrement after it leaves the inside count at -1
+ *                   (checked after the threads).  The lock is not used.
  * The mutex of the condition variable is the lock under test.  A lost wake-up
  * leaves a waiter parked for ever: Relacy's deadlock.
  * And one for the reclaim paths of the locks (ll_lock_ops.abandon):
@@ -149,8 +159,9 @@ static bool client_timed(lut *l, shared *d);
  *                   flags are relaxed (they order nothing), so what orders the departed
  *                   waiters' accesses to their nodes before thread 0's reuse is the lock's
  *                   own: a missing order is a race on a node or its use uninitialised. */
-enum { SEM_MUTEX = NCLIENTS, SEM_HANDOFF, COND_SIGNAL, COND_BROADCAST, ABANDON, NALL };
-static const char *const sync_client_names[] = {"sem-mutex", "sem-handoff", "cond-signal", "cond-broadcast", "abandon"};
+enum { SEM_MUTEX = NCLIENTS, SEM_HANDOFF, COND_SIGNAL, COND_BROADCAST, ABANDON, BARRIER, NALL };
+static const char *const sync_client_names[] = {"sem-mutex", "sem-handoff", "cond-signal", "cond-broadcast", "abandon",
+                                                "barrier"};
 static const char *client_name(int c);
 
 /* The case being checked (read by every iteration). */
@@ -164,6 +175,8 @@ static struct {
 static lut lock_a, lock_b;
 static ll_sem sem;
 static ll_cond cond;
+static ll_barrier barrier;
+enum { BARRIER_ROUNDS = 2 }; /* --acquisitions at most */
 
 struct shared {
     rl::var<int> counter_a, counter_b; /* plain data guarded by a and b: a race = a violation */
@@ -171,6 +184,8 @@ struct shared {
     rl::var<int> message;              /* sem-handoff: written before the posts */
     unsigned giveups[LL_MODEL_MAX_THREADS]; /* timed: each thread's give-ups in a row (its own) */
     ll_atomic_u32 held, gave_up;            /* abandon: a is held; how many have given up (relaxed) */
+    rl::var<int> slot[BARRIER_ROUNDS][LL_MODEL_MAX_THREADS]; /* barrier: written by one thread, read by all */
+    ll_atomic_u32 serials[BARRIER_ROUNDS];                   /* barrier: serial threads per round (relaxed) */
 };
 
 static void abandon_thread(shared *d, unsigned index, unsigned threads)
@@ -215,6 +230,22 @@ static void sync_thread(shared *d, unsigned index, unsigned threads)
         } else {
             ll_sem_wait(&sem, CLOCK_MONOTONIC, NULL);
             RL_ASSERT(d->message($) == 42);
+        }
+        break;
+    case BARRIER:
+        for (unsigned r = 0; r < the_case.acquisitions; r++) {
+            d->slot[r][index]($) = (int)r + 1;
+            /* no spinning: straight to the futex (each spinning look is 64 pauses, scheduler
+             * yields, which no exhaustive search gets through; its loads are the futex loop's) */
+            bool serial = ll_barrier_wait(&barrier, 0);
+            if (serial)
+                ll_faa(&d->serials[r], 1, LL_RELAXED); /* relaxed: counted after the threads */
+            for (unsigned j = 0; j < threads; j++)
+                RL_ASSERT(d->slot[r][j]($) == (int)r + 1);
+            if (serial && r + 1 == the_case.acquisitions) {
+                RL_ASSERT(ll_barrier_destroy(&barrier) == 0); /* the others may still be leaving */
+                ll_barrier_init(&barrier, threads); /* its memory reused: a leaver's read of it races */
+            }
         }
         break;
     case COND_SIGNAL:
@@ -291,6 +322,12 @@ template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
         lock_a.deferred.head = lock_b.deferred.head = NULL;
         ll_sem_init(&sem, the_case.client == SEM_MUTEX ? 1 : 0, &the_case.sync);
         ll_cond_init(&cond, &the_case.sync);
+        ll_barrier_init(&barrier, T);
+        for (int r = 0; r < BARRIER_ROUNDS; r++) {
+            for (int i = 0; i < LL_MODEL_MAX_THREADS; i++)
+                data.slot[r][i]($) = 0;
+            ll_store_relaxed(&data.serials[r], 0); /* relaxed: before the threads start */
+        }
     }
     void thread(unsigned index)
     {
@@ -314,6 +351,12 @@ template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
         RL_ASSERT(!uses_a || data.counter_a($) == total);
         RL_ASSERT(!uses_b || data.counter_b($) == total);
         RL_ASSERT(data.tokens($) == 0);
+        if (the_case.client == BARRIER) {
+            for (unsigned r = 0; r < the_case.acquisitions; r++)
+                RL_ASSERT(ll_load_relaxed(&data.serials[r]) == 1); /* relaxed: the threads are joined */
+            RL_ASSERT(ll_load_relaxed(&barrier.inside) == 0);      /* no leaver after the destroy */
+            RL_ASSERT(ll_load_relaxed(&barrier.arrived) == 0);
+        }
         ll_sem_destroy(&sem);
         ll_cond_destroy(&cond);
         lut_destroy(&lock_a);
@@ -598,7 +641,7 @@ int main(int argc, char **argv)
             clients_given = true;
             if (!c) {
                 fprintf(stderr, "locklab-check: unknown client '%s' (valid: counter, nested, trylock, mixed, timed, sem-mutex, "
-                                "sem-handoff, cond-signal, cond-broadcast, abandon, locks, all; rw, rw-try, rw-timed, rws)\n", v);
+                                "sem-handoff, cond-signal, cond-broadcast, abandon, barrier, locks, all; rw, rw-try, rw-timed, rws)\n", v);
                 return 2;
             }
             i++;

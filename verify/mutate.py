@@ -106,7 +106,8 @@ def checks(spec):
         return [["--lock", "tas", "--client", c, "--sched", "random", "--iterations", "3000", "--acquisitions", "2",
                  "--discipline", d]
                 for d in ("fifo", "lifo-cr:append_one_in=2")
-                for c in ("sem-mutex", "sem-handoff", "cond-signal", "cond-broadcast")]
+                for c in ("sem-mutex", "sem-handoff", "cond-signal", "cond-broadcast")] + \
+               [["--lock", "tas", "--client", "barrier", "--acquisitions", "2", "--sched", "bound"]]
     if spec.startswith("rw:"):
         rw = spec[3:]
         return [["--rwlock", rw, "--client", "rws", "--threads", "2", "--acquisitions", "2", "--sched", "bound"],

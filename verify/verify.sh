@@ -70,6 +70,8 @@ if [ "$mode" = quick ]; then
         --acquisitions 2 --sched random --iterations "$ITER"
     echo "== random: semaphore and condition-variable wait lists"
     run --lock tas --client sem-handoff --client cond-signal --sched random --iterations "$ITER"
+    echo "== barriers: bounded exhaustive, 2 and 3 threads x 2 rounds, the last one destroyed while threads leave"
+    run --lock tas --client barrier --acquisitions 2 --sched bound
     echo "== rwlocks: bounded exhaustive (2 threads x 2), random with long sections (3 threads x 2)"
     run --rwlock pft --rwlock pft-park --rwlock numarw-park --rwlock bravo-park --rwlock readpref-park \
         --rwlock readpref-park:patience_ns=0 --client rws --threads 2 --acquisitions 2 --sched bound
@@ -144,5 +146,9 @@ for d in fifo lifo-cr:append_one_in=2; do
     run --lock tas --lock mcs-park --client sem-mutex --client sem-handoff --client cond-signal --client cond-broadcast \
         --discipline "$d" --acquisitions 2 --sched random --iterations $((ITER * 10))
 done
+echo "== barriers: bounded exhaustive (2 and 3 threads x 1 and 2 rounds), random with 3 threads x 2 rounds"
+run --lock tas --client barrier --acquisitions 1 --sched bound
+run --lock tas --client barrier --acquisitions 2 --sched bound
+run --lock tas --client barrier --threads 3 --acquisitions 2 --sched random --iterations $((ITER * 10))
 
 summary

@@ -50,6 +50,10 @@ typedef struct ll_rwlock_ops {
 
 extern const ll_rwlock_ops ll_rwlock_pft, ll_rwlock_readpref, ll_rwlock_bravo, ll_rwlock_bravo_pthread, ll_rwlock_numarw,
     ll_rwlock_pthread;
+/* The bytes of readpref's state that its verbs use (its state_bytes reserve a line against
+ * false sharing): the interposer keeps one inline in a pthread_rwlock_t as its
+ * out-of-memory fallback (src/interpose/rwlock.c), zeroed and then initialised by its init. */
+#define LL_RW_READPREF_USED_BYTES 16
 
 /* The i-th registered rwlock algorithm, NULL past the last. */
 const ll_rwlock_ops *ll_rwlock_algorithm(size_t i);
@@ -63,13 +67,14 @@ int ll_rwlock_spec_parse(const char *spec, ll_spec *out, char *err, size_t errle
 void ll_rwlock_list(void (*fn)(const char *spec, void *arg), void *arg);
 
 /* ---- the calling thread's read-held locks (src/api/rwlock.c) ----------------------- */
-/* Up to LL_RW_HELD_MAX locks at once per thread; past that a re-entry is not
- * recognised (ll_rw_held_add returns false and the caller takes the lock anew:
- * then, and only then, a recursive read behind a waiting writer can deadlock). */
-#define LL_RW_HELD_MAX 32
+/* Any number of locks at once per thread: the first LL_RW_HELD_INLINE in a thread-local
+ * array (a scan of one or two entries in the common case), the rest in overflow pages mapped
+ * as needed and unmapped when they empty (src/api/rwlock.c). */
+#define LL_RW_HELD_INLINE 32
 /* If the calling thread holds `lock` for reading: count one more hold, true. */
 bool ll_rw_held_reenter(const void *lock);
-/* Record a first read hold of `lock` with the algorithm's token (false: the set is full). */
+/* Record a first read hold of `lock` with the algorithm's token (false: out of memory for
+ * an overflow page; nothing recorded: the caller gives the hold back). */
 bool ll_rw_held_add(const void *lock, uintptr_t token);
 /* Drop one hold of `lock`: 1 and *token if that was the last one (the caller releases
  * the lock), 0 if holds remain, -1 if the thread does not hold it (as far as the set knows). */
@@ -84,7 +89,9 @@ typedef struct ll_rwlock ll_rwlock;
 /* NULL on a bad spec, with a one-line message in err naming the bad value and the choices. */
 ll_rwlock *ll_rwlock_create(const char *spec, char *err, size_t errlen);
 void ll_rwlock_destroy(ll_rwlock *l);
-/* A thread may re-take a read lock it holds (recursion counted per thread, see above). */
+/* A thread may re-take a read lock it holds (recursion counted per thread, see above).
+ * Out of memory for the thread's read-held set (past LL_RW_HELD_INLINE locks): the try and
+ * timed forms answer false, rdlock prints one line and aborts. */
 void ll_rwlock_rdlock(ll_rwlock *l);
 bool ll_rwlock_tryrdlock(ll_rwlock *l);
 bool ll_rwlock_rdlock_for(ll_rwlock *l, unsigned long long timeout_ns);

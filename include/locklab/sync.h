@@ -131,6 +131,26 @@ int ll_sem_trywait(ll_sem *s);                                               /* 
 int ll_sem_post(ll_sem *s);                                                  /* 0 or EOVERFLOW */
 int ll_sem_getvalue(ll_sem *s);                                              /* units available, >= 0 */
 
+/* Barriers (src/sync/barrier.c): one futex word, no lock.  A thread's writes before its
+ * wait happen before every thread's actions after the wait of the same round. */
+typedef struct ll_barrier {
+    LL_SHARED_PLAIN(uint32_t) count; /* threads per round, set by init (a plain field: atomics.h) */
+    ll_atomic_u32 arrived;           /* arrivals in the current round */
+    ll_atomic_u32 round;             /* the round number (the sleepers' futex word) */
+    uint32_t reserved;               /* never touched (the interposer keeps glibc's process-shared flag here) */
+    ll_atomic_u32 inside;            /* threads inside wait, + LL_BARRIER_DESTROYING while a destroy waits */
+} ll_barrier;                        /* 20 bytes: fits in a pthread_barrier_t */
+#define LL_BARRIER_MAX_COUNT (UINT32_MAX / 2) /* glibc's range: counts from here on are EINVAL */
+#define LL_BARRIER_DESTROYING (1u << 31)
+/* 0, or EINVAL for count 0 or >= LL_BARRIER_MAX_COUNT.  Leaves reserved alone. */
+int ll_barrier_init(ll_barrier *b, unsigned count);
+/* Wait for count threads (spinning spin_ns, then sleeping); true in exactly one of them per
+ * round (PTHREAD_BARRIER_SERIAL_THREAD). */
+bool ll_barrier_wait(ll_barrier *b, uint64_t spin_ns);
+/* 0 once every thread that returned from, or is leaving, the last wait is gone (the memory
+ * may then be freed); EBUSY if threads wait in an unfinished round. */
+int ll_barrier_destroy(ll_barrier *b);
+
 LL_API_END
 #ifdef __cplusplus
 }

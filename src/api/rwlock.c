@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "locklab/rwlock.h"
 
@@ -57,24 +58,68 @@ void ll_rwlock_list(void (*fn)(const char *spec, void *arg), void *arg)
 }
 
 /* ---- the calling thread's read-held locks ------------------------------------------------
- * A small array, most recent last: a thread rarely holds more than one or two read locks,
- * so a scan from the end finds the lock in one or two compares. */
+ * An inline array of LL_RW_HELD_INLINE entries, most recent last: a thread rarely holds more
+ * than one or two read locks, so a scan from the end finds the lock in one or two compares,
+ * and a thread that holds none pays one load.  Past the array, overflow chunks of a page
+ * each (mmap: never malloc, which the interposer may be serving from inside a malloc
+ * replacement), stacked newest first: every chunk below the top one is full and the top one
+ * holds at least one entry, so the newest entry is the top chunk's last (or the array's, with
+ * no chunk).  A chunk is unmapped when its last entry goes; a thread that exits still holding
+ * more than LL_RW_HELD_INLINE read locks (its locks stay read-held for ever) leaves its chunks
+ * mapped.  Removal moves the newest entry into the hole, so the order is only roughly recent. */
 typedef struct held {
     const void *lock;
     uintptr_t token;
     uint32_t count; /* re-entries beyond the first hold */
 } held;
-static __thread struct {
+typedef struct held_chunk {
+    struct held_chunk *below; /* the chunk filled before this one; NULL: the inline array is below */
     uint32_t n;
-    held e[LL_RW_HELD_MAX];
+    held e[(4096 - 2 * sizeof(void *)) / sizeof(held)];
+} held_chunk;
+LL_STATIC_ASSERT(sizeof(held_chunk) <= 4096, "an overflow chunk is one page");
+#define CHUNK_ENTRIES (sizeof(((held_chunk *)0)->e) / sizeof(held))
+static __thread struct {
+    uint32_t n;      /* entries in e; LL_RW_HELD_INLINE whenever top != NULL */
+    held_chunk *top; /* the newest overflow chunk, NULL if none */
+    held e[LL_RW_HELD_INLINE];
 } rw_held __attribute__((tls_model("initial-exec")));
 
+static LL_COLD held *find_in_chunks(const void *lock)
+{
+    for (held_chunk *c = rw_held.top; c; c = c->below)
+        for (uint32_t i = c->n; i-- > 0;)
+            if (c->e[i].lock == lock)
+                return &c->e[i];
+    return NULL;
+}
+
+/* A lock is in the set at most once: the array first (where it usually is), then the chunks. */
 static held *find_held(const void *lock)
 {
     for (uint32_t i = rw_held.n; i-- > 0;)
         if (rw_held.e[i].lock == lock)
             return &rw_held.e[i];
-    return NULL;
+    return LL_UNLIKELY(rw_held.top != NULL) ? find_in_chunks(lock) : NULL;
+}
+
+/* Move the newest entry into h (an entry of the set) and shrink the set by one (1). */
+static __attribute__((noinline)) int remove_with_chunks(held *h)
+{
+    held_chunk *c = rw_held.top;
+    *h = c->e[--c->n];
+    if (c->n == 0) {
+        rw_held.top = c->below;
+        munmap(c, sizeof *c);
+    }
+    return 1;
+}
+LL_INLINE int remove_held(held *h)
+{
+    if (LL_UNLIKELY(rw_held.top != NULL))
+        return remove_with_chunks(h);
+    *h = rw_held.e[--rw_held.n];
+    return 1;
 }
 
 bool ll_rw_held_reenter(const void *lock)
@@ -88,11 +133,29 @@ bool ll_rw_held_reenter(const void *lock)
     return true;
 }
 
+/* The array is full: the next entry's place in the top chunk, a new one if that is full
+ * (NULL: no memory for it). */
+static LL_COLD held *overflow_slot(void)
+{
+    held_chunk *c = rw_held.top;
+    if (c == NULL || c->n == CHUNK_ENTRIES) {
+        void *m = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        held_chunk *fresh = (held_chunk *)m; /* zeroed: n = 0 */
+        fresh->below = c;
+        rw_held.top = c = fresh;
+    }
+    return &c->e[c->n++];
+}
+
 bool ll_rw_held_add(const void *lock, uintptr_t token)
 {
-    if (rw_held.n == LL_RW_HELD_MAX)
+    held *h;
+    if (LL_LIKELY(rw_held.n < LL_RW_HELD_INLINE))
+        h = &rw_held.e[rw_held.n++];
+    else if ((h = overflow_slot()) == NULL)
         return false;
-    held *h = &rw_held.e[rw_held.n++];
     h->lock = lock;
     h->token = token;
     h->count = 0;
@@ -104,13 +167,12 @@ int ll_rw_held_drop(const void *lock, uintptr_t *token)
     held *h = find_held(lock);
     if (!h)
         return -1;
-    if (h->count > 0) {
+    if (LL_UNLIKELY(h->count > 0)) { /* a re-entry's release (unlikely: keeps the last release's path hot) */
         h->count--;
         return 0;
     }
     *token = h->token;
-    *h = rw_held.e[--rw_held.n]; /* the last entry takes its place */
-    return 1;
+    return remove_held(h);
 }
 
 bool ll_rw_held_by_me(const void *lock) { return rw_held.n != 0 && find_held(lock) != NULL; }
@@ -119,7 +181,7 @@ void ll_rw_held_forget(const void *lock)
 {
     held *h;
     while ((h = find_held(lock)) != NULL)
-        *h = rw_held.e[--rw_held.n];
+        remove_held(h);
 }
 
 /* ---- the generic handle ------------------------------------------------------------------ */
@@ -162,21 +224,27 @@ void ll_rwlock_destroy(ll_rwlock *l)
     free(l);
 }
 
-/* A first read hold: record it (a full set: the hold is taken but not recorded, and its
- * release cannot find its token: so refuse to take it without a record). */
-static void first_hold(ll_rwlock *l, uintptr_t token)
+/* A first read hold: record it (true).  Out of memory for the set (a thread past
+ * LL_RW_HELD_INLINE read holds whose overflow page cannot be mapped) the hold cannot be
+ * recorded, and an unrecorded hold's release could not find its token: so it is given back
+ * (false).  rdlock has no error to answer: one line, then abort; the try and timed forms
+ * answer false (the interposer answers EAGAIN). */
+static bool first_hold(ll_rwlock *l, uintptr_t token)
 {
-    if (!ll_rw_held_add(l, token)) {
-        fprintf(stderr, "locklab: a thread holds more than %d read locks at once\n", LL_RW_HELD_MAX);
-        abort();
-    }
+    if (LL_LIKELY(ll_rw_held_add(l, token)))
+        return true;
+    l->ops->read_release(l->state, &l->wp, token);
+    return false;
 }
 
 void ll_rwlock_rdlock(ll_rwlock *l)
 {
     if (ll_rw_held_reenter(l))
         return;
-    first_hold(l, l->ops->read_acquire(l->state, &l->wp));
+    if (!first_hold(l, l->ops->read_acquire(l->state, &l->wp))) {
+        fprintf(stderr, "locklab: out of memory for the calling thread's read-held set (rwlock %s)\n", l->name);
+        abort();
+    }
 }
 
 bool ll_rwlock_tryrdlock(ll_rwlock *l)
@@ -184,10 +252,7 @@ bool ll_rwlock_tryrdlock(ll_rwlock *l)
     uintptr_t t;
     if (ll_rw_held_reenter(l))
         return true;
-    if (!l->ops->read_try(l->state, &l->wp, &t))
-        return false;
-    first_hold(l, t);
-    return true;
+    return l->ops->read_try(l->state, &l->wp, &t) && first_hold(l, t);
 }
 
 bool ll_rwlock_rdlock_for(ll_rwlock *l, unsigned long long timeout_ns)
@@ -198,9 +263,7 @@ bool ll_rwlock_rdlock_for(ll_rwlock *l, unsigned long long timeout_ns)
     uint64_t deadline = ll_now_ns() + timeout_ns;
     bool ok = ll_deadline_passed(deadline) ? l->ops->read_try(l->state, &l->wp, &t)
                                            : l->ops->read_acquire_until(l->state, &l->wp, deadline, &t);
-    if (ok)
-        first_hold(l, t);
-    return ok;
+    return ok && first_hold(l, t);
 }
 
 void ll_rwlock_rdunlock(ll_rwlock *l)

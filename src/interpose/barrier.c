@@ -1,66 +1,37 @@
 /*
- * pthread_barrier_{init,destroy,wait}: a barrier of the interposer's own, on one
- * futex word, independent of LOCKLAB_LOCK (it takes no lock, so no lock can break
- * it), replacing glibc's so that a program's barriers are seen (LOCKLAB_VERBOSE's
- * census, config.h) and behave the same whatever lock the rest runs on.
+ * pthread_barrier_{init,destroy,wait}: locklab's barrier (src/sync/barrier.c, which
+ * says how it works: one futex word, no lock), independent of LOCKLAB_LOCK (it takes
+ * no lock, so no lock can break it), replacing glibc's so that a program's barriers
+ * are seen (LOCKLAB_VERBOSE's census, config.h) and behave the same whatever lock the
+ * rest runs on.  It waits as a spin-then-park waiter: LP_DEFAULT_SPIN_NS, then the futex.
  *
- * Layout over pthread_barrier_t (32 bytes, glibc x86_64):
+ * Layout over pthread_barrier_t (32 bytes, glibc x86_64): the ll_barrier (sync.h)
  *   offset  field     meaning
- *    0      count     threads per round, set by init (1 .. UINT_MAX/2 - 1, glibc's range)
- *    4      arrived   threads arrived in the current round (reset by its last arrival)
+ *    0      count     threads per round (1 .. UINT_MAX/2 - 1, glibc's range)
+ *    4      arrived   threads arrived in the current round
  *    8      round     the round number: the futex word the others sleep on
- *   12      shared    glibc's "shared" field: 0 in ours; glibc's process-shared barriers
+ *   12      reserved  glibc's "shared" field: 0 in ours; glibc's process-shared barriers
  *                     (init with PTHREAD_PROCESS_SHARED, handed to glibc) hold its
  *                     FUTEX_SHARED flag (128) there, and every call passes them to glibc
- *   16      inside    threads between their entry and their last access in wait, plus
- *                     DESTROYING once a destroy waits for them to leave
+ *   16      inside    threads inside wait, + DESTROYING while a destroy waits for them
  *   20      unused (12 bytes)
- *
- * wait: enter (inside + 1), read the round, count in (arrived + 1, acq_rel).  The
- * count-th arrival resets arrived, advances the round (release), wakes every sleeper
- * and returns PTHREAD_BARRIER_SERIAL_THREAD; the others wait until the round changes
- * (spinning LP_DEFAULT_SPIN_NS, then futex waits; a signal handler's EINTR waits
- * again; not a cancellation point, as in POSIX) and return 0.  Then each leaves
- * (inside - 1), its last access to the barrier but a futex wake-up of a destroy.
- *
- * Memory orders: every arrival's increment of arrived is an acq_rel RMW, so the
- * last arrival's acquires every earlier one (a release sequence of RMWs) and its
- * release store of round publishes them all to the sleepers' acquire loads: what
- * any thread wrote before the barrier happens before what any thread does after it.
- *
- * destroy (as glibc's, which waits for the threads still leaving, so that the
- * memory can be freed as soon as one thread has returned from the last wait): with
- * threads blocked in an unfinished round (arrived != 0: undefined in POSIX) it
- * returns EBUSY instead of waiting for ever; else it sets DESTROYING in inside and
- * futex-waits until the leavers are gone (the last one, seeing DESTROYING + 1 in its
- * decrement, wakes it: RMWs of one word, so exactly one sees it).  Its futex wake
- * may touch the memory after destroy returned and the program freed it: a futex
- * wake of a freed or reused word is harmless (EFAULT, or a spurious wake-up that
- * every futex user tolerates), glibc's own argument.
+ * destroy waits for the threads still leaving the last wait, as glibc's does (the
+ * memory may be freed as soon as one thread has returned from it); with threads
+ * blocked in an unfinished round (undefined in POSIX) it answers EBUSY.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 
 #include "config.h"
+#include "locklab/sync.h"
 #include "real.h"
 
-typedef struct lp_barrier {
-    uint32_t count;
-    ll_atomic_u32 arrived;
-    ll_atomic_u32 round;
-    uint32_t glibc_shared;
-    ll_atomic_u32 inside;
-    uint32_t unused[3];
-} lp_barrier;
 #if defined(__x86_64__)
-_Static_assert(sizeof(lp_barrier) == sizeof(pthread_barrier_t), "lp_barrier must overlay pthread_barrier_t exactly");
+_Static_assert(sizeof(ll_barrier) <= sizeof(pthread_barrier_t), "ll_barrier must fit in a pthread_barrier_t");
 #endif
-_Static_assert(__builtin_offsetof(lp_barrier, glibc_shared) == 12, "glibc's `shared' field is at offset 12");
+_Static_assert(__builtin_offsetof(ll_barrier, reserved) == 12, "glibc's `shared' field is at offset 12");
 #define GLIBC_FUTEX_SHARED 128u
-#define DESTROYING (1u << 31)
-#define MAX_COUNT (UINT_MAX / 2) /* glibc's BARRIER_IN_THRESHOLD: counts from here on are EINVAL */
 
 typedef int (*barrier_init_fn)(pthread_barrier_t *, const pthread_barrierattr_t *, unsigned);
 typedef int (*barrier_fn)(pthread_barrier_t *);
@@ -77,7 +48,7 @@ static void resolve_once(void)
 }
 static void resolve(void) { pthread_once(&resolved, resolve_once); }
 
-LL_INLINE bool glibc_owned(const lp_barrier *b) { return b->glibc_shared == GLIBC_FUTEX_SHARED; }
+LL_INLINE bool glibc_owned(const ll_barrier *b) { return b->reserved == GLIBC_FUTEX_SHARED; }
 
 int pthread_barrier_init(pthread_barrier_t *pb, const pthread_barrierattr_t *attr, unsigned count)
 {
@@ -90,64 +61,33 @@ int pthread_barrier_init(pthread_barrier_t *pb, const pthread_barrierattr_t *att
         resolve();
         return real_init(pb, attr, count);
     }
-    if (count == 0 || count >= MAX_COUNT)
-        return EINVAL;
-    lp_barrier *b = (lp_barrier *)pb;
-    *b = (lp_barrier){.count = count};
-    return 0;
+    ll_barrier *b = (ll_barrier *)pb;
+    int rc = ll_barrier_init(b, count); /* EINVAL: untouched, as glibc's */
+    if (rc == 0)
+        b->reserved = 0; /* ours (a glibc process-shared barrier there before is gone) */
+    return rc;
 }
 
 int pthread_barrier_wait(pthread_barrier_t *pb)
 {
     lp_require_init("pthread_barrier_wait");
     lp_mark_seen(LP_SEEN_BARRIER);
-    lp_barrier *b = (lp_barrier *)pb;
+    ll_barrier *b = (ll_barrier *)pb;
     if (glibc_owned(b)) {
         resolve();
         return real_wait(pb);
     }
-    ll_faa(&b->inside, 1, LL_RELAXED); /* relaxed: only its RMW order with destroy's matters */
-    uint32_t round = ll_load_relaxed(&b->round); /* relaxed: this round cannot end before our arrival below */
-    int rc = 0;
-    /* acq_rel: the last arrival acquires every earlier one's writes (a release sequence of RMWs) */
-    if (ll_faa(&b->arrived, 1, LL_ACQ_REL) + 1 == b->count) {
-        ll_store_relaxed(&b->arrived, 0); /* relaxed: no arrival for the next round before the store below */
-        ll_store_release(&b->round, round + 1); /* release: everything before the barrier; pairs with the loads below */
-        ll_futex_wake(&b->round, INT_MAX);
-        rc = PTHREAD_BARRIER_SERIAL_THREAD;
-    } else {
-        uint64_t spin_until = ll_now_ns() + LP_DEFAULT_SPIN_NS;
-        while (ll_load_acquire(&b->round) == round) { /* acquire: pairs with the last arrival's release */
-            if (ll_now_ns() < spin_until) {
-                for (int i = 0; i < 64; i++)
-                    ll_pause();
-            } else {
-                ll_futex_wait(&b->round, round); /* returns at once if the round moved; EINTR: wait again */
-            }
-        }
-    }
-    /* release: our reads of the barrier come before a destroy that sees us gone (its acquire) */
-    if (ll_faa(&b->inside, (uint32_t)-1, LL_RELEASE) == (DESTROYING | 1u))
-        ll_futex_wake(&b->inside, 1);
-    return rc;
+    return ll_barrier_wait(b, LP_DEFAULT_SPIN_NS) ? PTHREAD_BARRIER_SERIAL_THREAD : 0;
 }
 
 int pthread_barrier_destroy(pthread_barrier_t *pb)
 {
     lp_require_init("pthread_barrier_destroy");
     lp_mark_seen(LP_SEEN_BARRIER);
-    lp_barrier *b = (lp_barrier *)pb;
+    ll_barrier *b = (ll_barrier *)pb;
     if (glibc_owned(b)) {
         resolve();
         return real_destroy(pb);
     }
-    if (ll_load_relaxed(&b->arrived) != 0) /* relaxed: threads blocked in a round (misuse): not waited for */
-        return EBUSY;
-    uint32_t in = ll_faa(&b->inside, DESTROYING, LL_ACQUIRE) + DESTROYING; /* acquire: pairs with the leavers' release */
-    while (in != DESTROYING) {
-        ll_futex_wait(&b->inside, in);
-        in = ll_load_acquire(&b->inside); /* acquire: as above */
-    }
-    ll_store_relaxed(&b->inside, 0); /* relaxed: nobody uses a destroyed barrier */
-    return 0;
+    return ll_barrier_destroy(b);
 }

@@ -8,10 +8,13 @@
  *   offset  glibc field                    locklab use
  *   ------  -----------------------------  ---------------------------------------------
  *    0      __readers, __writers           obj: the out-of-line lock object, NULL until
- *                                          the first use (installed once, lazily)
+ *                                          the first use (installed once, lazily), or
+ *                                          RW_OBJ_FALLBACK (out of memory, below)
  *    8      __wrphase_futex, __writers_f.  writer: the write holder's owner tag (mutex.h:
  *                                          thread id and fork generation), 0 if none
+ *   16      __pad3                         fb_gen: the fallback's fork generation
  *   28      __shared                       glibc's: nonzero = process-shared (pass-through)
+ *   32      __rwelision .. __pad2          fb_state: the fallback lock (16 bytes)
  *   48      __flags                        glibc's: the kind (PREFER_READER_NP 0,
  *                                          PREFER_WRITER_NP 1, PREFER_WRITER_NONRECURSIVE_NP 2)
  *
@@ -24,8 +27,9 @@
  * configured algorithm replaces; the interposer's own guarantees hold for all):
  *   - a thread may re-take a read lock it holds, also while a writer waits (the
  *     calling thread's read-held set, rwlock.h: a re-entry never reaches the lock);
- *     more than LL_RW_HELD_MAX (32) distinct read locks held at once: EAGAIN (POSIX's
- *     "maximum number of read locks exceeded");
+ *     any number of distinct read locks held at once; EAGAIN (POSIX's "maximum number
+ *     of read locks exceeded") only when the set, past its LL_RW_HELD_INLINE inline
+ *     entries, cannot map a page for more (out of memory: nothing is held then);
  *   - rdlock or wrlock by the write holder, and wrlock by a read holder: EDEADLK
  *     (glibc: EDEADLK for the first, a hang for the other two); try variants: EBUSY;
  *   - unlock by a thread that holds nothing: EPERM;
@@ -53,6 +57,19 @@
  * Objects: from the core's arena (one pool, stride = the algorithm's state and a
  * header); a destroyed rwlock gives its object back.  An rwlock dropped without
  * destroy (freed memory) keeps its object (std::shared_mutex destroys its rwlock).
+ *
+ * Out of memory: pthread_rwlock_init answers ENOMEM when no lock object can be had (it
+ * binds none: it leaves a spare on the pool for the first use, as mutex.c does and for
+ * the same reason: an rwlock initialised in a temporary and copied into place must be
+ * an rwlock of its own).  A first use that cannot have one (a static initialiser, an
+ * ENOMEM ignored) runs that rwlock, until its destroy or re-initialisation, on an
+ * inline fallback: readpref-stp (src/locks/rw_readpref.c: one 32-bit word and its
+ * patience, 16 bytes, no allocation, waits on its own word) placed in fb_state under
+ * the arena's lock, published by RW_OBJ_FALLBACK in obj (release), so that every first
+ * user agrees on it.  It is not the configured rwlock, so it is said once on stderr
+ * (unless LOCKLAB_QUIET) and counted in LOCKLAB_VERBOSE's exit line; the profiler does
+ * not see such an rwlock (its records hang off the object).  The fork repair below
+ * applies to it as to an object (fb_gen is its generation).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -74,12 +91,17 @@
 typedef struct lp_rwlock {
     ll_atomic_ptr obj;
     ll_atomic_u64 writer;
-    unsigned char pad16[12];
+    uint32_t fb_gen;
+    unsigned char pad20[8];
     int32_t shared;
-    unsigned char pad32[16];
+    uint64_t fb_state[2];
     uint32_t flags;
     uint32_t pad52;
 } lp_rwlock;
+#define RW_OBJ_FALLBACK ((uintptr_t)1)
+/* The out-of-memory fallback (header): a readpref spec (place_fallback places readpref's
+ * used bytes, LL_RW_READPREF_USED_BYTES, and nothing else). */
+#define RW_FALLBACK_SPEC "readpref-stp"
 
 #if defined(__x86_64__)
 _Static_assert(sizeof(lp_rwlock) == sizeof(pthread_rwlock_t), "lp_rwlock must overlay pthread_rwlock_t exactly");
@@ -103,8 +125,12 @@ static struct {
     size_t hdr_offset;
     ll_arena_pool pool;
     bool never_parks;
+    const ll_rwlock_ops *fb_ops; /* the out-of-memory fallback (header) */
+    ll_spec fb_spec;
+    ll_wait_policy fb_wp; /* shared by every fallback lock, as mutex.c's fallback shares lp_cfg.wp */
 } rw_cfg;
 ll_atomic_u64 lp_passthrough_rwlocks;
+static ll_atomic_u64 rw_fallbacks; /* rwlocks that run on the fallback */
 /* The forking thread, in a fork child (its lp_self_tid; 0: none, or not a child). */
 static uint64_t fork_survivor;
 
@@ -123,6 +149,21 @@ static void report_at_exit(void)
 {
     fprintf(stderr, "liblocklab-preload: exit: passed through to glibc: %llu rwlocks (process-shared)\n",
             (unsigned long long)ll_load_relaxed(&lp_passthrough_rwlocks)); /* relaxed: a statistic */
+    if (ll_load_relaxed(&rw_fallbacks)) /* relaxed: a statistic */
+        fprintf(stderr, "liblocklab-preload: exit: out of memory: %llu rwlocks ran on an inline %s lock instead of %s\n",
+                (unsigned long long)ll_load_relaxed(&rw_fallbacks), rw_cfg.fb_spec.name, rw_cfg.spec.name);
+}
+
+/* The fallback's spec settled (its keys' defaults) and its shared waiting policy. */
+static void configure_fallback(void)
+{
+    char err[256];
+    ll_placement pl;
+    ll_rwlock_spec_parse(RW_FALLBACK_SPEC, &rw_cfg.fb_spec, err, sizeof err); /* a constant valid spec */
+    ll_lock_place(&rw_cfg.fb_spec, LL_DEFAULTS_FIXED, NULL, NULL, &pl, err, sizeof err); /* sizes only: cannot fail */
+    rw_cfg.fb_spec = pl.spec;
+    rw_cfg.fb_ops = ll_rwlock_of(pl.spec.ops);
+    ll_wait_policy_init(&rw_cfg.fb_wp, pl.spec.policy, pl.spec.spin_ns);
 }
 
 void lp_rwlock_configure(void)
@@ -146,6 +187,7 @@ void lp_rwlock_configure(void)
     rw_cfg.pool = pool;
     /* glibc's and bravo-pthread wait in glibc's futexes; the others as their policy says */
     rw_cfg.never_parks = !pl.spec.policy->may_park && strstr(pl.spec.ops->name, "pthread") == NULL;
+    configure_fallback();
     pthread_atfork(NULL, NULL, child_after_fork);
     if (lp_cfg.verbose)
         fprintf(stderr, "liblocklab-preload: rwlock=%s (%s%s) (%zu bytes per rwlock beyond the pthread_rwlock_t)\n",
@@ -184,54 +226,151 @@ static bool init_object(void *obj, void *arg)
     return true;
 }
 
+/* The lock an operation runs on: the object's, or the fallback's. */
+typedef struct rw_ref {
+    void *state;
+    ll_wait_policy *wp;
+    const ll_rwlock_ops *ops;
+    lp_profile *prof_read, *prof_write; /* NULL unless profiling (and for the fallback) */
+} rw_ref;
+
+LL_INLINE rw_ref object_ref(void *obj)
+{
+    rw_hdr *h = hdr_of(obj);
+    rw_ref r = {obj, &h->wp, rw_cfg.ops, h->prof_read, h->prof_write};
+    return r;
+}
+
+static LL_COLD rw_ref fallback_ref(lp_rwlock *rw)
+{
+    rw_ref r = {rw->fb_state, &rw_cfg.fb_wp, rw_cfg.fb_ops, NULL, NULL};
+    return r;
+}
+
+/* Under the arena's lock: the fallback lock free in fb_state (zeros, then its init with the
+ * settled keys).  Not ll_lock_place: readpref's state_bytes reserve a whole line against
+ * false sharing, of which its verbs use LL_RW_READPREF_USED_BYTES. */
+LL_STATIC_ASSERT(LL_RW_READPREF_USED_BYTES <= sizeof(((lp_rwlock *)0)->fb_state), "readpref fits in fb_state");
+static void place_fallback(lp_rwlock *rw)
+{
+    char err[256];
+    memset(rw->fb_state, 0, sizeof rw->fb_state);
+    rw_cfg.fb_ops->desc->init(rw->fb_state, rw_cfg.fb_spec.params, err, sizeof err); /* stores its patience: cannot fail */
+    rw->fb_gen = lp_fork_gen_now();
+}
+
+/* One line, once per process (unless LOCKLAB_QUIET): an rwlock runs on the fallback. */
+static LL_COLD void say_fallback(void)
+{
+    static ll_atomic_u32 said;
+    if (lp_cfg.quiet || ll_xchg(&said, 1, LL_RELAXED) != 0) /* relaxed: only one thread may print */
+        return;
+    char line[256]; /* no stdio buffer: memory is what just ran out */
+    int n = snprintf(line, sizeof line,
+                     "liblocklab-preload: out of memory for an rwlock object: such rwlocks run on an inline %s lock "
+                     "instead of %s (count: LOCKLAB_VERBOSE=1)\n",
+                     rw_cfg.fb_spec.name, rw_cfg.spec.name);
+    if (n > 0)
+        (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+/* The first use: the object, installed once; or, when none can be had, the fallback
+ * marker, stored under the arena's lock (held across the install: it is recursive) so that
+ * every first user agrees on one or the other. */
 static LL_COLD void *install(lp_rwlock *rw, void *pc)
 {
     lp_mark_seen(LP_SEEN_RWLOCK); /* LOCKLAB_VERBOSE's census: its first use installs the object */
     ll_self(); /* this thread's context first, outside the arena's lock (slab.c says why) */
     install_ctx c = {rw, pc};
+    bool fell_back = false;
+    ll_arena_lock();
     void *obj = ll_arena_install(&rw_cfg.pool, &rw->obj, init_object, &c);
-    if (obj == NULL) {
-        fprintf(stderr, "liblocklab-preload: out of memory for rwlock objects\n");
-        _exit(2);
+    if (obj == NULL && (obj = ll_load_relaxed(&rw->obj)) == NULL) { /* relaxed: under the arena's lock */
+        place_fallback(rw);
+        obj = (void *)RW_OBJ_FALLBACK;
+        ll_store_release(&rw->obj, obj); /* release: the placed fallback before the marker; pairs with ref_of's acquire */
+        ll_faa(&rw_fallbacks, 1, LL_RELAXED); /* relaxed: a statistic */
+        fell_back = true;
     }
+    ll_arena_unlock();
+    if (fell_back)
+        say_fallback();
     return obj;
+}
+
+/* pthread_rwlock_init's question: is there an object for the next install?  A free one, or
+ * a fresh one put on the free list (bound to nothing; another first user may take it first,
+ * and that install falls back then). */
+static bool spare_object(void)
+{
+    void *obj = ll_arena_get(&rw_cfg.pool);
+    if (obj == NULL)
+        return false;
+    ll_arena_put(&rw_cfg.pool, obj);
+    return true;
 }
 
 static void fork_repair(lp_rwlock *rw, void *obj);
 
-LL_INLINE void *object_of(lp_rwlock *rw, void *pc)
+/* No object yet, or the fallback. */
+static LL_COLD rw_ref unusual_ref(lp_rwlock *rw, void *obj, void *pc)
 {
-    void *obj = ll_load_acquire(&rw->obj); /* acquire: pairs with ll_arena_install's release; initialised */
-    if (LL_UNLIKELY(obj == NULL))
+    if (obj == NULL)
         obj = install(rw, pc);
+    if (obj == (void *)RW_OBJ_FALLBACK) {
+        if (LL_UNLIKELY(rw->fb_gen != lp_fork_gen_now()))
+            fork_repair(rw, obj);
+        return fallback_ref(rw);
+    }
     if (LL_UNLIKELY(hdr_of(obj)->gen != lp_fork_gen_now()))
         fork_repair(rw, obj);
-    return obj;
+    return object_ref(obj);
 }
 
-/* In a fork child: place the lock anew once (header, "fork"), under the arena's lock. */
+LL_INLINE rw_ref ref_of(lp_rwlock *rw, void *pc)
+{
+    /* acquire: pairs with ll_arena_install's release (the initialised object) or install's
+     * (the placed fallback) */
+    void *obj = ll_load_acquire(&rw->obj);
+    if (LL_UNLIKELY((uintptr_t)obj <= RW_OBJ_FALLBACK))
+        return unusual_ref(rw, obj, pc);
+    if (LL_UNLIKELY(hdr_of(obj)->gen != lp_fork_gen_now()))
+        fork_repair(rw, obj);
+    return object_ref(obj);
+}
+
+/* In a fork child: place the lock (the object's, or the fallback) anew once, under the
+ * arena's lock. */
 static LL_COLD void fork_repair(lp_rwlock *rw, void *obj)
 {
     ll_arena_lock();
-    rw_hdr *h = hdr_of(obj);
+    bool fallback = obj == (void *)RW_OBJ_FALLBACK;
+    uint32_t *gen = fallback ? &rw->fb_gen : &hdr_of(obj)->gen;
     uint32_t now = lp_fork_gen_now();
-    if (h->gen != now) {
+    if (*gen != now) {
         uint64_t w = ll_load_relaxed(&rw->writer); /* relaxed: under the arena's lock; the child's first look */
         bool survivor_writes = w != 0 && (w & LP_OWNER_ID_MASK) == fork_survivor;
         if (w != 0 && !survivor_writes) {
-            h->gen = now; /* a parent thread's write hold: held for ever, as glibc's */
+            *gen = now; /* a parent thread's write hold: held for ever, as glibc's */
         } else {
-            if (rw_cfg.ops->desc->destroy)
-                rw_cfg.ops->desc->destroy(obj);
-            place(obj);
+            rw_ref r = fallback ? fallback_ref(rw) : object_ref(obj);
+            if (fallback) {
+                place_fallback(rw);
+            } else {
+                if (rw_cfg.ops->desc->destroy)
+                    rw_cfg.ops->desc->destroy(obj);
+                place(obj);
+            }
             if (survivor_writes) {
-                rw_cfg.ops->write_acquire(obj, &h->wp);
+                r.ops->write_acquire(r.state, r.wp);
                 ll_store_relaxed(&rw->writer, lp_owner_tag()); /* relaxed: compared with readers' own ids */
             }
             uintptr_t token;
             if (lp_self_tid == fork_survivor && ll_rw_held_drop(rw, &token) >= 0) { /* our pre-fork read holds */
                 ll_rw_held_forget(rw);
-                ll_rw_held_add(rw, rw_cfg.ops->read_acquire(obj, &h->wp)); /* recursion depth is lost: one hold */
+                token = r.ops->read_acquire(r.state, r.wp); /* recursion depth is lost: one hold */
+                if (!ll_rw_held_add(rw, token))
+                    r.ops->read_release(r.state, r.wp, token); /* no memory to record it: forgotten */
             }
         }
     }
@@ -268,39 +407,38 @@ static int rdlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct tim
         return EINVAL;
     if (write_held_by_me(rw))
         return how == TRY ? EBUSY : EDEADLK;
-    void *obj = object_of(rw, pc);
-    rw_hdr *h = hdr_of(obj);
+    rw_ref r = ref_of(rw, pc);
     if (ll_rw_held_reenter(rw)) {
-        if (LL_UNLIKELY(h->prof_read != NULL))
-            lp_profile_waited(h->prof_read, false, 0);
+        if (LL_UNLIKELY(r.prof_read != NULL))
+            lp_profile_waited(r.prof_read, false, 0);
         return 0;
     }
     uintptr_t token = 0;
-    bool contended = !rw_cfg.ops->read_try(obj, &h->wp, &token);
+    bool contended = !r.ops->read_try(r.state, r.wp, &token);
     uint64_t t0 = 0;
     if (contended) {
         if (how == TRY) {
-            if (h->prof_read)
-                lp_profile_trylock_failed(h->prof_read);
+            if (r.prof_read)
+                lp_profile_trylock_failed(r.prof_read);
             return EBUSY;
         }
-        t0 = h->prof_read ? ll_now_ns() : 0;
+        t0 = r.prof_read ? ll_now_ns() : 0;
         if (how == BLOCK) {
-            token = rw_cfg.ops->read_acquire(obj, &h->wp);
+            token = r.ops->read_acquire(r.state, r.wp);
         } else {
-            if (!rw_cfg.ops->read_acquire_until(obj, &h->wp, deadline, &token)) {
-                if (h->prof_read)
-                    lp_profile_trylock_failed(h->prof_read);
+            if (!r.ops->read_acquire_until(r.state, r.wp, deadline, &token)) {
+                if (r.prof_read)
+                    lp_profile_trylock_failed(r.prof_read);
                 return ETIMEDOUT;
             }
         }
     }
     if (!ll_rw_held_add(rw, token)) {
-        rw_cfg.ops->read_release(obj, &h->wp, token);
+        r.ops->read_release(r.state, r.wp, token);
         return EAGAIN;
     }
-    if (LL_UNLIKELY(h->prof_read != NULL))
-        lp_profile_waited(h->prof_read, contended, contended ? ll_now_ns() - t0 : 0);
+    if (LL_UNLIKELY(r.prof_read != NULL))
+        lp_profile_waited(r.prof_read, contended, contended ? ll_now_ns() - t0 : 0);
     return 0;
 }
 
@@ -311,50 +449,48 @@ static int wrlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct tim
         return EINVAL;
     if (write_held_by_me(rw) || ll_rw_held_by_me(rw))
         return how == TRY ? EBUSY : EDEADLK;
-    void *obj = object_of(rw, pc);
-    rw_hdr *h = hdr_of(obj);
-    bool contended = !rw_cfg.ops->write_try(obj, &h->wp);
+    rw_ref r = ref_of(rw, pc);
+    bool contended = !r.ops->write_try(r.state, r.wp);
     uint64_t t0 = 0;
     if (contended) {
         if (how == TRY) {
-            if (h->prof_write)
-                lp_profile_trylock_failed(h->prof_write);
+            if (r.prof_write)
+                lp_profile_trylock_failed(r.prof_write);
             return EBUSY;
         }
-        t0 = h->prof_write ? ll_now_ns() : 0;
+        t0 = r.prof_write ? ll_now_ns() : 0;
         if (how == BLOCK) {
-            rw_cfg.ops->write_acquire(obj, &h->wp);
+            r.ops->write_acquire(r.state, r.wp);
         } else {
-            if (!rw_cfg.ops->write_acquire_until(obj, &h->wp, deadline)) {
-                if (h->prof_write)
-                    lp_profile_trylock_failed(h->prof_write);
+            if (!r.ops->write_acquire_until(r.state, r.wp, deadline)) {
+                if (r.prof_write)
+                    lp_profile_trylock_failed(r.prof_write);
                 return ETIMEDOUT;
             }
         }
     }
     ll_store_relaxed(&rw->writer, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
-    if (LL_UNLIKELY(h->prof_write != NULL))
-        lp_profile_acquired(h->prof_write, contended, contended ? ll_now_ns() - t0 : 0);
+    if (LL_UNLIKELY(r.prof_write != NULL))
+        lp_profile_acquired(r.prof_write, contended, contended ? ll_now_ns() - t0 : 0);
     return 0;
 }
 
 static int unlock(lp_rwlock *rw)
 {
-    void *obj = object_of(rw, NULL);
-    rw_hdr *h = hdr_of(obj);
+    rw_ref r = ref_of(rw, NULL);
     if (write_held_by_me(rw)) {
-        if (LL_UNLIKELY(h->prof_write != NULL))
-            lp_profile_releasing(h->prof_write);
+        if (LL_UNLIKELY(r.prof_write != NULL))
+            lp_profile_releasing(r.prof_write);
         ll_store_relaxed(&rw->writer, 0); /* relaxed: the lock's release orders it before the next writer's store */
-        rw_cfg.ops->write_release(obj, &h->wp);
+        r.ops->write_release(r.state, r.wp);
         return 0;
     }
     uintptr_t token;
-    int r = ll_rw_held_drop(rw, &token);
-    if (r < 0)
+    int last = ll_rw_held_drop(rw, &token);
+    if (last < 0)
         return EPERM;
-    if (r == 1)
-        rw_cfg.ops->read_release(obj, &h->wp, token);
+    if (last == 1)
+        r.ops->read_release(r.state, r.wp, token);
     return 0;
 }
 
@@ -439,6 +575,11 @@ int pthread_rwlock_init(pthread_rwlock_t *p, const pthread_rwlockattr_t *attr)
     lp_rwlock *rw = (lp_rwlock *)p;
     memset(p, 0, sizeof *p);
     rw->flags = (uint32_t)kind;
+    /* No object to be had: ENOMEM here (POSIX) rather than the fallback at the first use;
+     * none is bound here (header).  While configuring (the configuring thread's own call)
+     * there is no pool to ask yet. */
+    if (lp_ensure_init() && !spare_object())
+        return ENOMEM; /* left a valid unlocked rwlock: a program that uses it anyway gets the fallback */
     return 0;
 }
 
@@ -449,7 +590,9 @@ int pthread_rwlock_destroy(pthread_rwlock_t *p)
     if (ll_load_relaxed(&rw->writer) != 0) /* relaxed: write-held; a stale view would mean destroy races a lock (misuse) */
         return EBUSY;
     void *obj = ll_load_acquire(&rw->obj); /* acquire: the object's contents */
-    if (obj) {
+    if (obj == (void *)RW_OBJ_FALLBACK) {
+        ll_store_relaxed(&rw->obj, NULL); /* relaxed: as below; the fallback's state needs no destroy */
+    } else if (obj) {
         rw_hdr *h = hdr_of(obj);
         if (rw_cfg.ops->desc->destroy)
             rw_cfg.ops->desc->destroy(obj);

@@ -87,6 +87,7 @@ typedef struct readpref_lock {
     ll_atomic_u32 w;
     uint64_t patience_ns;
 } readpref_lock;
+LL_STATIC_ASSERT(sizeof(readpref_lock) == LL_RW_READPREF_USED_BYTES, "rwlock.h's LL_RW_READPREF_USED_BYTES");
 
 static const ll_param params[] = {
     {"patience_ns", "a writer waits this long for the readers, then new readers wait", 0, 10000000000ull, 1000000},

@@ -28,13 +28,25 @@ case $case in
 rwlock)
     # pthread_rwlock_* under each LOCKLAB_RWLOCK (test_rwlock.c), the test itself checked against glibc first
     timeout 120 "$bindir/test_rwlock" glibc >/dev/null || bad "test_rwlock under glibc (exit $?)"
+    timeout 120 "$bindir/test_rwlock" glibc oom >/dev/null || bad "test_rwlock oom under glibc (exit $?)"
     for spec in "$@"; do
         if timeout 120 env LOCKLAB_RWLOCK="$spec" LD_PRELOAD="$preload" "$bindir/test_rwlock"; then
             ok "LOCKLAB_RWLOCK=$spec test_rwlock"
         else
             bad "LOCKLAB_RWLOCK=$spec test_rwlock (exit $?)"
         fi
+        # out of memory: first uses after RLIMIT_AS is filled (the inline fallback), ENOMEM from init
+        if timeout 120 env LOCKLAB_QUIET=1 LOCKLAB_RWLOCK="$spec" LD_PRELOAD="$preload" "$bindir/test_rwlock" oom; then
+            ok "LOCKLAB_RWLOCK=$spec test_rwlock oom"
+        else
+            bad "LOCKLAB_RWLOCK=$spec test_rwlock oom (exit $?)"
+        fi
     done
+    # ... said once at once, and counted at exit
+    err=$(LOCKLAB_RWLOCK=bravo LOCKLAB_VERBOSE=1 LD_PRELOAD="$preload" timeout 60 "$bindir/test_rwlock" oom 2>&1 >/dev/null)
+    [ "$(grep -c 'out of memory for an rwlock object: such rwlocks run on an inline readpref-stp lock instead of bravo' <<<"$err")" = 1 ] &&
+        grep -q 'exit: out of memory: [1-9][0-9]* rwlocks ran on an inline readpref-stp lock instead of bravo' <<<"$err" &&
+        ok "bravo out of memory: one line, and the count at exit" || bad "bravo out of memory, lines: $err"
     # std::shared_mutex: the profiler counts exactly the program's own acquisitions, per role
     for spec in "${1:-readpref-stp}" bravo; do
         json=$(mktemp /tmp/locklab-rwprofile-XXXXXX.json)

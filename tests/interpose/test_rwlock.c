@@ -7,15 +7,24 @@
  *   rwlock shared with a child process (passed to glibc); fork: the forking thread's
  *   write and read holds carry over, a lock another parent thread held for writing
  *   stays held; cancellation: a reader cancelled in its cleanup-protected section
- *   leaves the lock usable.
- *   test_rwlock [glibc]: "glibc" skips the interposer-only expectations (run without
- *   the interposer to check the test against glibc).
+ *   leaves the lock usable; one thread read-holds 1000 different rwlocks at once (glibc
+ *   has no limit; lock coupling down a tree holds many), re-enters some, then releases
+ *   them in another order.
+ *   test_rwlock [glibc] [oom]: "glibc" skips the interposer-only expectations (run
+ *   without the interposer to check the test against glibc).  "oom": only this case:
+ *   a child process lowers RLIMIT_AS, fills it, then initialises rwlocks (0 or ENOMEM)
+ *   and uses never-used ones (their first use): each works and excludes, a read hold
+ *   past the thread's inline read-held set answers 0 or EAGAIN (nothing held then), a
+ *   thread started before the fill makes its first rwlock calls, and a fork child keeps
+ *   the forking thread's holds; no death (the interposer used to _exit(2)).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -324,11 +333,270 @@ static void test_cancel(void)
     CHECK_EQ(pthread_rwlock_unlock(&cl), 0);
 }
 
+/* ---- many read locks held at once by one thread ---------------------------------------- */
+enum { MANY = 1000 };
+static pthread_rwlock_t many[MANY];
+static void *try_write_all(void *arg)
+{
+    long want = (long)arg; /* EBUSY: every one is read-held; 0: none is */
+    for (int i = 0; i < MANY; i++) {
+        int rc = pthread_rwlock_trywrlock(&many[i]);
+        if (rc != want) {
+            fprintf(stderr, "many: trywrlock of rwlock %d from another thread = %d, want %ld\n", i, rc, want);
+            atomic_fetch_add(&violations, 1);
+        }
+        if (rc == 0)
+            CHECK_EQ(pthread_rwlock_unlock(&many[i]), 0);
+    }
+    return NULL;
+}
+static void test_many_read_holds(void)
+{
+    pthread_t t;
+    atomic_store(&violations, 0);
+    for (int i = 0; i < MANY; i++)
+        CHECK_EQ(pthread_rwlock_init(&many[i], NULL), 0);
+    for (int i = 0; i < MANY; i++)
+        CHECK_EQ(pthread_rwlock_rdlock(&many[i]), 0);
+    for (int i = 0; i < MANY; i += 7) { /* re-entries, found anywhere in the set */
+        CHECK_EQ(pthread_rwlock_rdlock(&many[i]), 0);
+        CHECK_EQ(pthread_rwlock_tryrdlock(&many[i]), 0);
+    }
+    test_start(&t, try_write_all, (void *)(long)EBUSY);
+    pthread_join(t, NULL);
+    if (!glibc)
+        for (int i = 0; i < MANY; i += 97)
+            CHECK_EQ(pthread_rwlock_wrlock(&many[i]), EDEADLK); /* a read holder (glibc hangs) */
+    for (int i = 0; i < MANY; i += 7) { /* the re-entries: the holds stay */
+        CHECK_EQ(pthread_rwlock_unlock(&many[i]), 0);
+        CHECK_EQ(pthread_rwlock_unlock(&many[i]), 0);
+    }
+    test_start(&t, try_write_all, (void *)(long)EBUSY);
+    pthread_join(t, NULL);
+    for (int i = 1; i < MANY; i += 2) /* odd ones first, oldest first; then even, newest first */
+        CHECK_EQ(pthread_rwlock_unlock(&many[i]), 0);
+    for (int i = (MANY - 1) / 2 * 2; i >= 0; i -= 2)
+        CHECK_EQ(pthread_rwlock_unlock(&many[i]), 0);
+    if (!glibc)
+        for (int i = 0; i < MANY; i += 13)
+            CHECK_EQ(pthread_rwlock_unlock(&many[i]), EPERM); /* holds nothing now */
+    test_start(&t, try_write_all, (void *)0L);
+    pthread_join(t, NULL);
+    CHECK_EQ(atomic_load(&violations), 0);
+    for (int i = 0; i < MANY; i++)
+        CHECK_EQ(pthread_rwlock_destroy(&many[i]), 0);
+}
+
+/* ---- out of memory ---------------------------------------------------------------------- */
+enum { FRESH = 2000, INITED = 64, HOLD = 200, ROUNDS = 2000 };
+/* Static storage: zeros, which is PTHREAD_RWLOCK_INITIALIZER on glibc; each never used before
+ * the address space is full, so its first use installs its lock object then. */
+static pthread_rwlock_t fresh[FRESH], inited[INITED];
+static pthread_rwlock_t *shared_rw = &fresh[FRESH - 1];
+static long counter;
+static int wake_pipe[2];
+
+static void add_rounds(void)
+{
+    for (int i = 0; i < ROUNDS; i++) {
+        CHECK_EQ(pthread_rwlock_wrlock(shared_rw), 0);
+        long c = counter;
+        for (volatile int k = 0; k < 20; k++)
+            ;
+        counter = c + 1;
+        CHECK_EQ(pthread_rwlock_unlock(shared_rw), 0);
+        CHECK_EQ(pthread_rwlock_rdlock(shared_rw), 0);
+        c = *(volatile long *)&counter;
+        for (volatile int k = 0; k < 20; k++)
+            ;
+        if (*(volatile long *)&counter != c)
+            atomic_fetch_add(&violations, 1); /* a writer inside with a reader */
+        CHECK_EQ(pthread_rwlock_unlock(shared_rw), 0);
+    }
+}
+
+/* Started before the address space is filled: blocks in read (no rwlock call), then makes its
+ * first rwlock calls (its per-thread data) after it is full, against the main thread. */
+static void *late_thread(void *arg)
+{
+    (void)arg;
+    char c;
+    while (read(wake_pipe[0], &c, 1) != 1)
+        ;
+    add_rounds();
+    return NULL;
+}
+
+static long vm_bytes(void)
+{
+    long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &pages) != 1)
+            pages = 0;
+        fclose(f);
+    }
+    return pages * sysconf(_SC_PAGESIZE);
+}
+
+static int oom_child(void)
+{
+    CHECK_EQ(pipe(wake_pipe), 0);
+    pthread_t late;
+    test_start(&late, late_thread, NULL);
+    struct rlimit rl = {(rlim_t)vm_bytes() + (8u << 20), RLIM_INFINITY};
+    if (setrlimit(RLIMIT_AS, &rl) != 0) {
+        fprintf(stderr, "oom: setrlimit failed\n");
+        return 1;
+    }
+    size_t mapped = 0;
+    for (size_t len = 1u << 20; len >= 4096; len /= 2)
+        while (mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED)
+            mapped += len;
+    while (malloc(64) != NULL)
+        ;
+    if (mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED) {
+        fprintf(stderr, "oom: the address space is not full\n");
+        return 1;
+    }
+    /* init answers 0 or ENOMEM (POSIX allows it) */
+    int ok = 0, enomem = 0;
+    for (int i = 0; i < INITED; i++) {
+        int rc = pthread_rwlock_init(&inited[i], NULL);
+        if (rc == 0)
+            ok++;
+        else if (rc == ENOMEM)
+            enomem++;
+        else
+            CHECK_EQ(rc, 0);
+    }
+    /* each fresh rwlock's first use, then every verb */
+    for (int i = 0; i < FRESH - 1; i++) {
+        pthread_rwlock_t *l = &fresh[i];
+        CHECK_EQ(i % 2 ? pthread_rwlock_rdlock(l) : pthread_rwlock_tryrdlock(l), 0);
+        CHECK_EQ(pthread_rwlock_rdlock(l), 0);
+        CHECK_EQ(pthread_rwlock_trywrlock(l), EBUSY);
+        CHECK_EQ(pthread_rwlock_unlock(l), 0);
+        CHECK_EQ(pthread_rwlock_unlock(l), 0);
+        CHECK_EQ(pthread_rwlock_wrlock(l), 0);
+        CHECK_EQ(pthread_rwlock_tryrdlock(l), EBUSY);
+        CHECK_EQ(pthread_rwlock_trywrlock(l), EBUSY);
+        CHECK_EQ(pthread_rwlock_unlock(l), 0);
+        struct timespec d = in_ms(CLOCK_MONOTONIC, 1000);
+        CHECK_EQ(pthread_rwlock_clockwrlock(l, CLOCK_MONOTONIC, &d), 0);
+        CHECK_EQ(pthread_rwlock_unlock(l), 0);
+    }
+    /* HOLD read locks at once: past the inline read-held set the interposer needs a page;
+     * 0 (held) or EAGAIN (POSIX: too many read locks; nothing held), never anything else */
+    int held = 0, eagain = 0;
+    static int got[HOLD];
+    for (int i = 0; i < HOLD; i++) {
+        got[i] = pthread_rwlock_rdlock(&fresh[i]);
+        if (got[i] == 0) {
+            held++;
+        } else if (got[i] == EAGAIN) {
+            eagain++;
+            CHECK_EQ(pthread_rwlock_trywrlock(&fresh[i]), 0); /* not held */
+            CHECK_EQ(pthread_rwlock_unlock(&fresh[i]), 0);
+        } else {
+            CHECK_EQ(got[i], 0);
+        }
+    }
+    CHECK(held >= 32);
+    for (int i = HOLD; i-- > 0;)
+        if (got[i] == 0)
+            CHECK_EQ(pthread_rwlock_unlock(&fresh[i]), 0);
+    /* the late thread's first calls, against this thread's */
+    counter = 0;
+    atomic_store(&violations, 0);
+    (void)!write(wake_pipe[1], "x", 1);
+    add_rounds();
+    pthread_join(late, NULL);
+    CHECK_EQ(counter, 2 * ROUNDS);
+    CHECK_EQ(atomic_load(&violations), 0);
+    /* fork: the forking thread's write and read holds carry over to the child */
+    CHECK_EQ(pthread_rwlock_wrlock(&fresh[0]), 0);
+    CHECK_EQ(pthread_rwlock_rdlock(&fresh[1]), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int rc[8] = {EBUSY, 0, 0, 0}; /* in this order (an initialiser list's order is unspecified) */
+        if (!glibc) { /* glibc's child cannot unlock it: its unlock tells a writer by thread id */
+            rc[0] = pthread_rwlock_tryrdlock(&fresh[0]); /* write-held: carried over */
+            rc[1] = pthread_rwlock_unlock(&fresh[0]);
+            rc[2] = pthread_rwlock_trywrlock(&fresh[0]);
+            rc[3] = pthread_rwlock_unlock(&fresh[0]);
+        }
+        rc[4] = pthread_rwlock_trywrlock(&fresh[1]); /* read-held: carried over */
+        rc[5] = pthread_rwlock_unlock(&fresh[1]);
+        rc[6] = pthread_rwlock_trywrlock(&fresh[1]);
+        rc[7] = pthread_rwlock_unlock(&fresh[1]);
+        static const int want[8] = {EBUSY, 0, 0, 0, EBUSY, 0, 0, 0};
+        for (int i = 0; i < 8; i++)
+            if (rc[i] != want[i]) {
+                char line[96];
+                int n = snprintf(line, sizeof line, "oom: fork child: call %d answered %d, want %d\n", i, rc[i], want[i]);
+                (void)!write(2, line, (size_t)n);
+                _exit(1);
+            }
+        _exit(0);
+    }
+    if (pid > 0) {
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "oom: fork child: holds did not carry over (status %#x)\n", status);
+            check_failures++;
+        }
+    } /* else fork failed for want of memory: nothing to check */
+    CHECK_EQ(pthread_rwlock_unlock(&fresh[0]), 0);
+    CHECK_EQ(pthread_rwlock_unlock(&fresh[1]), 0);
+    for (int i = 0; i < INITED; i++) { /* those init answered 0 for, then the ENOMEM ones: all work */
+        CHECK_EQ(pthread_rwlock_rdlock(&inited[i]), 0);
+        CHECK_EQ(pthread_rwlock_trywrlock(&inited[i]), EBUSY);
+        CHECK_EQ(pthread_rwlock_unlock(&inited[i]), 0);
+        CHECK_EQ(pthread_rwlock_wrlock(&inited[i]), 0);
+        CHECK_EQ(pthread_rwlock_unlock(&inited[i]), 0);
+        CHECK_EQ(pthread_rwlock_destroy(&inited[i]), 0);
+    }
+    for (int i = 0; i < FRESH; i++)
+        CHECK_EQ(pthread_rwlock_destroy(&fresh[i]), 0);
+    printf("oom: %zu MiB mapped to fill; %d inits 0, %d ENOMEM; %d read holds at once, %d EAGAIN; fork %s\n",
+           mapped >> 20, ok, enomem, held, eagain, pid > 0 ? "checked" : "failed (not checked)");
+    return check_done("test_rwlock oom");
+}
+
+static int case_oom(void)
+{
+    alarm(60); /* a hang fails the test */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        exit(oom_child()); /* exit, not _exit: the interposer's LOCKLAB_VERBOSE exit line */
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr, "oom: the child died of signal %d (%s)\n", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        return 1;
+    }
+    if (WEXITSTATUS(status) != 0)
+        fprintf(stderr, "oom: the child exited with status %d\n", WEXITSTATUS(status));
+    return WEXITSTATUS(status);
+}
+
 int main(int argc, char **argv)
 {
-    glibc = argc > 1 && strcmp(argv[1], "glibc") == 0;
+    int arg = 1;
+    glibc = argc > arg && strcmp(argv[arg], "glibc") == 0;
+    arg += glibc;
     if (!glibc)
         require_interposed((void *)pthread_rwlock_rdlock);
+    if (argc > arg && strcmp(argv[arg], "oom") == 0)
+        return case_oom();
+    if (argc > arg) {
+        fprintf(stderr, "usage: test_rwlock [glibc] [oom] (bad argument '%s')\n", argv[arg]);
+        return 2;
+    }
     test_share_and_exclude();
     test_recursive_reader(&rw);
     if (!glibc)
@@ -339,5 +607,6 @@ int main(int argc, char **argv)
     if (!glibc)
         test_fork(); /* glibc's child waits for ever for the parent's waiting writer */
     test_cancel();
+    test_many_read_holds();
     return check_done("test_rwlock");
 }
