@@ -661,5 +661,5 @@ int main(int argc, char **argv)
         if (!only || strcmp(only, "badinput") == 0)
             test_badinput();
     }
-    return test_finish("test_threads_runtime: %d failure(s)\n", "test_threads_runtime: all passed");
+    return test_done("test_threads_runtime");
 }

@@ -248,7 +248,7 @@ static int forks_while_parking(void)
     CHECK(parked_children != MAP_FAILED);
     pthread_t t[PARK_HAMMERS];
     test_start_n(t, PARK_HAMMERS, park_hammer, NULL, 0);
-    for (int i = 0; i < PARK_FORKS && check_failures == 0; i++) {
+    for (int i = 0; i < PARK_FORKS && failures == 0; i++) {
         pid_t pid = fork();
         if (pid == 0)
             _exit(parked_child());
@@ -258,7 +258,7 @@ static int forks_while_parking(void)
     stop_parking = 1;
     test_join_n(t, PARK_HAMMERS);
     printf("%d children found the mutex free and parked a thread on it\n", *parked_children);
-    return check_done("test_fork parked");
+    return test_done("test_fork parked");
 }
 
 /* ---- another library's fork handlers on a contended mutex ------------------------------
@@ -285,13 +285,13 @@ static int forks_with_contended_handler(void)
     lib_mutex = (pthread_mutex_t *)dlsym(RTLD_DEFAULT, "atfork_lib_mutex");
     CHECK(lib_mutex != NULL);
     if (lib_mutex == NULL)
-        return check_done("test_fork atfork-contended");
+        return test_done("test_fork atfork-contended");
     pthread_t t[4];
     test_start_n(t, 4, lib_hammer, NULL, 0);
     /* Long enough that every hammer has parked at least once (a thread's first park makes its
      * locklab context: the arena; a fork meanwhile is "atfork-fresh-holder"'s subject). */
     usleep(300000);
-    for (int i = 0; i < 40 && check_failures == 0; i++) {
+    for (int i = 0; i < 40 && failures == 0; i++) {
         pid_t pid = fork();
         if (pid == 0) {
             alarm(10);
@@ -305,7 +305,7 @@ static int forks_with_contended_handler(void)
     }
     stop_parking = 1;
     test_join_n(t, 4);
-    return check_done("test_fork atfork-contended");
+    return test_done("test_fork atfork-contended");
 }
 
 /* ---- another library's prepare handler waits for a thread that needs the arena ---------
@@ -346,7 +346,7 @@ static int forks_with_fresh_holder(void)
     lib_mutex = (pthread_mutex_t *)dlsym(RTLD_DEFAULT, "atfork_lib_mutex");
     CHECK(lib_mutex != NULL);
     if (lib_mutex == NULL)
-        return check_done("test_fork atfork-fresh-holder");
+        return test_done("test_fork atfork-fresh-holder");
     CHECK_EQ(pthread_atfork(note_fork_started, NULL, NULL), 0);
     alarm(60); /* a hang in fork() is the failure */
     pthread_t t;
@@ -369,7 +369,7 @@ static int forks_with_fresh_holder(void)
     CHECK(pid > 0);
     check_child(pid);
     pthread_join(t, NULL);
-    return check_done("test_fork atfork-fresh-holder");
+    return test_done("test_fork atfork-fresh-holder");
 }
 
 static int child(void)
@@ -410,5 +410,5 @@ int main(int argc, char **argv)
     }
     fork_while_held();
     atfork_idiom();
-    return check_done("test_fork");
+    return test_done("test_fork");
 }

@@ -118,5 +118,5 @@ int main(int argc, char **argv)
     run("zeroed, lock, never destroyed", zeroed_never_destroyed, cycles);
     run("malloc, lock, free while held", malloc_lock_free, cycles);
     run("init, lock, unlock, destroy", init_destroy, cycles);
-    return check_done("test_memory");
+    return test_done("test_memory");
 }

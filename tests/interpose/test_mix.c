@@ -178,5 +178,5 @@ int main(void)
         pthread_create(&f[i], NULL, free_worker, NULL);
     for (int i = 0; i < FREE_USERS; i++)
         pthread_join(f[i], NULL);
-    return check_done("test_mix");
+    return test_done("test_mix");
 }

@@ -270,5 +270,5 @@ int main(void)
     test_init_types();
     test_passthrough();
     test_many();
-    return check_done("test_mutex");
+    return test_done("test_mutex");
 }

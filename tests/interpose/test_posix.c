@@ -53,7 +53,7 @@ static void *join_within(pthread_t t, const char *what)
     int rc = pthread_timedjoin_np(t, &ret, &dl);
     if (rc != 0) {
         fprintf(stderr, "%s: thread still blocked after 20 s\n", what);
-        check_failures++;
+        failures++;
         return STILL_BLOCKED;
     }
     return ret;
@@ -634,5 +634,5 @@ int main(int argc, char **argv)
     test_exited_owner();
     test_signals();
     test_cancellation();
-    return check_done("test_posix");
+    return test_done("test_posix");
 }

@@ -144,5 +144,5 @@ int main(void)
     test_join_n(t, MIXED_THREADS);
     CHECK_EQ(counter, 6 + MIXED_THREADS * MIXED_ITERATIONS);
     fprintf(stderr, "test_realtime: %.0f ms\n", (double)(now_ns() - t0) / 1e6);
-    return check_done("test_realtime");
+    return test_done("test_realtime");
 }

@@ -104,7 +104,7 @@ static void check_excludes(pthread_mutex_t *m, const char *what)
     test_join_n(t, 2);
     if (counter != 2 * ROUNDS) {
         fprintf(stderr, "%s: counter %ld, want %d: the mutex let two threads in\n", what, counter, 2 * ROUNDS);
-        check_failures++;
+        failures++;
     }
 }
 
@@ -193,7 +193,7 @@ static int case_signal(long ms)
     pthread_join(sig, NULL);
     pthread_join(locker, NULL);
     printf("signal: %u fresh waiters in %ld ms\n", waiters, ms);
-    return check_done("signal");
+    return test_done("signal");
 }
 
 /* ---- signal-first-post --------------------------------------------------------------------- */
@@ -242,7 +242,7 @@ static int case_signal_first_post(long ms)
         CHECK(v >= 1);
     }
     printf("signal-first-post: %u semaphores in %ld ms\n", n, ms);
-    return check_done("signal-first-post");
+    return test_done("signal-first-post");
 }
 
 /* ---- unlock-unheld, unlock-other ---------------------------------------------------------- */
@@ -261,7 +261,7 @@ static int case_unlock_unheld(void)
     pthread_mutex_unlock(&used); /* and a third */
     check_excludes(&used, "unlocked twice more");
     pthread_mutex_destroy(&used); /* glibc: EBUSY (its user count went below zero) */
-    return check_done("unlock-unheld");
+    return test_done("unlock-unheld");
 }
 
 static void *unlock_it(void *arg)
@@ -284,7 +284,7 @@ static int case_unlock_other(void)
     pthread_mutex_init(&m, NULL);
     check_excludes(&m, "unlocked by another thread, then re-initialised");
     CHECK_EQ(pthread_mutex_destroy(&m), 0);
-    return check_done("unlock-other");
+    return test_done("unlock-other");
 }
 
 /* ---- cancel-relock, reinit-waiter ---------------------------------------------------------- */
@@ -343,7 +343,7 @@ static int case_cancel_relock(void)
     /* And a mutex at a new address, with its waiters gone too */
     pthread_mutex_t other = PTHREAD_MUTEX_INITIALIZER;
     check_excludes(&other, "another mutex afterwards");
-    return check_done("cancel-relock");
+    return test_done("cancel-relock");
 }
 
 static int case_reinit_waiter(void)
@@ -373,10 +373,10 @@ static int case_reinit_waiter(void)
     }
     if (ll_load_acquire(&r.returned)) { /* acquire: pairs with relock's release */
         fprintf(stderr, "reinit-waiter: the thread blocked in the old mutex took the re-initialised one\n");
-        check_failures++;
-        return check_done("reinit-waiter");
+        failures++;
+        return test_done("reinit-waiter");
     }
-    return check_done("reinit-waiter"); /* the blocked thread stays blocked: exit ends it */
+    return test_done("reinit-waiter"); /* the blocked thread stays blocked: exit ends it */
 }
 
 /* ---- copy-inited ---------------------------------------------------------------------------- */
@@ -403,13 +403,13 @@ static int case_copy_inited(void)
                 CHECK_EQ(pthread_mutex_unlock(&m[j]), 0);
             else if (j != i) {
                 fprintf(stderr, "copy-inited: mutex %d busy while only mutex %d is held\n", j, i);
-                check_failures++;
+                failures++;
             }
         CHECK_EQ(pthread_mutex_unlock(&m[i]), 0);
     }
     for (int i = 0; i < 3; i++)
         check_excludes(&m[i], "initialised in a temporary and copied into place");
-    return check_done("copy-inited");
+    return test_done("copy-inited");
 }
 
 /* ---- oom ------------------------------------------------------------------------------------ */
@@ -500,7 +500,7 @@ static int oom_child(void)
     pthread_join(late, NULL);
     if (counter != 2 * ROUNDS) {
         fprintf(stderr, "oom: counter %ld, want %d\n", counter, 2 * ROUNDS);
-        check_failures++;
+        failures++;
     }
     for (int i = 0; i < ok; i++) { /* no thread can be started now: one thread's view */
         CHECK_EQ(pthread_mutex_lock(&inited[i]), 0);
@@ -511,7 +511,7 @@ static int oom_child(void)
     for (int i = 0; i < FRESH; i++)
         CHECK_EQ(pthread_mutex_destroy(&fresh[i]), 0);
     printf("oom: %zu MiB mapped to fill; %d inits 0, %d ENOMEM\n", mapped >> 20, ok, enomem);
-    return check_done("oom");
+    return test_done("oom");
 }
 
 static int case_oom(void)

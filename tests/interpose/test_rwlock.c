@@ -339,5 +339,5 @@ int main(int argc, char **argv)
     if (!glibc)
         test_fork(); /* glibc's child waits for ever for the parent's waiting writer */
     test_cancel();
-    return check_done("test_rwlock");
+    return test_done("test_rwlock");
 }

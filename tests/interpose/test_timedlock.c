@@ -199,7 +199,7 @@ static int timed_waiters_sleep(void)
         CHECK(s[i].cpu_s < SLEEP_HOLD_MS / 3 / 1000.0);
         CHECK(s[i].switches <= MAX_SWITCHES);
     }
-    return check_done("test_timedlock sleeps");
+    return test_done("test_timedlock sleeps");
 }
 
 int main(int argc, char **argv)
@@ -209,5 +209,5 @@ int main(int argc, char **argv)
         return timed_waiters_sleep();
     phase("busy", HAMMERS, 0, 0, HANDOVERS);
     phase("queued", QUEUED, HOLD_US, PAUSE_US, QUEUED_HANDOVERS);
-    return check_done("test_timedlock");
+    return test_done("test_timedlock");
 }
