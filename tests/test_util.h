@@ -11,6 +11,10 @@
  *   test_join_n(t, n)                    joins t[0..n-1]
  *   test_run_threads(n, fn, args, stride) start n threads as above and join them all
  *   test_deadline(clock, ns)             now + ns on that clock, as an absolute timespec
+ *   test_before(clock, &deadline)        true while that clock has not reached deadline
+ *   test_now_ns()                        CLOCK_MONOTONIC in nanoseconds
+ *   test_sleep_us(us), test_sleep_ms(ms) sleeps that long (the rest again after a signal)
+ *   test_on_signal(sig, fn, flags)       sigaction: fn handles sig, with sa_flags = flags
  *   CHECK(cond[, fmt, ...])              on failure: counts it in `failures`, prints
  *                                        "FAIL file:line: cond" and the message, if any,
  *                                        on stderr, and carries on
@@ -23,7 +27,9 @@
 #ifndef LOCKLAB_TEST_UTIL_H
 #define LOCKLAB_TEST_UTIL_H
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,6 +84,38 @@ static inline struct timespec test_deadline(clockid_t clock, long ns)
         ts.tv_nsec += 1000000000L;
     }
     return ts;
+}
+
+static inline bool test_before(clockid_t clock, const struct timespec *deadline)
+{
+    struct timespec now;
+    clock_gettime(clock, &now);
+    return now.tv_sec < deadline->tv_sec || (now.tv_sec == deadline->tv_sec && now.tv_nsec < deadline->tv_nsec);
+}
+
+static inline uint64_t test_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static inline void test_sleep_us(long us)
+{
+    struct timespec t = {us / 1000000, (us % 1000000) * 1000L};
+    while (nanosleep(&t, &t) != 0)
+        ;
+}
+
+static inline void test_sleep_ms(long ms) { test_sleep_us(ms * 1000L); }
+
+static inline void test_on_signal(int sig, void (*fn)(int), int flags)
+{
+    struct sigaction sa = {};
+    sa.sa_handler = fn; /* not designated: C++ (test_cxx.cpp) includes this too */
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
 }
 
 /* ---- checks ---------------------------------------------------------------------------- */

@@ -35,13 +35,6 @@
 #include "check.h"
 #include "locklab/atomics.h"
 
-static void sleep_ms(long ms)
-{
-    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&t, &t) != 0)
-        ;
-}
-
 /* Joins t and returns its result, or fails the test (and leaves t) after 20 s and returns
  * STILL_BLOCKED (not PTHREAD_CANCELED, which is (void *)-1): a hang is the failure these tests look for. */
 static char still_blocked_mark;
@@ -64,7 +57,7 @@ static void await_sleeping(ll_atomic_u32 *tid_word)
 {
     pid_t tid;
     while ((tid = (pid_t)ll_load_acquire(tid_word)) == 0) /* acquire: the thread stored it just before waiting */
-        sleep_ms(1);
+        test_sleep_ms(1);
     char path[64], buf[256];
     snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
     for (;;) {
@@ -76,7 +69,7 @@ static void await_sleeping(ll_atomic_u32 *tid_word)
         char *close_paren = strrchr(buf, ')');
         if (close_paren && close_paren[1] == ' ' && close_paren[2] == 'S')
             return;
-        sleep_ms(1);
+        test_sleep_ms(1);
     }
 }
 
@@ -86,15 +79,6 @@ static void on_signal(int sig)
 {
     (void)sig;
     ll_faa(&handled, 1, LL_RELAXED); /* relaxed: counted, read after the handler returned */
-}
-static void install(int sig, int flags)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sa.sa_flags = flags;
-    sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, NULL);
 }
 #define SIG_NORESTART SIGUSR1
 #define SIG_RESTART SIGUSR2
@@ -149,8 +133,8 @@ static void sem_signal_case(enum sem_how how, int sig, bool interrupts)
         uint32_t before = ll_load_relaxed(&handled); /* relaxed: only this thread and handlers touch it */
         pthread_kill(t, sig);
         while (ll_load_relaxed(&handled) == before) /* relaxed: a counter */
-            sleep_ms(1);
-        sleep_ms(interrupts ? 20 : 50); /* a wait that (wrongly) returns has done so by now */
+            test_sleep_ms(1);
+        test_sleep_ms(interrupts ? 20 : 50); /* a wait that (wrongly) returns has done so by now */
     }
     bool returned_early = ll_load_acquire(&w.returned); /* acquire: rc and err */
     if (returned_early != interrupts)
@@ -254,12 +238,7 @@ static void *sem_looper(void *arg)
 }
 static void test_sem_post_in_handler(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = post_in_handler;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGALRM, &sa, NULL);
+    test_on_signal(SIGALRM, post_in_handler, SA_RESTART);
     sem_init(&handler_sem, 0, 0);
     pthread_t t;
     test_start(&t, sem_looper, NULL);
@@ -276,7 +255,7 @@ static void test_sem_post_in_handler(void)
     CHECK_EQ(timer_create(CLOCK_MONOTONIC, &sev, &timer), 0);
     struct itimerspec every = {{0, 10000}, {0, 10000}}, off = {{0, 0}, {0, 0}};
     CHECK_EQ(timer_settime(timer, 0, &every, NULL), 0);
-    sleep_ms(HANDLER_MS);
+    test_sleep_ms(HANDLER_MS);
     timer_settime(timer, 0, &off, NULL);
     timer_delete(timer);
     ll_store_release(&handler_done, 1); /* release: nothing but the fact */
@@ -327,7 +306,7 @@ static void test_cond_wait_signals(void)
             uint32_t before = ll_load_relaxed(&handled); /* relaxed: a counter */
             pthread_kill(t, i % 2 ? SIG_RESTART : SIG_NORESTART);
             while (ll_load_relaxed(&handled) == before) /* relaxed: a counter */
-                sleep_ms(1);
+                test_sleep_ms(1);
         }
         pthread_mutex_lock(&sig_m);
         sig_go = 1;
@@ -344,8 +323,8 @@ static void test_cond_wait_signals(void)
 
 static void test_signals(void)
 {
-    install(SIG_NORESTART, 0);
-    install(SIG_RESTART, SA_RESTART);
+    test_on_signal(SIG_NORESTART, on_signal, 0);
+    test_on_signal(SIG_RESTART, on_signal, SA_RESTART);
     for (enum sem_how how = SEM_WAIT; how <= SEM_CLOCKWAIT; how++) {
         sem_signal_case(how, SIG_NORESTART, true);
         /* Linux restarts an untimed futex wait after an SA_RESTART handler, never a timed one (glibc's too) */
@@ -455,7 +434,7 @@ static void start_listed(pthread_t *t, cancel_waiter *w)
         pthread_mutex_unlock(&w->o->m);
         if (waiting)
             break;
-        sleep_ms(1);
+        test_sleep_ms(1);
     }
 }
 
@@ -513,7 +492,7 @@ static void *pending_cancel_main(void *arg)
     int old;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
     while (!ll_load_acquire(&w->tid)) /* acquire: main stored it after its pthread_cancel */
-        sleep_ms(1);
+        test_sleep_ms(1);
     pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
     if (w->how >= C_SEM_WAIT) {
         pthread_cleanup_push(sem_cleanup, w);

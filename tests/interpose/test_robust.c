@@ -59,13 +59,6 @@
 #include "check.h"
 #include "locklab/atomics.h"
 
-static void sleep_ms(long ms)
-{
-    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&t, &t) != 0)
-        ;
-}
-
 static void say(const char *s) { (void)!write(2, s, strlen(s)); }
 
 static void on_alarm(int sig)
@@ -102,10 +95,7 @@ static void check_excludes(pthread_mutex_t *m, const char *what)
     pthread_t t[2];
     test_start_n(t, 2, add_rounds, m, 0);
     test_join_n(t, 2);
-    if (counter != 2 * ROUNDS) {
-        fprintf(stderr, "%s: counter %ld, want %d: the mutex let two threads in\n", what, counter, 2 * ROUNDS);
-        failures++;
-    }
+    CHECK(counter == 2 * ROUNDS, "%s: counter %ld, want %d: the mutex let two threads in", what, counter, 2 * ROUNDS);
 }
 
 /* ---- signal ------------------------------------------------------------------------------ */
@@ -169,26 +159,20 @@ static int case_signal(long ms)
 {
     hang_alarm((unsigned)(ms / 1000 + 10));
     sem_init(&posted, 0, 0);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = post_handler;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGUSR1, &sa, NULL);
-    sigaction(SIGUSR2, &sa, NULL);
+    test_on_signal(SIGUSR1, post_handler, SA_RESTART);
+    test_on_signal(SIGUSR2, post_handler, SA_RESTART);
     pthread_t locker, sig;
     test_start(&locker, fresh_mutexes, NULL);
     sender s = {locker};
     test_start(&sig, send_signals, &s);
-    struct timespec end = in_ms(CLOCK_MONOTONIC, ms), now;
+    struct timespec end = in_ms(CLOCK_MONOTONIC, ms);
     unsigned waiters = 0;
     do {
         pthread_t w;
         test_start(&w, first_wait, NULL);
         pthread_join(w, NULL); /* a post arrives with the next signal */
         waiters++;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-    } while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+    } while (test_before(CLOCK_MONOTONIC, &end));
     ll_store_relaxed(&stop, 1); /* relaxed: a flag polled */
     pthread_join(sig, NULL);
     pthread_join(locker, NULL);
@@ -214,17 +198,12 @@ static void post_current(int sig)
 static int case_signal_first_post(long ms)
 {
     hang_alarm((unsigned)(ms / 1000 + 10));
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = post_current;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGUSR1, &sa, NULL);
-    sigaction(SIGUSR2, &sa, NULL);
+    test_on_signal(SIGUSR1, post_current, SA_RESTART);
+    test_on_signal(SIGUSR2, post_current, SA_RESTART);
     sender s = {pthread_self()};
     pthread_t sig;
     test_start(&sig, send_signals, &s);
-    struct timespec end = in_ms(CLOCK_MONOTONIC, ms), now;
+    struct timespec end = in_ms(CLOCK_MONOTONIC, ms);
     unsigned n = 0;
     do {
         CHECK_EQ(sem_init(&first_posts[n], 0, 0), 0);
@@ -232,8 +211,7 @@ static int case_signal_first_post(long ms)
         CHECK_EQ(sem_post(&first_posts[n]), 0); /* its first call */
         ll_store_relaxed(&posting, 0); /* relaxed: our own handler reads it */
         n++;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-    } while (n < FIRST_POSTS && (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec)));
+    } while (n < FIRST_POSTS && test_before(CLOCK_MONOTONIC, &end));
     ll_store_relaxed(&stop, 1); /* relaxed: a flag polled */
     pthread_join(sig, NULL);
     for (unsigned i = 0; i < n; i++) {
@@ -322,7 +300,7 @@ static int case_cancel_relock(void)
     test_start(&t, relock, &r);
     while (sem_wait(&r.locked) != 0)
         ;
-    sleep_ms(50); /* inside its relock */
+    test_sleep_ms(50); /* inside its relock */
     CHECK_EQ(pthread_cancel(t), 0);
     void *ret = NULL;
     struct timespec dl = in_ms(CLOCK_REALTIME, 10000);
@@ -358,24 +336,21 @@ static int case_reinit_waiter(void)
     test_start(&t, relock, &r);
     while (sem_wait(&r.locked) != 0)
         ;
-    sleep_ms(50); /* inside its relock */
+    test_sleep_ms(50); /* inside its relock */
     pthread_mutex_init(&m, NULL); /* over the held mutex: undefined, glibc's waiter sleeps on */
     /* Used by this thread alone: glibc wakes no one (a contended unlock's futex wake would
      * wake the old waiter too), so its waiter stays asleep and every trylock here succeeds. */
     for (int i = 0; i < 20; i++) {
         CHECK_EQ(pthread_mutex_lock(&m), 0);
         CHECK_EQ(pthread_mutex_unlock(&m), 0);
-        sleep_ms(2);
+        test_sleep_ms(2);
         int rc = pthread_mutex_trylock(&m);
         CHECK_EQ(rc, 0);
         if (rc == 0)
             CHECK_EQ(pthread_mutex_unlock(&m), 0);
     }
-    if (ll_load_acquire(&r.returned)) { /* acquire: pairs with relock's release */
-        fprintf(stderr, "reinit-waiter: the thread blocked in the old mutex took the re-initialised one\n");
-        failures++;
-        return test_done("reinit-waiter");
-    }
+    CHECK(!ll_load_acquire(&r.returned), /* acquire: pairs with relock's release */
+          "reinit-waiter: the thread blocked in the old mutex took the re-initialised one");
     return test_done("reinit-waiter"); /* the blocked thread stays blocked: exit ends it */
 }
 
@@ -401,10 +376,8 @@ static int case_copy_inited(void)
         for (int j = 0; j < 3; j++) /* the others are free: distinct mutexes */
             if (j != i && pthread_mutex_trylock(&m[j]) == 0)
                 CHECK_EQ(pthread_mutex_unlock(&m[j]), 0);
-            else if (j != i) {
-                fprintf(stderr, "copy-inited: mutex %d busy while only mutex %d is held\n", j, i);
-                failures++;
-            }
+            else
+                CHECK(j == i, "copy-inited: mutex %d busy while only mutex %d is held", j, i);
         CHECK_EQ(pthread_mutex_unlock(&m[i]), 0);
     }
     for (int i = 0; i < 3; i++)
@@ -495,13 +468,10 @@ static int oom_child(void)
         counter++;
         CHECK_EQ(pthread_mutex_unlock(&fresh[FRESH - 1]), 0);
     }
-    sleep_ms(20);
+    test_sleep_ms(20);
     CHECK_EQ(sem_post(&oom_sem), 0);
     pthread_join(late, NULL);
-    if (counter != 2 * ROUNDS) {
-        fprintf(stderr, "oom: counter %ld, want %d\n", counter, 2 * ROUNDS);
-        failures++;
-    }
+    CHECK(counter == 2 * ROUNDS, "oom: counter %ld, want %d", counter, 2 * ROUNDS);
     for (int i = 0; i < ok; i++) { /* no thread can be started now: one thread's view */
         CHECK_EQ(pthread_mutex_lock(&inited[i]), 0);
         CHECK_EQ(pthread_mutex_trylock(&inited[i]), EBUSY);
