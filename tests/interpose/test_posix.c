@@ -137,10 +137,8 @@ static void sem_signal_case(enum sem_how how, int sig, bool interrupts)
         test_sleep_ms(interrupts ? 20 : 50); /* a wait that (wrongly) returns has done so by now */
     }
     bool returned_early = ll_load_acquire(&w.returned); /* acquire: rc and err */
-    if (returned_early != interrupts)
-        fprintf(stderr, "%s, %s: %s\n", sem_how_name[how], sig == SIG_RESTART ? "SA_RESTART" : "no SA_RESTART",
-                interrupts ? "did not return EINTR" : "returned on a signal");
-    CHECK(returned_early == interrupts);
+    CHECK(returned_early == interrupts, "%s, %s: %s", sem_how_name[how], sig == SIG_RESTART ? "SA_RESTART" : "no SA_RESTART",
+          interrupts ? "did not return EINTR" : "returned on a signal");
     sem_post(&s); /* lets a still blocked waiter go; after an EINTR, the unit stays in s */
     join_within(t, sem_how_name[how]);
     if (interrupts) {
@@ -313,10 +311,8 @@ static void test_cond_wait_signals(void)
         pthread_cond_signal(&sig_c);
         pthread_mutex_unlock(&sig_m);
         join_within(t, "cond wait hit by signals");
-        if (sig_bad_rc)
-            fprintf(stderr, "pthread_cond_%swait returned %d (%s) on a signal\n", timed ? "timed" : "", sig_bad_rc,
-                    strerror(sig_bad_rc));
-        CHECK_EQ(sig_bad_rc, 0);
+        CHECK(sig_bad_rc == 0, "pthread_cond_%swait returned %d (%s) on a signal", timed ? "timed" : "", sig_bad_rc,
+              strerror(sig_bad_rc));
     }
     pthread_mutex_destroy(&sig_m);
 }
@@ -451,38 +447,45 @@ static void wake_one(cancel_obj *o, enum cancel_how how)
     pthread_mutex_unlock(&o->m);
 }
 
+/* Waiters A and B of one fresh object, A started and listed (B not started). */
+typedef struct cancel_scene {
+    cancel_obj o;
+    cancel_waiter a, b;
+    pthread_t ta, tb;
+} cancel_scene;
+static void cancel_scene_start(cancel_scene *s, enum cancel_how how)
+{
+    cancel_obj_init(&s->o);
+    s->a = (cancel_waiter){.o = &s->o, .how = how, .cleanup_unlock_rc = -1};
+    s->b = s->a;
+    start_listed(&s->ta, &s->a);
+}
+
 /* A is blocked, then B: cancel A (cleanup with the mutex held), then one wake-up must reach B. */
 static void cancel_blocked_case(enum cancel_how how)
 {
-    cancel_obj o;
-    cancel_obj_init(&o);
-    cancel_waiter a = {.o = &o, .how = how, .cleanup_unlock_rc = -1}, b = a;
-    pthread_t ta, tb;
-    start_listed(&ta, &a);
+    cancel_scene s;
+    cancel_scene_start(&s, how);
     if (how < C_SEM_WAIT)
-        await_sleeping(&a.tid);
-    start_listed(&tb, &b);
-    pthread_cancel(ta);
-    void *ret = join_within(ta, cancel_how_name[how]);
-    if (ret != PTHREAD_CANCELED)
-        fprintf(stderr, "%s: the cancelled waiter's join returned %p, not PTHREAD_CANCELED\n", cancel_how_name[how], ret);
-    CHECK(ret == PTHREAD_CANCELED);
+        await_sleeping(&s.a.tid);
+    start_listed(&s.tb, &s.b);
+    pthread_cancel(s.ta);
+    void *ret = join_within(s.ta, cancel_how_name[how]);
+    CHECK(ret == PTHREAD_CANCELED, "%s: the cancelled waiter's join returned %p, not PTHREAD_CANCELED", cancel_how_name[how],
+          ret);
     if (ret == STILL_BLOCKED)
         return; /* still blocked: the objects cannot be destroyed, and the rest would hang too */
-    CHECK_EQ(a.cleanup_ran, 1);
-    CHECK_EQ(a.got, 0);
-    if (how < C_SEM_WAIT) {
-        if (a.cleanup_unlock_rc != 0)
-            fprintf(stderr, "%s: the cleanup handler ran without the mutex (unlock: %d)\n", cancel_how_name[how],
-                    a.cleanup_unlock_rc);
-        CHECK_EQ(a.cleanup_unlock_rc, 0);
-    }
-    wake_one(&o, how); /* must reach B: A left the wait list */
-    ret = join_within(tb, "the waiter behind a cancelled one");
+    CHECK_EQ(s.a.cleanup_ran, 1);
+    CHECK_EQ(s.a.got, 0);
+    if (how < C_SEM_WAIT)
+        CHECK(s.a.cleanup_unlock_rc == 0, "%s: the cleanup handler ran without the mutex (unlock: %d)", cancel_how_name[how],
+              s.a.cleanup_unlock_rc);
+    wake_one(&s.o, how); /* must reach B: A left the wait list */
+    ret = join_within(s.tb, "the waiter behind a cancelled one");
     if (ret == STILL_BLOCKED)
         return;
-    CHECK_EQ(b.got, 1);
-    cancel_obj_destroy(&o);
+    CHECK_EQ(s.b.got, 1);
+    cancel_obj_destroy(&s.o);
 }
 
 /* A cancel pending at entry acts there (with the mutex held for a condition wait), even if a unit is there. */
@@ -519,9 +522,7 @@ static void cancel_pending_case(enum cancel_how how)
     pthread_cancel(t);
     ll_store_release(&w.tid, 1); /* release: after the cancel request */
     void *ret = join_within(t, "pending cancel");
-    if (ret != PTHREAD_CANCELED)
-        fprintf(stderr, "%s: a pending cancel did not act at entry\n", cancel_how_name[how]);
-    CHECK(ret == PTHREAD_CANCELED);
+    CHECK(ret == PTHREAD_CANCELED, "%s: a pending cancel did not act at entry", cancel_how_name[how]);
     CHECK_EQ(w.got, 0);
     if (how < C_SEM_WAIT)
         CHECK_EQ(w.cleanup_unlock_rc, 0);
@@ -533,36 +534,31 @@ static void cancel_pending_case(enum cancel_how how)
 static void cancel_race_case(enum cancel_how how, int rounds)
 {
     for (int i = 0; i < rounds; i++) {
-        cancel_obj o;
-        cancel_obj_init(&o);
-        cancel_waiter a = {.o = &o, .how = how, .cleanup_unlock_rc = -1}, b = a;
-        pthread_t ta, tb;
-        start_listed(&ta, &a);
+        cancel_scene s;
+        cancel_scene_start(&s, how);
         if (how < C_SEM_WAIT)
-            start_listed(&tb, &b);
+            start_listed(&s.tb, &s.b);
         if (i % 2)
             sched_yield();
-        wake_one(&o, how);
-        pthread_cancel(ta);
-        void *ret = join_within(ta, "cancel racing a wake-up");
+        wake_one(&s.o, how);
+        pthread_cancel(s.ta);
+        void *ret = join_within(s.ta, "cancel racing a wake-up");
         if (ret == STILL_BLOCKED)
             return;
         if (how >= C_SEM_WAIT) {
             int v = -1;
-            sem_getvalue(&o.s, &v);
-            if (a.got + v != 1)
-                fprintf(stderr, "%s: cancel racing a post: got %d, value %d (the unit was lost)\n",
-                        cancel_how_name[how], a.got, v);
-            CHECK_EQ(a.got + v, 1);
+            sem_getvalue(&s.o.s, &v);
+            CHECK(s.a.got + v == 1, "%s: cancel racing a post: got %d, value %d (the unit was lost)", cancel_how_name[how],
+                  s.a.got, v);
         } else {
-            if (a.got)
-                wake_one(&o, how); /* A took the token: give B its own */
-            ret = join_within(tb, "cancel racing a signal: the waiter left waiting");
+            if (s.a.got)
+                wake_one(&s.o, how); /* A took the token: give B its own */
+            ret = join_within(s.tb, "cancel racing a signal: the waiter left waiting");
             if (ret == STILL_BLOCKED)
                 return;
-            CHECK_EQ(b.got, 1);
+            CHECK_EQ(s.b.got, 1);
         }
-        cancel_obj_destroy(&o);
+        cancel_obj_destroy(&s.o);
     }
 }
 

@@ -157,7 +157,6 @@ static void *send_signals(void *arg)
 
 static int case_signal(long ms)
 {
-    hang_alarm((unsigned)(ms / 1000 + 10));
     sem_init(&posted, 0, 0);
     test_on_signal(SIGUSR1, post_handler, SA_RESTART);
     test_on_signal(SIGUSR2, post_handler, SA_RESTART);
@@ -197,7 +196,6 @@ static void post_current(int sig)
 
 static int case_signal_first_post(long ms)
 {
-    hang_alarm((unsigned)(ms / 1000 + 10));
     test_on_signal(SIGUSR1, post_current, SA_RESTART);
     test_on_signal(SIGUSR2, post_current, SA_RESTART);
     sender s = {pthread_self()};
@@ -227,7 +225,6 @@ static int case_signal_first_post(long ms)
 
 static int case_unlock_unheld(void)
 {
-    hang_alarm(60);
     static pthread_mutex_t never = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_unlock(&never); /* undefined for a default mutex; glibc returns 0 */
     check_excludes(&never, "never locked, then unlocked");
@@ -250,7 +247,6 @@ static void *unlock_it(void *arg)
 
 static int case_unlock_other(void)
 {
-    hang_alarm(60);
     pthread_mutex_t m;
     pthread_mutex_init(&m, NULL);
     CHECK_EQ(pthread_mutex_lock(&m), 0);
@@ -288,7 +284,6 @@ static void *relock(void *arg)
 
 static int case_cancel_relock(void)
 {
-    hang_alarm(60);
     pthread_mutex_t m;
     pthread_mutex_init(&m, NULL);
     relocker r;
@@ -326,7 +321,6 @@ static int case_cancel_relock(void)
 
 static int case_reinit_waiter(void)
 {
-    hang_alarm(60);
     static pthread_mutex_t m; /* outlives the blocked thread's wait */
     pthread_mutex_init(&m, NULL);
     static relocker r;
@@ -367,7 +361,6 @@ static __attribute__((noinline)) void init_by_copy(pthread_mutex_t *dst)
 
 static int case_copy_inited(void)
 {
-    hang_alarm(60);
     static pthread_mutex_t m[3];
     for (int i = 0; i < 3; i++)
         init_by_copy(&m[i]);
@@ -486,7 +479,6 @@ static int oom_child(void)
 
 static int case_oom(void)
 {
-    hang_alarm(60);
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0)
@@ -502,29 +494,41 @@ static int case_oom(void)
 
 int main(int argc, char **argv)
 {
+    /* A case with a duration MS (default 300) runs under an alarm of MS + 10 s, any other under one of 60 s. */
+    static const struct {
+        const char *name;
+        int (*run)(void);
+        int (*run_ms)(long ms);
+    } cases[] = {
+        {"signal", NULL, case_signal},
+        {"signal-first-post", NULL, case_signal_first_post},
+        {"unlock-unheld", case_unlock_unheld, NULL},
+        {"unlock-other", case_unlock_other, NULL},
+        {"cancel-relock", case_cancel_relock, NULL},
+        {"reinit-waiter", case_reinit_waiter, NULL},
+        {"copy-inited", case_copy_inited, NULL},
+        {"oom", case_oom, NULL},
+    };
     int arg = 1;
     if (argc > arg && strcmp(argv[arg], "glibc") == 0)
         arg++;
     else
         require_interposed((void *)pthread_mutex_lock);
     const char *c = argc > arg ? argv[arg] : "";
-    if (strcmp(c, "signal") == 0)
-        return case_signal(argc > arg + 1 ? atol(argv[arg + 1]) : 300);
-    if (strcmp(c, "signal-first-post") == 0)
-        return case_signal_first_post(argc > arg + 1 ? atol(argv[arg + 1]) : 300);
-    if (strcmp(c, "unlock-unheld") == 0)
-        return case_unlock_unheld();
-    if (strcmp(c, "unlock-other") == 0)
-        return case_unlock_other();
-    if (strcmp(c, "cancel-relock") == 0)
-        return case_cancel_relock();
-    if (strcmp(c, "reinit-waiter") == 0)
-        return case_reinit_waiter();
-    if (strcmp(c, "copy-inited") == 0)
-        return case_copy_inited();
-    if (strcmp(c, "oom") == 0)
-        return case_oom();
-    fprintf(stderr, "usage: test_robust [glibc] signal [MS] | signal-first-post [MS] | unlock-unheld | unlock-other | cancel-relock | "
-                    "reinit-waiter | copy-inited | oom\n");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (strcmp(c, cases[i].name) != 0)
+            continue;
+        if (!cases[i].run_ms) {
+            hang_alarm(60);
+            return cases[i].run();
+        }
+        long ms = argc > arg + 1 ? atol(argv[arg + 1]) : 300;
+        hang_alarm((unsigned)(ms / 1000 + 10));
+        return cases[i].run_ms(ms);
+    }
+    fprintf(stderr, "test_robust: unknown case '%s' (valid: [glibc] then ", c);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        fprintf(stderr, "%s%s%s", i ? ", " : "", cases[i].name, cases[i].run_ms ? " [MS]" : "");
+    fprintf(stderr, ")\n");
     return 2;
 }
