@@ -22,6 +22,17 @@ static void require_interposed(void *fn)
     }
 }
 
+/* pthread_mutex_init of m as a mutex of that type (PTHREAD_MUTEX_ERRORCHECK, ...); init's answer. */
+static inline int init_mutex_of_type(pthread_mutex_t *m, int type)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, type);
+    int rc = pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+    return rc;
+}
+
 /* An absolute deadline ms milliseconds from now on clock. */
 static inline struct timespec in_ms(clockid_t clock, long ms) { return test_deadline(clock, ms * 1000000L); }
 #endif

@@ -132,10 +132,7 @@ static void *free_worker(void *p)
 int main(void)
 {
     require_interposed((void *)pthread_mutex_lock);
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
-    pthread_mutex_init(&adaptive.m, &a);
+    init_mutex_of_type(&adaptive.m, PTHREAD_MUTEX_ADAPTIVE_NP);
     pthread_mutex_init(&normal.m, NULL);
     pthread_cond_init(&normal.c, NULL);
     pthread_cond_init(&adaptive.c, NULL);

@@ -289,10 +289,7 @@ static void *cond_signalled_waiter(void *arg)
 }
 static void test_cond_wait_signals(void)
 {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
-    pthread_mutex_init(&sig_m, &a);
+    init_mutex_of_type(&sig_m, PTHREAD_MUTEX_ERRORCHECK);
     for (int timed = 0; timed < 2; timed++) {
         sig_go = 0;
         sig_bad_rc = 0;
@@ -352,10 +349,7 @@ typedef struct cancel_waiter {
 
 static void cancel_obj_init(cancel_obj *o)
 {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
-    pthread_mutex_init(&o->m, &a);
+    init_mutex_of_type(&o->m, PTHREAD_MUTEX_ERRORCHECK);
     pthread_cond_init(&o->c, NULL);
     sem_init(&o->s, 0, 0);
     o->go = 0;
