@@ -5,9 +5,6 @@
 #define LOCKLAB_FISSILE_H
 #include "cna.h"
 #include "ts_gate.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_fissile_lock {
     ll_ts_gate gate;      /* the outer test-and-set lock and the standby's impatient flag */
@@ -37,7 +34,4 @@ LL_INLINE void ll_fissile_release(ll_fissile_lock *l, ll_wait_policy *wp)
 }
 LL_INLINE bool ll_fissile_is_locked(ll_fissile_lock *l) { return ll_ts_gate_is_locked(&l->gate); }
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -6,9 +6,6 @@
 #define LOCKLAB_SHFL_H
 #include "mcs.h"
 #include "ts_gate.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_shfl_node {
     ll_mcs_node mcs; /* the MCS prefix: next, waiting (1 keep waiting, 0 you are the head), socket, parker */
@@ -45,7 +42,4 @@ LL_INLINE void ll_shfl_release(ll_shfl_lock *l, ll_wait_policy *wp)
 }
 LL_INLINE bool ll_shfl_is_locked(ll_shfl_lock *l) { return ll_ts_gate_is_locked(&l->gate); }
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

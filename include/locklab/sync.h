@@ -49,9 +49,6 @@
 
 #include "locklab/atomics.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 
 typedef enum ll_discipline {
@@ -132,7 +129,4 @@ int ll_sem_post(ll_sem *s);                                                  /* 
 int ll_sem_getvalue(ll_sem *s);                                              /* units available, >= 0 */
 
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif /* LOCKLAB_SYNC_H */

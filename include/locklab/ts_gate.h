@@ -5,9 +5,6 @@
 #ifndef LOCKLAB_TS_GATE_H
 #define LOCKLAB_TS_GATE_H
 #include "wait.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_ts_gate {
     ll_atomic_u32 locked;    /* 0 free, 1 held.  Acquire: CAS 0 -> 1; release: store 0 */
@@ -41,7 +38,4 @@ LL_INLINE bool ll_ts_gate_is_locked(ll_ts_gate *g)
     return ll_load_acquire(&g->locked) != 0; /* acquire: as a successful try */
 }
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif
