@@ -273,10 +273,14 @@ static void client_cs_b(shared *d)
     d->counter_b($) = d->counter_b($) + 1;
 }
 
-template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
+/* A Relacy test whose iterations run in the modelled process (ll_model_begin .. ll_model_end). */
+template <class D, int T> struct model_test : rl::test_suite<D, T> {
+    model_test() { ll_model_begin(); }
+    ~model_test() { ll_model_end(); }
+};
+
+template <int T> struct lock_test : model_test<lock_test<T>, T> {
     shared data;
-    lock_test() { ll_model_begin(); }
-    ~lock_test() { ll_model_end(); }
     void before()
     {
         data.counter_a($) = 0;
@@ -423,10 +427,8 @@ static bool rw_step(rw_shared *d, int client, unsigned index, unsigned n)
     return true;
 }
 
-template <int T> struct rw_test : rl::test_suite<rw_test<T>, T> {
+template <int T> struct rw_test : model_test<rw_test<T>, T> {
     rw_shared data;
-    rw_test() { ll_model_begin(); }
-    ~rw_test() { ll_model_end(); }
     void before()
     {
         data.data($) = 0;
