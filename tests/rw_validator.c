@@ -123,37 +123,38 @@ static void read_section(shared *sh)
     ll_faa(&sh->readers_in, (uint32_t)-1, LL_RELAXED);
 }
 
+/* A role in mixed / trytimed: how it takes the lock (blocking, try, timed), its section, its release. */
+typedef struct role {
+    void (*lock)(rlut *l);
+    bool (*try_lock)(ll_rwlock *h);
+    bool (*lock_for)(ll_rwlock *h, unsigned long long ns);
+    void (*section)(shared *sh);
+    void (*unlock)(rlut *l);
+} role;
+static const role writer_role = {wr, ll_rwlock_trywrlock, ll_rwlock_wrlock_for, write_section, wrunlock};
+static const role reader_role = {rd, ll_rwlock_tryrdlock, ll_rwlock_rdlock_for, read_section, rdunlock};
+
 /* One step of mixed / trytimed: false if nothing was acquired (a failed try or timed). */
 static bool mixed_step(shared *sh, worker *w, uint64_t n)
 {
     rlut *l = sh->l;
     bool writer = ll_rand_below(10) == 0, special = sh->client == TRYTIMED && ((n + (uint64_t)w->index) & 1);
     bool timed = special && ll_rand_below(2);
-    if (writer) {
-        if (special && l->h) {
-            if (timed ? !ll_rwlock_wrlock_for(l->h, ll_rand_below(4000)) : !ll_rwlock_trywrlock(l->h)) {
-                ll_faa(&sh->timeouts, 1, LL_RELAXED); /* relaxed: a statistic */
-                return false;
-            }
-        } else {
-            wr(l);
+    const role *r = writer ? &writer_role : &reader_role;
+    if (special && l->h) {
+        if (timed ? !r->lock_for(l->h, ll_rand_below(4000)) : !r->try_lock(l->h)) {
+            ll_faa(&sh->timeouts, 1, LL_RELAXED); /* relaxed: a statistic */
+            return false;
         }
-        write_section(sh);
-        wrunlock(l);
-        w->writes++;
     } else {
-        if (special && l->h) {
-            if (timed ? !ll_rwlock_rdlock_for(l->h, ll_rand_below(4000)) : !ll_rwlock_tryrdlock(l->h)) {
-                ll_faa(&sh->timeouts, 1, LL_RELAXED); /* relaxed: a statistic */
-                return false;
-            }
-        } else {
-            rd(l);
-        }
-        read_section(sh);
-        rdunlock(l);
-        w->reads++;
+        r->lock(l);
     }
+    r->section(sh);
+    r->unlock(l);
+    if (writer)
+        w->writes++;
+    else
+        w->reads++;
     return true;
 }
 
