@@ -79,6 +79,19 @@ static void resolve(void) { pthread_once(&resolved, resolve_once); }
 
 LL_INLINE bool glibc_owned(const lp_barrier *b) { return b->glibc_shared == GLIBC_FUTEX_SHARED; }
 
+/* The start of wait and destroy (fn: its name): the interposer configured, barriers marked
+ * seen; pb as ours, or NULL for a process-shared barrier, glibc's (its functions resolved). */
+static lp_barrier *enter(pthread_barrier_t *pb, const char *fn)
+{
+    lp_require_init(fn);
+    lp_mark_seen(LP_SEEN_BARRIER);
+    lp_barrier *b = (lp_barrier *)pb;
+    if (!glibc_owned(b))
+        return b;
+    resolve();
+    return NULL;
+}
+
 int pthread_barrier_init(pthread_barrier_t *pb, const pthread_barrierattr_t *attr, unsigned count)
 {
     lp_require_init("pthread_barrier_init");
@@ -99,13 +112,9 @@ int pthread_barrier_init(pthread_barrier_t *pb, const pthread_barrierattr_t *att
 
 int pthread_barrier_wait(pthread_barrier_t *pb)
 {
-    lp_require_init("pthread_barrier_wait");
-    lp_mark_seen(LP_SEEN_BARRIER);
-    lp_barrier *b = (lp_barrier *)pb;
-    if (glibc_owned(b)) {
-        resolve();
+    lp_barrier *b = enter(pb, "pthread_barrier_wait");
+    if (!b)
         return real_wait(pb);
-    }
     ll_faa(&b->inside, 1, LL_RELAXED); /* relaxed: only its RMW order with destroy's matters */
     uint32_t round = ll_load_relaxed(&b->round); /* relaxed: this round cannot end before our arrival below */
     int rc = 0;
@@ -134,13 +143,9 @@ int pthread_barrier_wait(pthread_barrier_t *pb)
 
 int pthread_barrier_destroy(pthread_barrier_t *pb)
 {
-    lp_require_init("pthread_barrier_destroy");
-    lp_mark_seen(LP_SEEN_BARRIER);
-    lp_barrier *b = (lp_barrier *)pb;
-    if (glibc_owned(b)) {
-        resolve();
+    lp_barrier *b = enter(pb, "pthread_barrier_destroy");
+    if (!b)
         return real_destroy(pb);
-    }
     if (ll_load_relaxed(&b->arrived) != 0) /* relaxed: threads blocked in a round (misuse): not waited for */
         return EBUSY;
     uint32_t in = ll_faa(&b->inside, DESTROYING, LL_ACQUIRE) + DESTROYING; /* acquire: pairs with the leavers' release */
