@@ -20,6 +20,8 @@
 #define LOCKLAB_BENCH_H
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "locklab/core.h"
 #include "locklab/locklab.h"
@@ -134,6 +136,17 @@ typedef void (*bench_body)(bench_thread *t);
 /* Runs body on cfg->threads threads for cfg->duration_s; fills out (ops, per-thread
  * ops, sockets, admissions, exclusion check, rusage).  Returns -1 out of memory. */
 int bench_run_threads(ll_lock *lock, const bench_config *cfg, bench_result *out, void *ctx, bench_body body);
+
+/* size bytes, sector-aligned (a workload's shared and per-thread records) and zeroed; NULL
+ * out of memory.  free() releases them. */
+static inline void *bench_zalloc(size_t size)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, LL_SECTOR, size) != 0)
+        return NULL;
+    memset(p, 0, size);
+    return p;
+}
 
 static inline int bench_stopping(const bench_thread *t)
 {

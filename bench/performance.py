@@ -29,7 +29,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from locklab import meta as metamod  # noqa: E402  (after the path)
-from locklab.tabulate import Spread, interleave, markdown_table, ratios  # noqa: E402
+from locklab.tabulate import Spread, fairness_note, interleave, markdown_table, ratios  # noqa: E402
 PRELOAD = os.path.join(ROOT, "build/lib/liblocklab-preload.so")
 PLAIN = os.path.join(ROOT, "build/bin/locklab-plain")
 UNCONTENDED = os.path.join(ROOT, "build/tests/interpose/bench_uncontended")
@@ -224,14 +224,8 @@ def main():
 
 
 def _extras(runs):
-    mm = Spread(x.get("max_min") for x in runs if x)
-    vc = Spread(x.get("vcsw") for x in runs if x)
-    parts = []
-    if mm:
-        parts.append(f"max/min {mm.median:.2f}")
-    if vc:
-        parts.append(f"vcsw/op {vc.median:.4f}")
-    return ("<br>" + ", ".join(parts)) if parts else ""
+    note = fairness_note([x.get("max_min") for x in runs if x], [x.get("vcsw") for x in runs if x])
+    return ("<br>" + note) if note else ""
 
 
 if __name__ == "__main__":

@@ -113,10 +113,9 @@ static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
 {
     (void)lock;
     char err[512];
-    rw_ctx *c = (rw_ctx *)aligned_alloc(LL_SECTOR, sizeof(rw_ctx));
+    rw_ctx *c = bench_zalloc(sizeof *c);
     if (!c)
         return -1;
-    memset(c, 0, sizeof *c);
     c->rw = ll_rwlock_create(cfg->lock_spec, err, sizeof err);
     if (!c->rw) {
         fprintf(stderr, "locklab-bench: %s\n", err);

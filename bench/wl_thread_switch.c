@@ -116,14 +116,12 @@ static int run_switch(ll_lock *lock, const bench_config *cfg, bench_result *out)
     llt_runtime *rt = wl_threads_start(cfg, LLT_DEFAULT_SPIN_NS);
     if (bench_result_alloc(out, cfg->threads) != 0)
         return -1;
-    switch_ctx *s = NULL;
-    if (posix_memalign((void **)&s, LL_SECTOR, sizeof *s) != 0)
+    switch_ctx *s = bench_zalloc(sizeof *s);
+    if (!s)
         return -1;
-    memset(s, 0, sizeof *s);
     s->n = (unsigned)cfg->threads * (unsigned)cfg->param[1];
-    if (posix_memalign((void **)&s->th, LL_SECTOR, sizeof(yielder) * s->n) != 0)
+    if (!(s->th = bench_zalloc(sizeof(yielder) * s->n)))
         return -1;
-    memset(s->th, 0, sizeof(yielder) * s->n);
     for (unsigned i = 0; i < s->n; i++)
         s->th[i].s = s;
     s->deadline = ll_now_ns() + (uint64_t)(cfg->duration_s * 1e9);

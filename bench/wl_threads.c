@@ -370,11 +370,10 @@ static int run_common(const bench_config *cfg, bench_result *out, bool work)
     w.work_iters = work ? (uint64_t)cfg->param[P_WORK] : 0;
     w.timestamps = work;
     w.nchains = work && cfg->param[P_CHAINS] > 0 ? (unsigned)cfg->param[P_CHAINS] : (unsigned)cfg->threads;
-    if (posix_memalign((void **)&w.chains, LL_SECTOR, sizeof(chain) * w.nchains) != 0 ||
-        posix_memalign((void **)&w.procs, LL_SECTOR, sizeof(per_proc) * (size_t)cfg->threads) != 0)
+    w.chains = bench_zalloc(sizeof(chain) * w.nchains);
+    w.procs = bench_zalloc(sizeof(per_proc) * (size_t)cfg->threads);
+    if (!w.chains || !w.procs)
         return -1;
-    memset(w.chains, 0, sizeof(chain) * w.nchains);
-    memset(w.procs, 0, sizeof(per_proc) * (size_t)cfg->threads);
     for (unsigned i = 0; i < w.nchains; i++) {
         w.chains[i].w = &w;
         w.chains[i].slot = i % w.nprocs;
@@ -504,18 +503,16 @@ static int run_counter(ll_lock *lock, const bench_config *cfg, bench_result *out
     const thread_api *api = api_start(cfg, &rt);
     if (bench_result_alloc(out, cfg->threads) != 0)
         return -1;
-    spin_ctx *s = NULL;
-    if (posix_memalign((void **)&s, LL_SECTOR, sizeof *s) != 0)
+    spin_ctx *s = bench_zalloc(sizeof *s);
+    if (!s)
         return -1;
-    memset(s, 0, sizeof *s);
     s->api = api;
     s->lock = lock;
     s->n = (unsigned)cfg->threads;
     s->cs_iters = (uint64_t)cfg->param[S_CS];
     s->barrier = cfg->param[S_BARRIER] != 0;
-    if (posix_memalign((void **)&s->th, LL_SECTOR, sizeof(spinner) * s->n) != 0)
+    if (!(s->th = bench_zalloc(sizeof(spinner) * s->n)))
         return -1;
-    memset(s->th, 0, sizeof(spinner) * s->n);
     for (unsigned i = 0; i < s->n; i++)
         s->th[i].s = s;
     s->deadline = ll_now_ns() + (uint64_t)(cfg->duration_s * 1e9);

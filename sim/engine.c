@@ -710,6 +710,17 @@ static uint64_t fetch_cost(sline *l, uint32_t li, int k, bool exclusive)
     return remote ? E.c_remote : E.c_mem;
 }
 
+/* Core k's fetch of line l (exclusive: for a write), asked at now with flight of it
+ * already spent on the request: it starts once the line is free and costs what
+ * fetch_cost says; the line is busy until it is done.  Returns when it is done. */
+static uint64_t fetch(sline *l, uint32_t li, int k, bool exclusive, uint64_t now, uint64_t flight)
+{
+    uint64_t start = now > l->busy_until ? now : l->busy_until;
+    uint64_t cost = fetch_cost(l, li, k, exclusive);
+    l->busy_until = start + (cost > flight ? cost - flight : 0);
+    return l->busy_until;
+}
+
 /* Wake the spinners asleep on line l (it was written at time at).  A spinner
  * notices the write at its next load, when the PAUSE it is in ends: a uniform
  * draw in [0, pause) later. */
@@ -800,10 +811,7 @@ static uint64_t access(const void *p, enum access kind) /* returns when it took 
             priv_insert(k, li);
             l = line_at(li);
         } else {
-            uint64_t start = now > l->busy_until ? now : l->busy_until;
-            uint64_t cost = fetch_cost(l, li, k, false);
-            done = start + (cost > flight ? cost - flight : 0);
-            l->busy_until = done;
+            done = fetch(l, li, k, false, now, flight);
             l->read_fill = true;
             l->fill_socket = (int16_t)core_socket(k);
             if (l->owner >= 0) { /* the owner keeps a shared copy */
@@ -824,10 +832,7 @@ static uint64_t access(const void *p, enum access kind) /* returns when it took 
         if (l->owner == k) {
             done = now + E.c_hit;
         } else {
-            uint64_t start = now > l->busy_until ? now : l->busy_until;
-            uint64_t cost = fetch_cost(l, li, k, true);
-            done = start + (cost > flight ? cost - flight : 0);
-            l->busy_until = done;
+            done = fetch(l, li, k, true, now, flight);
             l->read_fill = false;
             memset(l->sharers, 0, E.sharer_words * sizeof(uint64_t));
             add_core(l, k);

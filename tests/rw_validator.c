@@ -27,15 +27,14 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "locklab/rwlock.h"
 #include "test_util.h"
+#include "validator_driver.h"
 
 enum client { MIXED, TRYTIMED, OVERLAP, RECURSIVE, WAKEUP, NCLIENTS };
 static const char *const client_names[] = {"mixed", "trytimed", "overlap", "recursive", "wakeup"};
@@ -124,37 +123,38 @@ static void read_section(shared *sh)
     ll_faa(&sh->readers_in, (uint32_t)-1, LL_RELAXED);
 }
 
+/* A role in mixed / trytimed: how it takes the lock (blocking, try, timed), its section, its release. */
+typedef struct role {
+    void (*lock)(rlut *l);
+    bool (*try_lock)(ll_rwlock *h);
+    bool (*lock_for)(ll_rwlock *h, unsigned long long ns);
+    void (*section)(shared *sh);
+    void (*unlock)(rlut *l);
+} role;
+static const role writer_role = {wr, ll_rwlock_trywrlock, ll_rwlock_wrlock_for, write_section, wrunlock};
+static const role reader_role = {rd, ll_rwlock_tryrdlock, ll_rwlock_rdlock_for, read_section, rdunlock};
+
 /* One step of mixed / trytimed: false if nothing was acquired (a failed try or timed). */
 static bool mixed_step(shared *sh, worker *w, uint64_t n)
 {
     rlut *l = sh->l;
     bool writer = ll_rand_below(10) == 0, special = sh->client == TRYTIMED && ((n + (uint64_t)w->index) & 1);
     bool timed = special && ll_rand_below(2);
-    if (writer) {
-        if (special && l->h) {
-            if (timed ? !ll_rwlock_wrlock_for(l->h, ll_rand_below(4000)) : !ll_rwlock_trywrlock(l->h)) {
-                ll_faa(&sh->timeouts, 1, LL_RELAXED); /* relaxed: a statistic */
-                return false;
-            }
-        } else {
-            wr(l);
+    const role *r = writer ? &writer_role : &reader_role;
+    if (special && l->h) {
+        if (timed ? !r->lock_for(l->h, ll_rand_below(4000)) : !r->try_lock(l->h)) {
+            ll_faa(&sh->timeouts, 1, LL_RELAXED); /* relaxed: a statistic */
+            return false;
         }
-        write_section(sh);
-        wrunlock(l);
-        w->writes++;
     } else {
-        if (special && l->h) {
-            if (timed ? !ll_rwlock_rdlock_for(l->h, ll_rand_below(4000)) : !ll_rwlock_tryrdlock(l->h)) {
-                ll_faa(&sh->timeouts, 1, LL_RELAXED); /* relaxed: a statistic */
-                return false;
-            }
-        } else {
-            rd(l);
-        }
-        read_section(sh);
-        rdunlock(l);
-        w->reads++;
+        r->lock(l);
     }
+    r->section(sh);
+    r->unlock(l);
+    if (writer)
+        w->writes++;
+    else
+        w->reads++;
     return true;
 }
 
@@ -318,21 +318,9 @@ static int run_wakeup(rlut *l, int threads, int rounds, char *detail, size_t dle
     return 1;
 }
 
-static int passed, failed;
-static char current_case[200];
-
-static void watchdog(int sig)
+static int validate(const char *spec, int client, int threads, double seconds)
 {
-    (void)sig;
-    static const char msg[] = "FAIL   rw_validator watchdog: a case made no progress for 60 s (hang): ";
-    write(2, msg, sizeof msg - 1);
-    write(2, current_case, strlen(current_case));
-    write(2, "\n", 1);
-    _exit(1);
-}
-
-static void validate(const char *spec, enum client c, int threads, double seconds)
-{
+    enum client c = (enum client)client;
     rlut *l = aligned_alloc(LL_SECTOR, sizeof(rlut));
     memset(l, 0, sizeof *l);
     char err[512], detail[256] = "";
@@ -341,101 +329,38 @@ static void validate(const char *spec, enum client c, int threads, double second
         fprintf(stderr, "rw_validator: %s\n", err);
         exit(2);
     }
-    snprintf(current_case, sizeof current_case, "%s %s threads=%d", spec, client_names[c], threads);
-    alarm(60);
     int ok = c == RECURSIVE ? run_recursive(l, 5, detail, sizeof detail)
              : c == WAKEUP  ? run_wakeup(l, threads, 3, detail, sizeof detail)
                             : run_workers(l, c, threads, seconds, detail, sizeof detail);
-    alarm(0);
     printf("%-6s %-22s %-9s threads=%d %s\n", ok ? "ok" : "FAIL", spec, client_names[c], threads, detail);
-    fflush(stdout);
-    ok ? passed++ : failed++;
     ll_rwlock_destroy(l->h);
     free(l);
+    return ok;
 }
 
-typedef struct {
-    const char **specs;
-    int n;
-} spec_list;
-static void collect(const char *spec, void *arg)
+/* One round of --broken: the mixed client on the rwlock whose readers test, then enter. */
+static int broken_round(int threads)
 {
-    spec_list *l = (spec_list *)arg;
-    l->specs[l->n++] = strdup(spec);
+    rlut *l = aligned_alloc(LL_SECTOR, sizeof(rlut));
+    memset(l, 0, sizeof *l);
+    char detail[256];
+    int held = run_workers(l, MIXED, threads ? threads : 4, 0.5, detail, sizeof detail);
+    free(l);
+    return held;
 }
 
 int main(int argc, char **argv)
 {
-    const char *only[64];
-    int nonly = 0, threads = 0, broken = 0, clients = (1 << NCLIENTS) - 1;
-    double seconds = 0.15;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--lock") == 0 && i + 1 < argc && nonly < 64)
-            only[nonly++] = argv[++i];
-        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
-            threads = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc)
-            seconds = atof(argv[++i]);
-        else if (strcmp(argv[i], "--broken") == 0)
-            broken = 1;
-        else if (strcmp(argv[i], "--client") == 0 && i + 1 < argc) {
-            const char *c = argv[++i];
-            clients = strcmp(c, "all") == 0 ? (1 << NCLIENTS) - 1 : 0;
-            for (int k = 0; k < NCLIENTS; k++)
-                if (strcmp(c, client_names[k]) == 0)
-                    clients = 1 << k;
-            if (!clients) {
-                fprintf(stderr,
-                        "rw_validator: unknown client '%s' (valid: mixed, trytimed, overlap, recursive, wakeup, all)\n", c);
-                return 2;
-            }
-        } else {
-            fprintf(stderr,
-                    "rw_validator: bad argument '%s' (valid: --client C, --threads N, --duration S, --lock SPEC, --broken)\n",
-                    argv[i]);
-            return 2;
-        }
-    }
-    signal(SIGALRM, watchdog);
-    char topo_err[256];
-    if (ll_topology_init_from_env(topo_err, sizeof topo_err) != 0) {
-        fprintf(stderr, "rw_validator: %s\n", topo_err);
-        return 2;
-    }
-    if (broken) {
-        int caught = 0;
-        for (int round = 0; round < 20 && !caught; round++) {
-            rlut *l = aligned_alloc(LL_SECTOR, sizeof(rlut));
-            memset(l, 0, sizeof *l);
-            char detail[256];
-            caught = !run_workers(l, MIXED, threads ? threads : 4, 0.5, detail, sizeof detail);
-            free(l);
-        }
-        printf("%s broken rwlock %s by the rw validator\n", caught ? "ok" : "FAIL", caught ? "caught" : "NOT caught");
-        printf("%d passed, %d failed\n", caught, !caught);
-        return caught ? 0 : 1;
-    }
-    const char *all[256];
-    spec_list list = {all, 0};
-    if (nonly) {
-        memcpy(all, only, sizeof(char *) * (size_t)nonly);
-        list.n = nonly;
-    } else {
-        ll_rwlock_list(collect, &list);
-    }
-    const int thread_counts[] = {2, 3, 8};
-    for (int s = 0; s < list.n; s++)
-        for (int c = 0; c < NCLIENTS; c++) {
-            if (!(clients & (1 << c)))
-                continue;
-            if (threads || c == RECURSIVE)
-                validate(list.specs[s], (enum client)c, threads ? threads : 2, seconds);
-            else
-                for (int t = 0; t < 3; t++)
-                    validate(list.specs[s], (enum client)c, thread_counts[t], seconds);
-        }
-    for (int s = 0; !nonly && s < list.n; s++)
-        free((void *)list.specs[s]);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    static const validator_driver d = {
+        .prog = "rw_validator",
+        .broken_line = "broken rwlock %s by the rw validator",
+        .client_names = client_names,
+        .nclients = NCLIENTS,
+        .once = 1u << RECURSIVE,
+        .watchdog_s = 60,
+        .list = ll_rwlock_list,
+        .validate = validate,
+        .broken_round = broken_round,
+    };
+    return validator_main(&d, argc, argv);
 }

@@ -145,5 +145,5 @@ int main(void)
           WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     pthread_join(t, NULL);
     CHECK(ll_load_acquire(&slot_parent) != NULL, "the parent's install did not finish");
-    return test_finish("arena_fork: %d failure(s)\n", "arena_fork: ok");
+    return test_done("arena_fork");
 }

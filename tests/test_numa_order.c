@@ -14,18 +14,9 @@
 
 #include "locklab/cna.h"
 #include "locklab/hmcs.h"
-#include "test_util.h"
-
-static void check(int ok, const char *what)
-{
-    printf("%s %s\n", ok ? "ok  " : "FAIL", what);
-    if (!ok)
-        failures++;
-}
+#include "order_util.h"
 
 static ll_wait_policy spin = LL_WAIT_POLICY_INIT(ll_wait_spin);
-static char order[16];
-static int norder;
 
 /* ---- CNA --------------------------------------------------------------------------- */
 static ll_cna_lock cna = LL_CNA_INITIALIZER;
@@ -41,17 +32,6 @@ static void *cna_waiter_main(void *arg)
     order[norder++] = w->name;
     ll_cna_release_tuned(&cna, &w->node, &spin, &always_local);
     return NULL;
-}
-
-static void *register_thread(void *arg)
-{
-    (void)arg;
-    ll_self();
-    return NULL;
-}
-static void burn_thread_index(void) /* the next thread gets the next virtual socket */
-{
-    test_run_threads(1, register_thread, NULL, 0);
 }
 
 /* Holder on socket 0, waiters named by names[] on sockets 1,0,1,0,... */
@@ -76,11 +56,10 @@ static void cna_case(const char *names, const char *expect, const char *what)
         pthread_join(cw[i].tid, NULL);
         sockets_ok &= cw[i].got_socket == cw[i].want_socket;
     }
-    order[norder] = 0;
-    char msg[160];
-    snprintf(msg, sizeof msg, "cna %s: order %s (want %s)%s", what, order, expect,
-             sockets_ok ? "" : " [waiters not on the expected virtual sockets]");
-    check(sockets_ok && strcmp(order, expect) == 0, msg);
+    char label[160];
+    snprintf(label, sizeof label, "cna %s", what);
+    CHECK(sockets_ok, "%s: waiters not on the expected virtual sockets", label);
+    check_order(expect, label);
 }
 
 /* ---- HMCS -------------------------------------------------------------------------- */
@@ -122,34 +101,25 @@ static void hmcs_case(uint32_t threshold, const char *names, const char *expect)
     ll_hmcs_release(&hmcs, &holder, 0, &spin);
     for (int i = 0; i < n; i++)
         pthread_join(hw[i].tid, NULL);
-    order[norder] = 0;
-    char msg[160];
-    snprintf(msg, sizeof msg, "hmcs threshold=%u: order %s (want %s)", threshold, order, expect);
-    check(strcmp(order, expect) == 0, msg);
+    char label[64];
+    snprintf(label, sizeof label, "hmcs threshold=%u", threshold);
+    check_order(expect, label);
     ll_hmcs_destroy(&hmcs);
 }
 
 int main(void)
 {
-    char err[256];
-    if (ll_topology_configure("sockets=2", err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    if (two_sockets("test_numa_order") != 0)
         return 2;
-    }
-    if (ll_current_socket() != 0) { /* registers the main thread first: index 0, socket 0 */
-        fprintf(stderr, "test_numa_order: main thread is not on virtual socket 0\n");
-        return 2;
-    }
     /* Holder H (socket 0); A C E on socket 1, B D on socket 0.
      * H skips A (secondary: A) -> B; B skips C (secondary: A C) -> D; D finds no
      * socket-0 waiter behind E: secondary first -> A, then C, E. */
     cna_case("ABCDE", "BDACE", "search, append to secondary, flush");
     /* H skips A -> B; B is the main tail: CAS tail to the secondary tail, grant A. */
-    burn_thread_index(); /* indices so far: main 0, waiters 1-5; this one 6, so A gets 7 (socket 1) */
+    skip_thread_index(); /* indices so far: main 0, waiters 1-5; this one 6, so A gets 7 (socket 1) */
     cna_case("AB", "BA", "empty main queue, secondary handed back via CAS");
     /* Same arrival pattern (A C on socket 1, B D on socket 0), holder H on socket 0. */
     hmcs_case(64, "ABCD", "BDAC"); /* H -> B -> D (cohort), then socket 1: A -> C */
     hmcs_case(2, "ABCD", "BACD");  /* H, B: threshold reached -> A, C; then D */
-    printf("%d failures\n", failures);
-    return failures ? 1 : 0;
+    return test_done("test_numa_order");
 }

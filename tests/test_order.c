@@ -28,22 +28,9 @@
 #include "locklab/parkinglot.h"
 #include "locklab/reciprocating.h"
 #include "locklab/shfl.h"
-#include "test_util.h"
+#include "order_util.h"
 
 static ll_wait_policy yield_wp = LL_WAIT_POLICY_INIT(ll_wait_yield); /* 6 threads on 2 CPUs */
-static char order[16];
-static int norder;
-
-static void check_order(const char *expect, const char *what)
-{
-    order[norder] = '\0';
-    int ok = strcmp(order, expect) == 0;
-    printf("%s %s: admission order %s (expected %s)\n", ok ? "ok  " : "FAIL", what, order, expect);
-    if (!ok)
-        failures++;
-    norder = 0;
-}
-
 /* Start waiter i, then wait until its arrival changed *word (its value is returned). */
 static void *arrive(pthread_t *t, test_thread_fn fn, int i, ll_atomic_ptr *word)
 {
@@ -213,28 +200,13 @@ static void impatience_case(ll_ts_gate *g, void *lock, const char *name)
     failures += !ok;
 }
 
-/* Start and join one thread that touches locklab: the next thread gets the next virtual socket. */
-static void *register_thread(void *arg)
-{
-    (void)arg;
-    ll_self();
-    return NULL;
-}
-
 int main(void)
 {
-    char err[256];
-    if (ll_topology_configure("sockets=2", err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    if (two_sockets("test_order") != 0)
         return 2;
-    }
-    if (ll_current_socket() != 0) { /* registers the main thread first: index 0, socket 0 */
-        fprintf(stderr, "test_order: main thread is not on virtual socket 0\n");
-        return 2;
-    }
     /* Waiters register at their first locklab call, in arrival order: A is index 1 (socket 1). */
     shfl_case(LL_SHFL_DEFAULT_MAX_BATCH, "ABDCE", "shfl: the head groups its socket's waiters behind itself");
-    test_run_threads(1, register_thread, NULL, 0); /* indices 1-5 used, this one 6: A gets 7 (socket 1) */
+    skip_thread_index(); /* indices 1-5 used, this one 6: A gets 7 (socket 1) */
     shfl_case(0, "ABCDE", "shfl max_batch=0: no shuffling, FIFO");
     stack_case(true, "CBA", "reciprocating: one entry segment, newest first");
     stack_case(false, "ABC", "hemlock: FIFO");
@@ -243,6 +215,5 @@ int main(void)
     impatience_case(&fis.gate, &fis, "fissile patience_ns=0");
     ll_shfl_init(&shf, LL_SHFL_DEFAULT_MAX_BATCH, 0);
     impatience_case(&shf.gate, &shf, "shfl patience_ns=0");
-    printf("%d failures\n", failures);
-    return failures ? 1 : 0;
+    return test_done("test_order");
 }

@@ -8,17 +8,7 @@
 
 #include "avl.h"
 #include "lru.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
+#include "test_util.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint32_t next_below(uint32_t n)
@@ -189,6 +179,5 @@ int main(void)
     lru_known_answers();
     lru_against_model();
     lru_checker_catches_corruption();
-    printf("%s\n", failures ? "structures: FAILED" : "structures: ok");
-    return failures != 0;
+    return test_done("structures");
 }

@@ -612,17 +612,49 @@ static void test_badinput(void)
     expect_error("single-lock", 1, LLT_DEFAULT_STACK, "nosuchlock", "nosuchlock", "valid");
 }
 
+/* Each alternative runs the first cases at P = 1 and 2; the others run once. */
+static const struct {
+    const char *name;
+    void (*run)(const char *alt, unsigned p);
+} per_alternative[] = {
+    {"once", test_once},     {"prodcons", test_prodcons}, {"mutex", test_mutex}, {"yields", test_yields},
+    {"steals", test_steals}, {"stacks", test_stacks},     {"idle", test_idle},
+};
+static const struct {
+    const char *name;
+    void (*run)(void);
+} run_once[] = {{"guard", test_guard}, {"badinput", test_badinput}};
+#define NELEMS(a) (int)(sizeof(a) / sizeof((a)[0]))
+
+static const char *cases[16]; /* the case names on the command line; none: all */
+static int ncases;
+static bool selected(const char *name)
+{
+    for (int c = 0; c < ncases; c++)
+        if (strcmp(cases[c], name) == 0)
+            return true;
+    return ncases == 0;
+}
+static bool known(const char *name)
+{
+    for (int k = 0; k < NELEMS(per_alternative); k++)
+        if (strcmp(per_alternative[k].name, name) == 0)
+            return true;
+    for (int k = 0; k < NELEMS(run_once); k++)
+        if (strcmp(run_once[k].name, name) == 0)
+            return true;
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGALRM, on_alarm);
-    const char *cases[16];
-    int ncases = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             quick = 1;
         else if (strcmp(argv[i], "--lock") == 0 && i + 1 < argc)
             lock_spec = argv[++i];
-        else if (ncases < 16 && argv[i][0] != '-')
+        else if (ncases < 16 && known(argv[i]))
             cases[ncases++] = argv[i];
         else {
             fprintf(stderr, "test_threads_runtime: bad argument '%s' (valid: --quick, --lock SPEC, case names "
@@ -634,32 +666,14 @@ int main(int argc, char **argv)
         for (unsigned p = 1; p <= 2; p++) {
             const char *alt = llt_alternative_name(a);
             int before = failures;
-            for (int c = 0; c < ncases || c == 0; c++) {
-                const char *only = ncases ? cases[c] : NULL;
-                if (!only || strcmp(only, "once") == 0)
-                    test_once(alt, p);
-                if (!only || strcmp(only, "prodcons") == 0)
-                    test_prodcons(alt, p);
-                if (!only || strcmp(only, "mutex") == 0)
-                    test_mutex(alt, p);
-                if (!only || strcmp(only, "yields") == 0)
-                    test_yields(alt, p);
-                if (!only || strcmp(only, "steals") == 0)
-                    test_steals(alt, p);
-                if (!only || strcmp(only, "stacks") == 0)
-                    test_stacks(alt, p);
-                if (!only || strcmp(only, "idle") == 0)
-                    test_idle(alt, p);
-            }
+            for (int k = 0; k < NELEMS(per_alternative); k++)
+                if (selected(per_alternative[k].name))
+                    per_alternative[k].run(alt, p);
             printf("%-15s P=%u %s\n", alt, p, failures == before ? "ok" : "FAILED");
             fflush(stdout);
         }
-    for (int c = 0; c < ncases || c == 0; c++) {
-        const char *only = ncases ? cases[c] : NULL;
-        if (!only || strcmp(only, "guard") == 0)
-            test_guard();
-        if (!only || strcmp(only, "badinput") == 0)
-            test_badinput();
-    }
-    return test_finish("test_threads_runtime: %d failure(s)\n", "test_threads_runtime: all passed");
+    for (int k = 0; k < NELEMS(run_once); k++)
+        if (selected(run_once[k].name))
+            run_once[k].run();
+    return test_done("test_threads_runtime");
 }

@@ -17,8 +17,6 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <signal.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +25,7 @@
 #include "locklab/locklab.h"
 #include "locklab/registry.h"
 #include "test_util.h"
+#include "validator_driver.h"
 
 /* ---- the deliberately broken lock --------------------------------------------------- */
 /* "Test, then set": two threads can both see 0 before either stores 1. */
@@ -185,29 +184,12 @@ static void make_lut(lut *l, const char *spec)
 
 static void free_lut(lut *l) { ll_lock_destroy(l->handle); }
 
-static int passed, failed;
-static const char *current_case = "";
-
-/* A lock that deadlocks or loses a wake-up hangs its case: fail loudly instead of hanging CI. */
-static void watchdog(int sig)
+static int validate(const char *spec, int client, int threads, double seconds)
 {
-    (void)sig;
-    static const char msg[] = "FAIL   validator watchdog: a case made no progress for 120 s (hang): ";
-    write(2, msg, sizeof msg - 1);
-    write(2, current_case, strlen(current_case));
-    write(2, "\n", 1);
-    _exit(1);
-}
-
-static void validate(const char *spec, enum client c, int threads, double seconds)
-{
+    enum client c = (enum client)client;
     lut *a = aligned_alloc(LL_SECTOR, sizeof(lut)), *b = aligned_alloc(LL_SECTOR, sizeof(lut));
     make_lut(a, spec);
     make_lut(b, c != MIXED ? spec : strncmp(spec, "mcs", 3) == 0 ? "clh-park" : "mcs-park");
-    static char label[160];
-    snprintf(label, sizeof label, "%s %s threads=%d", spec ? spec : "broken", client_names[c], threads);
-    current_case = label;
-    alarm(120);
     uint64_t total;
     int ok = run_case(a, b, c, threads, seconds, &total);
     /* A case that made no progress proves nothing; on a loaded machine a short
@@ -216,98 +198,40 @@ static void validate(const char *spec, enum client c, int threads, double second
         ok = run_case(a, b, c, threads, seconds * 20, &total);
     if (total == 0)
         ok = 0;
-    alarm(0);
-    printf("%-6s %-16s %-8s threads=%d acquisitions=%llu", ok ? "ok" : "FAIL", spec ? spec : "broken",
-           client_names[c], threads, (unsigned long long)total);
+    printf("%-6s %-16s %-8s threads=%d acquisitions=%llu", ok ? "ok" : "FAIL", spec, client_names[c], threads,
+           (unsigned long long)total);
     if (c == TIMED)
         printf(" timeouts=%llu", (unsigned long long)last_timeouts);
     printf("\n");
-    fflush(stdout);
-    ok ? passed++ : failed++;
     free_lut(a);
     free_lut(b);
     free(a);
     free(b);
+    return ok;
 }
 
-typedef struct { const char **specs; int n; } spec_list;
-static void collect(const char *spec, void *arg)
+/* One round of --broken: the counter client on the test-then-set lock. */
+static int broken_round(int threads)
 {
-    spec_list *l = (spec_list *)arg;
-    l->specs[l->n++] = strdup(spec);
+    lut *a = aligned_alloc(LL_SECTOR, sizeof(lut));
+    make_lut(a, NULL);
+    uint64_t total;
+    int held = run_case(a, a, COUNTER, threads ? threads : 2, 0.5, &total);
+    free(a);
+    return held;
 }
 
 int main(int argc, char **argv)
 {
-    const char *only[64];
-    int nonly = 0, threads = 0, broken = 0, clients = (1 << NCLIENTS) - 1;
-    double seconds = 0.15;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--lock") == 0 && i + 1 < argc)
-            only[nonly++] = argv[++i];
-        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
-            threads = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc)
-            seconds = atof(argv[++i]);
-        else if (strcmp(argv[i], "--broken") == 0)
-            broken = 1;
-        else if (strcmp(argv[i], "--client") == 0 && i + 1 < argc) {
-            const char *c = argv[++i];
-            clients = strcmp(c, "all") == 0 ? (1 << NCLIENTS) - 1 : 0;
-            for (int k = 0; k < NCLIENTS; k++)
-                if (strcmp(c, client_names[k]) == 0)
-                    clients = 1 << k;
-            if (!clients) {
-                fprintf(stderr, "validator: unknown client '%s' (valid: counter, nested, trylock, mixed, timed, all)\n", c);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "validator: bad argument '%s' (valid: --client C, --threads N, --duration S, --lock SPEC, --broken)\n",
-                    argv[i]);
-            return 2;
-        }
-    }
-    signal(SIGALRM, watchdog);
-    char topo_err[256];
-    if (ll_topology_init_from_env(topo_err, sizeof topo_err) != 0) { /* NUMA-aware locks read it at creation */
-        fprintf(stderr, "validator: %s\n", topo_err);
-        return 2;
-    }
-    if (broken) {
-        /* Try for up to ~10 s: the checker must catch the broken lock. */
-        int caught = 0;
-        for (int round = 0; round < 20 && !caught; round++) {
-            lut *a = aligned_alloc(LL_SECTOR, sizeof(lut));
-            make_lut(a, NULL);
-            uint64_t total;
-            caught = !run_case(a, a, COUNTER, threads ? threads : 2, 0.5, &total);
-            free(a);
-        }
-        printf("%s broken lock %s by the validator\n", caught ? "ok" : "FAIL", caught ? "caught" : "NOT caught");
-        printf("%d passed, %d failed\n", caught, !caught);
-        return caught ? 0 : 1;
-    }
-    const char *all[256];
-    spec_list list = {all, 0};
-    if (nonly) {
-        memcpy(all, only, sizeof(char *) * (size_t)nonly);
-        list.n = nonly;
-    } else {
-        ll_lock_list(collect, &list);
-    }
-    const int thread_counts[] = {2, 3, 8};
-    for (int s = 0; s < list.n; s++)
-        for (int c = 0; c < NCLIENTS; c++) {
-            if (!(clients & (1 << c)))
-                continue;
-            if (threads)
-                validate(list.specs[s], (enum client)c, threads, seconds);
-            else
-                for (int t = 0; t < 3; t++)
-                    validate(list.specs[s], (enum client)c, thread_counts[t], seconds);
-        }
-    for (int s = 0; !nonly && s < list.n; s++)
-        free((void *)list.specs[s]);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    static const validator_driver d = {
+        .prog = "validator",
+        .broken_line = "broken lock %s by the validator",
+        .client_names = client_names,
+        .nclients = NCLIENTS,
+        .watchdog_s = 120,
+        .list = ll_lock_list,
+        .validate = validate,
+        .broken_round = broken_round,
+    };
+    return validator_main(&d, argc, argv);
 }

@@ -304,10 +304,14 @@ static void client_cs_b(shared *d)
     d->counter_b($) = d->counter_b($) + 1;
 }
 
-template <int T> struct lock_test : rl::test_suite<lock_test<T>, T> {
+/* A Relacy test whose iterations run in the modelled process (ll_model_begin .. ll_model_end). */
+template <class D, int T> struct model_test : rl::test_suite<D, T> {
+    model_test() { ll_model_begin(); }
+    ~model_test() { ll_model_end(); }
+};
+
+template <int T> struct lock_test : model_test<lock_test<T>, T> {
     shared data;
-    lock_test() { ll_model_begin(); }
-    ~lock_test() { ll_model_end(); }
     void before()
     {
         data.counter_a($) = 0;
@@ -468,10 +472,8 @@ static bool rw_step(rw_shared *d, int client, unsigned index, unsigned n)
     return true;
 }
 
-template <int T> struct rw_test : rl::test_suite<rw_test<T>, T> {
+template <int T> struct rw_test : model_test<rw_test<T>, T> {
     rw_shared data;
-    rw_test() { ll_model_begin(); }
-    ~rw_test() { ll_model_end(); }
     void before()
     {
         data.data($) = 0;
@@ -616,8 +618,28 @@ int main(int argc, char **argv)
              bound = 2;
     bool expect_fail = false, history = false, clients_given = false;
     rl::scheduler_type_e sched = rl::sched_random;
+    unsigned clock_step = (unsigned)ll_model_clock_step;
+    /* The options that take a count: the variable and the valid range. */
+    const struct {
+        const char *flag;
+        unsigned *value;
+        unsigned lo, hi;
+    } counts[] = {
+        {"--acquisitions", &acquisitions, 1, 2},      {"--iterations", &iterations, 1, 1000000000},
+        {"--bound", &bound, 1, 100},                  {"--depth", &depth, 100, 10000000},
+        {"--giveups", &max_giveups, 0, 1000000},      {"--clock-step", &clock_step, 1, 1000000000},
+        {"--hold", &hold_yields, 0, 1000},
+    };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool counted = false;
+        for (const auto &c : counts)
+            if (!counted && strcmp(a, c.flag) == 0 && v) {
+                *c.value = parse_count(a, argv[++i], c.lo, c.hi);
+                counted = true;
+            }
+        if (counted)
+            continue;
         if ((strcmp(a, "--lock") == 0 || strcmp(a, "--broken") == 0) && v) {
             if (nspecs == 64) {
                 fprintf(stderr, "locklab-check: too many --lock/--broken: '%s' would be the 65th (valid: at most 64)\n", v);
@@ -649,18 +671,6 @@ int main(int argc, char **argv)
             threads[0] = (int)parse_count(a, v, 2, 3);
             nthreads = 1;
             i++;
-        } else if (strcmp(a, "--acquisitions") == 0 && v) {
-            acquisitions = parse_count(a, argv[++i], 1, 2);
-        } else if (strcmp(a, "--iterations") == 0 && v) {
-            iterations = parse_count(a, argv[++i], 1, 1000000000);
-        } else if (strcmp(a, "--bound") == 0 && v) {
-            bound = parse_count(a, argv[++i], 1, 100);
-        } else if (strcmp(a, "--depth") == 0 && v) {
-            depth = parse_count(a, argv[++i], 100, 10000000);
-        } else if (strcmp(a, "--giveups") == 0 && v) {
-            max_giveups = parse_count(a, argv[++i], 0, 1000000);
-        } else if (strcmp(a, "--clock-step") == 0 && v) {
-            ll_model_clock_step = parse_count(a, argv[++i], 1, 1000000000);
         } else if (strcmp(a, "--sched") == 0 && v) {
             if (strcmp(v, "full") == 0)
                 sched = rl::sched_full;
@@ -680,8 +690,6 @@ int main(int argc, char **argv)
                 return 2;
             }
             i++;
-        } else if (strcmp(a, "--hold") == 0 && v) {
-            hold_yields = parse_count(a, argv[++i], 0, 1000);
         } else if (strcmp(a, "--untimed-parks") == 0) {
             ll_model_untimed_parks = true;
         } else if (strcmp(a, "--expect-fail") == 0) {
@@ -697,6 +705,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    ll_model_clock_step = clock_step;
     if (nrw > 0 && !clients_given)
         clients = rw_clients;
     if (nspecs == 0 && nrw == 0) {

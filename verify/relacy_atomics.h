@@ -244,27 +244,26 @@ template <class T> inline void plain_store(T *p, typename same<T>::type x, rl::d
     *p = x;
 }
 
+/* Every table of modelled objects: f(table) for each. */
+template <class F> inline void for_each_table(F f)
+{
+    f(table<cell_t<uint32_t>>::get());
+    f(table<cell_t<uint64_t>>::get());
+    f(table<cell_t<void *>>::get());
+    f(table<fresh_cell_t<uint32_t>>::get());
+    f(table<fresh_cell_t<uint64_t>>::get());
+    f(table<fresh_cell_t<void *>>::get());
+    f(table<shadow_t>::get());
+}
 inline void forget_all()
 {
-    table<cell_t<uint32_t>>::get().forget();
-    table<cell_t<uint64_t>>::get().forget();
-    table<cell_t<void *>>::get().forget();
-    table<fresh_cell_t<uint32_t>>::get().forget();
-    table<fresh_cell_t<uint64_t>>::get().forget();
-    table<fresh_cell_t<void *>>::get().forget();
-    table<shadow_t>::get().forget();
+    for_each_table([](auto &t) { t.forget(); });
     zero_plain_fields(); /* every iteration starts as a fresh process: static plain fields at zero */
 }
 /* Destroy every modelled object (end of an iteration: Relacy checks for leaks). */
 inline void reset()
 {
-    table<cell_t<uint32_t>>::get().clear();
-    table<cell_t<uint64_t>>::get().clear();
-    table<cell_t<void *>>::get().clear();
-    table<fresh_cell_t<uint32_t>>::get().clear();
-    table<fresh_cell_t<uint64_t>>::get().clear();
-    table<fresh_cell_t<void *>>::get().clear();
-    table<shadow_t>::get().clear();
+    for_each_table([](auto &t) { t.clear(); });
 }
 inline rl::memory_order cas_failure_order(rl::memory_order o)
 {

@@ -2,9 +2,6 @@
 #ifndef LOCKLAB_ACR_H
 #define LOCKLAB_ACR_H
 #include "mcs.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 
 /* 16 bytes, all zeros = free: fits inside a pthread_mutex_t (the interposer's inline mode). */
@@ -75,7 +72,4 @@ LL_INLINE bool ll_acr_is_locked(ll_acr_lock *l)
 }
 
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -3,9 +3,6 @@
 #ifndef LOCKLAB_ANDERSON_H
 #define LOCKLAB_ANDERSON_H
 #include "wait.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_anderson_slot { LL_ALIGNED(LL_CACHELINE) ll_atomic_u32 word; } ll_anderson_slot;
 typedef struct ll_anderson_lock {
@@ -24,7 +21,4 @@ LL_LOCK_VERBS(ll_anderson, ll_anderson_lock);
 /* Timed acquire: false if ll_now_ns() reached deadline_ns first (anderson.c, "Timed acquire"). */
 bool ll_anderson_acquire_until(ll_anderson_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

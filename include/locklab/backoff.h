@@ -3,9 +3,6 @@
 #ifndef LOCKLAB_BACKOFF_H
 #define LOCKLAB_BACKOFF_H
 #include "wait.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_backoff_lock {
     ll_atomic_u32 held;
@@ -18,7 +15,4 @@ typedef struct ll_backoff_lock {
 void ll_backoff_init(ll_backoff_lock *l, uint32_t min_delay, uint32_t max_delay);
 LL_LOCK_VERBS(ll_backoff, ll_backoff_lock); /* wp unused: the backoff is the waiting */
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

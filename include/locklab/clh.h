@@ -4,9 +4,6 @@
 #ifndef LOCKLAB_CLH_H
 #define LOCKLAB_CLH_H
 #include "wait.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 /* A queue node.  state: LL_CLH_FREE, LL_CLH_BUSY, or the parker of a successor
  * that sleeps on this node.  Nodes migrate: a releaser's node passes to its
@@ -26,7 +23,4 @@ LL_LOCK_VERBS(ll_clh, ll_clh_lock);
 /* Timed acquire: false if ll_now_ns() reached deadline_ns first (clh.c, "Timed acquire"). */
 bool ll_clh_acquire_until(ll_clh_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

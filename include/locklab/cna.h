@@ -2,9 +2,6 @@
 #ifndef LOCKLAB_CNA_H
 #define LOCKLAB_CNA_H
 #include "mcs.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_cna_node {
     /* The MCS node prefix: next (successor in the main or the secondary queue), waiting
@@ -57,7 +54,4 @@ LL_INLINE bool ll_cna_is_locked(ll_cna_lock *l)
 }
 void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, const ll_cna_params *p);
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

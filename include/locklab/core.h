@@ -13,9 +13,6 @@
 
 #include "atomics.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 
 /* ---- OS hooks (src/core/os.c) -------------------------------------------- */
@@ -312,7 +309,4 @@ int ll_ncpus(void);
 int ll_cpus_available(void);
 
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif /* LOCKLAB_CORE_H */

@@ -21,9 +21,6 @@
 
 #include "api.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 
 #define LL_LWSS_WINDOW 1000 /* the papers' window */
@@ -78,7 +75,4 @@ double ll_admit_lwss(const ll_admit_seq *s);
 double ll_hist_median(const uint64_t *hist, size_t buckets, uint64_t (*value)(size_t bucket));
 
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif /* LOCKLAB_FAIRNESS_H */

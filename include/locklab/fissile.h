@@ -5,9 +5,6 @@
 #define LOCKLAB_FISSILE_H
 #include "cna.h"
 #include "ts_gate.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_fissile_lock {
     ll_ts_gate gate;      /* the outer test-and-set lock and the standby's impatient flag */
@@ -23,21 +20,8 @@ void ll_fissile_acquire_slow(ll_fissile_lock *l, ll_wait_policy *wp);
 /* Timed acquire: true if we own the lock, false if deadline_ns (ll_now_ns clock) passed first. */
 bool ll_fissile_acquire_until(ll_fissile_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 
-/* The fast paths are the gate's (include/locklab/ts_gate.h, which explains their orders). */
-LL_INLINE bool ll_fissile_try_acquire(ll_fissile_lock *l) { return ll_ts_gate_try(&l->gate); }
-LL_INLINE void ll_fissile_acquire(ll_fissile_lock *l, ll_wait_policy *wp)
-{
-    if (LL_UNLIKELY(!ll_ts_gate_try(&l->gate)))
-        ll_fissile_acquire_slow(l, wp);
-}
-LL_INLINE void ll_fissile_release(ll_fissile_lock *l, ll_wait_policy *wp)
-{
-    (void)wp;
-    ll_ts_gate_release(&l->gate);
-}
-LL_INLINE bool ll_fissile_is_locked(ll_fissile_lock *l) { return ll_ts_gate_is_locked(&l->gate); }
+/* ll_fissile_try_acquire, _acquire, _release, _is_locked: the gate's fast paths
+ * (include/locklab/ts_gate.h, which explains their orders). */
+LL_TS_GATE_FAST_PATHS(ll_fissile)
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

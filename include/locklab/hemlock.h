@@ -6,9 +6,6 @@
 #ifndef LOCKLAB_HEMLOCK_H
 #define LOCKLAB_HEMLOCK_H
 #include "wait.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 /* The whole lock (16 bytes): the tail, NULL (free) or the element of the last thread to arrive
  * (bit 0 set: a timed waiter sleeps until the queue drains); the gate, closed (bit 1) while a
@@ -31,7 +28,4 @@ LL_LOCK_VERBS(ll_hemlock, ll_hemlock_lock);
 /* Timed acquire: true if we own the lock, false if deadline_ns (ll_now_ns clock) passed first. */
 bool ll_hemlock_acquire_until(ll_hemlock_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -2,9 +2,6 @@
 #ifndef LOCKLAB_HMCS_H
 #define LOCKLAB_HMCS_H
 #include "mcs.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 /* A thread's node in its socket's queue: the MCS node prefix, whose waiting word
  * (mcs.waiting) holds the status: LL_HMCS_WAIT, a cohort count 1..threshold, or
@@ -51,7 +48,4 @@ bool ll_hmcs_acquire_until(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, l
  * when no socket holds or waits for it. */
 LL_INLINE bool ll_hmcs_is_locked(ll_hmcs_lock *l) { return ll_mcs_is_locked(&l->global); }
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -3,9 +3,6 @@
 #ifndef LOCKLAB_K42_H
 #define LOCKLAB_K42_H
 #include "wait.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_k42_lock {
     ll_atomic_ptr tail; /* NULL free; &lock held, no waiters; else last waiter's node */
@@ -17,7 +14,4 @@ LL_LOCK_VERBS(ll_k42, ll_k42_lock);
 /* Timed acquire: false if ll_now_ns() reached deadline_ns first (k42.c, "Timed acquire"). */
 bool ll_k42_acquire_until(ll_k42_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -3,9 +3,6 @@
 #ifndef LOCKLAB_LIFOCR_H
 #define LOCKLAB_LIFOCR_H
 #include "wait.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 /* A waiter's stack node (a queue-node slot, taken from the per-thread cache
  * only while the thread waits). */
@@ -36,7 +33,4 @@ LL_LOCK_VERBS(ll_lifocr, ll_lifocr_lock);
 /* Timed acquire: false if ll_now_ns() reached deadline_ns first (lifocr.c, "Timed acquire"). */
 bool ll_lifocr_acquire_until(ll_lifocr_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -30,9 +30,6 @@
 
 #include "api.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 
 typedef struct ll_lock ll_lock;
@@ -64,7 +61,4 @@ const char *ll_version(void);
 void ll_lock_list(void (*fn)(const char *spec, void *arg), void *arg);
 
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif /* LOCKLAB_H */

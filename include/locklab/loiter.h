@@ -2,9 +2,6 @@
 #ifndef LOCKLAB_LOITER_H
 #define LOCKLAB_LOITER_H
 #include "mcs.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_loiter_lock {
     /* line 1: the outer lock, touched by every acquisition */
@@ -32,7 +29,4 @@ bool ll_loiter_acquire_until(ll_loiter_lock *l, uint64_t deadline_ns);
 void ll_loiter_release(ll_loiter_lock *l);
 bool ll_loiter_is_locked(ll_loiter_lock *l); /* a snapshot: the outer lock's LOCKED bit */
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -7,9 +7,6 @@
 #ifndef LOCKLAB_MCS_H
 #define LOCKLAB_MCS_H
 #include "wait.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_mcs_node {
     ll_atomic_ptr next;    /* successor's node, set by the successor */
@@ -36,7 +33,4 @@ LL_INLINE bool ll_mcs_is_locked(ll_mcs_lock *l)
     return ll_load_acquire(&l->tail) != NULL; /* acquire: as a successful try_acquire (pairs with the freeing CAS) */
 }
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -2,9 +2,6 @@
 #ifndef LOCKLAB_MCSCR_H
 #define LOCKLAB_MCSCR_H
 #include "mcs.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_mcscr_node {
     ll_mcs_node mcs; /* the MCS node prefix: chain next, waiting (1 wait, 0 owner), socket (mcscrn), parker */
@@ -60,7 +57,4 @@ LL_INLINE bool ll_mcscr_is_locked(ll_mcscr_lock *l)
     return ll_load_acquire(&l->tail) != NULL; /* acquire: as a successful try_acquire (pairs with the freeing CAS) */
 }
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

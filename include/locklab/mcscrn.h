@@ -2,9 +2,6 @@
 #ifndef LOCKLAB_MCSCRN_H
 #define LOCKLAB_MCSCRN_H
 #include "mcscr.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 /* mcscr's node: the owner's socket is recorded in mcs.socket when it enqueues to wait. */
 typedef ll_mcscr_node ll_mcscrn_node;
@@ -37,7 +34,4 @@ bool ll_mcscrn_acquire_until(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_poli
 LL_INLINE bool ll_mcscrn_try_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me) { return ll_mcscr_try_acquire(&l->cr, me); }
 LL_INLINE bool ll_mcscrn_is_locked(ll_mcscrn_lock *l) { return ll_mcscr_is_locked(&l->cr); } /* a snapshot */
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -5,9 +5,6 @@
 #ifndef LOCKLAB_PARKINGLOT_H
 #define LOCKLAB_PARKINGLOT_H
 #include "wait.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 /* 8 bytes, all zeros = free; nothing else per lock.  locked: 1 held, 0 free.  parked: 1 if
  * some thread may be parked in the table under this lock's address (parkinglot.c). */
@@ -65,7 +62,4 @@ LL_INLINE bool ll_parkinglot_is_locked(ll_parkinglot_lock *l)
     return ll_load_acquire(&l->locked) != 0; /* acquire: as a successful try_acquire */
 }
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -5,9 +5,6 @@
 #ifndef LOCKLAB_RECIPROCATING_H
 #define LOCKLAB_RECIPROCATING_H
 #include "wait.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_reciprocating_lock {
     ll_atomic_ptr arrivals; /* NULL free; LOCKED_EMPTY (1) held, nobody arrived; else the arrival stack's top */
@@ -26,7 +23,4 @@ LL_LOCK_VERBS(ll_reciprocating, ll_reciprocating_lock);
 /* Timed acquire: true if we own the lock, false if deadline_ns (ll_now_ns clock) passed first. */
 bool ll_reciprocating_acquire_until(ll_reciprocating_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

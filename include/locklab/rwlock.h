@@ -25,9 +25,6 @@
 
 #include "registry.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 
 #define LL_RW_TOKEN_LIMIT 0x10000u
@@ -103,7 +100,4 @@ void ll_rwlock_wrunlock(ll_rwlock *l);
 const char *ll_rwlock_name(const ll_rwlock *l);
 
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif /* LOCKLAB_RWLOCK_H */

@@ -6,9 +6,6 @@
 #define LOCKLAB_SHFL_H
 #include "mcs.h"
 #include "ts_gate.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_shfl_node {
     ll_mcs_node mcs; /* the MCS prefix: next, waiting (1 keep waiting, 0 you are the head), socket, parker */
@@ -31,21 +28,8 @@ void ll_shfl_acquire_slow(ll_shfl_lock *l, ll_wait_policy *wp);
 /* Timed acquire: true if we own the lock, false if deadline_ns (ll_now_ns clock) passed first. */
 bool ll_shfl_acquire_until(ll_shfl_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 
-/* The fast paths are the gate's (ts_gate.h, which explains their orders). */
-LL_INLINE bool ll_shfl_try_acquire(ll_shfl_lock *l) { return ll_ts_gate_try(&l->gate); }
-LL_INLINE void ll_shfl_acquire(ll_shfl_lock *l, ll_wait_policy *wp)
-{
-    if (LL_UNLIKELY(!ll_ts_gate_try(&l->gate)))
-        ll_shfl_acquire_slow(l, wp);
-}
-LL_INLINE void ll_shfl_release(ll_shfl_lock *l, ll_wait_policy *wp)
-{
-    (void)wp;
-    ll_ts_gate_release(&l->gate);
-}
-LL_INLINE bool ll_shfl_is_locked(ll_shfl_lock *l) { return ll_ts_gate_is_locked(&l->gate); }
+/* ll_shfl_try_acquire, _acquire, _release, _is_locked: the gate's fast paths (ts_gate.h,
+ * which explains their orders). */
+LL_TS_GATE_FAST_PATHS(ll_shfl)
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

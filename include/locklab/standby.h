@@ -5,9 +5,6 @@
 #ifndef LOCKLAB_STANDBY_H
 #define LOCKLAB_STANDBY_H
 #include "wait.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 /* 8 bytes, all zeros = free; nothing else per lock.  locked: 1 held, 0 free.  state: the
  * waiters' bits (standby.c); bit 0 (LL_STANDBY_ACT) set = a release must run
@@ -99,7 +96,4 @@ LL_INLINE bool ll_standby_is_locked(ll_standby_lock *l)
     return ll_load_acquire(&l->locked) != 0; /* acquire: as a successful try_acquire */
 }
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

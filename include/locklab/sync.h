@@ -49,9 +49,6 @@
 
 #include "locklab/atomics.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 
 typedef enum ll_discipline {
@@ -152,7 +149,4 @@ bool ll_barrier_wait(ll_barrier *b, uint64_t spin_ns);
 int ll_barrier_destroy(ll_barrier *b);
 
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif /* LOCKLAB_SYNC_H */

@@ -45,9 +45,6 @@
 
 #include "api.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 
 typedef struct llt_runtime llt_runtime;
@@ -133,7 +130,4 @@ void llt_cond_signal(llt_cond *c);
 void llt_cond_broadcast(llt_cond *c);
 
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif /* LOCKLAB_THREADS_H */

@@ -4,9 +4,6 @@
 #ifndef LOCKLAB_TICKET_H
 #define LOCKLAB_TICKET_H
 #include "wait.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_ticket_lock {
     ll_atomic_u32 next;  /* next ticket to hand out */
@@ -19,7 +16,4 @@ LL_LOCK_VERBS(ll_ticket, ll_ticket_lock); /* wp: spin or yield */
 /* Timed acquire: false if ll_now_ns() reached deadline_ns first (ticket.c, "Timed acquire"). */
 bool ll_ticket_acquire_until(ll_ticket_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -3,9 +3,6 @@
 #ifndef LOCKLAB_TICKET_PB_H
 #define LOCKLAB_TICKET_PB_H
 #include "ticket.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 /* Proportional backoff: wait (ticket - grant) * unit PAUSE steps between reads of grant. */
 /* PAUSE costs ~13 ns on the Intel host measured here (a few ns on others): 64 made a
@@ -19,7 +16,4 @@ typedef struct ll_ticket_pb_lock {
 void ll_ticket_pb_init(ll_ticket_pb_lock *l, uint32_t unit);
 LL_LOCK_VERBS(ll_ticket_pb, ll_ticket_pb_lock); /* wp unused: the backoff is the waiting */
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -5,9 +5,6 @@
 #ifndef LOCKLAB_TS_GATE_H
 #define LOCKLAB_TS_GATE_H
 #include "wait.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 typedef struct ll_ts_gate {
     ll_atomic_u32 locked;    /* 0 free, 1 held.  Acquire: CAS 0 -> 1; release: store 0 */
@@ -40,8 +37,22 @@ LL_INLINE bool ll_ts_gate_is_locked(ll_ts_gate *g)
 {
     return ll_load_acquire(&g->locked) != 0; /* acquire: as a successful try */
 }
+
+/* The expert fast paths of a lock P##_lock that has a gate `gate` in front of its slow path
+ * P##_acquire_slow (fissile, shfl): P##_try_acquire, P##_acquire, P##_release and
+ * P##_is_locked are the gate's (the slow path's holder takes the gate too). */
+#define LL_TS_GATE_FAST_PATHS(P)                                                                  \
+    LL_INLINE bool P##_try_acquire(P##_lock *l) { return ll_ts_gate_try(&l->gate); }              \
+    LL_INLINE void P##_acquire(P##_lock *l, ll_wait_policy *wp)                                   \
+    {                                                                                             \
+        if (LL_UNLIKELY(!ll_ts_gate_try(&l->gate)))                                               \
+            P##_acquire_slow(l, wp);                                                              \
+    }                                                                                             \
+    LL_INLINE void P##_release(P##_lock *l, ll_wait_policy *wp)                                   \
+    {                                                                                             \
+        (void)wp;                                                                                 \
+        ll_ts_gate_release(&l->gate);                                                             \
+    }                                                                                             \
+    LL_INLINE bool P##_is_locked(P##_lock *l) { return ll_ts_gate_is_locked(&l->gate); }
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

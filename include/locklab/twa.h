@@ -3,9 +3,6 @@
 #ifndef LOCKLAB_TWA_H
 #define LOCKLAB_TWA_H
 #include "ticket.h"
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 #define LL_TWA_ARRAY_SLOTS 4096
 #define LL_TWA_DEFAULT_THRESHOLD 1
@@ -19,7 +16,4 @@ LL_LOCK_VERBS(ll_twa, ll_twa_lock);
 /* Timed acquire: false if ll_now_ns() reached deadline_ns first (twa.c, "Timed acquire"). */
 bool ll_twa_acquire_until(ll_twa_lock *l, ll_wait_policy *wp, uint64_t deadline_ns);
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif

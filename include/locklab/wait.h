@@ -31,9 +31,6 @@
 
 #include "core.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
 LL_API_BEGIN
 
 #define LL_SPIN_FOREVER UINT64_MAX
@@ -254,7 +251,4 @@ LL_INLINE void ll_waitword_kick(ll_atomic_u32 *w)
 }
 
 LL_API_END
-#ifdef __cplusplus
-}
-#endif
 #endif /* LOCKLAB_WAIT_H */

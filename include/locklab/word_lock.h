@@ -6,18 +6,11 @@
 #ifndef LOCKLAB_WORD_LOCK_H
 #define LOCKLAB_WORD_LOCK_H
 #include "wait.h"
-#ifdef __cplusplus
-#define LL_WORD_LOCK_C_BEGIN extern "C" { LL_API_BEGIN
-#define LL_WORD_LOCK_C_END LL_API_END }
-#else
-#define LL_WORD_LOCK_C_BEGIN LL_API_BEGIN
-#define LL_WORD_LOCK_C_END LL_API_END
-#endif
 #define LL_WORD_LOCK(P)                                                                  \
-    LL_WORD_LOCK_C_BEGIN                                                                 \
+    LL_API_BEGIN                                                                         \
     typedef struct P##_lock { ll_atomic_u32 held; } P##_lock;                            \
     void P##_init(P##_lock *l);                                                          \
     LL_LOCK_VERBS(P, P##_lock);                                                          \
-    LL_WORD_LOCK_C_END
+    LL_API_END
 #define LL_WORD_LOCK_INITIALIZER { LL_ATOMIC_INIT(0) }
 #endif

@@ -76,12 +76,10 @@ def cell(values, extras, row, lock):
         return "failed"
     text = rs.text("{:.2f}x", "{:.2f}")
     failed = sum(1 for v in values.get((row, lock), {}).values() if v is None)
-    mm = Spread(e[0] for e in extras.get((row, lock), {}).values())
-    vc = Spread(e[1] for e in extras.get((row, lock), {}).values())
-    if mm:
-        text += f", max/min {mm.median:.2f}"
-    if vc:
-        text += f", vcsw/op {vc.median:.4f}"
+    runs = extras.get((row, lock), {}).values()
+    note = tabulate.fairness_note([e[0] for e in runs], [e[1] for e in runs])
+    if note:
+        text += ", " + note
     return text + (f" ({failed} failed)" if failed else "")
 
 

@@ -9,6 +9,8 @@ bench/*.py scripts and bench/manycore.sh).
   Spread(values)            median, min, max and count of the numbers among values
   ratios(a, b)              per-round ratios a/b of two interleaved series
   markdown_table(...)       a Markdown table, '|' in a cell escaped
+  fairness_note(mm, vcsw)   'max/min M, vcsw/op V': the medians of a cell's per-run
+                            fairness figures, each where it has numbers
 
 Standard library only, and no other locklab module: the bench scripts import it
 by path (sys.path gets the repository's python/), without the .venv.
@@ -69,6 +71,15 @@ def ratios(a, b):
     a = a if isinstance(a, dict) else dict(enumerate(a))
     b = b if isinstance(b, dict) else dict(enumerate(b))
     return [a[r] / b[r] for r in a if _number(a[r]) and _number(b.get(r)) and b[r] != 0]
+
+
+def fairness_note(max_min, vcsw):
+    """'max/min M, vcsw/op V' from the medians of the per-run max/min operations and
+    voluntary context switches per operation; a part without numbers is left out,
+    '' when both are."""
+    mm, vc = Spread(max_min), Spread(vcsw)
+    parts = ([f"max/min {mm.median:.2f}"] if mm else []) + ([f"vcsw/op {vc.median:.4f}"] if vc else [])
+    return ", ".join(parts)
 
 
 def markdown_table(header, rows, numeric=False):

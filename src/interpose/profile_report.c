@@ -143,10 +143,7 @@ int lp_profile_init(void)
                 snapshot_signal = names[i].sig;
         if (!snapshot_signal)
             return bad_env("LOCKLAB_PROFILE_SIGNAL", sig, "USR1, USR2, HUP");
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_snapshot_signal;
-        sa.sa_flags = SA_RESTART;
+        struct sigaction sa = {.sa_handler = on_snapshot_signal, .sa_flags = SA_RESTART};
         sigemptyset(&sa.sa_mask);
         sigaction(snapshot_signal, &sa, NULL);
     }

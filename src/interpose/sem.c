@@ -52,6 +52,16 @@ static lp_profile *profile_of(sem_t *s, void *pc)
     return LL_LIKELY(!lp_profiling) ? NULL : lp_proftable_sync(s, "sem", glibc_owned(s), &lp_cfg.sem, pc);
 }
 
+/* The start of the entry points that take a record (fn: the entry point, pc: its caller):
+ * the interposer configured, semaphores marked seen; s's profile record when profiling
+ * (glibc's: counts this call), else NULL. */
+LL_INLINE lp_profile *enter(sem_t *s, const char *fn, void *pc)
+{
+    lp_require_init(fn);
+    lp_mark_seen(LP_SEEN_SEM);
+    return profile_of(s, pc);
+}
+
 LL_INLINE int fail(int err)
 {
     errno = err;
@@ -75,9 +85,7 @@ int sem_init(sem_t *s, int pshared, unsigned value)
 
 int sem_destroy(sem_t *s)
 {
-    lp_require_init("sem_destroy");
-    lp_mark_seen(LP_SEEN_SEM);
-    profile_of(s, __builtin_return_address(0)); /* counts glibc's */
+    enter(s, "sem_destroy", __builtin_return_address(0)); /* counts glibc's */
     if (glibc_owned(s))
         return lp_real.sem_destroy(s);
     ll_sem_destroy((ll_sem *)s);
@@ -102,9 +110,7 @@ static int sem_wait_until(lp_profile *p, sem_t *s, clockid_t clock, const struct
 
 int sem_wait(sem_t *s)
 {
-    lp_require_init("sem_wait");
-    lp_mark_seen(LP_SEEN_SEM);
-    lp_profile *p = profile_of(s, __builtin_return_address(0));
+    lp_profile *p = enter(s, "sem_wait", __builtin_return_address(0));
     if (glibc_owned(s))
         return lp_real.sem_wait(s);
     return sem_wait_until(p, s, CLOCK_REALTIME, NULL);
@@ -112,9 +118,7 @@ int sem_wait(sem_t *s)
 
 int sem_timedwait(sem_t *s, const struct timespec *abstime)
 {
-    lp_require_init("sem_timedwait");
-    lp_mark_seen(LP_SEEN_SEM);
-    lp_profile *p = profile_of(s, __builtin_return_address(0));
+    lp_profile *p = enter(s, "sem_timedwait", __builtin_return_address(0));
     if (glibc_owned(s))
         return lp_real.sem_timedwait(s, abstime);
     return sem_wait_until(p, s, CLOCK_REALTIME, abstime);
@@ -122,9 +126,7 @@ int sem_timedwait(sem_t *s, const struct timespec *abstime)
 
 int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *abstime)
 {
-    lp_require_init("sem_clockwait");
-    lp_mark_seen(LP_SEEN_SEM);
-    lp_profile *p = profile_of(s, __builtin_return_address(0));
+    lp_profile *p = enter(s, "sem_clockwait", __builtin_return_address(0));
     if (glibc_owned(s))
         return lp_real.sem_clockwait(s, clock, abstime);
     return sem_wait_until(p, s, clock, abstime);
@@ -132,9 +134,7 @@ int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *abstime)
 
 int sem_trywait(sem_t *s)
 {
-    lp_require_init("sem_trywait");
-    lp_mark_seen(LP_SEEN_SEM);
-    lp_profile *p = profile_of(s, __builtin_return_address(0));
+    lp_profile *p = enter(s, "sem_trywait", __builtin_return_address(0));
     if (glibc_owned(s))
         return lp_real.sem_trywait(s);
     int rc = ll_sem_trywait((ll_sem *)s);
@@ -162,9 +162,7 @@ int sem_post(sem_t *s)
 
 int sem_getvalue(sem_t *s, int *value)
 {
-    lp_require_init("sem_getvalue");
-    lp_mark_seen(LP_SEEN_SEM);
-    profile_of(s, __builtin_return_address(0)); /* counts glibc's */
+    enter(s, "sem_getvalue", __builtin_return_address(0)); /* counts glibc's */
     if (glibc_owned(s))
         return lp_real.sem_getvalue(s, value);
     *value = ll_sem_getvalue((ll_sem *)s);

@@ -403,16 +403,26 @@ int pthread_spin_destroy(pthread_spinlock_t *l)
     return 0;
 }
 
+/* The lock state of l and its waiting policy: l itself and the process's policy when the lock
+ * fits in the spinlock's word, else l's lock object and the object's policy. */
+LL_INLINE void *state_of(pthread_spinlock_t *l, ll_wait_policy **wp)
+{
+    if (spin.inline_state) {
+        *wp = &spin.wp;
+        return (void *)l;
+    }
+    void *obj = object_of(l);
+    *wp = &hdr_of(obj)->wp;
+    return obj;
+}
+
 int pthread_spin_lock(pthread_spinlock_t *l)
 {
     if (LL_UNLIKELY(!enter()))
         return 0;
-    if (spin.inline_state) {
-        spin.ops->acquire((void *)l, &spin.wp);
-    } else {
-        void *obj = object_of(l);
-        spin.ops->acquire(obj, &hdr_of(obj)->wp);
-    }
+    ll_wait_policy *wp;
+    void *state = state_of(l, &wp);
+    spin.ops->acquire(state, wp);
     return 0;
 }
 
@@ -420,21 +430,17 @@ int pthread_spin_trylock(pthread_spinlock_t *l)
 {
     if (LL_UNLIKELY(!enter()))
         return 0;
-    if (spin.inline_state)
-        return spin.ops->try_acquire((void *)l, &spin.wp) ? 0 : EBUSY;
-    void *obj = object_of(l);
-    return spin.ops->try_acquire(obj, &hdr_of(obj)->wp) ? 0 : EBUSY;
+    ll_wait_policy *wp;
+    void *state = state_of(l, &wp);
+    return spin.ops->try_acquire(state, wp) ? 0 : EBUSY;
 }
 
 int pthread_spin_unlock(pthread_spinlock_t *l)
 {
     if (LL_UNLIKELY(!lp_ensure_init()))
         return 0; /* its lock, taken during the configuration, did not touch the spinlock */
-    if (spin.inline_state) {
-        spin.ops->release((void *)l, &spin.wp);
-    } else {
-        void *obj = object_of(l);
-        spin.ops->release(obj, &hdr_of(obj)->wp);
-    }
+    ll_wait_policy *wp;
+    void *state = state_of(l, &wp);
+    spin.ops->release(state, wp);
     return 0;
 }

@@ -106,12 +106,7 @@ static llt_thread *with_stack(llt_worker *w, llt_thread *t)
 static llt_thread *start(llt_worker *w)
 {
     alt_idle *a = (alt_idle *)w->rt->alt;
-    if (!llt_queue_peek(&a->ready))
-        return NULL;
-    ll_lock_acquire(a->lock);
-    llt_thread *t = llt_queue_pop(&a->ready);
-    ll_lock_release(a->lock);
-    return with_stack(w, t);
+    return with_stack(w, llt_queue_take(a->lock, &a->ready));
 }
 
 static bool handed_or_stop(void *ctx)

@@ -85,15 +85,7 @@ static llt_thread *with_stack(llt_worker *w, llt_thread *t)
 }
 
 /* The first thread of queue q, or NULL (without locking if q looks empty). */
-static llt_thread *pop(proc_rq *q)
-{
-    if (!llt_queue_peek(&q->q))
-        return NULL;
-    ll_lock_acquire(q->lock);
-    llt_thread *t = llt_queue_pop(&q->q);
-    ll_lock_release(q->lock);
-    return t;
-}
+static llt_thread *pop(proc_rq *q) { return llt_queue_take(q->lock, &q->q); }
 
 static llt_thread *start(llt_worker *w) { return with_stack(w, pop((proc_rq *)w->alt)); }
 

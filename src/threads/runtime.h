@@ -117,6 +117,18 @@ LL_INLINE bool llt_queue_check(ll_lock *lock, llt_queue *q, bool locked)
     return any;
 }
 
+/* The first thread of q (under lock), or NULL without taking the lock if q looks
+ * empty (the paper's check before locking). */
+LL_INLINE llt_thread *llt_queue_take(ll_lock *lock, llt_queue *q)
+{
+    if (!llt_queue_peek(q))
+        return NULL;
+    ll_lock_acquire(lock);
+    llt_thread *t = llt_queue_pop(q);
+    ll_lock_release(lock);
+    return t;
+}
+
 /* A yield (llt_yield) through queue q under lock: pop the first ready thread and
  * queue me in its place, returning with the lock held (released by the
  * post-switch action, once me is switched out); NULL without a switch (and
@@ -314,14 +326,5 @@ LL_INLINE void llt_central_push(llt_central_rq *rq, llt_thread *t)
     llt_queue_push(&rq->q, t);
     ll_lock_release(rq->lock);
 }
-/* NULL without taking the lock if the queue looks empty (the paper's check before locking). */
-LL_INLINE llt_thread *llt_central_pop(llt_central_rq *rq)
-{
-    if (!llt_queue_peek(&rq->q))
-        return NULL;
-    ll_lock_acquire(rq->lock);
-    llt_thread *t = llt_queue_pop(&rq->q);
-    ll_lock_release(rq->lock);
-    return t;
-}
+LL_INLINE llt_thread *llt_central_pop(llt_central_rq *rq) { return llt_queue_take(rq->lock, &rq->q); }
 #endif

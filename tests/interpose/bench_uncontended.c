@@ -14,14 +14,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../test_util.h"
 #include "locklab/atomics.h"
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -52,19 +47,19 @@ int main(int argc, char **argv)
     static pthread_mutex_t mine = PTHREAD_MUTEX_INITIALIZER, glibcs = PTHREAD_MUTEX_INITIALIZER;
     double ours[100], theirs[100], ratio[100];
     for (int r = 0; r < rounds; r++) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = test_now_ns();
         for (long i = 0; i < pairs; i++) {
             g_lock(&glibcs);
             ll_compiler_barrier();
             g_unlock(&glibcs);
         }
-        uint64_t t1 = now_ns();
+        uint64_t t1 = test_now_ns();
         for (long i = 0; i < pairs; i++) {
             pthread_mutex_lock(&mine);
             ll_compiler_barrier();
             pthread_mutex_unlock(&mine);
         }
-        uint64_t t2 = now_ns();
+        uint64_t t2 = test_now_ns();
         theirs[r] = (double)(t1 - t0) / (double)pairs;
         ours[r] = (double)(t2 - t1) / (double)pairs;
         ratio[r] = ours[r] / theirs[r];

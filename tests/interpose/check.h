@@ -1,4 +1,6 @@
-/* Tiny assertion helpers shared by the interposer's test programs. */
+/* What the interposer's test programs share beyond tests/test_util.h (threads,
+ * deadlines, CHECK, test_done): the check that the interposer is loaded, and
+ * deadlines in milliseconds. */
 #ifndef LOCKLAB_TEST_INTERPOSE_CHECK_H
 #define LOCKLAB_TEST_INTERPOSE_CHECK_H
 #include <dlfcn.h>
@@ -6,22 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int check_failures;
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);          \
-            check_failures++;                                                                 \
-        }                                                                                     \
-    } while (0)
-#define CHECK_EQ(got, want)                                                                   \
-    do {                                                                                      \
-        long g_ = (long)(got), w_ = (long)(want);                                             \
-        if (g_ != w_) {                                                                       \
-            fprintf(stderr, "%s:%d: %s = %ld, want %ld\n", __FILE__, __LINE__, #got, g_, w_); \
-            check_failures++;                                                                 \
-        }                                                                                     \
-    } while (0)
+#include "../test_util.h"
 
 /* Fails the test unless pthread_mutex_lock, as this program calls it, is the
  * interposer's: a test that silently ran on glibc would prove nothing. */
@@ -35,18 +22,16 @@ static void require_interposed(void *fn)
     }
 }
 
-static int check_done(const char *name)
+/* pthread_mutex_init of m as a mutex of that type (PTHREAD_MUTEX_ERRORCHECK, ...); init's answer. */
+static inline int init_mutex_of_type(pthread_mutex_t *m, int type)
 {
-    if (check_failures) {
-        fprintf(stderr, "%s: %d check(s) failed\n", name, check_failures);
-        return 1;
-    }
-    printf("%s: ok\n", name);
-    return 0;
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, type);
+    int rc = pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+    return rc;
 }
-
-/* Thread start-up and deadlines shared with the other C tests (its CHECK is skipped: ours above). */
-#include "../test_util.h"
 
 /* An absolute deadline ms milliseconds from now on clock. */
 static inline struct timespec in_ms(clockid_t clock, long ms) { return test_deadline(clock, ms * 1000000L); }

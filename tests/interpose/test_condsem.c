@@ -519,5 +519,5 @@ int main(void)
     test_passthrough_mutex();
     test_pshared();
     test_sem();
-    return check_done("test_condsem");
+    return test_done("test_condsem");
 }

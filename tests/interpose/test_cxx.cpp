@@ -2,33 +2,19 @@
 // initialiser, never destroyed), std::recursive_mutex, std::timed_mutex
 // (try_lock_for timing out and succeeding), under 4 threads;
 // std::condition_variable (a ping-pong, notify_all, wait_for timing out).
-#include <dlfcn.h>
 #include <pthread.h>
 
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
-#include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
 
-static int failures;
-#define CHECK(c)                                                                    \
-    do {                                                                            \
-        if (!(c)) {                                                                 \
-            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                             \
-        }                                                                           \
-    } while (0)
+#include "check.h"
 
 int main()
 {
-    Dl_info info;
-    if (!dladdr((void *)pthread_mutex_lock, &info) || !info.dli_fname || !std::strstr(info.dli_fname, "liblocklab-preload")) {
-        std::fprintf(stderr, "not running under liblocklab-preload.so\n");
-        return 1;
-    }
+    require_interposed((void *)pthread_mutex_lock);
     std::mutex m;
     long counter = 0;
     std::vector<std::thread> ts;
@@ -112,10 +98,5 @@ int main()
         CHECK(cv.wait_for(l, std::chrono::milliseconds(20)) == std::cv_status::timeout);
     }
 
-    if (failures) {
-        std::fprintf(stderr, "test_cxx: %d check(s) failed\n", failures);
-        return 1;
-    }
-    std::printf("test_cxx: ok\n");
-    return 0;
+    return test_done("test_cxx");
 }

@@ -78,6 +78,19 @@ static void check_child(pid_t pid)
     CHECK_EQ(WEXITSTATUS(status), 0);
 }
 
+/* Forks a child that runs body under an alarm of 10 s (a hang is a failure) and exits with
+ * body's answer (0: all held); checks that it exited with 0. */
+static void run_child(int (*body)(void))
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(10);
+        _exit(body());
+    }
+    CHECK(pid > 0);
+    check_child(pid);
+}
+
 /* A child thread that asks for `held` while the forking thread still holds it from before the fork. */
 static volatile int late_got;
 static void *late_locker(void *arg)
@@ -101,10 +114,7 @@ static void *errorcheck_waiter(void *arg)
 static void fork_while_held(void)
 {
     pthread_mutex_t errorcheck;
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
-    CHECK_EQ(pthread_mutex_init(&errorcheck, &attr), 0);
+    CHECK_EQ(init_mutex_of_type(&errorcheck, PTHREAD_MUTEX_ERRORCHECK), 0);
     CHECK_EQ(pthread_mutex_lock(&held), 0);
     CHECK_EQ(pthread_mutex_lock(&errorcheck), 0);
     pthread_t waiter[3];
@@ -230,7 +240,6 @@ static int *parked_children; /* shared with the children: how many found the mut
 
 static int parked_child(void)
 {
-    alarm(10);
     if (pthread_mutex_trylock(&parking) != 0)
         return 0; /* held by a parent thread at the fork: stays taken (as glibc) */
     __atomic_fetch_add(parked_children, 1, __ATOMIC_RELAXED);
@@ -248,17 +257,12 @@ static int forks_while_parking(void)
     CHECK(parked_children != MAP_FAILED);
     pthread_t t[PARK_HAMMERS];
     test_start_n(t, PARK_HAMMERS, park_hammer, NULL, 0);
-    for (int i = 0; i < PARK_FORKS && check_failures == 0; i++) {
-        pid_t pid = fork();
-        if (pid == 0)
-            _exit(parked_child());
-        CHECK(pid > 0);
-        check_child(pid);
-    }
+    for (int i = 0; i < PARK_FORKS && failures == 0; i++)
+        run_child(parked_child);
     stop_parking = 1;
     test_join_n(t, PARK_HAMMERS);
     printf("%d children found the mutex free and parked a thread on it\n", *parked_children);
-    return check_done("test_fork parked");
+    return test_done("test_fork parked");
 }
 
 /* ---- another library's fork handlers on a contended mutex ------------------------------
@@ -270,6 +274,22 @@ static int forks_while_parking(void)
  * a bucket lock a parent thread held.  A hang is a failure (alarm, or run_tests.sh's timeout
  * for one in the fork handler). */
 static pthread_mutex_t *lib_mutex;
+
+/* Finds atfork_lib_mutex; false (a failure) if libatfork_lib.so is not loaded. */
+static bool find_lib_mutex(void)
+{
+    lib_mutex = (pthread_mutex_t *)dlsym(RTLD_DEFAULT, "atfork_lib_mutex");
+    CHECK(lib_mutex != NULL, "atfork_lib_mutex not found: libatfork_lib.so is not preloaded");
+    return lib_mutex != NULL;
+}
+
+/* The child: atfork_lib's child handler left lib_mutex free. */
+static int lib_mutex_child(void)
+{
+    int bad = pthread_mutex_lock(lib_mutex) != 0;
+    bad |= pthread_mutex_unlock(lib_mutex) != 0;
+    return bad ? 3 : 0;
+}
 static void *lib_hammer(void *arg)
 {
     (void)arg;
@@ -282,30 +302,20 @@ static void *lib_hammer(void *arg)
 }
 static int forks_with_contended_handler(void)
 {
-    lib_mutex = (pthread_mutex_t *)dlsym(RTLD_DEFAULT, "atfork_lib_mutex");
-    CHECK(lib_mutex != NULL);
-    if (lib_mutex == NULL)
-        return check_done("test_fork atfork-contended");
+    if (!find_lib_mutex())
+        return test_done("test_fork atfork-contended");
     pthread_t t[4];
     test_start_n(t, 4, lib_hammer, NULL, 0);
     /* Long enough that every hammer has parked at least once (a thread's first park makes its
      * locklab context: the arena; a fork meanwhile is "atfork-fresh-holder"'s subject). */
     usleep(300000);
-    for (int i = 0; i < 40 && check_failures == 0; i++) {
-        pid_t pid = fork();
-        if (pid == 0) {
-            alarm(10);
-            int bad = pthread_mutex_lock(lib_mutex) != 0;
-            bad |= pthread_mutex_unlock(lib_mutex) != 0;
-            _exit(bad ? 3 : 0);
-        }
-        CHECK(pid > 0);
-        check_child(pid);
+    for (int i = 0; i < 40 && failures == 0; i++) {
+        run_child(lib_mutex_child);
         usleep(2000);
     }
     stop_parking = 1;
     test_join_n(t, 4);
-    return check_done("test_fork atfork-contended");
+    return test_done("test_fork atfork-contended");
 }
 
 /* ---- another library's prepare handler waits for a thread that needs the arena ---------
@@ -341,35 +351,32 @@ static void *fresh_holder(void *arg)
     unlock_or_trap(lib_mutex);
     return NULL;
 }
+/* The child: a fresh mutex, lib_mutex and new threads work. */
+static int fresh_holder_child(void)
+{
+    pthread_mutex_t m;
+    int bad = pthread_mutex_init(&m, NULL) != 0;
+    bad |= pthread_mutex_lock(&m) != 0;
+    bad |= pthread_mutex_unlock(&m) != 0;
+    bad |= pthread_mutex_destroy(&m) != 0;
+    bad |= lib_mutex_child() != 0;
+    test_run_threads(2, count_worker, &contended_count, 0); /* new threads: contexts from the arena */
+    return bad ? 3 : 0;
+}
+
 static int forks_with_fresh_holder(void)
 {
-    lib_mutex = (pthread_mutex_t *)dlsym(RTLD_DEFAULT, "atfork_lib_mutex");
-    CHECK(lib_mutex != NULL);
-    if (lib_mutex == NULL)
-        return check_done("test_fork atfork-fresh-holder");
+    if (!find_lib_mutex())
+        return test_done("test_fork atfork-fresh-holder");
     CHECK_EQ(pthread_atfork(note_fork_started, NULL, NULL), 0);
     alarm(60); /* a hang in fork() is the failure */
     pthread_t t;
     test_start(&t, fresh_holder, NULL);
     while (!fresh_holds)
         usleep(1000);
-    pid_t pid = fork();
-    if (pid == 0) {
-        alarm(10);
-        pthread_mutex_t m;
-        int bad = pthread_mutex_init(&m, NULL) != 0;
-        bad |= pthread_mutex_lock(&m) != 0;
-        bad |= pthread_mutex_unlock(&m) != 0;
-        bad |= pthread_mutex_destroy(&m) != 0;
-        bad |= pthread_mutex_lock(lib_mutex) != 0;
-        bad |= pthread_mutex_unlock(lib_mutex) != 0;
-        test_run_threads(2, count_worker, &contended_count, 0); /* new threads: contexts from the arena */
-        _exit(bad ? 3 : 0);
-    }
-    CHECK(pid > 0);
-    check_child(pid);
+    run_child(fresh_holder_child);
     pthread_join(t, NULL);
-    return check_done("test_fork atfork-fresh-holder");
+    return test_done("test_fork atfork-fresh-holder");
 }
 
 static int child(void)
@@ -402,13 +409,9 @@ int main(int argc, char **argv)
     CHECK_EQ(pthread_mutex_lock(&used), 0);
     CHECK_EQ(pthread_mutex_unlock(&used), 0);
     test_run_threads(2, count_worker, &contended_count, 0);
-    for (int round = 0; round < 3; round++) {
-        pid_t pid = fork();
-        if (pid == 0)
-            _exit(child());
-        check_child(pid);
-    }
+    for (int round = 0; round < 3; round++)
+        run_child(child);
     fork_while_held();
     atfork_idiom();
-    return check_done("test_fork");
+    return test_done("test_fork");
 }

@@ -52,13 +52,7 @@ static void held_timed_out_destroy(void)
 {
     CHECK_EQ(pthread_mutex_init(slot, NULL), 0);
     CHECK_EQ(pthread_mutex_lock(slot), 0);
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_nsec += 2000; /* 2 us: waits (unqueued: the caller holds it) and gives up */
-    if (t.tv_nsec >= 1000000000) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000;
-    }
+    struct timespec t = test_deadline(CLOCK_REALTIME, 2000); /* 2 us: waits (unqueued: the caller holds it) and gives up */
     CHECK_EQ(pthread_mutex_timedlock(slot, &t), ETIMEDOUT); /* a normal mutex held by the caller */
     CHECK_EQ(pthread_mutex_destroy(slot), EBUSY);
 }
@@ -118,5 +112,5 @@ int main(int argc, char **argv)
     run("zeroed, lock, never destroyed", zeroed_never_destroyed, cycles);
     run("malloc, lock, free while held", malloc_lock_free, cycles);
     run("init, lock, unlock, destroy", init_destroy, cycles);
-    return check_done("test_memory");
+    return test_done("test_memory");
 }

@@ -35,22 +35,6 @@ typedef struct guarded {
 
 static guarded normal, adaptive;
 
-static void sleep_us(long us)
-{
-    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
-    nanosleep(&ts, NULL);
-}
-
-static struct timespec in_us(long us)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_nsec += us * 1000;
-    t.tv_sec += t.tv_nsec / 1000000000L;
-    t.tv_nsec %= 1000000000L;
-    return t;
-}
-
 /* Inside g->m: check and bump, maybe wait on the condition variable (unlocks and relocks). */
 static void inside(guarded *g, uint64_t me, uint64_t r)
 {
@@ -60,11 +44,11 @@ static void inside(guarded *g, uint64_t me, uint64_t r)
     uint64_t x = g->counter;
     unsigned kind = (unsigned)(r % 100);
     if (kind < 3)
-        sleep_us(20 + (long)((r >> 8) % 200));
+        test_sleep_us(20 + (long)((r >> 8) % 200));
     else if (kind < 8) {
         g->owner = 0;
         g->counter = x + 1;
-        struct timespec t = in_us(50 + (long)((r >> 8) % 500));
+        struct timespec t = test_deadline(CLOCK_REALTIME, (50 + (long)((r >> 8) % 500)) * 1000);
         pthread_cond_timedwait(&g->c, &g->m, &t); /* unlock, relock (maybe through a timeout) */
         if (g->owner != 0)
             ll_faa(&g->violations, 1, LL_RELAXED);
@@ -94,7 +78,7 @@ static void *worker(void *p)
         else if (how < 8)
             rc = pthread_mutex_trylock(&g->m);
         else {
-            struct timespec t = in_us(how == 8 ? 10 : 2000);
+            struct timespec t = test_deadline(CLOCK_REALTIME, how == 8 ? 10000 : 2000000);
             rc = pthread_mutex_timedlock(&g->m, &t);
         }
         if (rc == 0) {
@@ -103,7 +87,7 @@ static void *worker(void *p)
         } else
             CHECK(rc == EBUSY || rc == ETIMEDOUT);
         if ((r >> 20) % 50 == 0)
-            sleep_us(1 + (long)((r >> 28) % 300)); /* the mutex may go idle */
+            test_sleep_us(1 + (long)((r >> 28) % 300)); /* the mutex may go idle */
     }
     return NULL;
 }
@@ -126,7 +110,7 @@ static void *free_worker(void *p)
         object *o = current[r];
         pthread_mutex_lock(&o->m);
         if ((r & 7) == 0)
-            sleep_us(20);
+            test_sleep_us(20);
         bool last = --o->refs == 0;
         pthread_mutex_unlock(&o->m);
         if (last) {
@@ -148,10 +132,7 @@ static void *free_worker(void *p)
 int main(void)
 {
     require_interposed((void *)pthread_mutex_lock);
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
-    pthread_mutex_init(&adaptive.m, &a);
+    init_mutex_of_type(&adaptive.m, PTHREAD_MUTEX_ADAPTIVE_NP);
     pthread_mutex_init(&normal.m, NULL);
     pthread_cond_init(&normal.c, NULL);
     pthread_cond_init(&adaptive.c, NULL);
@@ -178,5 +159,5 @@ int main(void)
         pthread_create(&f[i], NULL, free_worker, NULL);
     for (int i = 0; i < FREE_USERS; i++)
         pthread_join(f[i], NULL);
-    return check_done("test_mix");
+    return test_done("test_mix");
 }

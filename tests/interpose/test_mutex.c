@@ -148,13 +148,9 @@ static void test_init_types(void)
     static const int types[] = {PTHREAD_MUTEX_NORMAL, PTHREAD_MUTEX_ERRORCHECK, PTHREAD_MUTEX_RECURSIVE,
                                 PTHREAD_MUTEX_ADAPTIVE_NP};
     for (int i = 0; i < 4; i++) {
-        pthread_mutexattr_t a;
-        pthread_mutexattr_init(&a);
-        pthread_mutexattr_settype(&a, types[i]);
         pthread_mutex_t m;
         memset(&m, 0xa5, sizeof m); /* init must not trust old contents */
-        CHECK_EQ(pthread_mutex_init(&m, &a), 0);
-        pthread_mutexattr_destroy(&a);
+        CHECK_EQ(init_mutex_of_type(&m, types[i]), 0);
         if (types[i] == PTHREAD_MUTEX_ERRORCHECK)
             test_errorcheck(&m);
         else if (types[i] == PTHREAD_MUTEX_RECURSIVE)
@@ -270,5 +266,5 @@ int main(void)
     test_init_types();
     test_passthrough();
     test_many();
-    return check_done("test_mutex");
+    return test_done("test_mutex");
 }

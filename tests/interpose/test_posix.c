@@ -35,13 +35,6 @@
 #include "check.h"
 #include "locklab/atomics.h"
 
-static void sleep_ms(long ms)
-{
-    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&t, &t) != 0)
-        ;
-}
-
 /* Joins t and returns its result, or fails the test (and leaves t) after 20 s and returns
  * STILL_BLOCKED (not PTHREAD_CANCELED, which is (void *)-1): a hang is the failure these tests look for. */
 static char still_blocked_mark;
@@ -53,7 +46,7 @@ static void *join_within(pthread_t t, const char *what)
     int rc = pthread_timedjoin_np(t, &ret, &dl);
     if (rc != 0) {
         fprintf(stderr, "%s: thread still blocked after 20 s\n", what);
-        check_failures++;
+        failures++;
         return STILL_BLOCKED;
     }
     return ret;
@@ -64,7 +57,7 @@ static void await_sleeping(ll_atomic_u32 *tid_word)
 {
     pid_t tid;
     while ((tid = (pid_t)ll_load_acquire(tid_word)) == 0) /* acquire: the thread stored it just before waiting */
-        sleep_ms(1);
+        test_sleep_ms(1);
     char path[64], buf[256];
     snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
     for (;;) {
@@ -76,7 +69,7 @@ static void await_sleeping(ll_atomic_u32 *tid_word)
         char *close_paren = strrchr(buf, ')');
         if (close_paren && close_paren[1] == ' ' && close_paren[2] == 'S')
             return;
-        sleep_ms(1);
+        test_sleep_ms(1);
     }
 }
 
@@ -86,15 +79,6 @@ static void on_signal(int sig)
 {
     (void)sig;
     ll_faa(&handled, 1, LL_RELAXED); /* relaxed: counted, read after the handler returned */
-}
-static void install(int sig, int flags)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sa.sa_flags = flags;
-    sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, NULL);
 }
 #define SIG_NORESTART SIGUSR1
 #define SIG_RESTART SIGUSR2
@@ -149,14 +133,12 @@ static void sem_signal_case(enum sem_how how, int sig, bool interrupts)
         uint32_t before = ll_load_relaxed(&handled); /* relaxed: only this thread and handlers touch it */
         pthread_kill(t, sig);
         while (ll_load_relaxed(&handled) == before) /* relaxed: a counter */
-            sleep_ms(1);
-        sleep_ms(interrupts ? 20 : 50); /* a wait that (wrongly) returns has done so by now */
+            test_sleep_ms(1);
+        test_sleep_ms(interrupts ? 20 : 50); /* a wait that (wrongly) returns has done so by now */
     }
     bool returned_early = ll_load_acquire(&w.returned); /* acquire: rc and err */
-    if (returned_early != interrupts)
-        fprintf(stderr, "%s, %s: %s\n", sem_how_name[how], sig == SIG_RESTART ? "SA_RESTART" : "no SA_RESTART",
-                interrupts ? "did not return EINTR" : "returned on a signal");
-    CHECK(returned_early == interrupts);
+    CHECK(returned_early == interrupts, "%s, %s: %s", sem_how_name[how], sig == SIG_RESTART ? "SA_RESTART" : "no SA_RESTART",
+          interrupts ? "did not return EINTR" : "returned on a signal");
     sem_post(&s); /* lets a still blocked waiter go; after an EINTR, the unit stays in s */
     join_within(t, sem_how_name[how]);
     if (interrupts) {
@@ -254,12 +236,7 @@ static void *sem_looper(void *arg)
 }
 static void test_sem_post_in_handler(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = post_in_handler;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGALRM, &sa, NULL);
+    test_on_signal(SIGALRM, post_in_handler, SA_RESTART);
     sem_init(&handler_sem, 0, 0);
     pthread_t t;
     test_start(&t, sem_looper, NULL);
@@ -276,7 +253,7 @@ static void test_sem_post_in_handler(void)
     CHECK_EQ(timer_create(CLOCK_MONOTONIC, &sev, &timer), 0);
     struct itimerspec every = {{0, 10000}, {0, 10000}}, off = {{0, 0}, {0, 0}};
     CHECK_EQ(timer_settime(timer, 0, &every, NULL), 0);
-    sleep_ms(HANDLER_MS);
+    test_sleep_ms(HANDLER_MS);
     timer_settime(timer, 0, &off, NULL);
     timer_delete(timer);
     ll_store_release(&handler_done, 1); /* release: nothing but the fact */
@@ -312,10 +289,7 @@ static void *cond_signalled_waiter(void *arg)
 }
 static void test_cond_wait_signals(void)
 {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
-    pthread_mutex_init(&sig_m, &a);
+    init_mutex_of_type(&sig_m, PTHREAD_MUTEX_ERRORCHECK);
     for (int timed = 0; timed < 2; timed++) {
         sig_go = 0;
         sig_bad_rc = 0;
@@ -327,25 +301,23 @@ static void test_cond_wait_signals(void)
             uint32_t before = ll_load_relaxed(&handled); /* relaxed: a counter */
             pthread_kill(t, i % 2 ? SIG_RESTART : SIG_NORESTART);
             while (ll_load_relaxed(&handled) == before) /* relaxed: a counter */
-                sleep_ms(1);
+                test_sleep_ms(1);
         }
         pthread_mutex_lock(&sig_m);
         sig_go = 1;
         pthread_cond_signal(&sig_c);
         pthread_mutex_unlock(&sig_m);
         join_within(t, "cond wait hit by signals");
-        if (sig_bad_rc)
-            fprintf(stderr, "pthread_cond_%swait returned %d (%s) on a signal\n", timed ? "timed" : "", sig_bad_rc,
-                    strerror(sig_bad_rc));
-        CHECK_EQ(sig_bad_rc, 0);
+        CHECK(sig_bad_rc == 0, "pthread_cond_%swait returned %d (%s) on a signal", timed ? "timed" : "", sig_bad_rc,
+              strerror(sig_bad_rc));
     }
     pthread_mutex_destroy(&sig_m);
 }
 
 static void test_signals(void)
 {
-    install(SIG_NORESTART, 0);
-    install(SIG_RESTART, SA_RESTART);
+    test_on_signal(SIG_NORESTART, on_signal, 0);
+    test_on_signal(SIG_RESTART, on_signal, SA_RESTART);
     for (enum sem_how how = SEM_WAIT; how <= SEM_CLOCKWAIT; how++) {
         sem_signal_case(how, SIG_NORESTART, true);
         /* Linux restarts an untimed futex wait after an SA_RESTART handler, never a timed one (glibc's too) */
@@ -377,10 +349,7 @@ typedef struct cancel_waiter {
 
 static void cancel_obj_init(cancel_obj *o)
 {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
-    pthread_mutex_init(&o->m, &a);
+    init_mutex_of_type(&o->m, PTHREAD_MUTEX_ERRORCHECK);
     pthread_cond_init(&o->c, NULL);
     sem_init(&o->s, 0, 0);
     o->go = 0;
@@ -455,7 +424,7 @@ static void start_listed(pthread_t *t, cancel_waiter *w)
         pthread_mutex_unlock(&w->o->m);
         if (waiting)
             break;
-        sleep_ms(1);
+        test_sleep_ms(1);
     }
 }
 
@@ -472,38 +441,45 @@ static void wake_one(cancel_obj *o, enum cancel_how how)
     pthread_mutex_unlock(&o->m);
 }
 
+/* Waiters A and B of one fresh object, A started and listed (B not started). */
+typedef struct cancel_scene {
+    cancel_obj o;
+    cancel_waiter a, b;
+    pthread_t ta, tb;
+} cancel_scene;
+static void cancel_scene_start(cancel_scene *s, enum cancel_how how)
+{
+    cancel_obj_init(&s->o);
+    s->a = (cancel_waiter){.o = &s->o, .how = how, .cleanup_unlock_rc = -1};
+    s->b = s->a;
+    start_listed(&s->ta, &s->a);
+}
+
 /* A is blocked, then B: cancel A (cleanup with the mutex held), then one wake-up must reach B. */
 static void cancel_blocked_case(enum cancel_how how)
 {
-    cancel_obj o;
-    cancel_obj_init(&o);
-    cancel_waiter a = {.o = &o, .how = how, .cleanup_unlock_rc = -1}, b = a;
-    pthread_t ta, tb;
-    start_listed(&ta, &a);
+    cancel_scene s;
+    cancel_scene_start(&s, how);
     if (how < C_SEM_WAIT)
-        await_sleeping(&a.tid);
-    start_listed(&tb, &b);
-    pthread_cancel(ta);
-    void *ret = join_within(ta, cancel_how_name[how]);
-    if (ret != PTHREAD_CANCELED)
-        fprintf(stderr, "%s: the cancelled waiter's join returned %p, not PTHREAD_CANCELED\n", cancel_how_name[how], ret);
-    CHECK(ret == PTHREAD_CANCELED);
+        await_sleeping(&s.a.tid);
+    start_listed(&s.tb, &s.b);
+    pthread_cancel(s.ta);
+    void *ret = join_within(s.ta, cancel_how_name[how]);
+    CHECK(ret == PTHREAD_CANCELED, "%s: the cancelled waiter's join returned %p, not PTHREAD_CANCELED", cancel_how_name[how],
+          ret);
     if (ret == STILL_BLOCKED)
         return; /* still blocked: the objects cannot be destroyed, and the rest would hang too */
-    CHECK_EQ(a.cleanup_ran, 1);
-    CHECK_EQ(a.got, 0);
-    if (how < C_SEM_WAIT) {
-        if (a.cleanup_unlock_rc != 0)
-            fprintf(stderr, "%s: the cleanup handler ran without the mutex (unlock: %d)\n", cancel_how_name[how],
-                    a.cleanup_unlock_rc);
-        CHECK_EQ(a.cleanup_unlock_rc, 0);
-    }
-    wake_one(&o, how); /* must reach B: A left the wait list */
-    ret = join_within(tb, "the waiter behind a cancelled one");
+    CHECK_EQ(s.a.cleanup_ran, 1);
+    CHECK_EQ(s.a.got, 0);
+    if (how < C_SEM_WAIT)
+        CHECK(s.a.cleanup_unlock_rc == 0, "%s: the cleanup handler ran without the mutex (unlock: %d)", cancel_how_name[how],
+              s.a.cleanup_unlock_rc);
+    wake_one(&s.o, how); /* must reach B: A left the wait list */
+    ret = join_within(s.tb, "the waiter behind a cancelled one");
     if (ret == STILL_BLOCKED)
         return;
-    CHECK_EQ(b.got, 1);
-    cancel_obj_destroy(&o);
+    CHECK_EQ(s.b.got, 1);
+    cancel_obj_destroy(&s.o);
 }
 
 /* A cancel pending at entry acts there (with the mutex held for a condition wait), even if a unit is there. */
@@ -513,7 +489,7 @@ static void *pending_cancel_main(void *arg)
     int old;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
     while (!ll_load_acquire(&w->tid)) /* acquire: main stored it after its pthread_cancel */
-        sleep_ms(1);
+        test_sleep_ms(1);
     pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
     if (w->how >= C_SEM_WAIT) {
         pthread_cleanup_push(sem_cleanup, w);
@@ -540,9 +516,7 @@ static void cancel_pending_case(enum cancel_how how)
     pthread_cancel(t);
     ll_store_release(&w.tid, 1); /* release: after the cancel request */
     void *ret = join_within(t, "pending cancel");
-    if (ret != PTHREAD_CANCELED)
-        fprintf(stderr, "%s: a pending cancel did not act at entry\n", cancel_how_name[how]);
-    CHECK(ret == PTHREAD_CANCELED);
+    CHECK(ret == PTHREAD_CANCELED, "%s: a pending cancel did not act at entry", cancel_how_name[how]);
     CHECK_EQ(w.got, 0);
     if (how < C_SEM_WAIT)
         CHECK_EQ(w.cleanup_unlock_rc, 0);
@@ -554,36 +528,31 @@ static void cancel_pending_case(enum cancel_how how)
 static void cancel_race_case(enum cancel_how how, int rounds)
 {
     for (int i = 0; i < rounds; i++) {
-        cancel_obj o;
-        cancel_obj_init(&o);
-        cancel_waiter a = {.o = &o, .how = how, .cleanup_unlock_rc = -1}, b = a;
-        pthread_t ta, tb;
-        start_listed(&ta, &a);
+        cancel_scene s;
+        cancel_scene_start(&s, how);
         if (how < C_SEM_WAIT)
-            start_listed(&tb, &b);
+            start_listed(&s.tb, &s.b);
         if (i % 2)
             sched_yield();
-        wake_one(&o, how);
-        pthread_cancel(ta);
-        void *ret = join_within(ta, "cancel racing a wake-up");
+        wake_one(&s.o, how);
+        pthread_cancel(s.ta);
+        void *ret = join_within(s.ta, "cancel racing a wake-up");
         if (ret == STILL_BLOCKED)
             return;
         if (how >= C_SEM_WAIT) {
             int v = -1;
-            sem_getvalue(&o.s, &v);
-            if (a.got + v != 1)
-                fprintf(stderr, "%s: cancel racing a post: got %d, value %d (the unit was lost)\n",
-                        cancel_how_name[how], a.got, v);
-            CHECK_EQ(a.got + v, 1);
+            sem_getvalue(&s.o.s, &v);
+            CHECK(s.a.got + v == 1, "%s: cancel racing a post: got %d, value %d (the unit was lost)", cancel_how_name[how],
+                  s.a.got, v);
         } else {
-            if (a.got)
-                wake_one(&o, how); /* A took the token: give B its own */
-            ret = join_within(tb, "cancel racing a signal: the waiter left waiting");
+            if (s.a.got)
+                wake_one(&s.o, how); /* A took the token: give B its own */
+            ret = join_within(s.tb, "cancel racing a signal: the waiter left waiting");
             if (ret == STILL_BLOCKED)
                 return;
-            CHECK_EQ(b.got, 1);
+            CHECK_EQ(s.b.got, 1);
         }
-        cancel_obj_destroy(&o);
+        cancel_obj_destroy(&s.o);
     }
 }
 
@@ -634,5 +603,5 @@ int main(int argc, char **argv)
     test_exited_owner();
     test_signals();
     test_cancellation();
-    return check_done("test_posix");
+    return test_done("test_posix");
 }

@@ -12,5 +12,5 @@ int main(void)
     CHECK(result != NULL);
     if (result)
         CHECK_EQ(*result, 0);
-    return check_done("test_preconstructor");
+    return test_done("test_preconstructor");
 }

@@ -30,13 +30,6 @@ static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static volatile int held;
 static long counter;
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* Keep the CPU busy for ns (CPU time is what a starved holder lacks). */
 static void work(uint64_t ns)
 {
@@ -134,7 +127,7 @@ int main(void)
     }
     CHECK_EQ(rc, 0);
     alarm(15); /* a hang is a failure: SIGALRM's default action ends the process */
-    uint64_t t0 = now_ns();
+    uint64_t t0 = test_now_ns();
     for (int round = 0; round < 3; round++)
         holder_round();
     CHECK_EQ(counter, 6);
@@ -143,6 +136,6 @@ int main(void)
         CHECK_EQ(start_fifo(&t[i], 10 + i, mixed_worker, (void *)(intptr_t)i), 0);
     test_join_n(t, MIXED_THREADS);
     CHECK_EQ(counter, 6 + MIXED_THREADS * MIXED_ITERATIONS);
-    fprintf(stderr, "test_realtime: %.0f ms\n", (double)(now_ns() - t0) / 1e6);
-    return check_done("test_realtime");
+    fprintf(stderr, "test_realtime: %.0f ms\n", (double)(test_now_ns() - t0) / 1e6);
+    return test_done("test_realtime");
 }

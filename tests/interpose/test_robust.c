@@ -64,13 +64,6 @@
 #include "check.h"
 #include "locklab/atomics.h"
 
-static void sleep_ms(long ms)
-{
-    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&t, &t) != 0)
-        ;
-}
-
 static void say(const char *s) { (void)!write(2, s, strlen(s)); }
 
 static void on_alarm(int sig)
@@ -107,10 +100,7 @@ static void check_excludes(pthread_mutex_t *m, const char *what)
     pthread_t t[2];
     test_start_n(t, 2, add_rounds, m, 0);
     test_join_n(t, 2);
-    if (counter != 2 * ROUNDS) {
-        fprintf(stderr, "%s: counter %ld, want %d: the mutex let two threads in\n", what, counter, 2 * ROUNDS);
-        check_failures++;
-    }
+    CHECK(counter == 2 * ROUNDS, "%s: counter %ld, want %d: the mutex let two threads in", what, counter, 2 * ROUNDS);
 }
 
 /* ---- signal ------------------------------------------------------------------------------ */
@@ -172,33 +162,26 @@ static void *send_signals(void *arg)
 
 static int case_signal(long ms)
 {
-    hang_alarm((unsigned)(ms / 1000 + 10));
     sem_init(&posted, 0, 0);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = post_handler;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGUSR1, &sa, NULL);
-    sigaction(SIGUSR2, &sa, NULL);
+    test_on_signal(SIGUSR1, post_handler, SA_RESTART);
+    test_on_signal(SIGUSR2, post_handler, SA_RESTART);
     pthread_t locker, sig;
     test_start(&locker, fresh_mutexes, NULL);
     sender s = {locker};
     test_start(&sig, send_signals, &s);
-    struct timespec end = in_ms(CLOCK_MONOTONIC, ms), now;
+    struct timespec end = in_ms(CLOCK_MONOTONIC, ms);
     unsigned waiters = 0;
     do {
         pthread_t w;
         test_start(&w, first_wait, NULL);
         pthread_join(w, NULL); /* a post arrives with the next signal */
         waiters++;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-    } while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+    } while (test_before(CLOCK_MONOTONIC, &end));
     ll_store_relaxed(&stop, 1); /* relaxed: a flag polled */
     pthread_join(sig, NULL);
     pthread_join(locker, NULL);
     printf("signal: %u fresh waiters in %ld ms\n", waiters, ms);
-    return check_done("signal");
+    return test_done("signal");
 }
 
 /* ---- signal-first-post --------------------------------------------------------------------- */
@@ -218,18 +201,12 @@ static void post_current(int sig)
 
 static int case_signal_first_post(long ms)
 {
-    hang_alarm((unsigned)(ms / 1000 + 10));
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = post_current;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGUSR1, &sa, NULL);
-    sigaction(SIGUSR2, &sa, NULL);
+    test_on_signal(SIGUSR1, post_current, SA_RESTART);
+    test_on_signal(SIGUSR2, post_current, SA_RESTART);
     sender s = {pthread_self()};
     pthread_t sig;
     test_start(&sig, send_signals, &s);
-    struct timespec end = in_ms(CLOCK_MONOTONIC, ms), now;
+    struct timespec end = in_ms(CLOCK_MONOTONIC, ms);
     unsigned n = 0;
     do {
         CHECK_EQ(sem_init(&first_posts[n], 0, 0), 0);
@@ -237,8 +214,7 @@ static int case_signal_first_post(long ms)
         CHECK_EQ(sem_post(&first_posts[n]), 0); /* its first call */
         ll_store_relaxed(&posting, 0); /* relaxed: our own handler reads it */
         n++;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-    } while (n < FIRST_POSTS && (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec)));
+    } while (n < FIRST_POSTS && test_before(CLOCK_MONOTONIC, &end));
     ll_store_relaxed(&stop, 1); /* relaxed: a flag polled */
     pthread_join(sig, NULL);
     for (unsigned i = 0; i < n; i++) {
@@ -247,14 +223,13 @@ static int case_signal_first_post(long ms)
         CHECK(v >= 1);
     }
     printf("signal-first-post: %u semaphores in %ld ms\n", n, ms);
-    return check_done("signal-first-post");
+    return test_done("signal-first-post");
 }
 
 /* ---- unlock-unheld, unlock-other ---------------------------------------------------------- */
 
 static int case_unlock_unheld(void)
 {
-    hang_alarm(60);
     static pthread_mutex_t never = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_unlock(&never); /* undefined for a default mutex; glibc returns 0 */
     check_excludes(&never, "never locked, then unlocked");
@@ -266,7 +241,7 @@ static int case_unlock_unheld(void)
     pthread_mutex_unlock(&used); /* and a third */
     check_excludes(&used, "unlocked twice more");
     pthread_mutex_destroy(&used); /* glibc: EBUSY (its user count went below zero) */
-    return check_done("unlock-unheld");
+    return test_done("unlock-unheld");
 }
 
 static void *unlock_it(void *arg)
@@ -277,7 +252,6 @@ static void *unlock_it(void *arg)
 
 static int case_unlock_other(void)
 {
-    hang_alarm(60);
     pthread_mutex_t m;
     pthread_mutex_init(&m, NULL);
     CHECK_EQ(pthread_mutex_lock(&m), 0);
@@ -289,7 +263,7 @@ static int case_unlock_other(void)
     pthread_mutex_init(&m, NULL);
     check_excludes(&m, "unlocked by another thread, then re-initialised");
     CHECK_EQ(pthread_mutex_destroy(&m), 0);
-    return check_done("unlock-other");
+    return test_done("unlock-other");
 }
 
 /* ---- cancel-relock, reinit-waiter ---------------------------------------------------------- */
@@ -315,7 +289,6 @@ static void *relock(void *arg)
 
 static int case_cancel_relock(void)
 {
-    hang_alarm(60);
     pthread_mutex_t m;
     pthread_mutex_init(&m, NULL);
     relocker r;
@@ -327,7 +300,7 @@ static int case_cancel_relock(void)
     test_start(&t, relock, &r);
     while (sem_wait(&r.locked) != 0)
         ;
-    sleep_ms(50); /* inside its relock */
+    test_sleep_ms(50); /* inside its relock */
     CHECK_EQ(pthread_cancel(t), 0);
     void *ret = NULL;
     struct timespec dl = in_ms(CLOCK_REALTIME, 10000);
@@ -349,12 +322,11 @@ static int case_cancel_relock(void)
     /* And a mutex at a new address, with its waiters gone too */
     pthread_mutex_t other = PTHREAD_MUTEX_INITIALIZER;
     check_excludes(&other, "another mutex afterwards");
-    return check_done("cancel-relock");
+    return test_done("cancel-relock");
 }
 
 static int case_reinit_waiter(void)
 {
-    hang_alarm(60);
     static pthread_mutex_t m; /* outlives the blocked thread's wait */
     pthread_mutex_init(&m, NULL);
     static relocker r;
@@ -364,25 +336,22 @@ static int case_reinit_waiter(void)
     test_start(&t, relock, &r);
     while (sem_wait(&r.locked) != 0)
         ;
-    sleep_ms(50); /* inside its relock */
+    test_sleep_ms(50); /* inside its relock */
     pthread_mutex_init(&m, NULL); /* over the held mutex: undefined, glibc's waiter sleeps on */
     /* Used by this thread alone: glibc wakes no one (a contended unlock's futex wake would
      * wake the old waiter too), so its waiter stays asleep and every trylock here succeeds. */
     for (int i = 0; i < 20; i++) {
         CHECK_EQ(pthread_mutex_lock(&m), 0);
         CHECK_EQ(pthread_mutex_unlock(&m), 0);
-        sleep_ms(2);
+        test_sleep_ms(2);
         int rc = pthread_mutex_trylock(&m);
         CHECK_EQ(rc, 0);
         if (rc == 0)
             CHECK_EQ(pthread_mutex_unlock(&m), 0);
     }
-    if (ll_load_acquire(&r.returned)) { /* acquire: pairs with relock's release */
-        fprintf(stderr, "reinit-waiter: the thread blocked in the old mutex took the re-initialised one\n");
-        check_failures++;
-        return check_done("reinit-waiter");
-    }
-    return check_done("reinit-waiter"); /* the blocked thread stays blocked: exit ends it */
+    CHECK(!ll_load_acquire(&r.returned), /* acquire: pairs with relock's release */
+          "reinit-waiter: the thread blocked in the old mutex took the re-initialised one");
+    return test_done("reinit-waiter"); /* the blocked thread stays blocked: exit ends it */
 }
 
 /* ---- copy-inited ---------------------------------------------------------------------------- */
@@ -398,7 +367,6 @@ static __attribute__((noinline)) void init_by_copy(pthread_mutex_t *dst)
 
 static int case_copy_inited(void)
 {
-    hang_alarm(60);
     static pthread_mutex_t m[3];
     for (int i = 0; i < 3; i++)
         init_by_copy(&m[i]);
@@ -407,15 +375,13 @@ static int case_copy_inited(void)
         for (int j = 0; j < 3; j++) /* the others are free: distinct mutexes */
             if (j != i && pthread_mutex_trylock(&m[j]) == 0)
                 CHECK_EQ(pthread_mutex_unlock(&m[j]), 0);
-            else if (j != i) {
-                fprintf(stderr, "copy-inited: mutex %d busy while only mutex %d is held\n", j, i);
-                check_failures++;
-            }
+            else
+                CHECK(j == i, "copy-inited: mutex %d busy while only mutex %d is held", j, i);
         CHECK_EQ(pthread_mutex_unlock(&m[i]), 0);
     }
     for (int i = 0; i < 3; i++)
         check_excludes(&m[i], "initialised in a temporary and copied into place");
-    return check_done("copy-inited");
+    return test_done("copy-inited");
 }
 
 /* ---- copied-used ---------------------------------------------------------------------------- */
@@ -436,7 +402,6 @@ static void *hold_original(void *arg)
 
 static int case_copied_used(void)
 {
-    hang_alarm(60);
     CHECK_EQ(pthread_mutex_lock(&original), 0);
     CHECK_EQ(pthread_mutex_unlock(&original), 0);
     memcpy(&copy, &original, sizeof copy); /* after use: the object pointer comes along */
@@ -446,12 +411,10 @@ static int case_copied_used(void)
     CHECK_EQ(pthread_create(&t, NULL, hold_original, NULL), 0);
     while (sem_wait(&held) != 0)
         ;
-    if (pthread_mutex_trylock(&copy) != 0) {
-        fprintf(stderr, "copied-used: the copy is busy while only the original is held\n");
-        check_failures++;
-    } else {
+    bool free_ = pthread_mutex_trylock(&copy) == 0;
+    CHECK(free_, "copied-used: the copy is busy while only the original is held");
+    if (free_)
         CHECK_EQ(pthread_mutex_unlock(&copy), 0);
-    }
     CHECK_EQ(sem_post(&done_with), 0);
     CHECK_EQ(pthread_join(t, NULL), 0);
     CHECK_EQ(pthread_mutex_lock(&original), 0); /* one thread holds both (a hang if they were one lock) */
@@ -460,7 +423,7 @@ static int case_copied_used(void)
     CHECK_EQ(pthread_mutex_unlock(&original), 0);
     CHECK_EQ(pthread_mutex_destroy(&copy), 0); /* must leave the original's object alone */
     check_excludes(&original, "the original after its copy was destroyed");
-    return check_done("copied-used");
+    return test_done("copied-used");
 }
 
 /* ---- oom ------------------------------------------------------------------------------------ */
@@ -546,13 +509,10 @@ static int oom_child(void)
         counter++;
         CHECK_EQ(pthread_mutex_unlock(&fresh[FRESH - 1]), 0);
     }
-    sleep_ms(20);
+    test_sleep_ms(20);
     CHECK_EQ(sem_post(&oom_sem), 0);
     pthread_join(late, NULL);
-    if (counter != 2 * ROUNDS) {
-        fprintf(stderr, "oom: counter %ld, want %d\n", counter, 2 * ROUNDS);
-        check_failures++;
-    }
+    CHECK(counter == 2 * ROUNDS, "oom: counter %ld, want %d", counter, 2 * ROUNDS);
     for (int i = 0; i < ok; i++) { /* no thread can be started now: one thread's view */
         CHECK_EQ(pthread_mutex_lock(&inited[i]), 0);
         CHECK_EQ(pthread_mutex_trylock(&inited[i]), EBUSY);
@@ -562,12 +522,11 @@ static int oom_child(void)
     for (int i = 0; i < FRESH; i++)
         CHECK_EQ(pthread_mutex_destroy(&fresh[i]), 0);
     printf("oom: %zu MiB mapped to fill; %d inits 0, %d ENOMEM\n", mapped >> 20, ok, enomem);
-    return check_done("oom");
+    return test_done("oom");
 }
 
 static int case_oom(void)
 {
-    hang_alarm(60);
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0)
@@ -583,31 +542,42 @@ static int case_oom(void)
 
 int main(int argc, char **argv)
 {
+    /* A case with a duration MS (default 300) runs under an alarm of MS + 10 s, any other under one of 60 s. */
+    static const struct {
+        const char *name;
+        int (*run)(void);
+        int (*run_ms)(long ms);
+    } cases[] = {
+        {"signal", NULL, case_signal},
+        {"signal-first-post", NULL, case_signal_first_post},
+        {"unlock-unheld", case_unlock_unheld, NULL},
+        {"unlock-other", case_unlock_other, NULL},
+        {"cancel-relock", case_cancel_relock, NULL},
+        {"reinit-waiter", case_reinit_waiter, NULL},
+        {"copy-inited", case_copy_inited, NULL},
+        {"copied-used", case_copied_used, NULL},
+        {"oom", case_oom, NULL},
+    };
     int arg = 1;
     if (argc > arg && strcmp(argv[arg], "glibc") == 0)
         arg++;
     else
         require_interposed((void *)pthread_mutex_lock);
     const char *c = argc > arg ? argv[arg] : "";
-    if (strcmp(c, "signal") == 0)
-        return case_signal(argc > arg + 1 ? atol(argv[arg + 1]) : 300);
-    if (strcmp(c, "signal-first-post") == 0)
-        return case_signal_first_post(argc > arg + 1 ? atol(argv[arg + 1]) : 300);
-    if (strcmp(c, "unlock-unheld") == 0)
-        return case_unlock_unheld();
-    if (strcmp(c, "unlock-other") == 0)
-        return case_unlock_other();
-    if (strcmp(c, "cancel-relock") == 0)
-        return case_cancel_relock();
-    if (strcmp(c, "reinit-waiter") == 0)
-        return case_reinit_waiter();
-    if (strcmp(c, "copy-inited") == 0)
-        return case_copy_inited();
-    if (strcmp(c, "copied-used") == 0)
-        return case_copied_used();
-    if (strcmp(c, "oom") == 0)
-        return case_oom();
-    fprintf(stderr, "usage: test_robust [glibc] signal [MS] | signal-first-post [MS] | unlock-unheld | unlock-other | cancel-relock | "
-                    "reinit-waiter | copy-inited | copied-used | oom\n");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (strcmp(c, cases[i].name) != 0)
+            continue;
+        if (!cases[i].run_ms) {
+            hang_alarm(60);
+            return cases[i].run();
+        }
+        long ms = argc > arg + 1 ? atol(argv[arg + 1]) : 300;
+        hang_alarm((unsigned)(ms / 1000 + 10));
+        return cases[i].run_ms(ms);
+    }
+    fprintf(stderr, "test_robust: unknown case '%s' (valid: [glibc] then ", c);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        fprintf(stderr, "%s%s%s", i ? ", " : "", cases[i].name, cases[i].run_ms ? " [MS]" : "");
+    fprintf(stderr, ")\n");
     return 2;
 }

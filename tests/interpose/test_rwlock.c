@@ -33,12 +33,6 @@
 
 static int glibc; /* running without the interposer */
 
-static void sleep_ms(long ms)
-{
-    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&t, NULL);
-}
-
 /* ---- readers share, writers exclude ---------------------------------------------------- */
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
 static atomic_int readers_in, max_readers, violations;
@@ -83,10 +77,10 @@ static void *overlap_reader(void *arg)
     CHECK_EQ(pthread_rwlock_rdlock(&rw), 0);
     atomic_fetch_add(&readers_in, 1);
     for (int i = 0; i < 2000 && atomic_load(&readers_in) < 2; i++) /* at most 2 s */
-        sleep_ms(1);
+        test_sleep_ms(1);
     if (atomic_load(&readers_in) >= 2)
         atomic_store(&max_readers, 2);
-    sleep_ms(5);
+    test_sleep_ms(5);
     atomic_fetch_sub(&readers_in, 1);
     CHECK_EQ(pthread_rwlock_unlock(&rw), 0);
     return NULL;
@@ -104,7 +98,7 @@ static void test_share_and_exclude(void)
     atomic_store(&stop, 0);
     for (long i = 0; i < 6; i++)
         test_start(&t[i], mixed, (void *)i);
-    sleep_ms(300);
+    test_sleep_ms(300);
     atomic_store(&stop, 1);
     for (int i = 0; i < 6; i++)
         pthread_join(t[i], NULL);
@@ -130,7 +124,7 @@ static void test_recursive_reader(pthread_rwlock_t *l)
     atomic_store(&writer_done, 0);
     CHECK_EQ(pthread_rwlock_rdlock(l), 0);
     test_start(&w, rec_writer, l);
-    sleep_ms(20); /* the writer waits */
+    test_sleep_ms(20); /* the writer waits */
     CHECK_EQ(pthread_rwlock_rdlock(l), 0); /* must not deadlock */
     CHECK_EQ(pthread_rwlock_tryrdlock(l), 0);
     struct timespec d = in_ms(CLOCK_REALTIME, 100);
@@ -232,7 +226,7 @@ static void test_pshared(void)
         pthread_rwlock_unlock(l);
         _exit(rc == 0 && *shared == 2 ? 0 : 1);
     }
-    sleep_ms(50);
+    test_sleep_ms(50);
     *shared = 1;
     CHECK_EQ(pthread_rwlock_unlock(l), 0);
     int status;
@@ -253,7 +247,7 @@ static void *hold_other(void *arg)
     pthread_rwlock_wrlock(&fo);
     atomic_store(&other_holds, 1);
     while (!atomic_load(&release_other))
-        sleep_ms(1);
+        test_sleep_ms(1);
     pthread_rwlock_unlock(&fo);
     return NULL;
 }
@@ -275,11 +269,11 @@ static void test_fork(void)
     pthread_t o, ww;
     test_start(&o, hold_other, NULL);
     while (!atomic_load(&other_holds))
-        sleep_ms(1);
+        test_sleep_ms(1);
     CHECK_EQ(pthread_rwlock_wrlock(&fw), 0);
     CHECK_EQ(pthread_rwlock_rdlock(&fr), 0);
     test_start(&ww, waiting_writer, &fr); /* a parent writer waits on fr at the fork */
-    sleep_ms(20);
+    test_sleep_ms(20);
     pid_t pid = fork();
     if (pid == 0) {
         int bad = 0;
@@ -316,7 +310,7 @@ static void *cancelled_reader(void *arg)
     pthread_cleanup_push(unlock_cleanup, &cl);
     atomic_store(&reader_in, 1);
     for (;;)
-        sleep_ms(1); /* a cancellation point */
+        test_sleep_ms(1); /* a cancellation point */
     pthread_cleanup_pop(1);
     return NULL;
 }
@@ -325,7 +319,7 @@ static void test_cancel(void)
     pthread_t t;
     test_start(&t, cancelled_reader, NULL);
     while (!atomic_load(&reader_in))
-        sleep_ms(1);
+        test_sleep_ms(1);
     pthread_cancel(t);
     pthread_join(t, NULL);
     struct timespec d = in_ms(CLOCK_REALTIME, 2000);
@@ -546,7 +540,7 @@ static int oom_child(void)
         waitpid(pid, &status, 0);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
             fprintf(stderr, "oom: fork child: holds did not carry over (status %#x)\n", status);
-            check_failures++;
+            failures++;
         }
     } /* else fork failed for want of memory: nothing to check */
     CHECK_EQ(pthread_rwlock_unlock(&fresh[0]), 0);
@@ -563,7 +557,7 @@ static int oom_child(void)
         CHECK_EQ(pthread_rwlock_destroy(&fresh[i]), 0);
     printf("oom: %zu MiB mapped to fill; %d inits 0, %d ENOMEM; %d read holds at once, %d EAGAIN; fork %s\n",
            mapped >> 20, ok, enomem, held, eagain, pid > 0 ? "checked" : "failed (not checked)");
-    return check_done("test_rwlock oom");
+    return test_done("test_rwlock oom");
 }
 
 static int case_oom(void)
@@ -608,5 +602,5 @@ int main(int argc, char **argv)
         test_fork(); /* glibc's child waits for ever for the parent's waiting writer */
     test_cancel();
     test_many_read_holds();
-    return check_done("test_rwlock");
+    return test_done("test_rwlock");
 }

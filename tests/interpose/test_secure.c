@@ -48,5 +48,5 @@ int main(void)
     pthread_mutex_unlock(&mutex);
     CHECK_EQ(sem_wait(&sem), 0);
     CHECK_EQ(pthread_join(t, NULL), 0);
-    return check_done("test_secure");
+    return test_done("test_secure");
 }

@@ -24,13 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CHECK(c)                                                                                  \
-    do {                                                                                          \
-        if (!(c)) {                                                                               \
-            fprintf(stderr, "test_spinbar: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
+#include "../test_util.h"
 
 enum { THREADS = 4, ITERS = 100000, ROUNDS = 2000 };
 /* Spinlock hammers: at most as many threads as CPUs (and 2 at least): a FIFO spinlock (ticket,
@@ -45,9 +39,9 @@ static void *spin_hammer(void *arg)
 {
     pthread_spinlock_t *l = arg;
     for (int i = 0; i < ITERS; i++) {
-        CHECK(pthread_spin_lock(l) == 0);
+        REQUIRE(pthread_spin_lock(l) == 0);
         counter++;
-        CHECK(pthread_spin_unlock(l) == 0);
+        REQUIRE(pthread_spin_unlock(l) == 0);
     }
     return NULL;
 }
@@ -56,9 +50,9 @@ static void run_n_threads(int n, void *(*fn)(void *), void *arg)
 {
     pthread_t t[THREADS];
     for (int i = 0; i < n; i++)
-        CHECK(pthread_create(&t[i], NULL, fn, arg) == 0);
+        REQUIRE(pthread_create(&t[i], NULL, fn, arg) == 0);
     for (int i = 0; i < n; i++)
-        CHECK(pthread_join(t[i], NULL) == 0);
+        REQUIRE(pthread_join(t[i], NULL) == 0);
 }
 static void run_threads(void *(*fn)(void *), void *arg) { run_n_threads(THREADS, fn, arg); }
 
@@ -69,45 +63,45 @@ static void *try_held(void *arg)
 
 static void test_spin(void)
 {
-    CHECK(pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE) == 0);
+    REQUIRE(pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE) == 0);
     run_n_threads(spinners, spin_hammer, (void *)&spin);
-    CHECK(counter == (unsigned long)spinners * ITERS);
+    REQUIRE(counter == (unsigned long)spinners * ITERS);
 
-    CHECK(pthread_spin_lock(&spin) == 0);
+    REQUIRE(pthread_spin_lock(&spin) == 0);
     pthread_t t;
     void *rc;
-    CHECK(pthread_create(&t, NULL, try_held, (void *)&spin) == 0);
-    CHECK(pthread_join(t, &rc) == 0);
-    CHECK((long)rc == EBUSY);
-    CHECK(pthread_spin_unlock(&spin) == 0);
-    CHECK(pthread_spin_trylock(&spin) == 0);
-    CHECK(pthread_spin_unlock(&spin) == 0);
-    CHECK(pthread_spin_destroy(&spin) == 0);
+    REQUIRE(pthread_create(&t, NULL, try_held, (void *)&spin) == 0);
+    REQUIRE(pthread_join(t, &rc) == 0);
+    REQUIRE((long)rc == EBUSY);
+    REQUIRE(pthread_spin_unlock(&spin) == 0);
+    REQUIRE(pthread_spin_trylock(&spin) == 0);
+    REQUIRE(pthread_spin_unlock(&spin) == 0);
+    REQUIRE(pthread_spin_destroy(&spin) == 0);
 
     /* a copy of a free spinlock, never initialised itself, is a free spinlock (glibc's is a
      * word; an out-of-line one's handle names the original's object, not the copy's) */
     pthread_spinlock_t original, *copy = malloc(sizeof *copy);
-    CHECK(pthread_spin_init(&original, PTHREAD_PROCESS_PRIVATE) == 0);
+    REQUIRE(pthread_spin_init(&original, PTHREAD_PROCESS_PRIVATE) == 0);
     memcpy((void *)copy, (void *)&original, sizeof original);
-    CHECK(pthread_spin_lock(&original) == 0);
+    REQUIRE(pthread_spin_lock(&original) == 0);
     counter = 0;
     run_n_threads(spinners, spin_hammer, (void *)copy);
-    CHECK(counter == (unsigned long)spinners * ITERS);
-    CHECK(pthread_spin_trylock(copy) == 0);
-    CHECK(pthread_spin_unlock(copy) == 0);
-    CHECK(pthread_spin_unlock(&original) == 0);
+    REQUIRE(counter == (unsigned long)spinners * ITERS);
+    REQUIRE(pthread_spin_trylock(copy) == 0);
+    REQUIRE(pthread_spin_unlock(copy) == 0);
+    REQUIRE(pthread_spin_unlock(&original) == 0);
     free((void *)copy);
 
     /* dropped without destroy, at addresses malloc gives back; re-initialised in place */
     for (int i = 0; i < 1000; i++) {
         pthread_spinlock_t *l = malloc(64);
-        CHECK(pthread_spin_init(l, PTHREAD_PROCESS_PRIVATE) == 0);
-        CHECK(pthread_spin_lock(l) == 0);
-        CHECK(pthread_spin_trylock(l) == EBUSY);
-        CHECK(pthread_spin_unlock(l) == 0);
-        CHECK(pthread_spin_init(l, PTHREAD_PROCESS_PRIVATE) == 0);
-        CHECK(pthread_spin_trylock(l) == 0);
-        CHECK(pthread_spin_unlock(l) == 0);
+        REQUIRE(pthread_spin_init(l, PTHREAD_PROCESS_PRIVATE) == 0);
+        REQUIRE(pthread_spin_lock(l) == 0);
+        REQUIRE(pthread_spin_trylock(l) == EBUSY);
+        REQUIRE(pthread_spin_unlock(l) == 0);
+        REQUIRE(pthread_spin_init(l, PTHREAD_PROCESS_PRIVATE) == 0);
+        REQUIRE(pthread_spin_trylock(l) == 0);
+        REQUIRE(pthread_spin_unlock(l) == 0);
         memset((void *)l, 0xa5, 64);
         free((void *)l);
     }
@@ -125,13 +119,13 @@ static void *barrier_rounds(void *arg)
     for (int r = 1; r <= ROUNDS; r++) {
         seen[id] = r; /* plain writes: the barrier orders them */
         int rc = pthread_barrier_wait(&bar);
-        CHECK(rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD);
+        REQUIRE(rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD);
         if (rc == PTHREAD_BARRIER_SERIAL_THREAD)
             atomic_fetch_add(&serials, 1);
         for (int i = 0; i < THREADS; i++)
-            CHECK(seen[i] == r);
+            REQUIRE(seen[i] == r);
         rc = pthread_barrier_wait(&bar); /* nobody writes round r + 1 before all have checked round r */
-        CHECK(rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD);
+        REQUIRE(rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD);
     }
     return NULL;
 }
@@ -139,10 +133,10 @@ static void *barrier_rounds(void *arg)
 /* Each thread takes the spinlock once, then all meet: THREADS threads have used it at once. */
 static void *spin_then_meet(void *arg)
 {
-    CHECK(pthread_spin_lock((pthread_spinlock_t *)arg) == 0);
-    CHECK(pthread_spin_unlock((pthread_spinlock_t *)arg) == 0);
+    REQUIRE(pthread_spin_lock((pthread_spinlock_t *)arg) == 0);
+    REQUIRE(pthread_spin_unlock((pthread_spinlock_t *)arg) == 0);
     int rc = pthread_barrier_wait(&bar);
-    CHECK(rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD);
+    REQUIRE(rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD);
     return NULL;
 }
 
@@ -151,55 +145,55 @@ static void *destroy_while_leaving(void *arg)
     pthread_barrier_t *b = arg;
     int rc = pthread_barrier_wait(b);
     if (rc == PTHREAD_BARRIER_SERIAL_THREAD) {
-        CHECK(pthread_barrier_destroy(b) == 0); /* others may still be leaving the wait */
+        REQUIRE(pthread_barrier_destroy(b) == 0); /* others may still be leaving the wait */
         memset(b, 0x5a, sizeof *b);
         free(b);
     } else {
-        CHECK(rc == 0);
+        REQUIRE(rc == 0);
     }
     return NULL;
 }
 
 static void test_barrier(void)
 {
-    CHECK(pthread_barrier_init(&bar, NULL, 0) == EINVAL);
-    CHECK(pthread_barrier_init(&bar, NULL, THREADS) == 0);
+    REQUIRE(pthread_barrier_init(&bar, NULL, 0) == EINVAL);
+    REQUIRE(pthread_barrier_init(&bar, NULL, THREADS) == 0);
     run_threads(barrier_rounds, NULL);
-    CHECK(atomic_load(&serials) == 2 * ROUNDS - ROUNDS); /* counted in the first wait of each round only */
-    CHECK(pthread_barrier_destroy(&bar) == 0);
+    REQUIRE(atomic_load(&serials) == 2 * ROUNDS - ROUNDS); /* counted in the first wait of each round only */
+    REQUIRE(pthread_barrier_destroy(&bar) == 0);
 
-    CHECK(pthread_barrier_init(&bar, NULL, 1) == 0);
+    REQUIRE(pthread_barrier_init(&bar, NULL, 1) == 0);
     for (int i = 0; i < 10; i++)
-        CHECK(pthread_barrier_wait(&bar) == PTHREAD_BARRIER_SERIAL_THREAD);
-    CHECK(pthread_barrier_destroy(&bar) == 0);
+        REQUIRE(pthread_barrier_wait(&bar) == PTHREAD_BARRIER_SERIAL_THREAD);
+    REQUIRE(pthread_barrier_destroy(&bar) == 0);
 
     for (int i = 0; i < 500; i++) {
         pthread_barrier_t *b = malloc(sizeof *b);
-        CHECK(pthread_barrier_init(b, NULL, THREADS) == 0);
+        REQUIRE(pthread_barrier_init(b, NULL, THREADS) == 0);
         run_threads(destroy_while_leaving, b);
     }
 
     /* process-shared: glibc's own, in shared memory */
     pthread_barrier_t *shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    CHECK(shared != MAP_FAILED);
+    REQUIRE(shared != MAP_FAILED);
     pthread_barrierattr_t attr;
-    CHECK(pthread_barrierattr_init(&attr) == 0);
-    CHECK(pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED) == 0);
-    CHECK(pthread_barrier_init(shared, &attr, 2) == 0);
+    REQUIRE(pthread_barrierattr_init(&attr) == 0);
+    REQUIRE(pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED) == 0);
+    REQUIRE(pthread_barrier_init(shared, &attr, 2) == 0);
     pid_t child = fork();
-    CHECK(child >= 0);
+    REQUIRE(child >= 0);
     int rc = 0;
     for (int i = 0; i < 100; i++) {
         int w = pthread_barrier_wait(shared);
         rc += w == PTHREAD_BARRIER_SERIAL_THREAD;
-        CHECK(w == 0 || w == PTHREAD_BARRIER_SERIAL_THREAD);
+        REQUIRE(w == 0 || w == PTHREAD_BARRIER_SERIAL_THREAD);
     }
     if (child == 0)
         _exit(rc);
     int status;
-    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status));
-    CHECK(rc + WEXITSTATUS(status) == 100); /* one serial thread per round, across the processes */
-    CHECK(pthread_barrier_destroy(shared) == 0);
+    REQUIRE(waitpid(child, &status, 0) == child && WIFEXITED(status));
+    REQUIRE(rc + WEXITSTATUS(status) == 100); /* one serial thread per round, across the processes */
+    REQUIRE(pthread_barrier_destroy(shared) == 0);
 }
 
 int main(int argc, char **argv)
@@ -207,8 +201,8 @@ int main(int argc, char **argv)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     spinners = cpus < 2 ? 2 : cpus > THREADS ? THREADS : (int)cpus;
     if (argc > 1 && strcmp(argv[1], "oversubscribe") == 0) { /* run_tests.sh spinbar: the warning */
-        CHECK(pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE) == 0);
-        CHECK(pthread_barrier_init(&bar, NULL, THREADS) == 0);
+        REQUIRE(pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE) == 0);
+        REQUIRE(pthread_barrier_init(&bar, NULL, THREADS) == 0);
         run_threads(spin_then_meet, (void *)&spin);
         return 0;
     }

@@ -52,5 +52,5 @@ int main(void)
     for (int i = 0; i < started; i++)
         pthread_join(t[i], NULL);
     CHECK_EQ(counter, (long)started * ROUNDS);
-    return check_done("test_threads");
+    return test_done("test_threads");
 }

@@ -58,12 +58,6 @@ static long plain_counter;     /* protected by mutex */
 static long hammer_counts[HAMMERS];
 static int hold_us, pause_us;  /* the phase's; 0: re-lock at once */
 
-static void sleep_us(int us)
-{
-    struct timespec ts = {0, us * 1000L};
-    nanosleep(&ts, NULL);
-}
-
 static void *hammer(void *arg)
 {
     long *mine = (long *)arg, n = 0;
@@ -71,12 +65,12 @@ static void *hammer(void *arg)
         pthread_mutex_lock(&mutex);
         plain_counter++;
         if (hold_us)
-            sleep_us(hold_us);
+            test_sleep_us(hold_us);
         pthread_mutex_unlock(&mutex);
         n++;
         atomic_fetch_add_explicit(&acquired, 1, memory_order_relaxed);
         if (pause_us)
-            sleep_us(pause_us);
+            test_sleep_us(pause_us);
     }
     *mine = n;
     return NULL;
@@ -158,23 +152,16 @@ typedef struct sleeper {
     long switches;
 } sleeper;
 
-static double mono_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
 static void *timed_sleeper(void *arg)
 {
     sleeper *me = (sleeper *)arg;
     struct timespec deadline = in_ms(CLOCK_REALTIME, 10000);
-    double t0 = thread_cpu_s(), w0 = mono_s();
+    double t0 = thread_cpu_s(), w0 = test_now_ns() / 1e9;
     long s0 = thread_switches();
     me->rc = pthread_mutex_timedlock(&sleep_m, &deadline);
     me->switches = thread_switches() - s0;
     me->cpu_s = thread_cpu_s() - t0;
-    me->wall_s = mono_s() - w0;
+    me->wall_s = test_now_ns() / 1e9 - w0;
     if (me->rc == 0)
         pthread_mutex_unlock(&sleep_m);
     return NULL;
@@ -199,7 +186,7 @@ static int timed_waiters_sleep(void)
         CHECK(s[i].cpu_s < SLEEP_HOLD_MS / 3 / 1000.0);
         CHECK(s[i].switches <= MAX_SWITCHES);
     }
-    return check_done("test_timedlock sleeps");
+    return test_done("test_timedlock sleeps");
 }
 
 int main(int argc, char **argv)
@@ -209,5 +196,5 @@ int main(int argc, char **argv)
         return timed_waiters_sleep();
     phase("busy", HAMMERS, 0, 0, HANDOVERS);
     phase("queued", QUEUED, HOLD_US, PAUSE_US, QUEUED_HANDOVERS);
-    return check_done("test_timedlock");
+    return test_done("test_timedlock");
 }

@@ -7,7 +7,7 @@ import sys
 
 from conftest import REPO
 
-from locklab.tabulate import Spread, interleave, markdown_table, ratios
+from locklab.tabulate import Spread, fairness_note, interleave, markdown_table, ratios
 
 
 def test_median_of_an_odd_count_is_the_middle_value():
@@ -59,6 +59,13 @@ def test_markdown_table_aligns_numbers_and_escapes_pipes():
     assert markdown_table(["lock", "ops/s"], [["mcs", "1.0M"], ["a|b", 2]]) == (
         "| lock | ops/s |\n|---|---|\n| mcs | 1.0M |\n| a\\|b | 2 |")
     assert markdown_table(["lock", "x", "y"], [], numeric=True) == "| lock | x | y |\n|---|---:|---:|"
+
+
+def test_fairness_note_gives_the_medians_it_has():
+    assert fairness_note([1.5, 1.2, None, 9.0], [0.001, 0.002, 0.003]) == "max/min 1.50, vcsw/op 0.0020"
+    assert fairness_note([None], [0.5]) == "vcsw/op 0.5000"
+    assert fairness_note([2.0], []) == "max/min 2.00"
+    assert fairness_note([], [None, float("nan")]) == ""
 
 
 def test_tabulate_needs_only_the_standard_library():
