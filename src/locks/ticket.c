@@ -51,6 +51,7 @@ void ll_ticket_init(ll_ticket_lock *l)
 
 void ll_ticket_acquire(ll_ticket_lock *l, ll_wait_policy *wp)
 {
+    ll_rmw_lead(&l->next); /* the last release was a store: atomics.h */
     uint32_t t = ll_faa(&l->next, 1, LL_RELAXED); /* relaxed: ordering comes from reading grant */
     if (LL_UNLIKELY(ll_load_acquire(&l->grant) != t)) /* acquire: pairs with the release store of grant */
         ticket_wait(l, t, wp);
