@@ -88,6 +88,10 @@ typedef struct workload {
 } workload;
 
 extern const workload *const workloads[]; /* NULL-terminated */
+/* rwbench's extras (bench/wl_rwbench.c; the simulator's rwbench too): per-thread reads and
+ * writes, and the merged waits of each role. */
+void rwbench_extras(bench_result *out, const uint64_t *reads, const uint64_t *writes, int n, const wait_hist *rwait,
+                    const wait_hist *wwait);
 void bench_result_free(bench_result *r);
 int bench_result_alloc(bench_result *out, int threads);
 void bench_add_extra(bench_result *r, const char *name, double value);

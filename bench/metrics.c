@@ -142,12 +142,23 @@ void fairness_compute(const uint16_t *admissions, size_t n, const uint64_t *ops,
     out->rstddev = metric_rstddev(ops, nthreads);
     out->fairness_factor = metric_fairness_factor(ops, nthreads);
     out->socket_switches = metric_socket_switches(admissions, n, thread_socket);
+    out->max_min_ratio = metric_max_min(ops, nthreads);
+}
+
+double metric_max_min(const uint64_t *x, int n)
+{
     uint64_t mx = 0, mn = UINT64_MAX;
-    for (int t = 0; t < nthreads; t++) {
-        mx = ops[t] > mx ? ops[t] : mx;
-        mn = ops[t] < mn ? ops[t] : mn;
+    for (int t = 0; t < n; t++) {
+        mx = x[t] > mx ? x[t] : mx;
+        mn = x[t] < mn ? x[t] : mn;
     }
-    out->max_min_ratio = mn ? (double)mx / (double)mn : INFINITY;
+    return mn ? (double)mx / (double)mn : INFINITY;
+}
+
+double metric_max_min_json(const uint64_t *x, int n)
+{
+    double m = metric_max_min(x, n);
+    return isinf(m) ? 0 : m;
 }
 
 void wait_hist_merge(wait_hist *into, const wait_hist *from)

@@ -29,6 +29,8 @@ double metric_gini(const uint64_t *x, int n);
 double metric_rstddev(const uint64_t *x, int n);
 double metric_fairness_factor(const uint64_t *x, int n);
 double metric_socket_switches(const uint16_t *admissions, size_t n, const int *thread_socket);
+double metric_max_min(const uint64_t *x, int n);      /* most / fewest; INFINITY if one is 0 */
+double metric_max_min_json(const uint64_t *x, int n); /* the same, 0 for INFINITY (JSON extras) */
 double median_of(double *v, size_t n); /* sorts v */
 
 /* Acquisition waits (ns from the acquire call to its return): a log-linear histogram, exact

@@ -99,14 +99,22 @@ static void body_with_local(bench_thread *t)
     body(t);
 }
 
-static double max_min(const uint64_t *v, int n)
+void rwbench_extras(bench_result *out, const uint64_t *reads, const uint64_t *writes, int n, const wait_hist *rwait,
+                    const wait_hist *wwait)
 {
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (int i = 0; i < n; i++) {
-        lo = v[i] < lo ? v[i] : lo;
-        hi = v[i] > hi ? v[i] : hi;
-    }
-    return lo ? (double)hi / (double)lo : 0;
+    uint64_t nr = 0, nw = 0;
+    for (int i = 0; i < n; i++)
+        nr += reads[i], nw += writes[i];
+    bench_add_extra(out, "reads", (double)nr);
+    bench_add_extra(out, "writes", (double)nw);
+    bench_add_extra(out, "read_ops_s", (double)nr / out->wall_s);
+    bench_add_extra(out, "write_ops_s", (double)nw / out->wall_s);
+    bench_add_extra(out, "write_wait_max_ns", (double)wwait->max_ns);
+    bench_add_extra(out, "write_wait_p99_ns", (double)wait_hist_percentile(wwait, 0.99));
+    bench_add_extra(out, "read_wait_max_ns", (double)rwait->max_ns);
+    bench_add_extra(out, "read_wait_p99_ns", (double)wait_hist_percentile(rwait, 0.99));
+    bench_add_extra(out, "read_max_min", metric_max_min_json(reads, n));
+    bench_add_extra(out, "write_max_min", metric_max_min_json(writes, n));
 }
 
 static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
@@ -143,16 +151,7 @@ static int run(ll_lock *lock, const bench_config *cfg, bench_result *out)
         /* the harness compared its admissions (the writes) with every operation */
         out->exclusion_ok = out->logged == (writes < BENCH_LOG_CAPACITY ? writes : BENCH_LOG_CAPACITY) &&
                             ll_load_relaxed(&c->inconsistent) == 0 && c->a == writes; /* relaxed: joined */
-        bench_add_extra(out, "reads", (double)reads);
-        bench_add_extra(out, "writes", (double)writes);
-        bench_add_extra(out, "read_ops_s", (double)reads / out->wall_s);
-        bench_add_extra(out, "write_ops_s", (double)writes / out->wall_s);
-        bench_add_extra(out, "write_wait_max_ns", (double)ww.max_ns);
-        bench_add_extra(out, "write_wait_p99_ns", (double)wait_hist_percentile(&ww, 0.99));
-        bench_add_extra(out, "read_wait_max_ns", (double)rw_.max_ns);
-        bench_add_extra(out, "read_wait_p99_ns", (double)wait_hist_percentile(&rw_, 0.99));
-        bench_add_extra(out, "read_max_min", max_min(r, nlocals));
-        bench_add_extra(out, "write_max_min", max_min(w, nlocals));
+        rwbench_extras(out, r, w, nlocals, &rw_, &ww);
         free(r);
         free(w);
     }

@@ -264,22 +264,12 @@ static void rw_body(wl_run *r, int i)
     }
 }
 
-static double rw_max_min(const uint64_t *v, int n)
-{
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (int i = 0; i < n; i++) {
-        lo = v[i] < lo ? v[i] : lo;
-        hi = v[i] > hi ? v[i] : hi;
-    }
-    return lo ? (double)hi / (double)lo : 0;
-}
-
 static void rw_finish(wl_run *r, bench_result *out)
 {
     rw_ctx *c = r->ctx;
-    uint64_t reads = 0, writes = 0;
+    uint64_t writes = 0;
     for (int i = 0; i < r->threads; i++) {
-        reads += c->reads[i], writes += c->writes[i];
+        writes += c->writes[i];
         if (i > 0) {
             wait_hist_merge(&c->rwait[0], &c->rwait[i]);
             wait_hist_merge(&c->wwait[0], &c->wwait[i]);
@@ -287,16 +277,7 @@ static void rw_finish(wl_run *r, bench_result *out)
     }
     if (c->inconsistent || r->admitted != writes)
         out->exclusion_ok = false;
-    bench_add_extra(out, "reads", (double)reads);
-    bench_add_extra(out, "writes", (double)writes);
-    bench_add_extra(out, "read_ops_s", (double)reads / out->wall_s);
-    bench_add_extra(out, "write_ops_s", (double)writes / out->wall_s);
-    bench_add_extra(out, "write_wait_max_ns", (double)c->wwait[0].max_ns);
-    bench_add_extra(out, "write_wait_p99_ns", (double)wait_hist_percentile(&c->wwait[0], 0.99));
-    bench_add_extra(out, "read_wait_max_ns", (double)c->rwait[0].max_ns);
-    bench_add_extra(out, "read_wait_p99_ns", (double)wait_hist_percentile(&c->rwait[0], 0.99));
-    bench_add_extra(out, "read_max_min", rw_max_min(c->reads, r->threads));
-    bench_add_extra(out, "write_max_min", rw_max_min(c->writes, r->threads));
+    rwbench_extras(out, c->reads, c->writes, r->threads, &c->rwait[0], &c->wwait[0]);
     free(c->reads), free(c->writes), free(c->rwait), free(c->wwait);
     /* the rwlock is not destroyed: a run cut short may leave threads inside it */
 }
