@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The default experiment (`make demo`, issue 4): a `locklab sweep` of MutexBench
+# The default experiment (`make demo`): a `locklab sweep` of MutexBench
 # (TWA paper §4.1) and RandArray (Malthusian Locks §6.1) over a representative
 # set of locks -- FIFO spin (mcs), FIFO spin-then-park (mcs-stp), concurrency
 # restriction (mcscr-stp, acr), barging (backoff, parkinglot, and standby, the interposer's default),

@@ -14,7 +14,7 @@
 #                  raw switch), goroutines (runtime.Gosched)
 #   thread-work    local-readyq and single-lock at P = 1, 2 (speedup), at two grains:
 #                  FINE_ITERS (a grain a few times a thread's own cost, where one
-#                  lock limits the throughput: issue 11's targets) and WORK_ITERS
+#                  lock limits the throughput: the runtime's targets (docs/threads.md)) and WORK_ITERS
 #   thread-counter section 4 on the runtime's threads at P = 2: tas, ttas, backoff,
 #                  anderson x cs_iters 0, 100, 1000, and barrier rounds
 #   thread-idle    the five alternatives at P = 2: CPU share after the spin budget

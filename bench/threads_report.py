@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tabulate bench/threads.sh's runs: medians with [min..max] and issue 11's targets.
+"""Tabulate bench/threads.sh's runs: medians with [min..max] and the runtime's targets (docs/threads.md).
 
 usage: bench/threads_report.py RUNS.TSV OUT.md RUNS DURATION LOCK OVER WORK_ITERS FINE_ITERS
 

@@ -1,7 +1,7 @@
 /*
  * thread-switch and thread-idle: two costs of the lightweight-thread runtime
- * (docs/threads.md) that the 1989 paper does not measure, with issue 11's
- * targets: a context switch of at most 15 ns, and an idle runtime at 0% CPU.
+ * (docs/threads.md) that the 1989 paper does not measure, with the
+ * runtime's targets: a context switch of at most 15 ns, and an idle runtime at 0% CPU.
  *
  * thread-switch: `per_processor` lightweight threads per processor (default 2)
  * yield to each other in a loop (llt_yield: under the yield queue's lock the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The soak: every lock x policy under the validator's clients, and the interposer
 # tests under random specs, for a given time; counts acquisitions validated and
-# violations (issue 13).  Used by `make soak HOURS=N`.
+# violations.  Used by `make soak HOURS=N`.
 #   soak.sh BUILD_DIR HOURS [LOG]
 # Each round takes every spec of `locklab-bench --list` in a random order and runs
 # the validator's five clients (counter, nested, trylock, mixed, timed) on it with a random

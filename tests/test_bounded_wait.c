@@ -1,4 +1,4 @@
-/* Bounded waiting (issue 9: "no thread starves for more than patience_ns x (its
+/* Bounded waiting (the bound: "no thread starves for more than patience_ns x (its
  * rank + 1)"), for the locks that admit out of order: 8 threads hammer one lock
  * (no work outside the critical section, the worst case for barging and for
  * concurrency restriction) for RUN_S seconds on whatever CPUs there are; each

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The shared library exports the public API and nothing else (issue 15).
+# The shared library exports the public API and nothing else.
 #   test_exports.sh LIBLOCKLAB.so LIBLOCKLAB.a INCLUDE_DIR GENERATED_INCLUDE_DIR
 # Public names: every ll_/llt_ (the thread runtime)/locklab_ identifier the public
 # headers (include/locklab/*.h) contain once preprocessed (so that names the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The installed tree is usable on its own (issue 15):
+# The installed tree is usable on its own:
 #   test_install.sh SOURCE_DIR BUILD_DIR
 # Installs BUILD_DIR into a temporary DESTDIR (tools/install.sh, as `make
 # install`), checks the layout, builds and runs examples/ against it with

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The manual pages (docs/man, installed by `make install`) render without a
-# warning and stay complete (issue 15):
+# warning and stay complete:
 #   test_manpages.sh SOURCE_DIR LOCKLAB_BENCH
 # - `man -l` (and groff -ww) print nothing on stderr for each page;
 # - locklab-preload.8 names every LOCKLAB_* variable the sources read ("LOCKLAB_X" literals);

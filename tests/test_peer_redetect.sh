@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # An optional peer missing at one configure is found at the next one once it is
-# installed, without rm -rf build (issue 15): a cached "not found" for
+# installed, without rm -rf build: a cached "not found" for
 # <ck_spinlock.h> (LOCKLAB_HAVE_CK_HEADER=0, as a configure without libck-dev
 # leaves it) must not survive a reconfigure on a machine that has the header.
 # The same for the thread runtime's peers (docs/threads.md): Boost.Fiber

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# An idle lightweight-thread runtime parks its workers (issue 11: "0% CPU after
+# An idle lightweight-thread runtime parks its workers (the runtime's target: "0% CPU after
 # its spin budget, measured with getrusage"): for every alternative at P = 2,
 # locklab-bench thread-idle sleeps 1 s after the runtime's 20-us spin budget and
 # reports the process's CPU time over it as a share of the 2 processors.  Parked

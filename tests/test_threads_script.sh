@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/threads.sh --quick (issue 11's measurement script) as a smoke test: it
+# bench/threads.sh --quick (the runtime's measurement script) as a smoke test: it
 # runs every row, prints every table and every target with a verdict, and writes
 # the markdown fragment; the peers that were built have their rows.  Nothing is
 # asserted on the numbers (the machine is shared; the lead measures on a quiet one).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One version everywhere (issue 15): CMakeLists.txt's project(VERSION) is the
+# One version everywhere: CMakeLists.txt's project(VERSION) is the
 # one definition; the bench, the soname, python/pyproject.toml and, once
 # generated, locklab.pc and locklabConfigVersion.cmake must carry it.
 #   test_version.sh VERSION LOCKLAB_BENCH LIBLOCKLAB_SO PYPROJECT [GENERATED_FILE...]

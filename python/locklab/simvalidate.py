@@ -1,5 +1,5 @@
 """`locklab sim validate [--out DIR] [--quick]`: how far the simulator is from
-reality -- the validation matrix of issue 12 (docs/simulator.md, "Validation").
+reality -- the simulator's validation matrix (docs/simulator.md, "Validation").
 
 (a) This machine: the same sweep measured with locklab-bench and simulated with
     locklab-sim on the preset `this` (MutexBench and RandArray; tas, ticket,

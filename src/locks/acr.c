@@ -454,7 +454,7 @@ static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_acr_release(&((a
 
 const ll_lock_ops ll_lock_acr = {
     .name = "acr",
-    .source = "locklab (issue 9); after Dice 2017, Malthusian Locks, App. A.1 (LOITER), queue MCS 1991",
+    .source = "locklab; after Dice 2017, Malthusian Locks, App. A.1 (LOITER), queue MCS 1991",
     .summary = "barging TAS, spinners capped by the CPUs available, FIFO queue of parked threads whose head is "
         "the standby",
     .fairness = "none short-term (barging); bypass bounded by patience_ns per standby (queue FIFO)",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Conformance by test suites we did not write (issue 27, point 5): CPython's own
+# Conformance by test suites we did not write: CPython's own
 # threading tests and stress-ng's locking stressors, run under the interposer with the
 # default lock and with each LOCKLAB_LOCK given, and compared with a plain glibc run of
 # the same tests in the same job: every test's outcome must be glibc's.

@@ -1,5 +1,5 @@
 /*
- * A timed waiter is served while the lock keeps changing hands (issue 13, item 4).
+ * A timed waiter is served while the lock keeps changing hands.
  *
  * HAMMERS threads lock and unlock one mutex as fast as they can; one more thread
  * calls pthread_mutex_timedlock on it with a generous timeout (TIMEOUT_MS), up to

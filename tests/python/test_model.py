@@ -127,7 +127,7 @@ def test_park_fifo_is_bounded_by_the_cpus():
 
 @pytest.mark.parametrize("b", [10000, 25000])
 def test_issue_9_collapse_is_explained(b):
-    # issue 9, 2 CPUs: mcs-stp 0.03-0.06x and cna-stp 0.01-0.02x glibc at 16 and 64 threads, while
+    # measured on 2 CPUs: mcs-stp 0.03-0.06x and cna-stp 0.01-0.02x glibc at 16 and 64 threads, while
     # at 2 threads the FIFO lock keeps up.  MutexBench-like parameters, a 4-ms slice, 2-us switches.
     for n in (16, 64):
         res = mm.handover(2, n, 25, 300, 150, 25000, 2000, 4e6, b, True)
