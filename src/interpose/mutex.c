@@ -745,13 +745,15 @@ static LL_COLD int lock_general(pthread_mutex_t *pm, void *pc, bool c11)
 /* ---- the direct path (LP_FAST_OPS) -------------------------------------------------------
  * A lock with no inline word (every lock but the inline kinds of config.h), not profiled: the
  * entry points call its verbs straight, after the one test that covers what the general path
- * checks and can be true here: no id yet (a thread's first mutex call), a fork child (the
- * fork repair's checks need the generation), a relock (the owner word is ours), deferred
- * wake-ups at unlock.  Each of those, and an unlock by a thread that does not hold the
- * mutex, goes to the general path, which decides as before.  The configuration (lock
- * placement, kind, census) was settled when lp_fast became LP_FAST_OPS. */
+ * checks and can be true here: no id yet (a thread's first mutex call), any fork in the
+ * process's history (the fork repair's checks need the generation), a relock (the owner
+ * word is ours), deferred wake-ups at unlock, a mutex with no object yet, a copy of another
+ * mutex, the out-of-memory fallback.  Each of those, and an unlock by a thread that does
+ * not hold the mutex, goes to the general path, which decides as before.  The configuration
+ * (lock placement, kind, census) was settled when lp_fast became LP_FAST_OPS. */
 /* The configured lock's state and waiting policy, as lock_of finds them, or false when the
- * mutex has no object yet or runs on the out-of-memory fallback (the general path's cases). */
+ * mutex has no object yet, is a copy, or runs on the out-of-memory fallback (the general
+ * path's cases). */
 LL_INLINE bool direct_state(lp_mutex *m, void **state, ll_wait_policy **wp)
 {
     if (lp_cfg.inline_state) {
@@ -767,7 +769,6 @@ LL_INLINE bool direct_state(lp_mutex *m, void **state, ll_wait_policy **wp)
     return true;
 }
 
-/* pthread_mutex_lock on the direct path. */
 /* A process that never forked (and is not forking now): the direct path's condition, read
  * without ll_fork_generation_now's call (a call would keep the arguments in saved registers). */
 LL_INLINE bool never_forked(void)
@@ -775,6 +776,7 @@ LL_INLINE bool never_forked(void)
     return ll_load_relaxed(&ll_fork_generation) == 0; /* relaxed: changes only around a fork */
 }
 
+/* pthread_mutex_lock on the direct path. */
 static __attribute__((noinline)) int lock_direct(pthread_mutex_t *pm, void *pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
@@ -785,7 +787,7 @@ static __attribute__((noinline)) int lock_direct(pthread_mutex_t *pm, void *pc, 
     void *state;
     ll_wait_policy *wp;
     if (!direct_state(m, &state, &wp))
-        return lock_general(pm, pc, c11); /* its first lock installs the object */
+        return lock_general(pm, pc, c11); /* it installs the object (first lock, a copy) */
     lp_note_spinning_thread();
     lp_cfg.ops->acquire(state, wp);
     ll_store_relaxed(&m->owner, id); /* relaxed: compared only with the reader's own id; generation 0 */
@@ -825,7 +827,7 @@ LL_INLINE int mutex_trylock(pthread_mutex_t *pm, void *c11_pc, bool c11)
         void *state;
         ll_wait_policy *wp;
         if (!direct_state(m, &state, &wp))
-            goto general; /* no object yet, or the fallback */
+            goto general; /* no object yet, a copy, the fallback */
         if (!lp_cfg.ops->try_acquire(state, wp))
             return EBUSY;
         ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
@@ -936,7 +938,7 @@ static __attribute__((noinline)) int unlock_direct(pthread_mutex_t *pm, void *pc
     void *state;
     ll_wait_policy *wp;
     if (!direct_state(m, &state, &wp))
-        return unlock_general(pm, pc, c11); /* the out-of-memory fallback */
+        return unlock_general(pm, pc, c11); /* the out-of-memory fallback, a copy */
     ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
     lp_cfg.ops->release(state, wp);
     return 0;
