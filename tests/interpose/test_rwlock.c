@@ -24,12 +24,12 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "oom.h"
 
 static int glibc; /* running without the interposer */
 
@@ -421,38 +421,14 @@ static void *late_thread(void *arg)
     return NULL;
 }
 
-static long vm_bytes(void)
-{
-    long pages = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (f) {
-        if (fscanf(f, "%ld", &pages) != 1)
-            pages = 0;
-        fclose(f);
-    }
-    return pages * sysconf(_SC_PAGESIZE);
-}
-
 static int oom_child(void)
 {
     CHECK_EQ(pipe(wake_pipe), 0);
     pthread_t late;
     test_start(&late, late_thread, NULL);
-    struct rlimit rl = {(rlim_t)vm_bytes() + (8u << 20), RLIM_INFINITY};
-    if (setrlimit(RLIMIT_AS, &rl) != 0) {
-        fprintf(stderr, "oom: setrlimit failed\n");
+    size_t mapped;
+    if (oom_fill_address_space(&mapped) != 0)
         return 1;
-    }
-    size_t mapped = 0;
-    for (size_t len = 1u << 20; len >= 4096; len /= 2)
-        while (mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED)
-            mapped += len;
-    while (malloc(64) != NULL)
-        ;
-    if (mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED) {
-        fprintf(stderr, "oom: the address space is not full\n");
-        return 1;
-    }
     /* init answers 0 or ENOMEM (POSIX allows it) */
     int ok = 0, enomem = 0;
     for (int i = 0; i < INITED; i++) {
@@ -563,19 +539,7 @@ static int oom_child(void)
 static int case_oom(void)
 {
     alarm(60); /* a hang fails the test */
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0)
-        exit(oom_child()); /* exit, not _exit: the interposer's LOCKLAB_VERBOSE exit line */
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFSIGNALED(status)) {
-        fprintf(stderr, "oom: the child died of signal %d (%s)\n", WTERMSIG(status), strsignal(WTERMSIG(status)));
-        return 1;
-    }
-    if (WEXITSTATUS(status) != 0)
-        fprintf(stderr, "oom: the child exited with status %d\n", WEXITSTATUS(status));
-    return WEXITSTATUS(status);
+    return oom_run_child(oom_child);
 }
 
 int main(int argc, char **argv)
