@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 /* A line on stderr without stdio (memory is what ran out). */
-static inline void oom_say(const char *s) { (void)!write(2, s, strlen(s)); }
+static inline void write_line(const char *s) { (void)!write(2, s, strlen(s)); }
 
 /* Lower RLIMIT_AS to this process's mapped size plus 8 MiB and fill it: pages, then whatever
  * malloc still has.  *mapped: the bytes mapped.  0, or 1 (a line said why) if the limit could
@@ -29,7 +29,7 @@ static inline int oom_fill_address_space(size_t *mapped)
     }
     struct rlimit rl = {(rlim_t)(pages * sysconf(_SC_PAGESIZE)) + (8u << 20), RLIM_INFINITY};
     if (setrlimit(RLIMIT_AS, &rl) != 0) {
-        oom_say("oom: setrlimit failed\n");
+        write_line("oom: setrlimit failed\n");
         return 1;
     }
     *mapped = 0;
@@ -39,7 +39,7 @@ static inline int oom_fill_address_space(size_t *mapped)
     while (malloc(64) != NULL)
         ;
     if (mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED) {
-        oom_say("oom: the address space is not full\n");
+        write_line("oom: the address space is not full\n");
         return 1;
     }
     return 0;
