@@ -116,6 +116,14 @@ static bool write_claim(grw *g, bool *in)
     return false;
 }
 
+/* The write lock was given back: a writer asleep on seq may claim it (one woken). */
+static void wake_a_writer(grw *g)
+{
+    ll_faa(&g->seq, 1, LL_SEQ_CST); /* seq_cst: before the nwait load; pairs with write_lock's */
+    if (ll_load(&g->nwait, LL_SEQ_CST))
+        ll_futex_wake(&g->seq, 1);
+}
+
 static int write_lock(grw *g, const struct timespec *abstime)
 {
     bool in = false;
@@ -141,9 +149,7 @@ static int write_lock(grw *g, const struct timespec *abstime)
                 break;
             if (w & SLEEP)
                 ll_futex_wake(&g->r, INT_MAX);
-            ll_faa(&g->seq, 1, LL_SEQ_CST);
-            if (ll_load(&g->nwait, LL_SEQ_CST))
-                ll_futex_wake(&g->seq, 1);
+            wake_a_writer(g);
             return ETIMEDOUT;
         }
     }
@@ -170,9 +176,7 @@ int llsim_rwlock_unlock(pthread_rwlock_t *l)
         while (!ll_cas(&g->r, &v, n, LL_SEQ_CST)); /* release: its section; seq_cst: before the nwait load */
         if (v & SLEEP)
             ll_futex_wake(&g->r, INT_MAX);
-        ll_faa(&g->seq, 1, LL_SEQ_CST);
-        if (ll_load(&g->nwait, LL_SEQ_CST))
-            ll_futex_wake(&g->seq, 1);
+        wake_a_writer(g);
         return 0;
     }
     reader_out(g);
