@@ -260,8 +260,7 @@ static bool write_wait(readpref_lock *l, ll_wait_policy *wp, uint64_t deadline_n
     bool urgent = false, spun_out = false;
     while (!write_enter(l, 0)) {
         if (urgent) {
-            if (!(ll_load_relaxed(&l->w) & URGENT)) /* relaxed: the CAS decides */
-                (void)set_bit(l, URGENT, URGENT); /* a writer that barged in cleared it */
+            (void)set_bit(l, URGENT, URGENT); /* again, if a writer that barged in cleared it */
             if (!spun_out && set_bit(l, USPIN, USPIN | GRANTED | HANDED)) { /* the spinning urgent writer: the next writer's release hands over */
                 if (spin_urgent(l, deadline_ns))
                     return true;
@@ -324,8 +323,8 @@ static const ll_lock_ops desc = {
     .name = "readpref",
     .source = "locklab: glibc's reader preference + Malthusian-style writer patience",
     .summary = "readers enter unless a writer holds or has waited patience_ns; writers barge",
-    .fairness = "reader preference; after patience_ns (1 ms) a writer holds new readers back (writers barge "
-        "among themselves)",
+    .fairness = "reader preference; after patience_ns (1 ms) a writer holds new readers back, and one such "
+        "writer at a time spins and is handed the lock by the next writer's release (the others barge)",
     .policies = LL_ALL_POLICIES,
     .params = params,
     .state_bytes = LL_CACHELINE,
