@@ -752,9 +752,10 @@ static LL_COLD int lock_general(pthread_mutex_t *pm, void *pc, bool c11)
  * not hold the mutex, goes to the general path, which decides as before.  The configuration
  * (lock placement, kind, census) was settled when lp_fast became LP_FAST_OPS. */
 /* The configured lock's state and waiting policy, as lock_of finds them, or false when the
- * mutex has no object yet, is a copy, or runs on the out-of-memory fallback (the general
- * path's cases). */
-LL_INLINE bool direct_state(lp_mutex *m, void **state, ll_wait_policy **wp)
+ * mutex has no object yet, runs on the out-of-memory fallback or (if lock) is a copy (the
+ * general path's cases).  An unlock skips the copy check: its mutex's lock got its own
+ * object at the lock that this unlock ends. */
+LL_INLINE bool direct_state(lp_mutex *m, void **state, ll_wait_policy **wp, bool lock)
 {
     if (lp_cfg.inline_state) {
         *state = m->lock.state;
@@ -762,7 +763,7 @@ LL_INLINE bool direct_state(lp_mutex *m, void **state, ll_wait_policy **wp)
         return true;
     }
     void *obj = ll_load_acquire(&m->lock.obj); /* acquire: pairs with lp_slab_install's release; initialised */
-    if (LL_UNLIKELY((uintptr_t)obj <= LP_OBJ_FALLBACK) || LL_UNLIKELY(copied(m, obj)))
+    if (LL_UNLIKELY((uintptr_t)obj <= LP_OBJ_FALLBACK) || (lock && LL_UNLIKELY(copied(m, obj))))
         return false;
     *state = obj;
     *wp = &lp_hdr(obj)->wp;
@@ -786,7 +787,7 @@ static __attribute__((noinline)) int lock_direct(pthread_mutex_t *pm, void *pc, 
         return lock_general(pm, pc, c11);
     void *state;
     ll_wait_policy *wp;
-    if (!direct_state(m, &state, &wp))
+    if (!direct_state(m, &state, &wp, true))
         return lock_general(pm, pc, c11); /* it installs the object (first lock, a copy) */
     lp_note_spinning_thread();
     lp_cfg.ops->acquire(state, wp);
@@ -826,7 +827,7 @@ LL_INLINE int mutex_trylock(pthread_mutex_t *pm, void *c11_pc, bool c11)
     if (fast == LP_FAST_OPS && LL_LIKELY(never_forked())) { /* the direct path (above) */
         void *state;
         ll_wait_policy *wp;
-        if (!direct_state(m, &state, &wp))
+        if (!direct_state(m, &state, &wp, true))
             goto general; /* no object yet, a copy, the fallback */
         if (!lp_cfg.ops->try_acquire(state, wp))
             return EBUSY;
@@ -937,8 +938,8 @@ static __attribute__((noinline)) int unlock_direct(pthread_mutex_t *pm, void *pc
         return unlock_general(pm, pc, c11);
     void *state;
     ll_wait_policy *wp;
-    if (!direct_state(m, &state, &wp))
-        return unlock_general(pm, pc, c11); /* the out-of-memory fallback, a copy */
+    if (!direct_state(m, &state, &wp, false))
+        return unlock_general(pm, pc, c11); /* the out-of-memory fallback */
     ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
     lp_cfg.ops->release(state, wp);
     return 0;
