@@ -55,6 +55,15 @@ for _t in (4, 16):
     ROWS[f"condbarrier-{_t}"] = {
         "argv": lambda s, t=_t: [PLAIN_COND, "barrier", str(t), str(max(1, int(80000 * s / t)))],
         "binary": PLAIN_COND, "unit": "rounds/s", "value": lambda out: _num(r"rate=(\S+)", out)}
+PLAIN_RWLOCK = os.path.join(ROOT, "build/bin/locklab-plain-rwlock")
+PLAIN_SHARED = os.path.join(ROOT, "build/bin/locklab-plain-shared-mutex")
+for _r, _t in ((50, 16), (90, 16), (99, 64)):
+    ROWS[f"rwlock-{_r}r-{_t}"] = {
+        "argv": lambda s, r=_r, t=_t: [PLAIN_RWLOCK, str(t), str(r), str(s)], "binary": PLAIN_RWLOCK,
+        "unit": "ops/s", "value": lambda out: _num(r"ops_s=(\S+)", out)}
+ROWS["shared_mutex-90r-16"] = {
+    "argv": lambda s: [PLAIN_SHARED, "16", "90", str(s)], "binary": PLAIN_SHARED,
+    "unit": "ops/s", "value": lambda out: _num(r"ops_per_s=(\S+)", out)}
 ROWS["sysbench-threads"] = {
     "argv": lambda s: ["sysbench", "threads", "--threads=16", "--thread-locks=8", f"--time={max(1, round(s * 2))}",
                        "run"],
@@ -72,6 +81,9 @@ ROWS["db_bench-readwhilewriting"] = {
 ROWS["kccachetest-wicked"] = {
     "argv": lambda s: ["kccachetest", "wicked", "-th", "4", "-it", "1", str(int(100000 * s))],
     "binary": "kccachetest", "unit": "1/s", "timed": True, "value": lambda out: 1.0}
+ROWS["kchashtest-wicked"] = {
+    "argv": lambda s: ["kchashtest", "wicked", "-th", "4", "-it", "1", "{tmp}/casket.kch", str(int(50000 * s))],
+    "binary": "kchashtest", "unit": "1/s", "timed": True, "value": lambda out: 1.0}
 
 
 def _num(pattern, text):
@@ -91,7 +103,9 @@ def run_once(row, lock, seconds, tmp):
         if lock != "default":
             env["LOCKLAB_LOCK"] = lock
     argv = [a.replace("{tmp}", tmp) for a in spec["argv"](seconds)]
-    shutil.rmtree(os.path.join(tmp, "rocksdb"), ignore_errors=True)
+    for name in os.listdir(tmp):  # each run starts in an empty directory (the databases)
+        path = os.path.join(tmp, name)
+        shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
     import time
     t0 = time.monotonic()
     try:

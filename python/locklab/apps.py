@@ -9,6 +9,9 @@ better than glibc), plus a plot of that ratio against threads.
 The apps (Debian packages, installed with --install if missing):
   kccachetest   kyotocabinet-utils  `kccachetest wicked -th T -it 1 RNUM`, RNUM = 2e6 x scale / T (Malthusian §6, CNA §7):
                                     records/s = T x RNUM / wall time
+  kchashtest    kyotocabinet-utils  `kchashtest wicked -th T -it 1 casket.kch RNUM`, RNUM = 2e5 x scale / T: a hash
+                                    database whose method and record locks are pthread rwlocks (the app of
+                                    reader-writer contention: LOCKLAB_RWLOCK's lock); records/s as kccachetest
   db_bench      rocksdb-tools       `db_bench --benchmarks=readwhilewriting` (TWA paper): ops/s it reports
   sysbench-mutex   sysbench         `sysbench mutex`: its total time (lower is better; we report 1/time)
   sysbench-threads sysbench         `sysbench threads --time D`: events/s
@@ -50,6 +53,13 @@ APPS = {
         "ok": lambda out: out.rstrip().endswith("\nok") or out.strip() == "ok",
         "value": lambda out, t, scale, wall: t * _kc_records(t, scale) / wall,
     },
+    "kchashtest": {
+        "package": "kyotocabinet-utils", "binary": "kchashtest", "unit": "records/s",
+        "argv": lambda t, scale, tmp: ["kchashtest", "wicked", "-th", str(t), "-it", "1", f"{tmp}/casket.kch",
+                                       str(_kc_records(t, scale / 10))],
+        "ok": lambda out: out.rstrip().endswith("\nok") or out.strip() == "ok",
+        "value": lambda out, t, scale, wall: t * _kc_records(t, scale / 10) / wall,
+    },
     "db_bench": {
         "package": "rocksdb-tools", "binary": "db_bench", "unit": "ops/s",
         "argv": lambda t, scale, tmp: ["db_bench", "--benchmarks=readwhilewriting", f"--threads={t}",
@@ -77,7 +87,7 @@ APPS = {
 
 
 COMMAND = "apps"
-HELP = "real programs (kccachetest, db_bench, sysbench) on glibc and on locklab locks"
+HELP = "real programs (kccachetest, kchashtest, db_bench, sysbench) on glibc and on locklab locks"
 
 
 def register(p):
