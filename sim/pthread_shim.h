@@ -1,10 +1,10 @@
 /*
- * Force-included into src/locks/pthread.c and src/locks/rw_pthread.c for the
- * simulator (sim/CMakeLists.txt): the pthread baselines call glibc's mutex and
- * rwlock, whose code is not written against the atomics layer, so the simulator
- * substitutes models of glibc's algorithms (sim/pthread_model.c,
- * sim/pthread_rwlock_model.c) under the same names.  The lock sources themselves
- * are unchanged.
+ * Included by src/locks/platform_mutex.h, and so by src/locks/pthread.c and
+ * src/locks/rw_pthread.c, in the simulator (LL_BACKEND_SIM): the pthread baselines
+ * call glibc's mutex and rwlock, whose code is not written against the atomics
+ * layer, so the simulator substitutes models of glibc's algorithms
+ * (sim/pthread_model.c, sim/pthread_rwlock_model.c) under the same names.  The
+ * lock sources are the library's.
  */
 #ifndef LOCKLAB_SIM_PTHREAD_SHIM_H
 #define LOCKLAB_SIM_PTHREAD_SHIM_H

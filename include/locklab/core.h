@@ -56,7 +56,7 @@ uint64_t ll_park_cost_ns(void);
 /* ---- fork (src/core/fork.c) --------------------------------------------------- */
 /* Incremented in the child of every fork(): lock state tagged with an older value
  * describes waiters of threads the child does not have (acr.c, standby.c; the
- * interposer's mutex owner word, src/interpose/mutex.c).  Read it through
+ * interposer's mutex owner word, src/interpose/mutex.h).  Read it through
  * ll_fork_generation_now(): from our prepare handler until our parent or child
  * handler, bit LL_FORK_PENDING is set, and a child handler registered before ours
  * (which runs before it) must already see the child's generation. */

@@ -62,7 +62,7 @@ typedef struct ll_param {
  * freed by a store of 0), or forgets the parent's waiters in the child (parked
  * waiters in a table that the child empties, park_table.h "Fork"; roles stamped with
  * the fork generation, acr.c, standby.c).  Without the flag the interposer repairs the lock itself: the unlock
- * in the child re-initialises it (src/interpose/mutex.c, "fork"). */
+ * in the child re-initialises it (src/interpose/mutex_fork.c). */
 #define LL_CAP_FORK_SAFE (1u << 3)
 /* Set only with LL_CAP_PARKS_ITSELF: a herd woken into the held lock does better than a herd
  * woken one by one at the unlock, because arrivals spin and yield before they park

@@ -3,7 +3,7 @@ interposer with the contention profiler on, then print its per-lock report
 as a table (most total wait first).  `locklab profile --show FILE.json`
 renders a report written earlier (LOCKLAB_PROFILE=FILE.json).
 
-The report format (version 1) is written by src/interpose/profile_report.c; see
+The report format (version 1) is written by src/interpose/profile_format.c; see
 docs/interposer.md for every field."""
 
 import json

@@ -5,7 +5,7 @@
  * recognise it as stale in a child: those waiters are threads the child does
  * not have (acr.c); the interposer tags each mutex's owner word with it and
  * re-initialises, at its unlock in the child, the lock of a mutex held across
- * the fork (src/interpose/mutex.c, "fork").  glibc's own mutex keeps no such
+ * the fork (src/interpose/mutex_fork.c).  glibc's own mutex keeps no such
  * record, so a child may unlock a mutex that had waiters in the parent (the
  * pthread_atfork pattern); this lets our locks do the same.
  */

@@ -304,7 +304,7 @@ static void configure(void)
                     : !lp_profiling                                          ? LP_FAST_OPS
                                                                                 : LP_FAST_NONE;
     /* The interposer repairs a mutex held across a fork unless its lock repairs itself
-     * (LL_CAP_FORK_SAFE: mutex.c, "fork"). */
+     * (LL_CAP_FORK_SAFE: mutex_fork.c). */
     lp_cfg.fork_repair = !ll_lock_fork_safe(lp_cfg.ops);
     fast_when_seen = fast; /* verbose: the fast path opens at the first pthread mutex call (lp_census_mutex) */
     ll_store_release(&lp_fast, lp_cfg.verbose ? (uint32_t)LP_FAST_NONE : fast); /* release: lp_cfg is complete before a fast path reads it */

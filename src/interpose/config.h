@@ -24,10 +24,10 @@
  * spin_ns, or an algorithm key spin_ns = 0): fixed instead of measured
  * (LL_DEFAULTS_FIXED in ll_lock_place, which settles it), because measuring
  * (ll_park_cost_ns) starts two threads, which must not happen inside a
- * program's first pthread_mutex_lock.  Also the timed locks' spin (mutex.c). */
+ * program's first pthread_mutex_lock.  Also the timed locks' spin (mutex_timed.c). */
 #define LP_DEFAULT_SPIN_NS LL_FIXED_SPIN_NS
 /* A timed lock against CLOCK_REALTIME waits in slices of at most this long, re-reading that
- * clock between them (mutex.c, "Timed acquisition"): a clock set forward past the deadline
+ * clock between them (mutex_timed.c): a clock set forward past the deadline
  * ends the wait at most this late.  Long against the locks' patience (mcscr: 50 ms), since
  * each slice joins the queue anew. */
 #define LP_REALTIME_SLICE_NS 250000000u
@@ -56,7 +56,7 @@ typedef struct lp_config {
      * use it are counted, and one line warns once they outnumber the CPUs. */
     bool never_parks;
     /* The lock does not repair itself after a fork (no LL_CAP_FORK_SAFE: it records its
-     * waiters): a mutex held across a fork is repaired by its unlock (mutex.c, "fork"). */
+     * waiters): a mutex held across a fork is repaired by its unlock (mutex_fork.c). */
     bool fork_repair;
     char spec[128]; /* canonical spec, as ll_spec_parse prints it */
     /* LOCKLAB_COND / LOCKLAB_SEM ("fifo" | "lifo-cr[:append_one_in=N]", default fifo);
@@ -71,7 +71,7 @@ typedef struct lp_config {
     bool morph_signal, morph_broadcast;
     char morph_text[16];
     /* The lock's spec with every default settled (ll_lock_place, LL_DEFAULTS_FIXED):
-     * each out-of-line object is placed from it (mutex.c). */
+     * each out-of-line object is placed from it (mutex_object.c). */
     ll_spec lock;
 } lp_config;
 

@@ -12,11 +12,11 @@
  *                               glibc's flags; written by pthread_mutex_init only
  *   20      __spins, __elision  depth: extra acquisitions by a recursive owner;
  *                               a normal mutex's holder that relocks it marks it
- *                               here (mutex.c, "misuse")
+ *                               here (mutex_misuse.c)
  *   24      __list (16 bytes)   the lock: its state (inline mode) or a pointer
  *                               to its out-of-line object (slab.h); out of memory,
  *                               LP_OBJ_FALLBACK and, in the last 8 bytes, the
- *                               fallback lock's state (mutex.c)
+ *                               fallback lock's state (mutex_object.c)
  *
  * All static initialisers (PTHREAD_MUTEX_INITIALIZER and the RECURSIVE /
  * ERRORCHECK / ADAPTIVE _NP ones) are zeros except __kind, so they are valid
@@ -38,7 +38,7 @@
  * lock state may record parent threads (tickets, queue nodes, passive sets) that
  * the child does not have.  Its unlock (by the forking thread, the only one left)
  * re-initialises the lock to free instead of handing it over, and every other
- * acquisition waits for that unlock before touching the lock (mutex.c, "fork").
+ * acquisition waits for that unlock before touching the lock (mutex_fork.c).
  */
 #ifndef LOCKLAB_INTERPOSE_MUTEX_H
 #define LOCKLAB_INTERPOSE_MUTEX_H

@@ -2,7 +2,7 @@
  * The interposer's contention profiler, recording half: the hooks of
  * profile.h that the interposer calls on every operation of a profiled
  * object (the hot path).  Records and who writes what: profile_data.h; the
- * configuration and the reports: profile_report.c.
+ * configuration and the reports: profile_report.h.
  *
  * Parks and wakes are the futex waits and wakes of the thread (ll_futex_counts),
  * attributed to the lock being acquired (waits since the thread's previous

@@ -17,7 +17,7 @@
  *                           stderr in its own atexit handler still gets its report);
  *                           a fork()ed child that uses a profiled object writes PATH.<pid>
  *                           when PATH has no "%p" (one that uses none writes nothing); files
- *                           are written whole, then renamed into place (profile_report.c)
+ *                           are written whole, then renamed into place (profile_file.c)
  *   LOCKLAB_PROFILE_FORMAT  json | table  (default: json if the path ends in .json, else table)
  *   LOCKLAB_PROFILE_TOP     locks listed, 1..1000000, or 0 for all (default 20)
  *   LOCKLAB_PROFILE_SIGNAL  USR1 | USR2 | HUP: on that signal a snapshot goes to PATH.snapN

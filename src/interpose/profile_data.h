@@ -1,8 +1,9 @@
 /*
  * The profiler's records (profile.h), shared by its two halves:
  *   profile.c         recording: the hooks the interposer calls, the hot path
- *   profile_report.c  configuration (environment, signal) and the reports
- *                     (JSON, table, files, snapshots, the one at exit)
+ *   profile_*.c       configuration (environment, signal) and the reports
+ *                     (statistics, JSON or table, files, snapshots, the one at
+ *                     exit): profile_report.h lists the files
  *
  * Who writes what:
  *   - counters of a mutual-exclusion object (acquisitions, contended, owner

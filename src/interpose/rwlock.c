@@ -59,7 +59,7 @@
  * destroy (freed memory) keeps its object (std::shared_mutex destroys its rwlock).
  *
  * Out of memory: pthread_rwlock_init answers ENOMEM when no lock object can be had (it
- * binds none: it leaves a spare on the pool for the first use, as mutex.c does and for
+ * binds none: it leaves a spare on the pool for the first use, as mutex_object.c does and for
  * the same reason: an rwlock initialised in a temporary and copied into place must be
  * an rwlock of its own).  A first use that cannot have one (a static initialiser, an
  * ENOMEM ignored) runs that rwlock, until its destroy or re-initialisation, on an
@@ -127,7 +127,7 @@ static struct {
     bool never_parks;
     const ll_rwlock_ops *fb_ops; /* the out-of-memory fallback (header) */
     ll_spec fb_spec;
-    ll_wait_policy fb_wp; /* shared by every fallback lock, as mutex.c's fallback shares lp_cfg.wp */
+    ll_wait_policy fb_wp; /* shared by every fallback lock, as mutex_object.c's fallback shares lp_cfg.wp */
 } rw_cfg;
 ll_atomic_u64 lp_passthrough_rwlocks;
 static ll_atomic_u64 rw_fallbacks; /* rwlocks that run on the fallback */

@@ -36,7 +36,7 @@ typedef struct lp_objhdr {
     struct lp_profile *prof; /* the lock's profile record, NULL when not profiling; set before publication */
     ll_wait_policy wp;       /* per lock, so an adaptive policy adapts per lock */
     ll_atomic_ptr *slot;     /* the slot it is installed in (registry key; NULL: not registered) */
-    ll_atomic_ptr *home;     /* a mutex's object: that mutex's slot; another mutex whose slot holds it is a copy (mutex.c) */
+    ll_atomic_ptr *home;     /* a mutex's object: that mutex's slot; another mutex whose slot holds it is a copy (mutex_object.c) */
     void *link;              /* the registry's chain while in use, the pool's free list while free */
 } lp_objhdr;
 
@@ -57,7 +57,7 @@ void *lp_slab_install(ll_atomic_ptr *slot, bool (*init)(void *obj, void *ctx), v
 /* Out of memory (the arena cannot map memory, or init could not prepare the object: a lock
  * whose init allocates): lp_slab_install returns NULL if !fallback (*slot stays NULL: the
  * caller answers ENOMEM), else stores LP_OBJ_FALLBACK in *slot, for good, and returns it: that
- * mutex then runs on a fallback lock that needs no memory (mutex.c), said once on stderr
+ * mutex then runs on a fallback lock that needs no memory (mutex_object.c), said once on stderr
  * and counted in lp_slab_fallbacks.  The marker, under the arena's lock, so that every
  * first user of the slot agrees on it.  A slot is re-armed only by zeroing it (init). */
 #define LP_OBJ_FALLBACK ((uintptr_t)1)

@@ -21,12 +21,11 @@
  * Footprint: 40 bytes per lock (x86-64), nothing per waiting thread (the
  * kernel's futex queue holds sleepers).  Policies: their own (registered as
  * spin; locklab's policies do not apply: glibc decides how to wait).
+ * The pthread_mutex_* calls below are glibc's in the library, glibc's through the
+ * interposer's wrappers in liblocklab-preload.so, and a model of glibc's algorithm in
+ * locklab-sim: platform_mutex.h says how each build renames them.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* PTHREAD_MUTEX_ADAPTIVE_NP */
-#endif
-#include <pthread.h>
-#include <time.h>
+#include "platform_mutex.h" /* <pthread.h>; in the interposer and the simulator, renames */
 
 #include "locklab/registry.h"
 

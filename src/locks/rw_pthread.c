@@ -15,12 +15,11 @@
  * Policies: its own (registered as spin; glibc decides how to wait).
  * Timed: glibc's pthread_rwlock_timed{rd,wr}lock on CLOCK_REALTIME (sanitizers know
  * those, not the clock variants), the deadline converted from ll_now_ns's clock.
+ * The pthread_rwlock_* calls below are glibc's in the library, glibc's through the
+ * interposer's wrappers in liblocklab-preload.so, and a model of glibc's algorithm in
+ * locklab-sim: platform_mutex.h says how each build renames them.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <pthread.h>
-#include <time.h>
+#include "platform_mutex.h" /* <pthread.h>; in the interposer and the simulator, renames */
 
 #include "locklab/rwlock.h"
 

@@ -1,0 +1,92 @@
+/*
+ * Misuse of a pthread mutex that glibc survives, survived (docs/interposer.md).
+ *
+ * Relock: a thread locks a normal (or adaptive) mutex it holds.  POSIX: it deadlocks; only
+ * another thread's unlock (undefined, glibc allows it) can end the wait.  Such a thread must
+ * not wait inside the lock: cancelled asynchronously there, it would leave its queue node or
+ * ticket behind for ever (the next release hands the lock to a thread that is gone), and a
+ * program may re-initialise the mutex under it.  So it waits outside the lock, on the owner
+ * word, with a mark in depth (a holder-only field that normal mutexes leave unused): an
+ * unlock by another thread changes the owner and leaves the mark; a re-initialisation
+ * (pthread_mutex_init, an initialiser assigned) zeroes both, and then, as glibc's waiter
+ * sleeping on the old futex word, the thread waits for ever (until abstime) instead of taking
+ * the new mutex.  It spins LP_DEFAULT_SPIN_NS (a timed relock with a short deadline pays no
+ * sleep's timer slack), then naps, 1 us doubling to 1 ms, in raw syscalls: a lock is no
+ * cancellation point, but an asynchronous cancellation acts during them, leaving nothing
+ * behind.
+ *
+ * The unlock of a mutex the caller does not hold is decided in mutex_general.c
+ * (unlock_not_owner); each kind of misuse is said once here (lp_mutex_say_misuse).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mutex_internal.h"
+
+#define LP_RELOCK_MARK 0x52454c4bu /* "RELK" */
+
+static void nap_raw(uint64_t ns)
+{
+    struct timespec t = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &t, NULL); /* not a cancellation point (glibc's syscall()) */
+}
+
+/* Relocking thread: true once another thread unlocked m, false at abstime (NULL: never). */
+LL_COLD bool lp_mutex_relock_wait(lp_mutex *m, clockid_t clock, const struct timespec *abstime)
+{
+    uint64_t mine = ll_load_relaxed(&m->owner); /* relaxed: our own store */
+    m->depth = LP_RELOCK_MARK;
+    uint64_t nap_ns = 1000, spin_until = ll_now_ns() + LP_DEFAULT_SPIN_NS; /* a short deadline: no sleep's slack */
+    bool reinitialised = false;
+    for (;;) {
+        /* relaxed: the lock's acquire orders what follows; here only a change is looked for */
+        if (!reinitialised && ll_load_relaxed(&m->owner) != mine) {
+            nap_raw(100000); /* a re-initialisation zeroes the owner first, the depth a moment later */
+            if (*(volatile uint32_t *)&m->depth == LP_RELOCK_MARK) { /* volatile: written by a re-initialising thread */
+                m->depth = 0;
+                return true;
+            }
+            reinitialised = true; /* glibc's waiter sleeps on: so do we */
+        }
+        uint64_t left = UINT64_MAX;
+        if (abstime) {
+            struct timespec now;
+            clock_gettime(clock, &now);
+            if (!before(&now, abstime)) {
+                if (!reinitialised)
+                    m->depth = 0; /* still ours */
+                return false;
+            }
+            left = ns_between(&now, abstime);
+        }
+        if (ll_now_ns() < spin_until) {
+            for (int i = 0; i < 64; i++)
+                ll_pause();
+            continue;
+        }
+        nap_raw(nap_ns < left ? nap_ns : left);
+        nap_ns = nap_ns * 2 > 1000000 ? 1000000 : nap_ns * 2;
+    }
+}
+
+/* Lines about misuse: one per kind, once per process, unless LOCKLAB_QUIET. */
+LL_COLD void lp_mutex_say_misuse(int kind, const lp_mutex *m, void *pc)
+{
+    static ll_atomic_u32 said[MISUSE_KINDS];
+    if (lp_cfg.quiet || ll_xchg(&said[kind], 1, LL_RELAXED) != 0) /* relaxed: only one thread may print */
+        return;
+    static const char *const what[MISUSE_KINDS] = {
+        "of a mutex that is not locked: ignored, as glibc does",
+        "by a thread that does not hold it: released for its holder, as glibc does",
+        "by a thread that does not hold it: ignored (under this lock only the holder can release)",
+    };
+    char line[300];
+    int n = snprintf(line, sizeof line,
+                     "liblocklab-preload: pthread_mutex_unlock(%p) %s (undefined in POSIX; called from %p; "
+                     "said once)\n", (const void *)m, what[kind], pc);
+    if (n > 0)
+        (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}

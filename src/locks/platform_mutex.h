@@ -1,0 +1,37 @@
+/*
+ * The platform's own mutex and rwlock, glibc's pthread_mutex_* and pthread_rwlock_*, as the
+ * baselines that wrap them call them (src/locks/pthread.c, src/locks/rw_pthread.c: included
+ * instead of <pthread.h>).  Those sources are compiled into three programs, and in two of them
+ * the pthread names must mean something else; the build says which with a define:
+ *
+ *   build                     define          the names call
+ *   ------------------------  --------------  ---------------------------------------------
+ *   liblocklab, locklab-check  (none)          glibc's functions (Relacy's under its backend)
+ *   liblocklab-preload.so     LL_PRELOAD      glibc's functions through the interposer's
+ *                             (CMakeLists.txt)  wrappers (src/interpose/glibc_mutex.h), never
+ *                                              the interposer's own pthread_mutex_lock, which
+ *                                              is built on top of these locks
+ *   locklab-sim               LL_BACKEND_SIM  models of glibc's algorithms written against
+ *                             (sim/)           the atomics layer (sim/pthread_shim.h)
+ *
+ * Each of those headers renames the calls with macros (pthread_mutex_lock -> lp_real_mutex_lock,
+ * llsim_mutex_lock, ...; the simulator's clock_gettime too), so the code that uses them reads
+ * as plain pthread code.  Include it only where glibc's own functions are meant: a pthread_mutex
+ * call anywhere else in a source compiled into the interposer is the interposer's own.
+ */
+#ifndef LOCKLAB_LOCKS_PLATFORM_MUTEX_H
+#define LOCKLAB_LOCKS_PLATFORM_MUTEX_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* PTHREAD_MUTEX_ADAPTIVE_NP */
+#endif
+#include <pthread.h>
+#include <time.h>
+
+#if defined(LL_BACKEND_SIM)
+#include "../../sim/pthread_shim.h"
+#elif defined(LL_PRELOAD)
+#include "../interpose/glibc_mutex.h"
+#endif
+
+#endif
