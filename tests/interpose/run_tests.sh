@@ -69,7 +69,7 @@ PY
     # a bad LOCKLAB_RWLOCK: one line naming it and the choices, exit 2, before main
     msg=$(env LOCKLAB_RWLOCK=nonsense LD_PRELOAD="$preload" sleep 0 2>&1)
     rc=$?
-    [[ $rc -eq 2 && $(printf '%s\n' "$msg" | wc -l) -eq 1 && $msg == *"LOCKLAB_RWLOCK='nonsense'"*"valid algorithms: pft, readpref, bravo"* ]] &&
+    [[ $rc -eq 2 && $(printf '%s\n' "$msg" | wc -l) -eq 1 && $msg == *"LOCKLAB_RWLOCK='nonsense'"*"valid algorithms: pft, readpref, rwgate, bravo"* ]] &&
         ok "bad LOCKLAB_RWLOCK: one line, exit 2" || bad "bad LOCKLAB_RWLOCK: exit $rc: $msg"
     ;;
 mutex)
