@@ -9,10 +9,10 @@
  * Why.  On one word, every waiter waits on the word: a reader behind a writer, the
  * writers behind readers and each other.  Spinning, they all re-read it after each
  * change (a faa of a reader), which a many-core machine serialises: on the simulated
- * presets at threads = CPUs readpref-stp runs at 0.2-0.9x glibc's rwlock with every CPU
- * busy (docs/rwlock.md).  Parked, they are all woken by each release that may let one
- * of them go.  Here at most one thread waits on the word: the writer that holds the
- * gate, for the readers in to leave.  Everyone else waits in the gate, whose standby
+ * presets at threads = CPUs readpref-stp runs at 0.2-0.9x glibc's rwlock with most
+ * CPUs busy spinning (docs/rwlock.md, "On many cores").  Parked, they are all woken by
+ * each release that may let one of them go.  Here at most one thread waits on the
+ * word: the writer that holds the gate, for the readers in to leave.  Everyone else waits in the gate, whose standby
  * spins and whose other waiters sleep and are woken one at a time, so the threads that
  * wait stay off the lines that the running ones use; the gate barges, as the default
  * mutex does, so that on 2 CPUs and 256 threads a write does not wait for a wake-up.
@@ -36,9 +36,9 @@
  *           readers are in; after patience_ns it sets URGENT and the readers drain.
  *           release: faa(w, -WHELD), give the gate back.
  * A reader's way in and out is one RMW each, never a CAS loop: a CAS retries under the
- * readers' own traffic (readpref's CAS release, replaced by a faa, runs 0.21 -> 0.81x
- * glibc's on slides-48 at 48 threads and 99% reads).  Nothing is read before the faa:
- * a load would fetch the line shared and the faa fetch it again.
+ * readers' own traffic (readpref leaves by a CAS: on simulated slides-48 at 48 threads
+ * and 99% reads it runs at 0.21x glibc's, at 0.81x with a faa there).  Nothing is read
+ * before the faa: a load would fetch the line shared and the faa fetch it again.
  *
  * Fairness: reader preference until a writer has held the gate patience_ns; then new
  * readers wait, and the writer waits for the read sections in progress.  Writers, and
