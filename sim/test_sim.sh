@@ -38,7 +38,7 @@ out=$("$sim" randarray --lock mcscr-stp --threads 8 --machine malthusian-t5 --du
   bad "randarray: $out"
 # rwbench: the rwlocks (readers share the lock: the harness checks readers against writers and
 # the record each reader reads); pthread is the model of glibc's (sim/pthread_rwlock_model.c)
-for lock in readpref-stp bravo-stp pft numarw-park pthread bravo-pthread; do
+for lock in rwgate-stp readpref-stp bravo-stp pft numarw-park pthread bravo-pthread; do
   out=$("$sim" rwbench --lock $lock --threads 12 --machine cna-2s --duration 0.002 --json 2>&1)
   [[ $out == *'"exclusion_ok":true'* && $out =~ \"reads\":[1-9] && $out =~ \"writes\":[1-9] ]] &&
     ok "rwbench $lock: 12 threads on cna-2s" || bad "rwbench $lock: $out"

@@ -77,7 +77,7 @@ $WORKLOADS"
 done
 
 # rwbench: its --lock specs are rwlock specs (locklab-bench --list-rwlocks).
-out=$("$bench" rwbench --lock readpref-stp --lock pthread --lock bravo --threads 3 --duration "$DURATION" --json 2>&1); rc=$?
+out=$("$bench" rwbench --lock rwgate-stp --lock readpref-stp --lock pthread --lock bravo --threads 3 --duration "$DURATION" --json 2>&1); rc=$?
 n=0; probs=""
 while read -r line; do
   n=$((n + 1))
@@ -88,7 +88,7 @@ while read -r line; do
     [[ $line == *"\"$key\":"* ]] || probs="$probs no-$key"
   done
 done <<< "$out"
-[ $rc -eq 0 ] && [ $n -eq 3 ] && [ -z "$probs" ] && ok "rwbench runs (readpref-stp, pthread, bravo)" || bad "rwbench (rc=$rc n=$n:$probs): $out"
+[ $rc -eq 0 ] && [ $n -eq 4 ] && [ -z "$probs" ] && ok "rwbench runs (rwgate-stp, readpref-stp, pthread, bravo)" || bad "rwbench (rc=$rc n=$n:$probs): $out"
 line=$("$bench" rwbench --lock pft --param read_pct=100 --threads 2 --duration "$DURATION" --json 2>&1)
 [[ $(json_num "$line" writes) == 0 && $(json_num "$line" reads) -gt 0 ]] 2>/dev/null && ok "rwbench: read_pct=100 writes nothing" ||
   bad "rwbench read_pct=100: $line"

@@ -70,6 +70,7 @@ HOLD_FULL = {"parkinglot": [["--lock", "parkinglot", "--client", "counter", "--t
 RW_SPECS = {"rw_pft.c": ["rw:pft", "rw:pft-park"], "rw_numa.c": ["rw:numarw", "rw:numarw-park"],
             "rw_bravo.c": ["rw:bravo", "rw:bravo-park"], "rw_pthread.c": [],
             "rw_readpref.c": ["rw:readpref-park", "rw:readpref-park:patience_ns=0"],
+            "rw_gate.c": ["rw:rwgate-park", "rw:rwgate-park:patience_ns=0"],
             "rw_wait.h": ["rw:pft-park", "rw:numarw-park"]}
 
 

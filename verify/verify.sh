@@ -74,8 +74,9 @@ if [ "$mode" = quick ]; then
     run --lock tas --client barrier --acquisitions 2 --sched bound
     echo "== rwlocks: bounded exhaustive (2 threads x 2), random with long sections (3 threads x 2)"
     run --rwlock pft --rwlock pft-park --rwlock numarw-park --rwlock bravo-park --rwlock readpref-park \
-        --rwlock readpref-park:patience_ns=0 --client rws --threads 2 --acquisitions 2 --sched bound
-    run --rwlock pft-stp --rwlock numarw-stp --rwlock bravo-stp --rwlock readpref-stp --client rws --threads 3 --acquisitions 2 --sched random \
+        --rwlock readpref-park:patience_ns=0 --rwlock rwgate-park --rwlock rwgate-park:patience_ns=0 --client rws \
+        --threads 2 --acquisitions 2 --sched bound
+    run --rwlock pft-stp --rwlock numarw-stp --rwlock bravo-stp --rwlock readpref-stp --rwlock rwgate-stp --client rws --threads 3 --acquisitions 2 --sched random \
         --iterations "$ITER" --hold 3
     summary
     exit

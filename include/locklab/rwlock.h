@@ -45,7 +45,7 @@ typedef struct ll_rwlock_ops {
     void (*write_release)(void *state, ll_wait_policy *wp);
 } ll_rwlock_ops;
 
-extern const ll_rwlock_ops ll_rwlock_pft, ll_rwlock_readpref, ll_rwlock_bravo, ll_rwlock_bravo_pthread, ll_rwlock_numarw,
+extern const ll_rwlock_ops ll_rwlock_pft, ll_rwlock_readpref, ll_rwlock_rwgate, ll_rwlock_bravo, ll_rwlock_bravo_pthread, ll_rwlock_numarw,
     ll_rwlock_pthread;
 /* The bytes of readpref's state that its verbs use (its state_bytes reserve a line against
  * false sharing): the interposer keeps one inline in a pthread_rwlock_t as its

@@ -8,7 +8,7 @@
 #include "locklab/rwlock.h"
 
 static const ll_rwlock_ops *const rwlocks[] = {
-    &ll_rwlock_pft, &ll_rwlock_readpref, &ll_rwlock_bravo, &ll_rwlock_numarw, &ll_rwlock_pthread, &ll_rwlock_bravo_pthread, NULL,
+    &ll_rwlock_pft, &ll_rwlock_readpref, &ll_rwlock_rwgate, &ll_rwlock_bravo, &ll_rwlock_numarw, &ll_rwlock_pthread, &ll_rwlock_bravo_pthread, NULL,
 };
 
 const ll_rwlock_ops *ll_rwlock_algorithm(size_t i)

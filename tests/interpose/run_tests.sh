@@ -48,7 +48,7 @@ rwlock)
         grep -q 'exit: out of memory: [1-9][0-9]* rwlocks ran on an inline readpref-stp lock instead of bravo' <<<"$err" &&
         ok "bravo out of memory: one line, and the count at exit" || bad "bravo out of memory, lines: $err"
     # std::shared_mutex: the profiler counts exactly the program's own acquisitions, per role
-    for spec in "${1:-readpref-stp}" bravo; do
+    for spec in "${1:-rwgate-stp}" bravo; do
         json=$(mktemp /tmp/locklab-rwprofile-XXXXXX.json)
         out=$(env LOCKLAB_RWLOCK="$spec" LOCKLAB_PROFILE="$json" LOCKLAB_PROFILE_TOP=0 LD_PRELOAD="$preload" \
               "$bindir/test_shared_mutex" 4 20000)
@@ -69,7 +69,7 @@ PY
     # a bad LOCKLAB_RWLOCK: one line naming it and the choices, exit 2, before main
     msg=$(env LOCKLAB_RWLOCK=nonsense LD_PRELOAD="$preload" sleep 0 2>&1)
     rc=$?
-    [[ $rc -eq 2 && $(printf '%s\n' "$msg" | wc -l) -eq 1 && $msg == *"LOCKLAB_RWLOCK='nonsense'"*"valid algorithms: pft, readpref, bravo"* ]] &&
+    [[ $rc -eq 2 && $(printf '%s\n' "$msg" | wc -l) -eq 1 && $msg == *"LOCKLAB_RWLOCK='nonsense'"*"valid algorithms: pft, readpref, rwgate, bravo"* ]] &&
         ok "bad LOCKLAB_RWLOCK: one line, exit 2" || bad "bad LOCKLAB_RWLOCK: exit $rc: $msg"
     ;;
 mutex)
