@@ -46,6 +46,11 @@
  *   rw-timed  the same, every acquisition timed (deadline 1.5 clock steps ahead, at
  *             most --giveups give-ups in a row, then untimed)
  * --client rws: all three.
+ *   rw-reuse  (3 threads; not in rws) destroy right after unlock: thread 0 writes once,
+ *             thread 1 tries to read until it sees the write, then places a new lock in
+ *             the same memory and writes on it, as thread 2 does; a release that
+ *             touches the lock after letting the reader in changes the new lock (two
+ *             writers: a race on the data)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,8 +374,8 @@ template <int T> struct lock_test : model_test<lock_test<T>, T> {
 };
 
 /* ---- reader-writer locks ------------------------------------------------------------------ */
-enum { RW = NALL, RW_TRY, RW_TIMED, NRW };
-static const char *const rw_client_names[] = {"rw", "rw-try", "rw-timed"};
+enum { RW = NALL, RW_TRY, RW_TIMED, RW_REUSE, NRW };
+static const char *const rw_client_names[] = {"rw", "rw-try", "rw-timed", "rw-reuse"};
 
 /* The deliberately broken rwlock: a reader tests the writer flag, then enters (a writer
  * can take the flag and find no reader in between).  Its state: two words. */
@@ -428,7 +433,48 @@ static rwlut rw_lock;
 struct rw_shared {
     rl::var<int> data, writes;
     unsigned giveups[LL_MODEL_MAX_THREADS];
+    ll_atomic_u32 placed; /* rw-reuse: the lock was placed anew */
 };
+
+static void rw_write_once(rw_shared *d)
+{
+    the_rw.ops->write_acquire(rw_lock.state, &rw_lock.wp);
+    int x = d->data($);
+    hold();
+    d->data($) = x + 1;
+    d->writes($) = d->writes($) + 1;
+    the_rw.ops->write_release(rw_lock.state, &rw_lock.wp);
+}
+
+/* rw-reuse (3 threads only): thread 0 writes once; thread 1 tries to read until it sees that
+ * write, leaves and places a new lock in the same memory (a destroy right after the unlock is
+ * legal: the write's unlock happened before the read), then writes on the new lock, as thread
+ * 2 does once the new lock is placed.  A release that touches the lock after the access that
+ * let thread 1 in (thread 0's) changes the new lock: two writers, a race on the data. */
+static void rw_reuse_thread(rw_shared *d, unsigned index)
+{
+    if (index == 0) {
+        rw_write_once(d);
+    } else if (index == 1) {
+        for (int seen = 0; seen == 0; ll_pause()) {
+            uintptr_t token = 0;
+            if (the_rw.ops->read_try(rw_lock.state, &rw_lock.wp, &token)) {
+                seen = d->data($);
+                the_rw.ops->read_release(rw_lock.state, &rw_lock.wp, token);
+            }
+        }
+        if (the_rw.ops->desc->destroy)
+            the_rw.ops->desc->destroy(rw_lock.state);
+        char err[256];
+        ll_lock_place(&the_rw.spec, LL_DEFAULTS_FIXED, rw_lock.state, &rw_lock.wp, NULL, err, sizeof err);
+        ll_store_release(&d->placed, 1); /* release: the placed lock to thread 2's acquire load */
+        rw_write_once(d);
+    } else {
+        while (!ll_load_acquire(&d->placed)) /* acquire: the placed lock; pairs with thread 1's release */
+            ll_pause();
+        rw_write_once(d);
+    }
+}
 
 /* One acquisition of the rw clients: false if a try or timed one gave up. */
 static bool rw_step(rw_shared *d, int client, unsigned index, unsigned n)
@@ -479,6 +525,7 @@ template <int T> struct rw_test : model_test<rw_test<T>, T> {
         data.data($) = 0;
         data.writes($) = 0;
         memset(data.giveups, 0, sizeof data.giveups);
+        ll_store_relaxed(&data.placed, 0); /* relaxed: before the threads start */
         char err[256];
         memset(rw_lock.state, 0, sizeof rw_lock.state);
         if (the_rw.ops == &broken_rw_ops)
@@ -490,6 +537,11 @@ template <int T> struct rw_test : model_test<rw_test<T>, T> {
     }
     void thread(unsigned index)
     {
+        if (the_case.client == RW_REUSE) {
+            rw_reuse_thread(&data, index);
+            ll_model_thread_exit();
+            return;
+        }
         for (unsigned n = 0; n < the_case.acquisitions;)
             if (rw_step(&data, the_case.client, index, n))
                 n++;
@@ -499,8 +551,8 @@ template <int T> struct rw_test : model_test<rw_test<T>, T> {
     }
     void after()
     {
-        int writes = 0;
-        for (unsigned i = 0; i < T; i++)
+        int writes = the_case.client == RW_REUSE ? 3 : 0;
+        for (unsigned i = 0; the_case.client != RW_REUSE && i < T; i++)
             for (unsigned n = 0; n < the_case.acquisitions; n++)
                 writes += (i + n) % 3 == 0;
         RL_ASSERT(data.writes($) == writes && data.data($) == writes);
@@ -609,7 +661,7 @@ int main(int argc, char **argv)
 {
     const char *specs[64], *rwspecs[64];
     int nrw = 0;
-    const unsigned rw_clients = ((1u << NRW) - 1) & ~((1u << NALL) - 1);
+    const unsigned rw_clients = ((1u << NRW) - 1) & ~((1u << NALL) - 1) & ~(1u << RW_REUSE); /* rws */
     int nspecs = 0, threads[2] = {2, 3}, nthreads = 2;
     /* locks: the validator's clients but timed, which is run on its own (--client timed):
      * on the model's clock every timed attempt gives up at once (docs/verification.md) */
@@ -663,7 +715,7 @@ int main(int argc, char **argv)
             clients_given = true;
             if (!c) {
                 fprintf(stderr, "locklab-check: unknown client '%s' (valid: counter, nested, trylock, mixed, timed, sem-mutex, "
-                                "sem-handoff, cond-signal, cond-broadcast, abandon, barrier, locks, all; rw, rw-try, rw-timed, rws)\n", v);
+                                "sem-handoff, cond-signal, cond-broadcast, abandon, barrier, locks, all; rw, rw-try, rw-timed, rw-reuse, rws)\n", v);
                 return 2;
             }
             i++;
@@ -752,7 +804,8 @@ int main(int argc, char **argv)
             the_case.client = c;
             the_case.acquisitions = acquisitions;
             for (int t = 0; t < nthreads; t++)
-                (run_case<rw_test>(rwspecs[s], c, threads[t], opts) ? passed : failed)++;
+                if (c != RW_REUSE || threads[t] == 3) /* rw-reuse: 3 threads only */
+                    (run_case<rw_test>(rwspecs[s], c, threads[t], opts) ? passed : failed)++;
         }
     unlink(report_path);
     printf("%d passed, %d failed\n", passed, failed);

@@ -78,6 +78,8 @@ if [ "$mode" = quick ]; then
         --threads 2 --acquisitions 2 --sched bound
     run --rwlock pft-stp --rwlock numarw-stp --rwlock bravo-stp --rwlock readpref-stp --rwlock rwgate-stp --client rws --threads 3 --acquisitions 2 --sched random \
         --iterations "$ITER" --hold 3
+    echo "== rwgate: destroy right after unlock (a new lock in the memory), bounded exhaustive"
+    run --rwlock rwgate-park --rwlock rwgate-stp --client rw-reuse --threads 3 --sched bound
     summary
     exit
 fi

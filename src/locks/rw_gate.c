@@ -24,17 +24,25 @@
  *          SLEEP  (bit 2)  the gate's writer sleeps on w until the count is 0
  *   gate   a standby lock (include/locklab/standby.h), on a line of its own: the
  *          readers' faa on w and the writers' gate do not share a line
- * Only the gate's holder sets WHELD, URGENT or SLEEP, and it clears each before it
- * gives the gate back (SLEEP may be cleared earlier by the reader that wakes it).
+ * Only the gate's holder sets WHELD, URGENT or SLEEP.  It clears URGENT and SLEEP
+ * before it gives the gate back, WHELD just after (below).
  *   reader: faa(w, +1); in unless the old value had WHELD or URGENT.  Else faa(w, -1)
- *           (as a release) and take the gate: while it holds the gate no writer holds
- *           w or is urgent, so faa(w, +1) lets it in; it gives the gate back.
- *           release: faa(w, -1); the last reader out with SLEEP set clears SLEEP (one
- *           CAS, which may fail) and wakes the writer.
- *   writer: take the gate; CAS (count 0) -> WHELD, clearing URGENT and SLEEP, waiting
- *           (the policy's spin, then asleep on w with SLEEP set: rw_wait.h) while
- *           readers are in; after patience_ns it sets URGENT and the readers drain.
- *           release: faa(w, -WHELD), give the gate back.
+ *           (as a release) and take the gate: while it holds the gate no writer is in
+ *           or urgent (a WHELD still set is the last writer's, out of its section and
+ *           past the gate), so faa(w, +1) lets it in; it gives the gate back.
+ *           release: faa(w, -1); the last reader out with SLEEP set wakes the writer
+ *           (which clears SLEEP when it takes w).
+ *   writer: take the gate; CAS (count 0, WHELD clear) -> WHELD, clearing URGENT and
+ *           SLEEP, waiting (the policy's spin, then asleep on w with SLEEP set:
+ *           rw_wait.h) while readers are in; after patience_ns it sets URGENT and the
+ *           readers drain.  release: give the gate back, then faa(w, -WHELD), waking
+ *           the next gate's writer if it sleeps.
+ * Destroy after unlock (a reader that got in may destroy the lock at once, and the
+ * memory hold a new lock): each release's last access to the lock is its releasing
+ * faa on w, then at most a futex wake on the address (harmless, rw_wait.h).  Hence the
+ * writer's order, gate then WHELD (the other order let a reader in, and its destroy
+ * and a new lock in the same memory, before the gate's release store, which then freed
+ * the new lock's gate under its writer), and no CAS after the reader's faa.
  * A reader's way in and out is one RMW each, never a CAS loop: a CAS retries under the
  * readers' own traffic (readpref leaves by a CAS: on simulated slides-48 at 48 threads
  * and 99% reads it runs at 0.21x glibc's, at 0.81x with a faa there).  Nothing is read
@@ -49,8 +57,8 @@
  * behind an urgent writer would deadlock: the callers count re-entries per thread
  * (rwlock.h) and never reach the lock.
  * try: a reader as the first faa above, without the gate (fails while a writer holds or
- * is urgent); a writer if it gets the gate at once and no reader is in (else it gives
- * the gate back).  Timed: a reader waits for the gate to its deadline (it has backed out
+ * is urgent); a writer if it gets the gate at once, no reader is in and the last
+ * writer's WHELD is gone (else it gives the gate back).  Timed: a reader waits for the gate to its deadline (it has backed out
  * of w already: no trace); a writer waits for the gate and then for the readers; at its
  * deadline it clears URGENT and SLEEP and gives the gate back.
  * Memory orders: the reader's faa that lets it in is acquire (the last writer's section,
@@ -97,16 +105,14 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     return 0;
 }
 
-/* A reader out (a release, or a back-out): the last one out wakes the writer asleep on w. */
+/* A reader out (a release, or a back-out): the last one out wakes the writer asleep on w.
+ * Nothing but the wake after the faa: the lock may be destroyed by then (header). */
 static void reader_out(rwgate_lock *l)
 {
     /* release: our read section to the writer's acquire CAS of WHELD */
     uint32_t v = ll_faa(&l->w, (uint32_t)-RONE, LL_RELEASE);
-    if (LL_LIKELY(READERS(v) != 1 || !(v & SLEEP)))
-        return;
-    v -= RONE;
-    (void)ll_cas(&l->w, &v, v & ~SLEEP, LL_RELAXED); /* relaxed: orders nothing; a failure leaves SLEEP to the writer */
-    ll_futex_wake(&l->w, INT_MAX);
+    if (LL_UNLIKELY(READERS(v) == 1 && (v & SLEEP)))
+        ll_futex_wake(&l->w, INT_MAX);
 }
 
 /* One attempt, no trace if it fails: in unless a writer holds w or is urgent. */
@@ -119,7 +125,7 @@ static bool read_enter(rwgate_lock *l)
     return false;
 }
 
-/* The reader holds the gate: no writer holds w or is urgent (header), so it is in. */
+/* The reader holds the gate: no writer is in or urgent (header), so it is in. */
 static void read_through_gate(rwgate_lock *l)
 {
     ll_faa(&l->w, RONE, LL_ACQUIRE); /* acquire: as read_enter's */
@@ -162,18 +168,20 @@ static void read_release(void *s, ll_wait_policy *wp, uintptr_t token)
     reader_out((rwgate_lock *)s);
 }
 
-static bool no_reader_in(uint32_t v, void *ctx)
+/* No reader in, and the last writer's WHELD cleared (it gives the gate back first). */
+static bool writer_may_enter(uint32_t v, void *ctx)
 {
     (void)ctx;
-    return READERS(v) == 0;
+    return READERS(v) == 0 && !(v & WHELD);
 }
 
 /* The gate's holder: WHELD in (URGENT and SLEEP out) if no reader is in. */
 static bool write_enter(rwgate_lock *l)
 {
     uint32_t v = ll_load_relaxed(&l->w); /* relaxed: the CAS validates it */
-    while (no_reader_in(v, NULL))
-        /* acquire: the departed readers' sections (their release faa) */
+    while (writer_may_enter(v, NULL))
+        /* acquire: the departed readers' sections (their release faa) and the last writer's
+         * (its release faa of WHELD; also ordered by the gate) */
         if (ll_cas(&l->w, &v, (v | WHELD) & ~(URGENT | SLEEP), LL_ACQUIRE))
             return true;
     return false;
@@ -187,7 +195,7 @@ static bool write_drain(rwgate_lock *l, ll_wait_policy *wp, uint64_t deadline_ns
     bool urgent = false;
     while (!write_enter(l)) {
         uint64_t until = urgent || patient_until > deadline_ns ? deadline_ns : patient_until;
-        if (ll_rw_wait(wp, &l->w, SLEEP, no_reader_in, NULL, until))
+        if (ll_rw_wait(wp, &l->w, SLEEP, writer_may_enter, NULL, until))
             continue;
         uint64_t now = ll_now_ns();
         if (now >= deadline_ns) {
@@ -238,9 +246,12 @@ static bool write_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_n
 static void write_release(void *s, ll_wait_policy *wp)
 {
     rwgate_lock *l = (rwgate_lock *)s;
-    /* release: our section to the readers' acquire faa (and, through the gate, the next writer) */
-    ll_faa(&l->w, (uint32_t)-WHELD, LL_RELEASE);
+    /* the gate first: once WHELD is out a reader may get in and destroy the lock (header).
+     * The gate's release store carries our section to its next holder. */
     ll_standby_release(&l->gate, wp);
+    /* release: our section to the readers' acquire faa and the next gate writer's acquire CAS */
+    if (ll_faa(&l->w, (uint32_t)-WHELD, LL_RELEASE) & SLEEP)
+        ll_futex_wake(&l->w, INT_MAX); /* the next gate's writer sleeps for WHELD to go */
 }
 
 static const ll_lock_ops desc = {
