@@ -91,7 +91,7 @@
 typedef struct lp_rwlock {
     ll_atomic_ptr obj;
     ll_atomic_u64 writer;
-    uint32_t fb_gen;
+    ll_atomic_u32 fb_gen;
     unsigned char pad20[8];
     int32_t shared;
     uint64_t fb_state[2];
@@ -115,7 +115,7 @@ _Static_assert(__builtin_offsetof(lp_rwlock, flags) == __builtin_offsetof(pthrea
 typedef struct rw_hdr {
     ll_wait_policy wp;
     lp_profile *prof_read, *prof_write; /* NULL unless profiling */
-    uint32_t gen;                       /* the fork generation the lock was placed in */
+    ll_atomic_u32 gen;                  /* the fork generation the lock was placed in */
     void *link;                         /* the pool's free list */
 } rw_hdr;
 
@@ -211,7 +211,6 @@ static void place(void *obj)
     rw_hdr *h = hdr_of(obj);
     /* cannot fail: the settled spec was placed at configuration (sizes) and its init cannot fail */
     ll_lock_place(&rw_cfg.spec, LL_DEFAULTS_FIXED, obj, &h->wp, NULL, err, sizeof err);
-    h->gen = lp_fork_gen_now();
 }
 
 static bool init_object(void *obj, void *arg)
@@ -219,6 +218,7 @@ static bool init_object(void *obj, void *arg)
     install_ctx *c = (install_ctx *)arg;
     rw_hdr *h = hdr_of(obj);
     place(obj);
+    ll_store_relaxed(&h->gen, lp_fork_gen_now()); /* relaxed: published by the object's install (release) */
     if (lp_profiling) {
         h->prof_read = lp_profile_new(c->rw, "rwlock-read", kind_name(c->rw), false, c->pc);
         h->prof_write = lp_profile_new(c->rw, "rwlock-write", kind_name(c->rw), false, c->pc);
@@ -256,7 +256,6 @@ static void place_fallback(lp_rwlock *rw)
     char err[256];
     memset(rw->fb_state, 0, sizeof rw->fb_state);
     rw_cfg.fb_ops->desc->init(rw->fb_state, rw_cfg.fb_spec.params, err, sizeof err); /* stores its patience: cannot fail */
-    rw->fb_gen = lp_fork_gen_now();
 }
 
 /* One line, once per process (unless LOCKLAB_QUIET): an rwlock runs on the fallback. */
@@ -287,6 +286,7 @@ static LL_COLD void *install(lp_rwlock *rw, void *pc)
     void *obj = ll_arena_install(&rw_cfg.pool, &rw->obj, init_object, &c);
     if (obj == NULL && (obj = ll_load_relaxed(&rw->obj)) == NULL) { /* relaxed: under the arena's lock */
         place_fallback(rw);
+        ll_store_relaxed(&rw->fb_gen, lp_fork_gen_now()); /* relaxed: published by the marker's release store */
         obj = (void *)RW_OBJ_FALLBACK;
         ll_store_release(&rw->obj, obj); /* release: the placed fallback before the marker; pairs with ref_of's acquire */
         ll_faa(&rw_fallbacks, 1, LL_RELAXED); /* relaxed: a statistic */
@@ -318,11 +318,11 @@ static LL_COLD rw_ref unusual_ref(lp_rwlock *rw, void *obj, void *pc)
     if (obj == NULL)
         obj = install(rw, pc);
     if (obj == (void *)RW_OBJ_FALLBACK) {
-        if (LL_UNLIKELY(rw->fb_gen != lp_fork_gen_now()))
+        if (LL_UNLIKELY(ll_load_acquire(&rw->fb_gen) != lp_fork_gen_now())) /* acquire: fork_repair's release */
             fork_repair(rw, obj);
         return fallback_ref(rw);
     }
-    if (LL_UNLIKELY(hdr_of(obj)->gen != lp_fork_gen_now()))
+    if (LL_UNLIKELY(ll_load_acquire(&hdr_of(obj)->gen) != lp_fork_gen_now())) /* acquire: fork_repair's release */
         fork_repair(rw, obj);
     return object_ref(obj);
 }
@@ -334,7 +334,7 @@ LL_INLINE rw_ref ref_of(lp_rwlock *rw, void *pc)
     void *obj = ll_load_acquire(&rw->obj);
     if (LL_UNLIKELY((uintptr_t)obj <= RW_OBJ_FALLBACK))
         return unusual_ref(rw, obj, pc);
-    if (LL_UNLIKELY(hdr_of(obj)->gen != lp_fork_gen_now()))
+    if (LL_UNLIKELY(ll_load_acquire(&hdr_of(obj)->gen) != lp_fork_gen_now())) /* acquire: fork_repair's release */
         fork_repair(rw, obj);
     return object_ref(obj);
 }
@@ -345,13 +345,13 @@ static LL_COLD void fork_repair(lp_rwlock *rw, void *obj)
 {
     ll_arena_lock();
     bool fallback = obj == (void *)RW_OBJ_FALLBACK;
-    uint32_t *gen = fallback ? &rw->fb_gen : &hdr_of(obj)->gen;
+    ll_atomic_u32 *gen = fallback ? &rw->fb_gen : &hdr_of(obj)->gen;
     uint32_t now = lp_fork_gen_now();
-    if (*gen != now) {
+    if (ll_load_relaxed(gen) != now) { /* relaxed: under the arena's lock, which every repair takes */
         uint64_t w = ll_load_relaxed(&rw->writer); /* relaxed: under the arena's lock; the child's first look */
         bool survivor_writes = w != 0 && (w & LP_OWNER_ID_MASK) == fork_survivor;
         if (w != 0 && !survivor_writes) {
-            *gen = now; /* a parent thread's write hold: held for ever, as glibc's */
+            ll_store_release(gen, now); /* a parent thread's write hold: held for ever, as glibc's */
         } else {
             rw_ref r = fallback ? fallback_ref(rw) : object_ref(obj);
             if (fallback) {
@@ -361,9 +361,9 @@ static LL_COLD void fork_repair(lp_rwlock *rw, void *obj)
                     rw_cfg.ops->desc->destroy(obj);
                 place(obj);
             }
-            if (survivor_writes) {
+            if (survivor_writes) { /* the survivor's write hold, taken again for it (we may be another thread) */
                 r.ops->write_acquire(r.state, r.wp);
-                ll_store_relaxed(&rw->writer, lp_owner_tag()); /* relaxed: compared with readers' own ids */
+                ll_store_relaxed(&rw->writer, fork_survivor | (uint64_t)(now & 0xffffu) << LP_OWNER_GEN_SHIFT); /* relaxed: compared with readers' own ids */
             }
             uintptr_t token;
             if (lp_self_tid == fork_survivor && ll_rw_held_drop(rw, &token) >= 0) { /* our pre-fork read holds */
@@ -372,6 +372,9 @@ static LL_COLD void fork_repair(lp_rwlock *rw, void *obj)
                 if (!ll_rw_held_add(rw, token))
                     r.ops->read_release(r.state, r.wp, token); /* no memory to record it: forgotten */
             }
+            /* release, last: the holds above are taken again before another thread of the child,
+             * reading gen (acquire, ref_of), uses the lock without waiting for this repair */
+            ll_store_release(gen, now);
         }
     }
     ll_arena_unlock();
