@@ -5,7 +5,7 @@
 #include "locklab/atomics.h"
 
 /* Default rwlock: chosen by measurement (docs/rwlock.md, "The default"). */
-#define LP_DEFAULT_RWLOCK "readpref-stp"
+#define LP_DEFAULT_RWLOCK "rwgate-stp"
 
 /* Parse LOCKLAB_RWLOCK (a bad value: one line naming it and the valid choices, exit 2)
  * and size the rwlock objects.  Called once by configure. */
