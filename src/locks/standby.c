@@ -33,10 +33,12 @@
  *           bits 8-23 the fork generation that set SPIN, WAKING, IMPATIENT:
  *                     in a child of a fork, roles set by threads it does not
  *                     have read as vacant (sb_live)
+ *           bits 24-27 HOME: the socket (mod 15, plus 1) of the thread that last
+ *                     took the standby role; 0 before any did
  * Transitions (locked, state):
  *   (0,x) -> (1,x)                 any CAS: fast path, arrival, standby
  *   (1,S) -> (0,S)                 release with ACT clear: a store
- *   (x,y) -> (x,y|SPIN)            an arrival claims the vacant role (sb_claim)
+ *   (x,y) -> (x,y|SPIN|HOME=ours)  an arrival claims the vacant role (sb_claim)
  *   (1,SPIN|x) -> (1,SPIN|IMP|x)   the standby grows impatient
  *   (1,IMP|x) -> (1,GRANTED|x)     release_slow hands over (no store to locked)
  *   (1,GRANTED|SPIN|x) -> (1,x)    the standby takes the handed lock
@@ -45,7 +47,7 @@
  *   (1,PARKED) -> (1,PARKED)       ... or, once it has waited FAIR_NS and the
  *                                  bucket's fair timer has run out, hands it
  *                                  the lock (HANDOFF; locked stays 1)
- *   (x,WAKING) -> (x,SPIN)         the woken waiter takes the role (or, if an
+ *   (x,WAKING) -> (x,SPIN|HOME=ours) the woken waiter takes the role (or, if an
  *                                  arrival took it meanwhile, clears WAKING)
  *   (1,x) -> (1,x|PARKED)          a waiter parks (under its bucket's lock)
  *
@@ -76,7 +78,16 @@
  * turn, so over a few milliseconds every thread cycles through it.
  * NUMA: the waiter woken into the role is the eldest parked one on the
  * releaser's socket (among the lock's next 16), unless the eldest has waited
- * NUMA_NS: the lock stays on one socket for up to NUMA_NS at a time.
+ * NUMA_NS: the lock stays on one socket for up to NUMA_NS at a time.  On a
+ * machine of several sockets an arrival claims a vacant role only on the lock's
+ * home socket (HOME; any socket before the first claim): an arrival from another
+ * socket parks, and is woken into the role by the rule above (after NUMA_NS at
+ * most, once it is the eldest), which moves the home.  So the standby, the next
+ * owner, is a thread of the owner's socket, and a handover rarely crosses
+ * sockets (barging arrivals still may); the lock's data stay in one socket's
+ * caches.  (Letting a remote arrival claim a role still vacant after its
+ * arrival rounds keeps the lock moving between sockets: it gives back the gain,
+ * docs/performance.md.)
  * Memory orders: the lock's CAS (acquire) and release store, as parkinglot's;
  * GRANTED is set by a release CAS whose critical section the standby acquires
  * by its acquire load (or the acquire CAS of sb_resign); a HANDOFF token's
@@ -123,6 +134,7 @@
 
 enum { ACT = LL_STANDBY_ACT, SPIN = 2u, PARKED = 4u, IMPATIENT = 8u, GRANTED = 16u, WAKING = 32u };
 enum { ROLES = SPIN | WAKING | IMPATIENT, GEN_SHIFT = 8, GEN_MASK = 0xffffu << GEN_SHIFT };
+enum { HOME_SHIFT = 24, HOME_MASK = 0xfu << HOME_SHIFT };
 enum { STANDBY = 1, HANDOFF = 2 }; /* a parked waiter's token: woken into the standby role, or handed the lock */
 enum { CLOCK_EVERY = 16, NUMA_LOOK = 16 };
 
@@ -147,6 +159,23 @@ static uint32_t sb_change(ll_standby_lock *l, uint32_t set, uint32_t clear, uint
         if (live & unless)
             return live;
         if (ll_cas(&l->state, &old, sb_derive((live | set) & ~clear), o))
+            return live;
+    }
+}
+
+/* HOME as this thread would set it. */
+static uint32_t sb_home(void) { return ((uint32_t)ll_current_socket() % 15u + 1u) << HOME_SHIFT; }
+
+/* Take the vacant standby role, (x,y) -> (x,(y|SPIN|HOME=ours) & ~clear), unless the state has
+ * SPIN (then nothing is written).  Returns the live state before. */
+static uint32_t sb_take_role(ll_standby_lock *l, uint32_t clear)
+{
+    uint32_t gen = sb_gen(), home = sb_home(), old = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
+    for (;;) {
+        uint32_t live = sb_live(old, gen);
+        if (live & SPIN)
+            return live;
+        if (ll_cas(&l->state, &old, sb_derive(((live | SPIN) & ~(clear | (uint32_t)HOME_MASK)) | home), LL_RELAXED))
             return live;
     }
 }
@@ -223,14 +252,17 @@ bool ll_standby_try_acquire(ll_standby_lock *l)
     return ll_load_relaxed(&l->locked) == 0 && ll_cas(&l->locked, &free_, 1, LL_ACQUIRE);
 }
 
-/* Claim the vacant standby role, (1,x) -> (1,x|SPIN): if nobody is parked, or the parked had
- * their turn less than ROTATE_NS ago.  s: the live state; now: ll_now_ns() if s has PARKED. */
+/* Claim the vacant standby role, (1,x) -> (1,x|SPIN|HOME=ours): if nobody is parked, or the
+ * parked had their turn less than ROTATE_NS ago; on several sockets, only on the lock's home
+ * socket.  s: the live state; now: ll_now_ns() if s has PARKED. */
 static bool sb_claim(ll_standby_lock *l, uint32_t s, uint64_t now)
 {
     /* relaxed: a hint of the bucket's last wake; a stale one only shifts a turn */
     if ((s & PARKED) && now >= ll_load_relaxed(&pt_bucket_of(l)->stamp[0]))
         return false; /* the next release wakes the eldest parked waiter into the role */
-    return !(sb_change(l, SPIN, 0, SPIN, LL_RELAXED) & SPIN);
+    if ((s & HOME_MASK) != 0 && ll_topology_sockets() > 1 && (s & HOME_MASK) != sb_home())
+        return false; /* another socket's lock: park, to be woken into the role (header, "NUMA") */
+    return !(sb_take_role(l, 0) & SPIN);
 }
 
 /* When this thread last came back from parking: its tenure in the active set (header). */
@@ -318,7 +350,7 @@ bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
             return ll_standby_try_acquire(l);
         if (r == SB_STANDBY) {
             /* woken into the role: (x,WAKING) -> (x,SPIN), unless an arrival took it meanwhile */
-            if (sb_change(l, SPIN, WAKING, SPIN, LL_RELAXED) & SPIN)
+            if (sb_take_role(l, WAKING) & SPIN)
                 sb_change(l, 0, WAKING, 0, LL_RELAXED);
             else
                 standby = true, spin_from = ll_now_ns(), rounds = 0, spun = 0;
