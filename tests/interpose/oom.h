@@ -3,6 +3,7 @@
  * and then makes its first calls.  Header-only, as check.h. */
 #ifndef LOCKLAB_TEST_INTERPOSE_OOM_H
 #define LOCKLAB_TEST_INTERPOSE_OOM_H
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,19 @@ static inline int oom_fill_address_space(size_t *mapped)
         write_line("oom: the address space is not full\n");
         return 1;
     }
+    return 0;
+}
+
+/* rc, the answer of an init made with the address space full: 0 or ENOMEM (POSIX allows it),
+ * counted in *ok or *enomem, and 0 returned; any other answer is returned as it is. */
+static inline int oom_count_init(int rc, int *ok, int *enomem)
+{
+    if (rc == 0)
+        ++*ok;
+    else if (rc == ENOMEM)
+        ++*enomem;
+    else
+        return rc;
     return 0;
 }
 

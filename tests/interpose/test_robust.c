@@ -457,15 +457,8 @@ static int oom_child(void)
     /* Fresh mutexes: init answers 0 or ENOMEM, and one initialised works. */
     static pthread_mutex_t inited[64];
     int ok = 0, enomem = 0;
-    for (int i = 0; i < 64; i++) {
-        int rc = pthread_mutex_init(&inited[i], NULL);
-        if (rc == 0)
-            ok++;
-        else if (rc == ENOMEM)
-            enomem++;
-        else
-            CHECK_EQ(rc, 0);
-    }
+    for (int i = 0; i < 64; i++)
+        CHECK_EQ(oom_count_init(pthread_mutex_init(&inited[i], NULL), &ok, &enomem), 0);
     for (int i = 0; i < FRESH; i++) { /* each one's first lock */
         CHECK_EQ(pthread_mutex_lock(&fresh[i]), 0);
         CHECK_EQ(pthread_mutex_trylock(&fresh[i]), EBUSY);

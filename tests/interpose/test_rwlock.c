@@ -431,15 +431,8 @@ static int oom_child(void)
         return 1;
     /* init answers 0 or ENOMEM (POSIX allows it) */
     int ok = 0, enomem = 0;
-    for (int i = 0; i < INITED; i++) {
-        int rc = pthread_rwlock_init(&inited[i], NULL);
-        if (rc == 0)
-            ok++;
-        else if (rc == ENOMEM)
-            enomem++;
-        else
-            CHECK_EQ(rc, 0);
-    }
+    for (int i = 0; i < INITED; i++)
+        CHECK_EQ(oom_count_init(pthread_rwlock_init(&inited[i], NULL), &ok, &enomem), 0);
     /* each fresh rwlock's first use, then every verb */
     for (int i = 0; i < FRESH - 1; i++) {
         pthread_rwlock_t *l = &fresh[i];
