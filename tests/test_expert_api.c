@@ -216,8 +216,21 @@ static void *worker(void *arg)
 
 /* parkinglot's release (a load of parked, a store to locked, no fence) can miss a waiter
  * that announces itself as the store leaves (parkinglot.c, "Release"): the waiter must find
- * out at a nap and compete again, not sleep forever.  The missed release is made by hand
- * here: the lock freed without looking at parked. */
+ * out at a nap and compete again, not sleep forever.  The missed release is made by hand:
+ * holding l, start waiter on a thread, wait for its announcement, let it sleep asleep_us,
+ * then free the lock without looking at parked. */
+static pthread_t miss_release(ll_parkinglot_lock *l, void *(*waiter)(void *), useconds_t asleep_us)
+{
+    ll_parkinglot_acquire(l, &spin);
+    pthread_t t;
+    pthread_create(&t, NULL, waiter, NULL);
+    while (ll_load_acquire(&l->parked) == 0) /* acquire: its announcement */
+        usleep(100);
+    usleep(asleep_us);
+    ll_store_release(&l->locked, 0); /* release: the critical section; a release that missed it */
+    return t;
+}
+
 static ll_parkinglot_lock pl_orphan = LL_PARKINGLOT_INITIALIZER;
 static ll_atomic_u32 orphan_done;
 static void *orphan_waiter(void *arg)
@@ -230,19 +243,12 @@ static void *orphan_waiter(void *arg)
 }
 static void test_parkinglot_missed_release(void)
 {
-    ll_parkinglot_acquire(&pl_orphan, &spin);
-    pthread_t t;
-    pthread_create(&t, NULL, orphan_waiter, NULL);
-    while (ll_load_acquire(&pl_orphan.parked) == 0) /* acquire: its announcement */
-        usleep(100);
-    usleep(50000);                          /* it is asleep in the table by now */
-    ll_store_release(&pl_orphan.locked, 0); /* release: the critical section; a release that missed it */
+    pthread_t t = miss_release(&pl_orphan, orphan_waiter, 50000); /* it is asleep in the table by then */
     uint64_t deadline = ll_now_ns() + 10000000000ull; /* its first nap is 1 ms: 10 s means never */
     while (!ll_load_acquire(&orphan_done) && ll_now_ns() < deadline) /* acquire: pairs with its store */
         usleep(1000);
-    int ok = ll_load_acquire(&orphan_done) != 0; /* acquire: as above */
-    printf("%s parkinglot: a waiter a release missed takes the lock\n", ok ? "ok  " : "FAIL");
-    ok ? passed++ : failed++;
+    bool ok = ll_load_acquire(&orphan_done) != 0; /* acquire: as above */
+    report("parkinglot: a waiter a release missed takes the lock", ok);
     if (ok)
         pthread_join(t, NULL);
 }
@@ -263,18 +269,10 @@ static void *timed_waiter(void *arg)
 }
 static void test_parkinglot_timed_missed_release(void)
 {
-    ll_parkinglot_acquire(&pl_timed, &spin);
-    pthread_t t;
-    pthread_create(&t, NULL, timed_waiter, NULL);
-    while (ll_load_acquire(&pl_timed.parked) == 0) /* acquire: its announcement */
-        usleep(100);
-    usleep(140000);                        /* its last nap (to the deadline) began at ~127 ms */
-    ll_store_release(&pl_timed.locked, 0); /* release: the critical section; a release that missed it */
+    pthread_t t = miss_release(&pl_timed, timed_waiter, 140000); /* its last nap (to the deadline) began at ~127 ms */
     void *got;
     pthread_join(t, &got);
-    int ok = got != NULL;
-    printf("%s parkinglot: a timed waiter a release missed in its last nap takes the free lock\n", ok ? "ok  " : "FAIL");
-    ok ? passed++ : failed++;
+    report("parkinglot: a timed waiter a release missed in its last nap takes the free lock", got != NULL);
 }
 
 int main(void)

@@ -185,6 +185,15 @@ LL_INLINE bool ll_deadline_passed(uint64_t deadline_ns) { return ll_now_ns() >= 
             return try_acquire(s, wp);                                                   \
         return PREFIX##_acquire_until((LOCK *)s, wp, deadline_ns);                       \
     }
+/* The same for a lock that does its own waiting (the policy is not used):
+ *   PREFIX_acquire_until(LOCK *, deadline_ns). */
+#define LL_OWN_WAIT_TIMED_ADAPTER(LOCK, PREFIX)                                          \
+    static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)         \
+    {                                                                                    \
+        if (ll_deadline_passed(deadline_ns))                                             \
+            return try_acquire(s, wp);                                                   \
+        return PREFIX##_acquire_until((LOCK *)s, deadline_ns);                           \
+    }
 
 /* The generic-handle adapter of a queue lock whose expert API is
  *   PREFIX_acquire(lock *, node *, wp), PREFIX_try_acquire(lock *, node *),

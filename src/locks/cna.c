@@ -288,9 +288,7 @@ static void cna_tuned_release(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *w
     const cna_state *st = (const cna_state *)(const void *)((const char *)l - offsetof(cna_state, lock));
     ll_cna_release_tuned(l, me, wp, &st->params);
 }
-LL_QUEUE_LOCK_ADAPTER(cna_state, ll_cna_node, cna_tuned)
-LL_QUEUE_LOCK_ADAPTER_UNTIL(cna_state, ll_cna_node, cna_tuned)
-LL_MCSQ_ABANDON_ADAPTER(cna_state)
+LL_MCSQ_LOCK_ADAPTERS(cna_state, ll_cna_node, cna_tuned)
 
 const ll_lock_ops ll_lock_cna = {
     .name = "cna",

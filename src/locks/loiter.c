@@ -440,12 +440,7 @@ static const ll_param params[] = {
 LL_INIT_ADAPTER(ll_loiter_init((ll_loiter_lock *)s, p[0], p[1], (uint32_t)p[2]))
 static void acquire(void *s, ll_wait_policy *wp) { (void)wp; ll_loiter_acquire((ll_loiter_lock *)s); }
 static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_loiter_try_acquire((ll_loiter_lock *)s); }
-static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
-{
-    if (ll_deadline_passed(deadline_ns))
-        return try_acquire(s, wp);
-    return ll_loiter_acquire_until((ll_loiter_lock *)s, deadline_ns);
-}
+LL_OWN_WAIT_TIMED_ADAPTER(ll_loiter_lock, ll_loiter)
 static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_loiter_release((ll_loiter_lock *)s); }
 
 const ll_lock_ops ll_lock_loiter = {

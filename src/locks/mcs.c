@@ -92,9 +92,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     return 0;
 }
 
-LL_QUEUE_LOCK_ADAPTER(mcs_state, ll_mcs_node, mcs_keyed)
-LL_QUEUE_LOCK_ADAPTER_UNTIL(mcs_state, ll_mcs_node, mcs_keyed)
-LL_MCSQ_ABANDON_ADAPTER(mcs_state)
+LL_MCSQ_LOCK_ADAPTERS(mcs_state, ll_mcs_node, mcs_keyed)
 
 const ll_lock_ops ll_lock_mcs = {
     .name = "mcs",

@@ -214,6 +214,13 @@ LL_COLD __attribute__((unused)) static void ll_mcsq_reclaim_abandoned(ll_mcs_nod
             ll_mcsq_reclaim_abandoned((ll_mcs_node *)(void *)st->holder);              \
         abandon(s);                                                                    \
     }
+/* The whole registry adapter of a lock on the MCS queue whose expert API is PREFIX_acquire,
+ * _try_acquire, _release, _acquire_until over (lock *, NODE *): LL_QUEUE_LOCK_ADAPTER,
+ * LL_QUEUE_LOCK_ADAPTER_UNTIL and LL_MCSQ_ABANDON_ADAPTER over STATE (members `lock`, `holder`). */
+#define LL_MCSQ_LOCK_ADAPTERS(STATE, NODE, PREFIX)                                      \
+    LL_QUEUE_LOCK_ADAPTER(STATE, NODE, PREFIX)                                         \
+    LL_QUEUE_LOCK_ADAPTER_UNTIL(STATE, NODE, PREFIX)                                   \
+    LL_MCSQ_ABANDON_ADAPTER(STATE)
 
 /* A successor swapped itself into the tail after me but has not linked yet:
  * wait for its link (ll_await_link acquires it, pairing with the link store in

@@ -322,9 +322,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
                   (uint32_t)p[4], (uint32_t)p[5]);
     return 0;
 }
-LL_QUEUE_LOCK_ADAPTER(mcscr_state, ll_mcscr_node, ll_mcscr)
-LL_QUEUE_LOCK_ADAPTER_UNTIL(mcscr_state, ll_mcscr_node, ll_mcscr)
-LL_MCSQ_ABANDON_ADAPTER(mcscr_state)
+LL_MCSQ_LOCK_ADAPTERS(mcscr_state, ll_mcscr_node, ll_mcscr)
 
 const ll_lock_ops ll_lock_mcscr = {
     .name = "mcscr",

@@ -143,9 +143,7 @@ static const ll_param params[] = CR_PARAMS(
                                      "socket", 1, 1u << 30, LL_MCSCRN_DEFAULT_REHOME}, );
 LL_INIT_ADAPTER(ll_mcscrn_init(&((mcscrn_state *)s)->lock, (uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2],
                                (uint32_t)p[3], (uint32_t)p[4]))
-LL_QUEUE_LOCK_ADAPTER(mcscrn_state, ll_mcscrn_node, ll_mcscrn)
-LL_QUEUE_LOCK_ADAPTER_UNTIL(mcscrn_state, ll_mcscrn_node, ll_mcscrn)
-LL_MCSQ_ABANDON_ADAPTER(mcscrn_state)
+LL_MCSQ_LOCK_ADAPTERS(mcscrn_state, ll_mcscrn_node, ll_mcscrn)
 
 const ll_lock_ops ll_lock_mcscrn = {
     .name = "mcscrn",

@@ -228,12 +228,7 @@ LL_COLD void ll_parkinglot_release_slow(ll_parkinglot_lock *l)
 
 LL_INIT_ADAPTER(ll_parkinglot_init((ll_parkinglot_lock *)s))
 LL_LOCK_ADAPTER(ll_parkinglot_lock, ll_parkinglot)
-static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
-{
-    if (ll_deadline_passed(deadline_ns))
-        return try_acquire(s, wp); /* its own waiting (header): wp unused */
-    return ll_parkinglot_acquire_until((ll_parkinglot_lock *)s, deadline_ns);
-}
+LL_OWN_WAIT_TIMED_ADAPTER(ll_parkinglot_lock, ll_parkinglot)
 
 const ll_lock_ops ll_lock_parkinglot = {
     .name = "parkinglot",

@@ -455,12 +455,7 @@ LL_COLD void ll_standby_release_slow(ll_standby_lock *l)
 
 LL_INIT_ADAPTER(ll_standby_init((ll_standby_lock *)s))
 LL_LOCK_ADAPTER(ll_standby_lock, ll_standby)
-static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
-{
-    if (ll_deadline_passed(deadline_ns))
-        return try_acquire(s, wp); /* its own waiting (header): wp unused */
-    return ll_standby_acquire_until((ll_standby_lock *)s, deadline_ns);
-}
+LL_OWN_WAIT_TIMED_ADAPTER(ll_standby_lock, ll_standby)
 
 const ll_lock_ops ll_lock_standby = {
     .name = "standby",

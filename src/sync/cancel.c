@@ -14,11 +14,25 @@
 
 #include "waitlist.h"
 
+typedef struct cancel_context {
+    ll_sync_list *l;
+    struct ll_sync_waiter *w;
+    ll_sync_cancelled_fn *cancelled;
+    void *obj;
+} cancel_context;
+
+static void run_cancelled(void *arg)
+{
+    cancel_context *cc = (cancel_context *)arg;
+    cc->cancelled(cc->l, cc->w, cc->obj);
+}
+
 int ll_sync_block_cancellable(ll_sync_list *l, struct ll_sync_waiter *w, clockid_t clock,
-                              const struct timespec *abstime, unsigned opts, void (*cancelled)(void *), void *arg)
+                              const struct timespec *abstime, unsigned opts, ll_sync_cancelled_fn *cancelled, void *obj)
 {
     int rc;
-    pthread_cleanup_push(cancelled, arg);
+    cancel_context cc = {l, w, cancelled, obj};
+    pthread_cleanup_push(run_cancelled, &cc);
     rc = ll_sync_block(l, w, clock, abstime, opts | LL_SYNC_CANCEL);
     pthread_cleanup_pop(0);
     return rc;

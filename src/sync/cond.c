@@ -17,11 +17,7 @@
 
 static ll_sync_list list_of(ll_cond *c)
 {
-    ll_sync_list l;
-    l.guard = &c->guard;
-    l.head = &c->head;
-    l.tail = &c->tail;
-    l.count = &c->waiters;
+    ll_sync_list l = {&c->guard, &c->head, &c->tail, &c->waiters};
     return l;
 }
 
@@ -40,22 +36,15 @@ void ll_cond_destroy(ll_cond *c)
     ll_sync_await_empty(&l); /* a timed-out waiter may still be unlinking itself */
 }
 
-typedef struct cond_waiting {
-    ll_cond *c;
-    struct ll_sync_waiter *w;
-} cond_waiting;
-
 /* A cancellation acted on while blocked (LL_SYNC_CANCEL): leave the list, or pass
  * on the wake-up already consumed (POSIX: a cancelled waiter consumes no signal
  * another waiter could take; an extra wake-up is only spurious), then re-take
  * the mutex (POSIX: the cleanup handlers run with it held). */
-static void cond_wait_cancelled(void *arg)
+static void cond_wait_cancelled(ll_sync_list *l, struct ll_sync_waiter *w, void *c)
 {
-    cond_waiting *cw = (cond_waiting *)arg;
-    ll_sync_list l = list_of(cw->c);
-    if (!ll_sync_withdraw(&l, cw->w))
-        ll_cond_signal(cw->c, NULL);
-    cw->w->mi->lock(cw->w->mutex);
+    if (!ll_sync_withdraw(l, w))
+        ll_cond_signal((ll_cond *)c, NULL);
+    w->mi->lock(w->mutex);
 }
 
 int ll_cond_wait_opts(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid_t clock,
@@ -76,8 +65,7 @@ int ll_cond_wait_opts(ll_cond *c, const ll_mutex_iface *mi, void *mutex, clockid
     mi->unlock(mutex);
     opts &= LL_SYNC_CANCEL; /* never EINTR: a signal only makes the sleep start again */
     if (opts) {
-        cond_waiting cw = {c, &w};
-        rc = ll_sync_block_cancellable(&l, &w, clock, abstime, opts, cond_wait_cancelled, &cw);
+        rc = ll_sync_block_cancellable(&l, &w, clock, abstime, opts, cond_wait_cancelled, c);
     } else {
         rc = ll_sync_block(&l, &w, clock, abstime, 0);
     }

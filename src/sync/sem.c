@@ -23,11 +23,7 @@ LL_STATIC_ASSERT(offsetof(ll_sem, guard) == 0, "a deferred post finds its semaph
 
 static ll_sync_list list_of(ll_sem *s)
 {
-    ll_sync_list l;
-    l.guard = &s->guard;
-    l.head = &s->head;
-    l.tail = &s->tail;
-    l.count = NULL;
+    ll_sync_list l = {&s->guard, &s->head, &s->tail, NULL}; /* no count kept */
     return l;
 }
 
@@ -49,19 +45,12 @@ void ll_sem_destroy(ll_sem *s)
     ll_sync_await_empty(&l); /* a timed-out waiter may still be unlinking itself */
 }
 
-typedef struct sem_waiting {
-    ll_sem *s;
-    struct ll_sync_waiter *w;
-} sem_waiting;
-
 /* A cancellation acted on while blocked (LL_SYNC_CANCEL): leave the list, or
  * give back the unit a post already handed us (to the next waiter or the value). */
-static void sem_wait_cancelled(void *arg)
+static void sem_wait_cancelled(ll_sync_list *l, struct ll_sync_waiter *w, void *s)
 {
-    sem_waiting *sw = (sem_waiting *)arg;
-    ll_sync_list l = list_of(sw->s);
-    if (!ll_sync_withdraw(&l, sw->w))
-        ll_sem_post(sw->s); /* cannot overflow: the unit came from a post */
+    if (!ll_sync_withdraw(l, w))
+        ll_sem_post((ll_sem *)s); /* cannot overflow: the unit came from a post */
 }
 
 int ll_sem_wait_opts(ll_sem *s, clockid_t clock, const struct timespec *abstime, unsigned opts)
@@ -83,10 +72,8 @@ int ll_sem_wait_opts(ll_sem *s, clockid_t clock, const struct timespec *abstime,
     ll_sync_enqueue(&l, &w, ll_sync_policy_resolve(s->discipline, s->append_one_in, &ll_sync_sem_defaults), self);
     ll_sync_guard_unlock(&s->guard);
     /* 0: a post handed us its unit; EINTR, ETIMEDOUT: none did (a unit that raced is kept) */
-    if (opts & LL_SYNC_CANCEL) {
-        sem_waiting sw = {s, &w};
-        return ll_sync_block_cancellable(&l, &w, clock, abstime, opts, sem_wait_cancelled, &sw);
-    }
+    if (opts & LL_SYNC_CANCEL)
+        return ll_sync_block_cancellable(&l, &w, clock, abstime, opts, sem_wait_cancelled, s);
     return ll_sync_block(&l, &w, clock, abstime, opts);
 }
 

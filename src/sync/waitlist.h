@@ -99,10 +99,11 @@ int ll_sync_block(ll_sync_list *l, struct ll_sync_waiter *w, clockid_t clock, co
 bool ll_sync_withdraw(ll_sync_list *l, struct ll_sync_waiter *w);
 /* ll_sync_block as a POSIX cancellation point (src/sync/cancel.c, the one file
  * of this layer that uses pthreads): a cancellation acted on while blocked
- * runs cancelled(arg) -- which must ll_sync_withdraw w and pass on a wake-up w
- * consumed -- and then the thread's own cleanup handlers. */
+ * runs cancelled(l, w, obj) -- which must ll_sync_withdraw w and pass on a wake-up w
+ * consumed (obj: the object waited on) -- and then the thread's own cleanup handlers. */
+typedef void ll_sync_cancelled_fn(ll_sync_list *l, struct ll_sync_waiter *w, void *obj);
 int ll_sync_block_cancellable(ll_sync_list *l, struct ll_sync_waiter *w, clockid_t clock,
-                              const struct timespec *abstime, unsigned opts, void (*cancelled)(void *), void *arg);
+                              const struct timespec *abstime, unsigned opts, ll_sync_cancelled_fn *cancelled, void *obj);
 /* 0 if abstime is NULL or a valid time on CLOCK_REALTIME / CLOCK_MONOTONIC, else EINVAL. */
 int ll_sync_check_deadline(clockid_t clock, const struct timespec *abstime);
 /* Wait until no waiter is listed (a timed-out one may still be unlinking itself). */

@@ -3,6 +3,8 @@
  * and then makes its first calls.  Header-only, as check.h. */
 #ifndef LOCKLAB_TEST_INTERPOSE_OOM_H
 #define LOCKLAB_TEST_INTERPOSE_OOM_H
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "check.h"
 
 /* A line on stderr without stdio (memory is what ran out). */
 static inline void write_line(const char *s) { (void)!write(2, s, strlen(s)); }
@@ -42,6 +46,44 @@ static inline int oom_fill_address_space(size_t *mapped)
         write_line("oom: the address space is not full\n");
         return 1;
     }
+    return 0;
+}
+
+/* A thread started before the address space is filled: it blocks in read (no interposed
+ * call) until oom_late_go, then runs first(), its first interposed calls, made with the
+ * address space full.  Joined by the caller (thread). */
+typedef struct oom_late {
+    pthread_t thread;
+    int pipe[2];
+    void (*first)(void);
+} oom_late;
+static void *oom_late_main(void *arg)
+{
+    oom_late *l = (oom_late *)arg;
+    char c;
+    while (read(l->pipe[0], &c, 1) != 1)
+        ;
+    l->first();
+    return NULL;
+}
+static inline void oom_late_start(oom_late *l, void (*first)(void))
+{
+    CHECK_EQ(pipe(l->pipe), 0);
+    l->first = first;
+    test_start(&l->thread, oom_late_main, l);
+}
+static inline void oom_late_go(oom_late *l) { (void)!write(l->pipe[1], "x", 1); }
+
+/* rc, the answer of an init made with the address space full: 0 or ENOMEM (POSIX allows it),
+ * counted in *ok or *enomem, and 0 returned; any other answer is returned as it is. */
+static inline int oom_count_init(int rc, int *ok, int *enomem)
+{
+    if (rc == 0)
+        ++*ok;
+    else if (rc == ENOMEM)
+        ++*enomem;
+    else
+        return rc;
     return 0;
 }
 

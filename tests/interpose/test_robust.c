@@ -428,44 +428,29 @@ static int case_copied_used(void)
 enum { FRESH = 20000 };
 static pthread_mutex_t fresh[FRESH]; /* static initialisers: the first lock installs each object */
 static sem_t oom_sem;
-static int wake_pipe[2];
 
-/* Started before the address space is filled: blocks in read (no interposed call), then makes its
- * first interposed calls after it is full: a contended mutex (its per-thread data, a queue node)
- * and a blocking semaphore wait. */
-static void *late_thread(void *arg)
+/* The late thread's first interposed calls (oom.h): a contended mutex (its per-thread data, a
+ * queue node) and a blocking semaphore wait. */
+static void late_first_calls(void)
 {
-    (void)arg;
-    char c;
-    while (read(wake_pipe[0], &c, 1) != 1)
-        ;
     add_rounds(&fresh[FRESH - 1]);
     while (sem_wait(&oom_sem) != 0)
         ;
-    return NULL;
 }
 
 static int oom_child(void)
 {
     CHECK_EQ(sem_init(&oom_sem, 0, 0), 0);
-    CHECK_EQ(pipe(wake_pipe), 0);
-    pthread_t late;
-    test_start(&late, late_thread, NULL);
+    oom_late late;
+    oom_late_start(&late, late_first_calls);
     size_t mapped;
     if (oom_fill_address_space(&mapped) != 0)
         return 1;
     /* Fresh mutexes: init answers 0 or ENOMEM, and one initialised works. */
     static pthread_mutex_t inited[64];
     int ok = 0, enomem = 0;
-    for (int i = 0; i < 64; i++) {
-        int rc = pthread_mutex_init(&inited[i], NULL);
-        if (rc == 0)
-            ok++;
-        else if (rc == ENOMEM)
-            enomem++;
-        else
-            CHECK_EQ(rc, 0);
-    }
+    for (int i = 0; i < 64; i++)
+        CHECK_EQ(oom_count_init(pthread_mutex_init(&inited[i], NULL), &ok, &enomem), 0);
     for (int i = 0; i < FRESH; i++) { /* each one's first lock */
         CHECK_EQ(pthread_mutex_lock(&fresh[i]), 0);
         CHECK_EQ(pthread_mutex_trylock(&fresh[i]), EBUSY);
@@ -475,7 +460,7 @@ static int oom_child(void)
     }
     /* The late thread's first calls: a contended mutex, then a semaphore it waits on. */
     counter = 0;
-    (void)!write(wake_pipe[1], "x", 1);
+    oom_late_go(&late);
     for (int i = 0; i < ROUNDS; i++) {
         CHECK_EQ(pthread_mutex_lock(&fresh[FRESH - 1]), 0);
         counter++;
@@ -483,7 +468,7 @@ static int oom_child(void)
     }
     test_sleep_ms(20);
     CHECK_EQ(sem_post(&oom_sem), 0);
-    pthread_join(late, NULL);
+    pthread_join(late.thread, NULL);
     CHECK(counter == 2 * ROUNDS, "oom: counter %ld, want %d", counter, 2 * ROUNDS);
     for (int i = 0; i < ok; i++) { /* no thread can be started now: one thread's view */
         CHECK_EQ(pthread_mutex_lock(&inited[i]), 0);

@@ -388,7 +388,6 @@ enum { FRESH = 2000, INITED = 64, HOLD = 200, ROUNDS = 2000 };
 static pthread_rwlock_t fresh[FRESH], inited[INITED];
 static pthread_rwlock_t *shared_rw = &fresh[FRESH - 1];
 static long counter;
-static int wake_pipe[2];
 
 static void add_rounds(void)
 {
@@ -409,37 +408,17 @@ static void add_rounds(void)
     }
 }
 
-/* Started before the address space is filled: blocks in read (no rwlock call), then makes its
- * first rwlock calls (its per-thread data) after it is full, against the main thread. */
-static void *late_thread(void *arg)
-{
-    (void)arg;
-    char c;
-    while (read(wake_pipe[0], &c, 1) != 1)
-        ;
-    add_rounds();
-    return NULL;
-}
-
 static int oom_child(void)
 {
-    CHECK_EQ(pipe(wake_pipe), 0);
-    pthread_t late;
-    test_start(&late, late_thread, NULL);
+    oom_late late; /* its first rwlock calls (its per-thread data): add_rounds, against this thread's */
+    oom_late_start(&late, add_rounds);
     size_t mapped;
     if (oom_fill_address_space(&mapped) != 0)
         return 1;
     /* init answers 0 or ENOMEM (POSIX allows it) */
     int ok = 0, enomem = 0;
-    for (int i = 0; i < INITED; i++) {
-        int rc = pthread_rwlock_init(&inited[i], NULL);
-        if (rc == 0)
-            ok++;
-        else if (rc == ENOMEM)
-            enomem++;
-        else
-            CHECK_EQ(rc, 0);
-    }
+    for (int i = 0; i < INITED; i++)
+        CHECK_EQ(oom_count_init(pthread_rwlock_init(&inited[i], NULL), &ok, &enomem), 0);
     /* each fresh rwlock's first use, then every verb */
     for (int i = 0; i < FRESH - 1; i++) {
         pthread_rwlock_t *l = &fresh[i];
@@ -479,9 +458,9 @@ static int oom_child(void)
     /* the late thread's first calls, against this thread's */
     counter = 0;
     atomic_store(&violations, 0);
-    (void)!write(wake_pipe[1], "x", 1);
+    oom_late_go(&late);
     add_rounds();
-    pthread_join(late, NULL);
+    pthread_join(late.thread, NULL);
     CHECK_EQ(counter, 2 * ROUNDS);
     CHECK_EQ(atomic_load(&violations), 0);
     /* fork: the forking thread's write and read holds carry over to the child */
