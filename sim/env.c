@@ -2,7 +2,7 @@
  * The operating system as the simulated threads see it, for the sources compiled
  * with LL_BACKEND_SIM (the simulator's counterpart of verify/relacy_env.cpp): the
  * per-thread contexts, queue nodes, arena, topology and the remaining hooks of
- * core.h.  The futex, clock, yield and sleep hooks are the engine's (engine.c).
+ * core.h.  The futex, clock, yield and sleep hooks are the engine's (os.c).
  *
  * ll_self: each simulated thread has TLS of its own (tls.c) and sets its
  *   ll_self_tls when it starts; outside a run (placing a lock from main) ll_self is

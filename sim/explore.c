@@ -3,7 +3,7 @@
  * validator's clients (tests/clients.h: counter, nested, trylock, mixed, timed)
  * run on the real lock code under N seeded random schedules.  At every atomic
  * operation, futex call and PAUSE the engine draws which thread runs next
- * (sim/engine.c, cfg.explore), and every critical section has a scheduling point
+ * (sim/sched.c's sync_point, cfg.explore), and every critical section has a scheduling point
  * between its read and its write of a plain counter.  Checked per schedule:
  *   mutual exclusion  a thread entering a critical section finds another inside
  *   exact counts      each counter equals the acquisitions made on its lock

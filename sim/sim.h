@@ -1,8 +1,9 @@
 /*
  * locklab-sim internals (docs/simulator.md): the machine model (machine.c), the
- * discrete-event engine (engine.c: simulated threads as coroutines, caches and
- * coherence, the OS scheduler, futexes), the environment core.h asks for
- * (env.c), the workloads (workloads.c) and schedule exploration (explore.c).
+ * discrete-event engine (engine.c, a run; sched.c, os.c, cache.c, spin.c and
+ * atomics_backend.c behind it, with engine.h their private header), the
+ * environment core.h asks for (env.c), the workloads (workloads.c) and schedule
+ * exploration (explore.c).
  *
  * Time is in picoseconds (uint64_t: 213 days), costs are given in nanoseconds.
  */
@@ -54,7 +55,7 @@ void sim_machine_list_presets(FILE *out);
 void sim_machine_json(const sim_machine *m, FILE *out);
 static inline int sim_machine_hwthreads(const sim_machine *m) { return m->sockets * m->cores * m->smt; }
 
-/* ---- engine (engine.c) -------------------------------------------------------------- */
+/* ---- engine (engine.c, cache.c for the data accesses) ------------------------------- */
 typedef struct sim_config {
     const sim_machine *machine;
     int threads;

@@ -8,7 +8,7 @@
  * maps them onto the Relacy model checker's atomics, and verify/relacy_env.cpp
  * models the futex/clock hooks of core.h (docs/verification.md).  With
  * LL_BACKEND_SIM defined (C only), every verb is an event of the execution-driven
- * simulator (sim/engine.c, docs/simulator.md), which provides core.h's hooks too.
+ * simulator (sim/atomics_backend.c, docs/simulator.md), which provides core.h's hooks too.
  *
  * Types:  ll_atomic_u32, ll_atomic_u64, ll_atomic_ptr (opaque; use the verbs).
  * Verbs:  ll_load(p, order)            ll_load_relaxed(p) / ll_load_acquire(p)
@@ -75,7 +75,7 @@ typedef struct { uint32_t v; } ll_atomic_u32;
 typedef struct { uint64_t v; } ll_atomic_u64;
 typedef struct { void *v; } ll_atomic_ptr;
 #define LL_ATOMIC_INIT(x) { x }
-/* sim/engine.c: size is 4 or 8 bytes; cas writes the observed value to *expected on failure. */
+/* sim/atomics_backend.c: size is 4 or 8 bytes; cas writes the observed value to *expected on failure. */
 uint64_t llsim_load(const void *p, unsigned size);
 void llsim_store(void *p, uint64_t v, unsigned size);
 uint64_t llsim_xchg(void *p, uint64_t v, unsigned size);
