@@ -1,6 +1,7 @@
 /*
- * The simulator's atomics backend (include/locklab/atomics.h, LL_BACKEND_SIM): the
- * verbs the lock sources call, each an event of the engine (docs/simulator.md).
+ * The simulator's atomics backend (atomics_backend.h, the header that
+ * include/locklab/atomics.h includes for locklab-sim): the verbs the lock sources
+ * call, each an event of the engine (docs/simulator.md).
  *
  * Models: every llsim_load/store/xchg/cas/faa (atomics.h's ll_load, ll_store, ...
  *   on a 4- or 8-byte word) is a scheduling point (sched.c) and then an access of

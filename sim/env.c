@@ -1,6 +1,6 @@
 /*
  * The operating system as the simulated threads see it, for the sources compiled
- * with LL_BACKEND_SIM (the simulator's counterpart of verify/relacy_env.cpp): the
+ * against the simulator's atomics backend (the counterpart of verify/relacy_env.cpp): the
  * per-thread contexts, queue nodes, arena, topology and the remaining hooks of
  * core.h.  The futex, clock, yield and sleep hooks are the engine's (os.c).
  *

@@ -36,6 +36,10 @@ done
 outside=$(grep -v "^$p/" "$tmp/installed" || true)
 [ -z "$outside" ] || { echo "FAIL: installed outside $prefix:"; echo "$outside"; fail=1; }
 check "installed locklab-bench --version" "$p/bin/locklab-bench" --version
+# The installed headers carry the hardware's atomics only: the simulator's and the
+# model checker's backends stay in sim/ and verify/ (atomics.h's LL_ATOMICS_BACKEND).
+check "installed headers name no simulator or model-checker backend" \
+    sh -c "! grep -rnE 'llsim_|ll_model|LL_BACKEND_|include \"relacy' '$p/include'"
 
 # pkg-config: PKG_CONFIG_SYSROOT_DIR maps the .pc file's $prefix into DESTDIR.
 export PKG_CONFIG_PATH=$p/$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root

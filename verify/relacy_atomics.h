@@ -1,5 +1,6 @@
 /*
- * The atomics layer's Relacy backend (include/locklab/atomics.h, LL_BACKEND_RELACY):
+ * The atomics layer's Relacy backend (include/locklab/atomics.h's LL_ATOMICS_BACKEND,
+ * which verify/CMakeLists.txt sets to this header for locklab-check):
  * the lock sources compile unchanged, as C++, and every verb becomes an operation
  * of the Relacy model checker (Dmitry Vyukov's Relacy Race Detector, Debian
  * relacy-dev), which explores thread interleavings and the C++11 memory model's
@@ -40,8 +41,11 @@
 #define LOCKLAB_VERIFY_RELACY_ATOMICS_H
 
 #ifndef __cplusplus
-#error "LL_BACKEND_RELACY: compile the sources as C++ (-x c++)"
+#error "the Relacy backend: compile the sources as C++ (-x c++)"
 #endif
+
+/* For a source that must know it runs under the model checker (rw_bravo.c: a smaller table). */
+#define LL_BACKEND_RELACY 1
 
 /* relacy.hpp without its tail, which redefines new, delete, malloc, free,
  * assert and errno for the whole translation unit. */
@@ -304,5 +308,19 @@ template <class A> inline word_t<A> faa(A *p, word_t<A> d, ll_order o, rl::debug
 /* A spin-loop step: let the scheduler run another thread (Relacy's fair schedulers
  * then treat the loop as waiting, not as progress). */
 #define ll_pause() rl::yield(1, $)
+/* atomics.h's shared plain fields, race-checked (above) */
+#define ll_plain_load(p) ll_model::plain_load(&(p)->v, $)
+#define ll_plain_store(p, x) ll_model::plain_store(&(p)->v, (x), $)
+
+/* core.h's per-thread hooks: every modelled thread runs on one OS thread, so its
+ * context (ll_self) and its per-thread elements (LL_THREAD_ELEMENT: one T per
+ * modelled thread, zeroed per execution, told apart by the address of a
+ * per-definition tag) are the environment's, and LL_ELEMENT_REUSE is checked
+ * (verify/relacy_env.cpp). */
+#define ll_self() ll_model_self()
+#define LL_THREAD_ELEMENT(T, name, ...)                                                          \
+    static const char name##_tag = 0;                                                            \
+    LL_INLINE T *name(void) { return (T *)ll_model_thread_element(&name##_tag, sizeof(T)); }
+#define LL_ELEMENT_REUSE() ll_model_element_reuse()
 
 #endif /* LOCKLAB_VERIFY_RELACY_ATOMICS_H */

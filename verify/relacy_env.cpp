@@ -1,7 +1,7 @@
 /*
  * The operating system as the model checker sees it: core.h's hooks (futex
  * wait/wake, clock, yield), the per-thread contexts and queue nodes, and the
- * topology, for sources compiled with LL_BACKEND_RELACY (verify/relacy_atomics.h).
+ * topology, for sources compiled against verify/relacy_atomics.h.
  *
  * futex: one Relacy mutex and condition variable stand for the kernel's futex
  *   hash bucket.  ll_futex_wait(word, expected) compares and enqueues atomically

@@ -2,13 +2,8 @@
  * locklab atomics layer: the only way lock algorithms touch shared memory.
  *
  * Every lock in src/locks/ is written against these types and verbs and
- * nothing else (no _Atomic, no <stdatomic.h>, no syscalls).  Natively they
- * compile to C11 atomics (or std::atomic when the same source is compiled as
- * C++).  With LL_BACKEND_RELACY defined (C++ only), verify/relacy_atomics.h
- * maps them onto the Relacy model checker's atomics, and verify/relacy_env.cpp
- * models the futex/clock hooks of core.h (docs/verification.md).  With
- * LL_BACKEND_SIM defined (C only), every verb is an event of the execution-driven
- * simulator (sim/atomics_backend.c, docs/simulator.md), which provides core.h's hooks too.
+ * nothing else (no _Atomic, no <stdatomic.h>, no syscalls).  They compile to C11
+ * atomics (or std::atomic when the same source is compiled as C++).
  *
  * Types:  ll_atomic_u32, ll_atomic_u64, ll_atomic_ptr (opaque; use the verbs).
  * Verbs:  ll_load(p, order)            ll_load_relaxed(p) / ll_load_acquire(p)
@@ -20,6 +15,21 @@
  *         ll_fence(order), ll_pause()
  *         ll_rmw_lead(p)               a store to lead a fast path's RMW of *p (below)
  * Orders: LL_RELAXED, LL_ACQUIRE, LL_RELEASE, LL_ACQ_REL, LL_SEQ_CST.
+ *
+ * Another backend: define LL_ATOMICS_BACKEND as a header name, quotes included
+ * (-DLL_ATOMICS_BACKEND='"my_atomics.h"'), and this header includes it instead of
+ * the hardware's.  That header defines ll_order and LL_RELAXED ... LL_SEQ_CST,
+ * LL_ALIGNED(n), the types above (one word each, as here, so that every layout
+ * and static assertion holds) with LL_ATOMIC_INIT, ll_fence(o), ll_pause(), and
+ * the verbs: in C as ll_load_u32/_u64/_ptr, ll_store_*, ll_xchg_*, ll_cas_* and
+ * ll_faa_u32/_u64 (this header names them ll_load ... over the three types), or as
+ * the macros ll_load ... themselves; in C++ as ll_load ... (overloads or macros).
+ * It may define ll_rmw_lead(p) and ll_plain_load/ll_plain_store (else: no-op and
+ * plain accesses), and, for core.h, ll_self(), LL_THREAD_ELEMENT and
+ * LL_ELEMENT_REUSE (a backend that runs many threads on one OS thread must).
+ * locklab builds two: the model checker's, verify/relacy_atomics.h (Relacy,
+ * docs/verification.md), and the simulator's, sim/atomics_backend.h
+ * (docs/simulator.md); verify/CMakeLists.txt and sim/CMakeLists.txt select them.
  */
 #ifndef LOCKLAB_ATOMICS_H
 #define LOCKLAB_ATOMICS_H
@@ -46,9 +56,12 @@
 #define LL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define LL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-#if defined(LL_BACKEND_RELACY) || defined(LL_BACKEND_SIM)
-/* ll_pause: a scheduler yield (Relacy) or a simulated PAUSE (sim), defined by the backend below */
-#elif defined(__x86_64__) || defined(__i386__)
+#if defined(LL_ATOMICS_BACKEND)
+/* ---- another backend (above): the model checker's, the simulator's ---------- */
+#include LL_ATOMICS_BACKEND
+
+#else
+#if defined(__x86_64__) || defined(__i386__)
 LL_INLINE void ll_pause(void) { __builtin_ia32_pause(); }
 #elif defined(__aarch64__)
 LL_INLINE void ll_pause(void) { __asm__ __volatile__("yield" ::: "memory"); }
@@ -56,46 +69,7 @@ LL_INLINE void ll_pause(void) { __asm__ __volatile__("yield" ::: "memory"); }
 LL_INLINE void ll_pause(void) { __asm__ __volatile__("" ::: "memory"); }
 #endif
 
-#if defined(LL_BACKEND_RELACY)
-/* ---- Relacy backend (the model checker, verify/): the same names, each verb a
- * modelled operation carrying its caller's file and line --------------------- */
-#include "relacy_atomics.h" /* verify/relacy_atomics.h, on the checker's include path */
-
-#elif defined(LL_BACKEND_SIM)
-/* ---- Simulator backend (sim/, C only): plain words; every verb is an event of the
- * simulator's engine, which runs one simulated thread at a time on one OS thread
- * (sequentially consistent: the orders are recorded, not modelled) ------------ */
-#ifdef __cplusplus
-#error "LL_BACKEND_SIM: compile the sources as C"
-#endif
-#include <stdbool.h>
-#define LL_ALIGNED(n) _Alignas(n)
-typedef enum { LL_RELAXED, LL_ACQUIRE, LL_RELEASE, LL_ACQ_REL, LL_SEQ_CST } ll_order;
-typedef struct { uint32_t v; } ll_atomic_u32;
-typedef struct { uint64_t v; } ll_atomic_u64;
-typedef struct { void *v; } ll_atomic_ptr;
-#define LL_ATOMIC_INIT(x) { x }
-/* sim/atomics_backend.c: size is 4 or 8 bytes; cas writes the observed value to *expected on failure. */
-uint64_t llsim_load(const void *p, unsigned size);
-void llsim_store(void *p, uint64_t v, unsigned size);
-uint64_t llsim_xchg(void *p, uint64_t v, unsigned size);
-bool llsim_cas(void *p, void *expected, uint64_t desired, unsigned size);
-uint64_t llsim_faa(void *p, uint64_t d, unsigned size);
-void ll_fence(ll_order o);
-void ll_pause(void);
-#define LL_DEFINE_OPS(T, A, S)                                                                  \
-    LL_INLINE T ll_load_##S(A *p, ll_order o) { (void)o; return (T)(uintptr_t)llsim_load(p, sizeof(T)); } \
-    LL_INLINE void ll_store_##S(A *p, T x, ll_order o) { (void)o; llsim_store(p, (uint64_t)(uintptr_t)x, sizeof(T)); } \
-    LL_INLINE T ll_xchg_##S(A *p, T x, ll_order o) { (void)o; return (T)(uintptr_t)llsim_xchg(p, (uint64_t)(uintptr_t)x, sizeof(T)); } \
-    LL_INLINE bool ll_cas_##S(A *p, T *e, T d, ll_order o) { (void)o; return llsim_cas(p, e, (uint64_t)(uintptr_t)d, sizeof(T)); }
-LL_DEFINE_OPS(uint32_t, ll_atomic_u32, u32)
-LL_DEFINE_OPS(uint64_t, ll_atomic_u64, u64)
-LL_DEFINE_OPS(void *, ll_atomic_ptr, ptr)
-#undef LL_DEFINE_OPS
-LL_INLINE uint32_t ll_faa_u32(ll_atomic_u32 *p, uint32_t d, ll_order o) { (void)o; return (uint32_t)llsim_faa(p, d, 4); }
-LL_INLINE uint64_t ll_faa_u64(ll_atomic_u64 *p, uint64_t d, ll_order o) { (void)o; return llsim_faa(p, d, 8); }
-
-#elif defined(__cplusplus)
+#if defined(__cplusplus)
 /* ---- C++ backend: same names, overloads instead of _Generic ---------------- */
 #include <atomic>
 #define LL_ALIGNED(n) alignas(n)
@@ -162,8 +136,9 @@ LL_INLINE uint32_t ll_faa_u32(ll_atomic_u32 *p, uint32_t d, ll_order o) { return
 LL_INLINE uint64_t ll_faa_u64(ll_atomic_u64 *p, uint64_t d, ll_order o) { return atomic_fetch_add_explicit(&p->v, d, o); }
 LL_INLINE void ll_fence(ll_order o) { atomic_thread_fence(o); }
 #endif
+#endif /* LL_ATOMICS_BACKEND */
 
-#if !defined(__cplusplus) /* C backends (C11, sim): one verb name over the three types */
+#if !defined(__cplusplus) && !defined(ll_load) /* C: one verb name over the three types */
 #define LL_PICK(p, op) _Generic((p), ll_atomic_u32 *: op##_u32, ll_atomic_u64 *: op##_u64, ll_atomic_ptr *: op##_ptr)
 #define ll_load(p, o) LL_PICK(p, ll_load)(p, o)
 #define ll_store(p, x, o) LL_PICK(p, ll_store)(p, x, o)
@@ -192,8 +167,8 @@ LL_INLINE void ll_fence(ll_order o) { atomic_thread_fence(o); }
  * such a store for free from its node's initialisation; a lock without one
  * (hemlock, lifocr, loiter, the interposer's inline fast path) leads its fast
  * path's RMWs with this.  Not a fence and orders nothing; a no-op off x86-64 and
- * for the model checker and the simulator. */
-#if defined(__x86_64__) && !defined(LL_BACKEND_RELACY) && !defined(LL_BACKEND_SIM)
+ * under another backend (unless it defines its own). */
+#if defined(__x86_64__) && !defined(LL_ATOMICS_BACKEND)
 #define ll_rmw_lead(p)                                                                                   \
     do {                                                                                                 \
         unsigned char ll_lead_buf_[2 * LL_CACHELINE]; /* a line-aligned slot at any offset */          \
@@ -202,7 +177,7 @@ LL_INLINE void ll_fence(ll_order o) { atomic_thread_fence(o); }
                                   ((uintptr_t)(const void *)(p) & (LL_CACHELINE - 1));                   \
         __asm__ __volatile__("movb $0, %0" : "=m"(*ll_lead_));                                           \
     } while (0)
-#else
+#elif !defined(ll_rmw_lead)
 #define ll_rmw_lead(p) ((void)(p))
 #endif
 
@@ -211,16 +186,13 @@ LL_INLINE void ll_fence(ll_order o) { atomic_thread_fence(o); }
  * handed from holder to holder by the lock itself):
  *   LL_SHARED_PLAIN(T) name;     declares one (the field's storage is one T, as a plain T)
  *   ll_plain_load(&x->name)      reads it, ll_plain_store(&x->name, v) writes it.
- * Natively these are plain accesses (the same generated code as a plain T field).  In
- * the model checker (LL_BACKEND_RELACY) every access is race-checked by Relacy like an
- * rl::var, so an order that fails to publish such a field is a data race there
- * (verify/relacy_atomics.h; docs/verification.md). */
+ * Natively these are plain accesses (the same generated code as a plain T field).  A
+ * backend may define its own: in the model checker every access is race-checked by
+ * Relacy like an rl::var, so an order that fails to publish such a field is a data
+ * race there (verify/relacy_atomics.h; docs/verification.md). */
 #define LL_SHARED_PLAIN(T) struct { T v; }
 #define LL_SHARED_PLAIN_INIT(x) { x }
-#if defined(LL_BACKEND_RELACY)
-#define ll_plain_load(p) ll_model::plain_load(&(p)->v, $)
-#define ll_plain_store(p, x) ll_model::plain_store(&(p)->v, (x), $)
-#else
+#ifndef ll_plain_load
 #define ll_plain_load(p) ((p)->v)
 #define ll_plain_store(p, x) ((void)((p)->v = (x)))
 #endif

@@ -207,14 +207,13 @@ typedef struct ll_thread {
 
 extern __thread ll_thread *ll_self_tls __attribute__((tls_model("initial-exec")));
 ll_thread *ll_thread_init(void);
+#ifndef ll_self /* an atomics backend whose threads share one OS thread defines its own (atomics.h) */
 LL_INLINE ll_thread *ll_self(void)
 {
-#ifdef LL_BACKEND_RELACY
-    return ll_model_self(); /* the checker runs all its threads on one OS thread (verify/relacy_env.cpp) */
-#endif
     ll_thread *t = ll_self_tls;
     return LL_LIKELY(t != NULL) ? t : ll_thread_init();
 }
+#endif
 
 /* LL_THREAD_ELEMENT(T, name, zero) defines `T *name(void)`: the calling thread's one T,
  * zeroed when the thread starts, for an algorithm that keeps one wait element per
@@ -222,15 +221,10 @@ LL_INLINE ll_thread *ll_self(void)
  * initialiser, a constant (a C++ build needs one for a __thread object whose
  * default constructor leaves fields unset).  Natively a static initial-exec
  * __thread variable, so name() costs what taking a thread-local's address does (no
- * call, no load of ll_self, no test).  The model checker runs all its threads on
- * one OS thread (LL_BACKEND_RELACY): there the environment keeps one T per modelled
- * thread, zeroed per execution (ll_model_thread_element, verify/relacy_env.cpp),
- * told apart by the address of a per-definition tag. */
-#ifdef LL_BACKEND_RELACY
-#define LL_THREAD_ELEMENT(T, name, ...)                                                          \
-    static const char name##_tag = 0;                                                            \
-    LL_INLINE T *name(void) { return (T *)ll_model_thread_element(&name##_tag, sizeof(T)); }
-#else
+ * call, no load of ll_self, no test).  An atomics backend whose threads share one OS
+ * thread defines its own (atomics.h; the model checker keeps one T per modelled
+ * thread). */
+#ifndef LL_THREAD_ELEMENT
 #define LL_THREAD_ELEMENT(T, name, ...)                                                          \
     static __thread T name##_tls __attribute__((tls_model("initial-exec"))) = __VA_ARGS__;      \
     LL_INLINE T *name(void) { return &name##_tls; }
@@ -238,12 +232,10 @@ LL_INLINE ll_thread *ll_self(void)
 
 /* LL_ELEMENT_REUSE(): the calling thread starts a new use of its per-thread element: by
  * the algorithm's protocol every other thread's access to it from the previous use is
- * over (hemlock's acknowledgement, reciprocating's grant).  Nothing natively; the model
- * checker checks the claim (an access by another thread that does not happen before
- * this is a data race there: verify/relacy_env.cpp). */
-#ifdef LL_BACKEND_RELACY
-#define LL_ELEMENT_REUSE() ll_model_element_reuse()
-#else
+ * over (hemlock's acknowledgement, reciprocating's grant).  Nothing natively; an
+ * atomics backend may define its own (atomics.h; the model checker checks the claim:
+ * an access by another thread that does not happen before this is a data race there). */
+#ifndef LL_ELEMENT_REUSE
 #define LL_ELEMENT_REUSE() ((void)0)
 #endif
 
