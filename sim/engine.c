@@ -4,15 +4,9 @@
  *
  * A run (sim_run) executes body(i, arg) on cfg->threads simulated threads on the
  * simulated machine until they all return, the run deadlocks, makes no progress
- * or a body reports a violation.  The engine is split by job; engine.h lists the
- * files and holds the state they share (E, set up and freed here):
- *   sched.c            the order of events (threads by local clock, coroutines)
- *   os.c               CPUs, run queues, preemption, futexes, sleeps, the clock
- *   cache.c            caches and coherence, the store buffer, data accesses
- *   spin.c             spinners asleep on unchanged lines
- *   atomics_backend.c  atomics.h's verbs as events
- * and around it: machine.c (the machines), env.c (core.h's per-thread context),
- * tls.c (each simulated thread's TLS), workloads.c, explore.c, main.c.
+ * or a body reports a violation.  The engine is split by job: engine.h lists its
+ * files (sched.c, os.c, cache.c, spin.c, atomics_backend.c) and holds the state
+ * they share (E, set up and freed here).
  *
  * Models, here: a run's set-up (the costs in picoseconds, thread i first on CPU
  *   i mod CPUs, each CPU's first slice ending at a seeded point in (0, slice] so
@@ -22,9 +16,8 @@
  *   pipelines' worth, each computes at that share).
  *
  * Leaves out: SMT competition for anything but plain computation (memory
- *   operations of siblings do not slow each other), frequency scaling, anything
- *   that runs between the threads' bodies (the harness's set-up runs outside the
- *   run, as no event).
+ *   operations of siblings do not slow each other); frequency scaling; the cost of
+ *   what runs outside a run (a workload's set-up from main: no event, no time).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
