@@ -349,7 +349,7 @@ bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
         if (r == SB_TIMED_OUT) /* one last look: a release that missed us may have freed l */
             return ll_standby_try_acquire(l);
         if (r == SB_STANDBY) {
-            /* woken into the role: (x,WAKING) -> (x,SPIN), unless an arrival took it meanwhile */
+            /* woken into the role: (x,WAKING) -> (x,SPIN|HOME=ours), unless an arrival took it meanwhile */
             if (sb_take_role(l, WAKING) & SPIN)
                 sb_change(l, 0, WAKING, 0, LL_RELAXED);
             else
