@@ -149,7 +149,7 @@ static uint32_t sb_derive(uint32_t s)
         s |= ACT;
     return s;
 }
-/* state = derive((state | set) & ~clear), unless the state has a bit of `unless` (then nothing
+/* state = derive((state & ~clear) | set), unless the state has a bit of `unless` (then nothing
  * is written).  Returns the live state before. */
 static uint32_t sb_change(ll_standby_lock *l, uint32_t set, uint32_t clear, uint32_t unless, ll_order o)
 {
@@ -158,7 +158,7 @@ static uint32_t sb_change(ll_standby_lock *l, uint32_t set, uint32_t clear, uint
         uint32_t live = sb_live(old, gen);
         if (live & unless)
             return live;
-        if (ll_cas(&l->state, &old, sb_derive((live | set) & ~clear), o))
+        if (ll_cas(&l->state, &old, sb_derive((live & ~clear) | set), o))
             return live;
     }
 }
@@ -166,18 +166,11 @@ static uint32_t sb_change(ll_standby_lock *l, uint32_t set, uint32_t clear, uint
 /* HOME as this thread would set it. */
 static uint32_t sb_home(void) { return ((uint32_t)ll_current_socket() % 15u + 1u) << HOME_SHIFT; }
 
-/* Take the vacant standby role, (x,y) -> (x,(y|SPIN|HOME=ours) & ~clear), unless the state has
+/* Take the vacant standby role, (x,y) -> (x,(y & ~clear)|SPIN|HOME=ours), unless the state has
  * SPIN (then nothing is written).  Returns the live state before. */
 static uint32_t sb_take_role(ll_standby_lock *l, uint32_t clear)
 {
-    uint32_t gen = sb_gen(), home = sb_home(), old = ll_load_relaxed(&l->state); /* relaxed: the CAS validates it */
-    for (;;) {
-        uint32_t live = sb_live(old, gen);
-        if (live & SPIN)
-            return live;
-        if (ll_cas(&l->state, &old, sb_derive(((live | SPIN) & ~(clear | (uint32_t)HOME_MASK)) | home), LL_RELAXED))
-            return live;
-    }
+    return sb_change(l, SPIN | sb_home(), clear | (uint32_t)HOME_MASK, SPIN, LL_RELAXED);
 }
 
 /* ---- parking (park_table.h) ---------------------------------------------------------- */
