@@ -96,8 +96,10 @@ LL_INLINE uint32_t lp_fork_gen_now(void)
 {
     return ll_fork_generation_now();
 }
-/* What the slow paths store into the owner word: this thread, this generation. */
-LL_INLINE uint64_t lp_owner_tag(void) { return lp_self_id() | (uint64_t)(lp_fork_gen_now() & 0xffffu) << LP_OWNER_GEN_SHIFT; }
+/* What the slow paths store into the owner word: a thread (lp_owner_tag: this one), this
+ * fork generation. */
+LL_INLINE uint64_t lp_owner_tag_of(uint64_t id) { return id | (uint64_t)(lp_fork_gen_now() & 0xffffu) << LP_OWNER_GEN_SHIFT; }
+LL_INLINE uint64_t lp_owner_tag(void) { return lp_owner_tag_of(lp_self_id()); }
 
 /* Does the calling thread hold m (a non-passthrough mutex)?  Also if it took m before a fork. */
 LL_INLINE bool lp_mutex_held_by_me(lp_mutex *m)

@@ -363,7 +363,7 @@ static LL_COLD void fork_repair(lp_rwlock *rw, void *obj)
             }
             if (survivor_writes) { /* the survivor's write hold, taken again for it (we may be another thread) */
                 r.ops->write_acquire(r.state, r.wp);
-                ll_store_relaxed(&rw->writer, fork_survivor | (uint64_t)(now & 0xffffu) << LP_OWNER_GEN_SHIFT); /* relaxed: compared with readers' own ids */
+                ll_store_relaxed(&rw->writer, lp_owner_tag_of(fork_survivor)); /* relaxed: compared with readers' own ids */
             }
             uintptr_t token;
             if (lp_self_tid == fork_survivor && ll_rw_held_drop(rw, &token) >= 0) { /* our pre-fork read holds */
