@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "locklab/rwlock.h"
+#include "rw_held.h"
 
 static const ll_rwlock_ops *const rwlocks[] = {
     &ll_rwlock_pft, &ll_rwlock_readpref, &ll_rwlock_rwgate, &ll_rwlock_bravo, &ll_rwlock_numarw, &ll_rwlock_pthread, &ll_rwlock_bravo_pthread, NULL,
@@ -58,36 +59,24 @@ void ll_rwlock_list(void (*fn)(const char *spec, void *arg), void *arg)
 }
 
 /* ---- the calling thread's read-held locks ------------------------------------------------
- * An inline array of LL_RW_HELD_INLINE entries, most recent last: a thread rarely holds more
- * than one or two read locks, so a scan from the end finds the lock in one or two compares,
- * and a thread that holds none pays one load.  Past the array, overflow chunks of a page
- * each (mmap: never malloc, which the interposer may be serving from inside a malloc
- * replacement), stacked newest first: every chunk below the top one is full and the top one
- * holds at least one entry, so the newest entry is the top chunk's last (or the array's, with
- * no chunk).  A chunk is unmapped when its last entry goes; a thread that exits still holding
- * more than LL_RW_HELD_INLINE read locks (its locks stay read-held for ever) leaves its chunks
- * mapped.  Removal moves the newest entry into the hole, so the order is only roughly recent. */
-typedef struct held {
-    const void *lock;
-    uintptr_t token;
-    uint32_t count; /* re-entries beyond the first hold */
-} held;
-typedef struct held_chunk {
-    struct held_chunk *below; /* the chunk filled before this one; NULL: the inline array is below */
+ * The set's layout and its inline common cases: rw_held.h.  Overflow chunks are mapped (mmap:
+ * never malloc, which the interposer may be serving from inside a malloc replacement) and
+ * unmapped when their last entry goes; a thread that exits still holding more than
+ * LL_RW_HELD_INLINE read locks (its locks stay read-held for ever) leaves its chunks mapped.
+ * Removal moves the newest entry into the hole, so the order is only roughly recent. */
+typedef ll_rw_held_entry held;
+typedef struct ll_rw_held_chunk {
+    struct ll_rw_held_chunk *below; /* the chunk filled before this one; NULL: the inline array is below */
     uint32_t n;
     held e[(4096 - 2 * sizeof(void *)) / sizeof(held)];
 } held_chunk;
 LL_STATIC_ASSERT(sizeof(held_chunk) <= 4096, "an overflow chunk is one page");
 #define CHUNK_ENTRIES (sizeof(((held_chunk *)0)->e) / sizeof(held))
-static __thread struct {
-    uint32_t n;      /* entries in e; LL_RW_HELD_INLINE whenever top != NULL */
-    held_chunk *top; /* the newest overflow chunk, NULL if none */
-    held e[LL_RW_HELD_INLINE];
-} rw_held __attribute__((tls_model("initial-exec")));
+__thread ll_rw_held_set ll_rw_held_tls __attribute__((tls_model("initial-exec")));
 
 static LL_COLD held *find_in_chunks(const void *lock)
 {
-    for (held_chunk *c = rw_held.top; c; c = c->below)
+    for (held_chunk *c = ll_rw_held_tls.top; c; c = c->below)
         for (uint32_t i = c->n; i-- > 0;)
             if (c->e[i].lock == lock)
                 return &c->e[i];
@@ -97,34 +86,34 @@ static LL_COLD held *find_in_chunks(const void *lock)
 /* A lock is in the set at most once: the array first (where it usually is), then the chunks. */
 static held *find_held(const void *lock)
 {
-    for (uint32_t i = rw_held.n; i-- > 0;)
-        if (rw_held.e[i].lock == lock)
-            return &rw_held.e[i];
-    return LL_UNLIKELY(rw_held.top != NULL) ? find_in_chunks(lock) : NULL;
+    for (uint32_t i = ll_rw_held_tls.n; i-- > 0;)
+        if (ll_rw_held_tls.e[i].lock == lock)
+            return &ll_rw_held_tls.e[i];
+    return LL_UNLIKELY(ll_rw_held_tls.top != NULL) ? find_in_chunks(lock) : NULL;
 }
 
 /* Move the newest entry into h (an entry of the set) and shrink the set by one (1). */
 static __attribute__((noinline)) int remove_with_chunks(held *h)
 {
-    held_chunk *c = rw_held.top;
+    held_chunk *c = ll_rw_held_tls.top;
     *h = c->e[--c->n];
     if (c->n == 0) {
-        rw_held.top = c->below;
+        ll_rw_held_tls.top = c->below;
         munmap(c, sizeof *c);
     }
     return 1;
 }
 LL_INLINE int remove_held(held *h)
 {
-    if (LL_UNLIKELY(rw_held.top != NULL))
+    if (LL_UNLIKELY(ll_rw_held_tls.top != NULL))
         return remove_with_chunks(h);
-    *h = rw_held.e[--rw_held.n];
+    *h = ll_rw_held_tls.e[--ll_rw_held_tls.n];
     return 1;
 }
 
 bool ll_rw_held_reenter(const void *lock)
 {
-    if (LL_LIKELY(rw_held.n == 0))
+    if (LL_LIKELY(ll_rw_held_tls.n == 0))
         return false;
     held *h = find_held(lock);
     if (!h)
@@ -137,14 +126,14 @@ bool ll_rw_held_reenter(const void *lock)
  * (NULL: no memory for it). */
 static LL_COLD held *overflow_slot(void)
 {
-    held_chunk *c = rw_held.top;
+    held_chunk *c = ll_rw_held_tls.top;
     if (c == NULL || c->n == CHUNK_ENTRIES) {
         void *m = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (m == MAP_FAILED)
             return NULL;
         held_chunk *fresh = (held_chunk *)m; /* zeroed: n = 0 */
         fresh->below = c;
-        rw_held.top = c = fresh;
+        ll_rw_held_tls.top = c = fresh;
     }
     return &c->e[c->n++];
 }
@@ -152,8 +141,8 @@ static LL_COLD held *overflow_slot(void)
 bool ll_rw_held_add(const void *lock, uintptr_t token)
 {
     held *h;
-    if (LL_LIKELY(rw_held.n < LL_RW_HELD_INLINE))
-        h = &rw_held.e[rw_held.n++];
+    if (LL_LIKELY(ll_rw_held_tls.n < LL_RW_HELD_INLINE))
+        h = &ll_rw_held_tls.e[ll_rw_held_tls.n++];
     else if ((h = overflow_slot()) == NULL)
         return false;
     h->lock = lock;
@@ -175,7 +164,7 @@ int ll_rw_held_drop(const void *lock, uintptr_t *token)
     return remove_held(h);
 }
 
-bool ll_rw_held_by_me(const void *lock) { return rw_held.n != 0 && find_held(lock) != NULL; }
+bool ll_rw_held_by_me(const void *lock) { return ll_rw_held_tls.n != 0 && find_held(lock) != NULL; }
 
 void ll_rw_held_forget(const void *lock)
 {
@@ -231,7 +220,7 @@ void ll_rwlock_destroy(ll_rwlock *l)
  * answer false (the interposer answers EAGAIN). */
 static bool first_hold(ll_rwlock *l, uintptr_t token)
 {
-    if (LL_LIKELY(ll_rw_held_add(l, token)))
+    if (LL_LIKELY(ll_rw_held_add_inline(l, token)))
         return true;
     l->ops->read_release(l->state, &l->wp, token);
     return false;
@@ -239,7 +228,7 @@ static bool first_hold(ll_rwlock *l, uintptr_t token)
 
 void ll_rwlock_rdlock(ll_rwlock *l)
 {
-    if (ll_rw_held_reenter(l))
+    if (ll_rw_held_reenter_inline(l))
         return;
     if (!first_hold(l, l->ops->read_acquire(l->state, &l->wp))) {
         fprintf(stderr, "locklab: out of memory for the calling thread's read-held set (rwlock %s)\n", l->name);
@@ -250,7 +239,7 @@ void ll_rwlock_rdlock(ll_rwlock *l)
 bool ll_rwlock_tryrdlock(ll_rwlock *l)
 {
     uintptr_t t;
-    if (ll_rw_held_reenter(l))
+    if (ll_rw_held_reenter_inline(l))
         return true;
     return l->ops->read_try(l->state, &l->wp, &t) && first_hold(l, t);
 }
@@ -258,7 +247,7 @@ bool ll_rwlock_tryrdlock(ll_rwlock *l)
 bool ll_rwlock_rdlock_for(ll_rwlock *l, unsigned long long timeout_ns)
 {
     uintptr_t t;
-    if (ll_rw_held_reenter(l))
+    if (ll_rw_held_reenter_inline(l))
         return true;
     uint64_t deadline = ll_now_ns() + timeout_ns;
     bool ok = ll_deadline_passed(deadline) ? l->ops->read_try(l->state, &l->wp, &t)
@@ -269,7 +258,7 @@ bool ll_rwlock_rdlock_for(ll_rwlock *l, unsigned long long timeout_ns)
 void ll_rwlock_rdunlock(ll_rwlock *l)
 {
     uintptr_t t;
-    if (ll_rw_held_drop(l, &t) == 1)
+    if (ll_rw_held_drop_inline(l, &t) == 1)
         l->ops->read_release(l->state, &l->wp, t);
 }
 

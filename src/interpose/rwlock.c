@@ -80,6 +80,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../api/rw_held.h"
 #include "config.h"
 #include "env.h"
 #include "locklab/rwlock.h"
@@ -403,7 +404,10 @@ LL_INLINE bool write_held_by_me(lp_rwlock *rw)
     return (ll_load_relaxed(&rw->writer) & LP_OWNER_ID_MASK) == lp_self_id();
 }
 
-static int rdlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct timespec *abstime, void *pc)
+/* Inlined into each entry point (how is a constant there): the uncontended read pair is a
+ * handful of loads, the algorithm's try and its release, and the read-held set's inline
+ * cases (rw_held.h). */
+LL_INLINE int rdlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct timespec *abstime, void *pc)
 {
     uint64_t deadline = 0;
     if (how == TIMED && !deadline_of(clock, abstime, &deadline))
@@ -411,7 +415,7 @@ static int rdlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct tim
     if (write_held_by_me(rw))
         return how == TRY ? EBUSY : EDEADLK;
     rw_ref r = ref_of(rw, pc);
-    if (ll_rw_held_reenter(rw)) {
+    if (ll_rw_held_reenter_inline(rw)) {
         if (LL_UNLIKELY(r.prof_read != NULL))
             lp_profile_waited(r.prof_read, false, 0);
         return 0;
@@ -436,7 +440,7 @@ static int rdlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct tim
             }
         }
     }
-    if (!ll_rw_held_add(rw, token)) {
+    if (LL_UNLIKELY(!ll_rw_held_add_inline(rw, token))) {
         r.ops->read_release(r.state, r.wp, token);
         return EAGAIN;
     }
@@ -445,12 +449,13 @@ static int rdlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct tim
     return 0;
 }
 
-static int wrlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct timespec *abstime, void *pc)
+/* Inlined into each entry point, as rdlock. */
+LL_INLINE int wrlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct timespec *abstime, void *pc)
 {
     uint64_t deadline = 0;
     if (how == TIMED && !deadline_of(clock, abstime, &deadline))
         return EINVAL;
-    if (write_held_by_me(rw) || ll_rw_held_by_me(rw))
+    if (write_held_by_me(rw) || ll_rw_held_by_me_inline(rw))
         return how == TRY ? EBUSY : EDEADLK;
     rw_ref r = ref_of(rw, pc);
     bool contended = !r.ops->write_try(r.state, r.wp);
@@ -489,7 +494,7 @@ static int unlock(lp_rwlock *rw)
         return 0;
     }
     uintptr_t token;
-    int last = ll_rw_held_drop(rw, &token);
+    int last = ll_rw_held_drop_inline(rw, &token);
     if (last < 0)
         return EPERM;
     if (last == 1)
