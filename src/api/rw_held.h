@@ -56,20 +56,26 @@ LL_INLINE bool ll_rw_held_add_inline(const void *lock, uintptr_t token)
     return true;
 }
 
-/* ll_rw_held_drop: the last hold of the newest entry of the inline array (no overflow) is
- * dropped here; anything else (a re-entry, an older entry, overflow, none) by the function. */
-LL_INLINE int ll_rw_held_drop_inline(const void *lock, uintptr_t *token)
+/* The last hold of the newest entry of the inline array (no overflow), if it is lock's:
+ * dropped, *token, true; else false and nothing changed. */
+LL_INLINE bool ll_rw_held_pop_newest(const void *lock, uintptr_t *token)
 {
     uint32_t n = ll_rw_held_tls.n;
-    if (LL_LIKELY(n != 0 && ll_rw_held_tls.top == NULL)) {
-        ll_rw_held_entry *h = &ll_rw_held_tls.e[n - 1];
-        if (LL_LIKELY(h->lock == lock && h->count == 0)) {
-            *token = h->token;
-            ll_rw_held_tls.n = n - 1;
-            return 1;
-        }
-    }
-    return ll_rw_held_drop(lock, token);
+    if (n == 0 || ll_rw_held_tls.top != NULL)
+        return false;
+    ll_rw_held_entry *h = &ll_rw_held_tls.e[n - 1];
+    if (h->lock != lock || h->count != 0)
+        return false;
+    *token = h->token;
+    ll_rw_held_tls.n = n - 1;
+    return true;
+}
+
+/* ll_rw_held_drop: the newest entry's last hold here; anything else (a re-entry, an older
+ * entry, overflow, none) by the function. */
+LL_INLINE int ll_rw_held_drop_inline(const void *lock, uintptr_t *token)
+{
+    return LL_LIKELY(ll_rw_held_pop_newest(lock, token)) ? 1 : ll_rw_held_drop(lock, token);
 }
 
 #endif /* LOCKLAB_SRC_API_RW_HELD_H */

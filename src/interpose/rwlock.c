@@ -404,10 +404,8 @@ LL_INLINE bool write_held_by_me(lp_rwlock *rw)
     return (ll_load_relaxed(&rw->writer) & LP_OWNER_ID_MASK) == lp_self_id();
 }
 
-/* Inlined into each entry point (how is a constant there): the uncontended read pair is a
- * handful of loads, the algorithm's try and its release, and the read-held set's inline
- * cases (rw_held.h). */
-LL_INLINE int rdlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct timespec *abstime, void *pc)
+/* The general path of the read locks (the common case: the fast path, below). */
+static __attribute__((noinline)) int rdlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct timespec *abstime, void *pc)
 {
     uint64_t deadline = 0;
     if (how == TIMED && !deadline_of(clock, abstime, &deadline))
@@ -449,8 +447,7 @@ LL_INLINE int rdlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct 
     return 0;
 }
 
-/* Inlined into each entry point, as rdlock. */
-LL_INLINE int wrlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct timespec *abstime, void *pc)
+static __attribute__((noinline)) int wrlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct timespec *abstime, void *pc)
 {
     uint64_t deadline = 0;
     if (how == TIMED && !deadline_of(clock, abstime, &deadline))
@@ -483,7 +480,7 @@ LL_INLINE int wrlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct 
     return 0;
 }
 
-static int unlock(lp_rwlock *rw)
+static __attribute__((noinline)) int unlock(lp_rwlock *rw)
 {
     rw_ref r = ref_of(rw, NULL);
     if (write_held_by_me(rw)) {
@@ -502,6 +499,77 @@ static int unlock(lp_rwlock *rw)
     return 0;
 }
 
+/* ---- the fast path ---------------------------------------------------------------------
+ * The common case of rdlock, tryrdlock, wrlock, trywrlock and unlock, written into their
+ * entry points: an rwlock with its object (not the fallback) placed in this fork generation,
+ * not profiled, whose writer word is 0 (for a lock: so not write-held by the caller), taken
+ * by a thread that holds no read lock (so this is no re-entry, and a wrlock no EDEADLK);
+ * released by the holder of its write lock, or of one read hold recorded last in the
+ * read-held set's inline array.  Then the algorithm's own try or release, and the set's
+ * inline cases (rw_held.h).  Anything else goes to the general functions above, which decide
+ * as before: a failed try (contention) too, which tries once more before it waits. */
+
+/* rw's object, if the fast path may use it; else NULL. */
+LL_INLINE void *fast_obj(lp_rwlock *rw)
+{
+    void *obj = ll_load_acquire(&rw->obj); /* acquire: as ref_of's */
+    if (LL_UNLIKELY((uintptr_t)obj <= RW_OBJ_FALLBACK))
+        return NULL;
+    if (LL_UNLIKELY(ll_load_acquire(&hdr_of(obj)->gen) != lp_fork_gen_now())) /* acquire: as ref_of's */
+        return NULL;
+    return obj;
+}
+
+LL_INLINE int rdlock_fast(lp_rwlock *rw, enum how how, void *pc)
+{
+    void *obj = fast_obj(rw);
+    /* relaxed: this thread's own write hold would be its own store; any other is the try's business */
+    if (LL_LIKELY(obj != NULL) && ll_rw_held_tls.n == 0 && ll_load_relaxed(&rw->writer) == 0) {
+        rw_hdr *h = hdr_of(obj);
+        uintptr_t token = 0;
+        if (LL_LIKELY(h->prof_read == NULL) && rw_cfg.ops->read_try(obj, &h->wp, &token)) {
+            ll_rw_held_add_inline(rw, token); /* the set was empty: its first inline slot */
+            return 0;
+        }
+    }
+    return rdlock(rw, how, CLOCK_REALTIME, NULL, pc);
+}
+
+LL_INLINE int wrlock_fast(lp_rwlock *rw, enum how how, void *pc)
+{
+    void *obj = fast_obj(rw);
+    uint64_t id = lp_self_tid;
+    /* relaxed: as rdlock_fast's */
+    if (LL_LIKELY(obj != NULL) && id != 0 && ll_rw_held_tls.n == 0 && ll_load_relaxed(&rw->writer) == 0) {
+        rw_hdr *h = hdr_of(obj);
+        if (LL_LIKELY(h->prof_write == NULL) && rw_cfg.ops->write_try(obj, &h->wp)) {
+            ll_store_relaxed(&rw->writer, lp_owner_tag_of(id)); /* relaxed: compared only with the reader's own id */
+            return 0;
+        }
+    }
+    return wrlock(rw, how, CLOCK_REALTIME, NULL, pc);
+}
+
+LL_INLINE int unlock_fast(lp_rwlock *rw)
+{
+    void *obj = fast_obj(rw);
+    if (LL_LIKELY(obj != NULL)) {
+        rw_hdr *h = hdr_of(obj);
+        uint64_t w = ll_load_relaxed(&rw->writer); /* relaxed: only this thread stores its own id */
+        uintptr_t token;
+        if (w == 0 && ll_rw_held_pop_newest(rw, &token)) {
+            rw_cfg.ops->read_release(obj, &h->wp, token);
+            return 0;
+        }
+        if (w != 0 && (w & LP_OWNER_ID_MASK) == lp_self_tid && h->prof_write == NULL) {
+            ll_store_relaxed(&rw->writer, 0); /* relaxed: the lock's release orders it before the next writer's store */
+            rw_cfg.ops->write_release(obj, &h->wp);
+            return 0;
+        }
+    }
+    return unlock(rw);
+}
+
 /* The configuring thread's own calls (config.h, lp_ensure_init): exclusive without the lock. */
 #define ENTER(rw, passthrough_call)                                                      \
     do {                                                                                 \
@@ -517,13 +585,13 @@ int pthread_rwlock_rdlock(pthread_rwlock_t *p)
 {
     lp_rwlock *rw = (lp_rwlock *)p;
     ENTER(rw, lp_real.rwlock_rdlock(p));
-    return rdlock(rw, BLOCK, CLOCK_REALTIME, NULL, __builtin_return_address(0));
+    return rdlock_fast(rw, BLOCK, __builtin_return_address(0));
 }
 int pthread_rwlock_tryrdlock(pthread_rwlock_t *p)
 {
     lp_rwlock *rw = (lp_rwlock *)p;
     ENTER(rw, lp_real.rwlock_tryrdlock(p));
-    return rdlock(rw, TRY, CLOCK_REALTIME, NULL, __builtin_return_address(0));
+    return rdlock_fast(rw, TRY, __builtin_return_address(0));
 }
 int pthread_rwlock_clockrdlock(pthread_rwlock_t *p, clockid_t clock, const struct timespec *abstime)
 {
@@ -541,13 +609,13 @@ int pthread_rwlock_wrlock(pthread_rwlock_t *p)
 {
     lp_rwlock *rw = (lp_rwlock *)p;
     ENTER(rw, lp_real.rwlock_wrlock(p));
-    return wrlock(rw, BLOCK, CLOCK_REALTIME, NULL, __builtin_return_address(0));
+    return wrlock_fast(rw, BLOCK, __builtin_return_address(0));
 }
 int pthread_rwlock_trywrlock(pthread_rwlock_t *p)
 {
     lp_rwlock *rw = (lp_rwlock *)p;
     ENTER(rw, lp_real.rwlock_trywrlock(p));
-    return wrlock(rw, TRY, CLOCK_REALTIME, NULL, __builtin_return_address(0));
+    return wrlock_fast(rw, TRY, __builtin_return_address(0));
 }
 int pthread_rwlock_clockwrlock(pthread_rwlock_t *p, clockid_t clock, const struct timespec *abstime)
 {
@@ -565,7 +633,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t *p)
 {
     lp_rwlock *rw = (lp_rwlock *)p;
     ENTER(rw, lp_real.rwlock_unlock(p));
-    return unlock(rw);
+    return unlock_fast(rw);
 }
 
 int pthread_rwlock_init(pthread_rwlock_t *p, const pthread_rwlockattr_t *attr)
