@@ -132,7 +132,7 @@ static struct {
 } rw_cfg;
 ll_atomic_u64 lp_passthrough_rwlocks;
 static ll_atomic_u64 rw_fallbacks; /* rwlocks that run on the fallback */
-/* The forking thread, in a fork child (its lp_self_tid; 0: none, or not a child). */
+/* The forking thread, in a fork child (its lp_self_id; 0: not a child). */
 static uint64_t fork_survivor;
 
 LL_INLINE rw_hdr *hdr_of(void *obj) { return (rw_hdr *)(void *)((char *)obj + rw_cfg.hdr_offset); }
@@ -144,7 +144,9 @@ static const char *kind_name(const lp_rwlock *rw)
                                                                        : "prefer-reader";
 }
 
-static void child_after_fork(void) { fork_survivor = lp_self_tid; }
+/* lp_self_id, not lp_self_tid: a thread whose only calls were the fast path's read locks has
+ * no id yet, and one given to it later in the child must still name it the survivor. */
+static void child_after_fork(void) { fork_survivor = lp_self_id(); }
 
 static void report_at_exit(void)
 {

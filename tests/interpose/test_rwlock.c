@@ -5,7 +5,8 @@
  *   writer waits (rdlock, try, timed); EDEADLK / EBUSY / EPERM / EAGAIN cases; timed
  *   and clock variants (ETIMEDOUT; EINVAL for a bad clock or tv_nsec, as glibc, before anything); a process-shared
  *   rwlock shared with a child process (passed to glibc); fork: the forking thread's
- *   write and read holds carry over, a lock another parent thread held for writing
+ *   write and read holds carry over (also those of a thread whose only calls were read
+ *   locks, which has no thread id), a lock another parent thread held for writing
  *   stays held; cancellation: a reader cancelled in its cleanup-protected section
  *   leaves the lock usable; one thread read-holds 1000 different rwlocks at once (glibc
  *   has no limit; lock coupling down a tree holds many), re-enters some, then releases
@@ -137,11 +138,22 @@ static void test_recursive_reader(pthread_rwlock_t *l)
 }
 
 /* ---- errors ------------------------------------------------------------------------------ */
-static void *try_from_other(void *arg)
+static void *try_from_other(void *arg) /* trywrlock's answer; released if it got it */
 {
     pthread_rwlock_t *l = (pthread_rwlock_t *)arg;
     long r = pthread_rwlock_trywrlock(l);
+    if (r == 0)
+        pthread_rwlock_unlock(l);
     return (void *)r;
+}
+static long try_write_in_thread(pthread_rwlock_t *l) /* -1: no thread */
+{
+    pthread_t t;
+    void *r;
+    if (pthread_create(&t, NULL, try_from_other, l) != 0)
+        return -1;
+    pthread_join(t, &r);
+    return (long)r;
 }
 static void test_errors(void)
 {
@@ -297,6 +309,49 @@ static void test_fork(void)
     pthread_join(ww, NULL);
     atomic_store(&release_other, 1);
     pthread_join(o, NULL);
+}
+
+/* A thread whose only calls before the fork were read locks of an rwlock in use (the fast
+ * path, which gives it no thread id) forks: in the child its read hold carries over when it
+ * re-takes the lock first (the first call that gives it an id). */
+static pthread_rwlock_t fq = PTHREAD_RWLOCK_INITIALIZER;
+static void *fork_as_reader_only(void *arg)
+{
+    (void)arg;
+    CHECK_EQ(pthread_rwlock_rdlock(&fq), 0); /* this thread's first call (on a lock already in use) */
+    pid_t pid = fork();
+    if (pid == 0) {
+        int rc[6];
+        rc[0] = pthread_rwlock_rdlock(&fq); /* a re-entry: the lock placed anew with our hold */
+        rc[1] = (int)try_write_in_thread(&fq);
+        rc[2] = pthread_rwlock_unlock(&fq);
+        rc[3] = (int)try_write_in_thread(&fq); /* the pre-fork hold */
+        rc[4] = pthread_rwlock_unlock(&fq);
+        rc[5] = (int)try_write_in_thread(&fq); /* released */
+        static const int want[6] = {0, EBUSY, 0, EBUSY, 0, 0};
+        for (int i = 0; i < 6; i++)
+            if (rc[i] != want[i]) {
+                char line[96];
+                int n = snprintf(line, sizeof line, "fork, a reader only: child call %d: %d, want %d\n", i, rc[i], want[i]);
+                (void)!write(2, line, (size_t)n);
+                _exit(1);
+            }
+        _exit(0);
+    }
+    int status = 0;
+    CHECK(pid > 0);
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_EQ(pthread_rwlock_unlock(&fq), 0);
+    return NULL;
+}
+static void test_fork_reader_only(void)
+{
+    pthread_t t;
+    CHECK_EQ(pthread_rwlock_rdlock(&fq), 0); /* its object placed: the thread's rdlock takes the fast path */
+    CHECK_EQ(pthread_rwlock_unlock(&fq), 0);
+    test_start(&t, fork_as_reader_only, NULL);
+    pthread_join(t, NULL);
 }
 
 /* ---- cancellation ------------------------------------------------------------------------ */
@@ -543,6 +598,7 @@ int main(int argc, char **argv)
     test_pshared();
     if (!glibc)
         test_fork(); /* glibc's child waits for ever for the parent's waiting writer */
+    test_fork_reader_only();
     test_cancel();
     test_many_read_holds();
     return test_done("test_rwlock");
