@@ -47,6 +47,15 @@ rwlock)
     [ "$(grep -c 'out of memory for an rwlock object: such rwlocks run on an inline readpref-stp lock instead of bravo' <<<"$err")" = 1 ] &&
         grep -q 'exit: out of memory: [1-9][0-9]* rwlocks ran on an inline readpref-stp lock instead of bravo' <<<"$err" &&
         ok "bravo out of memory: one line, and the count at exit" || bad "bravo out of memory, lines: $err"
+    # test_rwlock with the profiler on (its records send every call down the general path, not the fast one)
+    json=$(mktemp /tmp/locklab-rwprofile-XXXXXX.json)
+    if timeout 120 env LOCKLAB_RWLOCK="${1:-rwgate-stp}" LOCKLAB_PROFILE="$json" LD_PRELOAD="$preload" "$bindir/test_rwlock" &&
+        python3 -c 'import json, sys; k = {l["kind"] for l in json.load(open(sys.argv[1]))["locks"]}; sys.exit({"rwlock-read", "rwlock-write"} - k != set())' "$json"; then
+        ok "LOCKLAB_RWLOCK=${1:-rwgate-stp} test_rwlock, profiled"
+    else
+        bad "LOCKLAB_RWLOCK=${1:-rwgate-stp} test_rwlock, profiled (no rwlock records, or exit $?)"
+    fi
+    rm -f "$json"
     # std::shared_mutex: the profiler counts exactly the program's own acquisitions, per role
     for spec in "${1:-rwgate-stp}" bravo; do
         json=$(mktemp /tmp/locklab-rwprofile-XXXXXX.json)

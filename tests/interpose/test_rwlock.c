@@ -2,7 +2,9 @@
  * pthread_rwlock_* under the interposer (LOCKLAB_RWLOCK): run by run_tests.sh rwlock.
  *   static initialisers and the kinds; readers share (overlap seen); writers exclude
  *   (plain data checked under a mixed load); a thread re-takes its read lock while a
- *   writer waits (rdlock, try, timed); EDEADLK / EBUSY / EPERM / EAGAIN cases; timed
+ *   writer waits (rdlock, try, timed); EDEADLK / EBUSY / EPERM / EAGAIN cases; two
+ *   rwlocks at once (read holds released in either order, a read hold with the other's
+ *   write lock, an unlock by a thread that holds nothing); timed
  *   and clock variants (ETIMEDOUT; EINVAL for a bad clock or tv_nsec, as glibc, before anything); a process-shared
  *   rwlock shared with a child process (passed to glibc); fork: the forking thread's
  *   write and read holds carry over (also those of a thread whose only calls were read
@@ -10,7 +12,8 @@
  *   stays held; cancellation: a reader cancelled in its cleanup-protected section
  *   leaves the lock usable; one thread read-holds 1000 different rwlocks at once (glibc
  *   has no limit; lock coupling down a tree holds many), re-enters some, then releases
- *   them in another order.
+ *   them in another order; with 40 held, the 32 of the inline read-held set released newest
+ *   first, the other 8 still held (wrlock EDEADLK).
  *   test_rwlock [glibc] [oom]: "glibc" skips the interposer-only expectations (run
  *   without the interposer to check the test against glibc).  "oom": only this case:
  *   a child process lowers RLIMIT_AS, fills it, then initialises rwlocks (0 or ENOMEM)
@@ -189,6 +192,61 @@ static void test_errors(void)
     if (!glibc)
         CHECK_EQ(pthread_rwlock_unlock(&l), EPERM); /* holds nothing */
     CHECK_EQ(pthread_rwlock_destroy(&l), 0);
+}
+
+/* ---- two rwlocks at once --------------------------------------------------------------------
+ * Read holds of two: the older released first, or the newer; the older re-entered (its
+ * release leaves a hold); a read hold on one and the write lock of the other; an unlock by a
+ * thread that holds nothing (its first call). */
+static pthread_rwlock_t ra = PTHREAD_RWLOCK_INITIALIZER, rb = PTHREAD_RWLOCK_INITIALIZER;
+static void *unlock_from_other(void *arg) { return (void *)(long)pthread_rwlock_unlock((pthread_rwlock_t *)arg); }
+static long unlock_in_thread(pthread_rwlock_t *l)
+{
+    pthread_t t;
+    void *r;
+    test_start(&t, unlock_from_other, l);
+    pthread_join(t, &r);
+    return (long)r;
+}
+static void test_two_locks(void)
+{
+    for (int newer_first = 0; newer_first < 2; newer_first++) {
+        pthread_rwlock_t *first = newer_first ? &rb : &ra, *second = newer_first ? &ra : &rb;
+        CHECK_EQ(pthread_rwlock_rdlock(&ra), 0);
+        CHECK_EQ(pthread_rwlock_rdlock(&rb), 0);
+        CHECK_EQ(pthread_rwlock_unlock(first), 0);
+        CHECK_EQ(try_write_in_thread(first), 0);
+        CHECK_EQ(try_write_in_thread(second), EBUSY);
+        CHECK_EQ(pthread_rwlock_unlock(second), 0);
+        CHECK_EQ(try_write_in_thread(second), 0);
+        if (!glibc)
+            CHECK_EQ(pthread_rwlock_unlock(second), EPERM);
+    }
+    CHECK_EQ(pthread_rwlock_rdlock(&ra), 0); /* the older one re-entered: its release leaves a hold */
+    CHECK_EQ(pthread_rwlock_rdlock(&rb), 0);
+    CHECK_EQ(pthread_rwlock_rdlock(&ra), 0);
+    CHECK_EQ(pthread_rwlock_unlock(&ra), 0);
+    CHECK_EQ(try_write_in_thread(&ra), EBUSY);
+    CHECK_EQ(try_write_in_thread(&rb), EBUSY);
+    CHECK_EQ(pthread_rwlock_unlock(&ra), 0);
+    CHECK_EQ(try_write_in_thread(&ra), 0);
+    CHECK_EQ(pthread_rwlock_wrlock(&ra), 0); /* another rwlock's read hold: no EDEADLK */
+    CHECK_EQ(pthread_rwlock_rdlock(&ra), EDEADLK);
+    CHECK_EQ(pthread_rwlock_tryrdlock(&ra), EBUSY);
+    CHECK_EQ(pthread_rwlock_trywrlock(&ra), EBUSY);
+    CHECK_EQ(pthread_rwlock_rdlock(&rb), 0); /* a re-entry */
+    CHECK_EQ(pthread_rwlock_unlock(&rb), 0);
+    if (!glibc) { /* glibc's unlock by a non-holder releases a read hold it does not have */
+        CHECK_EQ(unlock_in_thread(&ra), EPERM);
+        CHECK_EQ(unlock_in_thread(&rb), EPERM);
+    }
+    CHECK_EQ(try_write_in_thread(&ra), EBUSY);
+    CHECK_EQ(try_write_in_thread(&rb), EBUSY);
+    CHECK_EQ(pthread_rwlock_unlock(&rb), 0);
+    CHECK_EQ(try_write_in_thread(&rb), 0);
+    CHECK_EQ(try_write_in_thread(&ra), EBUSY);
+    CHECK_EQ(pthread_rwlock_unlock(&ra), 0);
+    CHECK_EQ(try_write_in_thread(&ra), 0);
 }
 
 /* ---- timed --------------------------------------------------------------------------------- */
@@ -436,6 +494,34 @@ static void test_many_read_holds(void)
         CHECK_EQ(pthread_rwlock_destroy(&many[i]), 0);
 }
 
+/* Past the inline read-held set (LL_RW_HELD_INLINE, 32 in include/locklab/rwlock.h): with
+ * the overflow in use, the inline entries released newest first, then the overflow's locks
+ * are still known as held (wrlock: EDEADLK, not a wait for ever) and still held. */
+enum { INLINE = 32, EDGE = INLINE + 8 };
+static pthread_rwlock_t edge[EDGE];
+static void test_overflow_edge(void)
+{
+    for (int i = 0; i < EDGE; i++)
+        CHECK_EQ(pthread_rwlock_init(&edge[i], NULL), 0);
+    for (int i = 0; i < EDGE; i++)
+        CHECK_EQ(pthread_rwlock_rdlock(&edge[i]), 0);
+    for (int i = INLINE; i-- > 0;)
+        CHECK_EQ(pthread_rwlock_unlock(&edge[i]), 0);
+    for (int i = INLINE; i < EDGE; i++) {
+        struct timespec d = in_ms(CLOCK_MONOTONIC, 100);
+        if (!glibc) /* glibc waits for itself */
+            CHECK_EQ(pthread_rwlock_clockwrlock(&edge[i], CLOCK_MONOTONIC, &d), EDEADLK);
+        CHECK_EQ(try_write_in_thread(&edge[i]), EBUSY);
+    }
+    CHECK_EQ(try_write_in_thread(&edge[0]), 0);
+    for (int i = INLINE; i < EDGE; i++)
+        CHECK_EQ(pthread_rwlock_unlock(&edge[i]), 0);
+    for (int i = 0; i < EDGE; i++) {
+        CHECK_EQ(try_write_in_thread(&edge[i]), 0);
+        CHECK_EQ(pthread_rwlock_destroy(&edge[i]), 0);
+    }
+}
+
 /* ---- out of memory ---------------------------------------------------------------------- */
 enum { FRESH = 2000, INITED = 64, HOLD = 200, ROUNDS = 2000 };
 /* Static storage: zeros, which is PTHREAD_RWLOCK_INITIALIZER on glibc; each never used before
@@ -594,6 +680,7 @@ int main(int argc, char **argv)
     if (!glibc)
         test_recursive_reader(&rec); /* glibc: a writer-nonrecursive rwlock deadlocks here */
     test_errors();
+    test_two_locks();
     test_timed();
     test_pshared();
     if (!glibc)
@@ -601,5 +688,6 @@ int main(int argc, char **argv)
     test_fork_reader_only();
     test_cancel();
     test_many_read_holds();
+    test_overflow_edge();
     return test_done("test_rwlock");
 }
