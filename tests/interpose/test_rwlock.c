@@ -37,6 +37,20 @@
 
 static int glibc; /* running without the interposer */
 
+/* A fork child's end: exit 0 if each call answered as wanted, else 1 after a line on the
+ * first that did not (write(2), not a stdio stream). */
+static void child_exit_checked(const char *what, const int *rc, const int *want, int calls)
+{
+    for (int i = 0; i < calls; i++)
+        if (rc[i] != want[i]) {
+            char line[128];
+            int n = snprintf(line, sizeof line, "%s: fork child: call %d answered %d, want %d\n", what, i, rc[i], want[i]);
+            (void)!write(2, line, (size_t)n);
+            _exit(1);
+        }
+    _exit(0);
+}
+
 /* ---- readers share, writers exclude ---------------------------------------------------- */
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
 static atomic_int readers_in, max_readers, violations;
@@ -387,14 +401,7 @@ static void *fork_as_reader_only(void *arg)
         rc[4] = pthread_rwlock_unlock(&fq);
         rc[5] = (int)try_write_in_thread(&fq); /* released */
         static const int want[6] = {0, EBUSY, 0, EBUSY, 0, 0};
-        for (int i = 0; i < 6; i++)
-            if (rc[i] != want[i]) {
-                char line[96];
-                int n = snprintf(line, sizeof line, "fork, a reader only: child call %d: %d, want %d\n", i, rc[i], want[i]);
-                (void)!write(2, line, (size_t)n);
-                _exit(1);
-            }
-        _exit(0);
+        child_exit_checked("fork, a reader only", rc, want, 6);
     }
     int status = 0;
     CHECK(pid > 0);
@@ -622,14 +629,7 @@ static int oom_child(void)
         rc[6] = pthread_rwlock_trywrlock(&fresh[1]);
         rc[7] = pthread_rwlock_unlock(&fresh[1]);
         static const int want[8] = {EBUSY, 0, 0, 0, EBUSY, 0, 0, 0};
-        for (int i = 0; i < 8; i++)
-            if (rc[i] != want[i]) {
-                char line[96];
-                int n = snprintf(line, sizeof line, "oom: fork child: call %d answered %d, want %d\n", i, rc[i], want[i]);
-                (void)!write(2, line, (size_t)n);
-                _exit(1);
-            }
-        _exit(0);
+        child_exit_checked("oom", rc, want, 8);
     }
     if (pid > 0) {
         int status = 0;
