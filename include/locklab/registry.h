@@ -1,6 +1,8 @@
 /*
  * The lock registry: one ll_lock_ops per algorithm, defined with designated
- * initialisers in that algorithm's file (src/locks/NAME.c) and listed once in
+ * initialisers in that algorithm's file (src/locks/NAME.c), a line per group of
+ * fields: name and source; summary; fairness, policies, caps and params; the
+ * *_bytes; the verbs (a group wraps when it is too long), and listed once in
  * src/api/registry.c.  The generic API, the validator, the benchmark, the
  * interposer, the simulator and the model checker find every lock there, and
  * what they need to know about it beyond its verbs is a field of its entry (its

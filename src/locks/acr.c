@@ -453,21 +453,12 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_acr_release(&((acr_state *)s)->lock); }
 
 const ll_lock_ops ll_lock_acr = {
-    .name = "acr",
-    .source = "locklab; after Dice 2017, Malthusian Locks, App. A.1 (LOITER), queue MCS 1991",
+    .name = "acr", .source = "locklab; after Dice 2017, Malthusian Locks, App. A.1 (LOITER), queue MCS 1991",
     .summary = "barging TAS, spinners capped by the CPUs available, FIFO queue of parked threads whose head is "
         "the standby",
     .fairness = "none short-term (barging); bypass bounded by patience_ns per standby (queue FIFO)",
-    .policies = LL_SPIN_ONLY,
-    .caps = LL_CAP_PARKS_ITSELF | LL_CAP_FORK_SAFE,
-    .params = params,
-    .state_bytes = sizeof(acr_state),
-    .inline_prefix_bytes = sizeof(ll_acr_lock),
-    .lock_bytes = sizeof(ll_acr_lock),
+    .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF | LL_CAP_FORK_SAFE, .params = params,
+    .state_bytes = sizeof(acr_state), .inline_prefix_bytes = sizeof(ll_acr_lock), .lock_bytes = sizeof(ll_acr_lock),
     .waiter_bytes = sizeof(ll_mcs_node),
-    .init = init,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
 };

@@ -196,19 +196,12 @@ LL_LOCK_ADAPTER(ll_anderson_lock, ll_anderson)
 LL_TIMED_ADAPTER(ll_anderson_lock, ll_anderson)
 
 const ll_lock_ops ll_lock_anderson = {
-    .name = "anderson",
-    .source = "Anderson 1990; Anderson, Lazowska, Levy 1989 Table 4.1",
+    .name = "anderson", .source = "Anderson 1990; Anderson, Lazowska, Levy 1989 Table 4.1",
     .summary = "array-based queue lock, one slot per waiter",
-    .fairness = "FIFO",
-    .policies = LL_ALL_POLICIES,
-    .params = params,
+    .fairness = "FIFO", .policies = LL_ALL_POLICIES, .params = params,
     .state_bytes = sizeof(ll_anderson_lock),
     .lock_bytes = offsetof(ll_anderson_lock, holder) /* the holder's ticket: bookkeeping, as in other handles */ +
         LL_ANDERSON_DEFAULT_SLOTS * sizeof(ll_anderson_slot),
-    .init = init,
-    .destroy = destroy,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
+    .init = init, .destroy = destroy, .acquire = acquire, .try_acquire = try_acquire, .release = release,
     .acquire_until = acquire_until,
 };

@@ -291,20 +291,12 @@ static void cna_tuned_release(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *w
 LL_MCSQ_LOCK_ADAPTERS(cna_state, ll_cna_node, cna_tuned)
 
 const ll_lock_ops ll_lock_cna = {
-    .name = "cna",
-    .source = "Dice & Kogan 2019 (CNA), EuroSys",
+    .name = "cna", .source = "Dice & Kogan 2019 (CNA), EuroSys",
     .summary = "MCS variant: same-socket successor first, others to a secondary queue",
     .fairness = "socket-local first; other sockets admitted with probability 2^-16 per handover or after "
         "flush_ns (10 ms)",
-    .policies = LL_ALL_POLICIES,
-    .params = params,
-    .state_bytes = sizeof(cna_state),
-    .lock_bytes = sizeof(ll_cna_lock),
-    .waiter_bytes = sizeof(ll_cna_node),
-    .init = init,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .policies = LL_ALL_POLICIES, .params = params,
+    .state_bytes = sizeof(cna_state), .lock_bytes = sizeof(ll_cna_lock), .waiter_bytes = sizeof(ll_cna_node),
+    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
     .abandon = abandon_chain,
 };

@@ -305,20 +305,12 @@ static void abandon(void *s)
 }
 
 const ll_lock_ops ll_lock_hmcs = {
-    .name = "hmcs",
-    .source = "Chabbi, Fagan & Mellor-Crummey 2015 (HMCS, 2 levels)",
+    .name = "hmcs", .source = "Chabbi, Fagan & Mellor-Crummey 2015 (HMCS, 2 levels)",
     .summary = "per-socket MCS locks under a global MCS lock",
-    .fairness = "FIFO per socket; a socket keeps the lock for at most `threshold` holders",
-    .policies = LL_ALL_POLICIES,
+    .fairness = "FIFO per socket; a socket keeps the lock for at most `threshold` holders", .policies = LL_ALL_POLICIES,
     .params = params,
-    .state_bytes = sizeof(hmcs_state),
-    .lock_bytes = sizeof(ll_hmcs_lock) + 2 * sizeof(ll_hmcs_socket),
+    .state_bytes = sizeof(hmcs_state), .lock_bytes = sizeof(ll_hmcs_lock) + 2 * sizeof(ll_hmcs_socket),
     .waiter_bytes = sizeof(ll_hmcs_node),
-    .init = init,
-    .destroy = destroy,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
-    .abandon = abandon,
+    .init = init, .destroy = destroy, .acquire = acquire, .try_acquire = try_acquire, .release = release,
+    .acquire_until = acquire_until, .abandon = abandon,
 };

@@ -303,20 +303,12 @@ static void abandon(void *s)
 }
 
 const ll_lock_ops ll_lock_lifocr = {
-    .name = "lifocr",
-    .source = "Dice 2017, Malthusian Locks, App. A.2 (LIFO-CR)",
+    .name = "lifocr", .source = "Dice 2017, Malthusian Locks, App. A.2 (LIFO-CR)",
     .summary = "LIFO stack of waiters, holder pops (direct handoff); concurrency restriction",
     .fairness = "none short-term (mostly LIFO); eldest waiter granted with probability 1/fairness per contended "
         "release or after patience_ns (50 ms)",
-    .policies = LL_ALL_POLICIES,
-    .params = params,
-    .state_bytes = sizeof(ll_lifocr_lock),
-    .lock_bytes = sizeof(ll_lifocr_lock),
-    .waiter_bytes = sizeof(ll_lifocr_node),
-    .init = init,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .policies = LL_ALL_POLICIES, .params = params,
+    .state_bytes = sizeof(ll_lifocr_lock), .lock_bytes = sizeof(ll_lifocr_lock), .waiter_bytes = sizeof(ll_lifocr_node),
+    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
     .abandon = abandon,
 };

@@ -444,19 +444,10 @@ LL_OWN_WAIT_TIMED_ADAPTER(ll_loiter_lock, ll_loiter)
 static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_loiter_release((ll_loiter_lock *)s); }
 
 const ll_lock_ops ll_lock_loiter = {
-    .name = "loiter",
-    .source = "Dice 2017, Malthusian Locks, App. A.1 (LOITER); inner lock MCS 1991",
+    .name = "loiter", .source = "Dice 2017, Malthusian Locks, App. A.1 (LOITER); inner lock MCS 1991",
     .summary = "outer TAS with bounded arrival spin + inner MCS (stp) holding one standby; concurrency restriction",
     .fairness = "none short-term (barging); bypass bounded by patience_ns per standby (inner queue FIFO)",
-    .policies = LL_SPIN_ONLY,
-    .caps = LL_CAP_PARKS_ITSELF,
-    .params = params,
-    .state_bytes = sizeof(ll_loiter_lock),
-    .lock_bytes = sizeof(ll_loiter_lock),
-    .waiter_bytes = sizeof(ll_mcs_node),
-    .init = init,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF, .params = params,
+    .state_bytes = sizeof(ll_loiter_lock), .lock_bytes = sizeof(ll_loiter_lock), .waiter_bytes = sizeof(ll_mcs_node),
+    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
 };

@@ -95,19 +95,10 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 LL_MCSQ_LOCK_ADAPTERS(mcs_state, ll_mcs_node, mcs_keyed)
 
 const ll_lock_ops ll_lock_mcs = {
-    .name = "mcs",
-    .source = "Mellor-Crummey & Scott 1991",
+    .name = "mcs", .source = "Mellor-Crummey & Scott 1991",
     .summary = "queue lock, each waiter spins on its own node",
-    .fairness = "FIFO",
-    .policies = LL_ALL_POLICIES,
-    .params = params,
-    .state_bytes = sizeof(mcs_state),
-    .lock_bytes = sizeof(ll_mcs_lock),
-    .waiter_bytes = sizeof(ll_mcs_node),
-    .init = init,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .fairness = "FIFO", .policies = LL_ALL_POLICIES, .params = params,
+    .state_bytes = sizeof(mcs_state), .lock_bytes = sizeof(ll_mcs_lock), .waiter_bytes = sizeof(ll_mcs_node),
+    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
     .abandon = abandon_chain,
 };

@@ -325,19 +325,11 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 LL_MCSQ_LOCK_ADAPTERS(mcscr_state, ll_mcscr_node, ll_mcscr)
 
 const ll_lock_ops ll_lock_mcscr = {
-    .name = "mcscr",
-    .source = "Dice 2017 (Malthusian Locks) §4",
+    .name = "mcscr", .source = "Dice 2017 (Malthusian Locks) §4",
     .summary = "MCS that culls surplus waiters into a passive set (concurrency restriction)",
     .fairness = "CR: short-term unfair, eldest passive thread served w.p. 1/fairness or after patience_ns",
-    .policies = LL_ALL_POLICIES,
-    .params = params,
-    .state_bytes = sizeof(mcscr_state),
-    .lock_bytes = sizeof(ll_mcscr_lock),
-    .waiter_bytes = sizeof(ll_mcscr_node),
-    .init = init,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .policies = LL_ALL_POLICIES, .params = params,
+    .state_bytes = sizeof(mcscr_state), .lock_bytes = sizeof(ll_mcscr_lock), .waiter_bytes = sizeof(ll_mcscr_node),
+    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
     .abandon = abandon_chain,
 };

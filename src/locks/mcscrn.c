@@ -146,20 +146,12 @@ LL_INIT_ADAPTER(ll_mcscrn_init(&((mcscrn_state *)s)->lock, (uint32_t)p[0], (uint
 LL_MCSQ_LOCK_ADAPTERS(mcscrn_state, ll_mcscrn_node, ll_mcscrn)
 
 const ll_lock_ops ll_lock_mcscrn = {
-    .name = "mcscrn",
-    .source = "Dice 2017 (Malthusian Locks) §9.1 (design ours)",
+    .name = "mcscrn", .source = "Dice 2017 (Malthusian Locks) §9.1 (design ours)",
     .summary = "NUMA-aware MCSCR: culls surplus and other-socket waiters, prefers a home socket",
     .fairness = "CR: short-term unfair; home socket changes w.p. 1/rehome, eldest passive served w.p. 1/fairness; "
         "eldest waiter served after patience_ns",
-    .policies = LL_ALL_POLICIES,
-    .params = params,
-    .state_bytes = sizeof(mcscrn_state),
-    .lock_bytes = sizeof(ll_mcscrn_lock),
-    .waiter_bytes = sizeof(ll_mcscrn_node),
-    .init = init,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .policies = LL_ALL_POLICIES, .params = params,
+    .state_bytes = sizeof(mcscrn_state), .lock_bytes = sizeof(ll_mcscrn_lock), .waiter_bytes = sizeof(ll_mcscrn_node),
+    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
     .abandon = abandon_chain,
 };

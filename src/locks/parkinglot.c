@@ -231,20 +231,13 @@ LL_LOCK_ADAPTER(ll_parkinglot_lock, ll_parkinglot)
 LL_OWN_WAIT_TIMED_ADAPTER(ll_parkinglot_lock, ll_parkinglot)
 
 const ll_lock_ops ll_lock_parkinglot = {
-    .name = "parkinglot",
-    .source = "WebKit WTF::Lock (Pizlo 2016) / Rust parking_lot",
+    .name = "parkinglot", .source = "WebKit WTF::Lock (Pizlo 2016) / Rust parking_lot",
     .summary = "two words (locked, parked), a store release; waiters spin a little, then park in a global "
         "address-hashed table",
     .fairness = "none short-term (barging); a waiter parked 0.5 ms is handed the lock at its bucket's next fair "
         "unlock (timer mean 0.5 ms)",
-    .policies = LL_SPIN_ONLY,
-    .caps = LL_CAP_PARKS_ITSELF | LL_CAP_FORK_SAFE | LL_CAP_WAKE_INTO_HELD,
-    .state_bytes = sizeof(ll_parkinglot_lock),
-    .lock_bytes = sizeof(ll_parkinglot_lock),
+    .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF | LL_CAP_FORK_SAFE | LL_CAP_WAKE_INTO_HELD,
+    .state_bytes = sizeof(ll_parkinglot_lock), .lock_bytes = sizeof(ll_parkinglot_lock),
     .waiter_bytes = sizeof(pt_waiter),
-    .init = init,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
 };

@@ -34,4 +34,20 @@
 #include "../interpose/glibc_mutex.h"
 #endif
 
+#include "locklab/core.h"
+
+/* deadline_ns (ll_now_ns clock) as a CLOCK_REALTIME time, for the timed calls of
+ * pthread_mutex_timedlock and pthread_rwlock_timed*lock (the sanitizers know no
+ * clocklock): the time left, added to the realtime clock now. */
+static inline struct timespec ll_platform_realtime_of(uint64_t deadline_ns)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    uint64_t now = ll_now_ns(), left = deadline_ns > now ? deadline_ns - now : 0;
+    uint64_t ns = (uint64_t)until.tv_nsec + left % 1000000000u;
+    until.tv_sec += (time_t)(left / 1000000000u + ns / 1000000000u);
+    until.tv_nsec = (long)(ns % 1000000000u);
+    return until;
+}
+
 #endif

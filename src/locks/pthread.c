@@ -39,29 +39,16 @@ static void release(void *s, ll_wait_policy *wp) { (void)wp; pthread_mutex_unloc
 static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 {
     (void)wp;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    uint64_t now = ll_now_ns(), left = deadline_ns > now ? deadline_ns - now : 0;
-    uint64_t ns = (uint64_t)until.tv_nsec + left % 1000000000u;
-    until.tv_sec += (time_t)(left / 1000000000u + ns / 1000000000u);
-    until.tv_nsec = (long)(ns % 1000000000u);
+    struct timespec until = ll_platform_realtime_of(deadline_ns);
     return pthread_mutex_timedlock((pthread_mutex_t *)s, &until) == 0;
 }
 
 const ll_lock_ops ll_lock_pthread = {
-    .name = "pthread",
-    .source = "glibc (baseline)",
+    .name = "pthread", .source = "glibc (baseline)",
     .summary = "glibc pthread_mutex_t, futex-based, barging",
-    .fairness = "none (barging)",
-    .policies = LL_SPIN_ONLY,
-    .caps = LL_CAP_PARKS_ITSELF,
-    .state_bytes = sizeof(pthread_mutex_t),
-    .lock_bytes = sizeof(pthread_mutex_t),
-    .init = init,
-    .destroy = destroy,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
+    .fairness = "none (barging)", .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF,
+    .state_bytes = sizeof(pthread_mutex_t), .lock_bytes = sizeof(pthread_mutex_t),
+    .init = init, .destroy = destroy, .acquire = acquire, .try_acquire = try_acquire, .release = release,
     .acquire_until = acquire_until,
 };
 
@@ -78,19 +65,11 @@ static int init_adaptive(void *s, const uint64_t *p, char *err, size_t errlen)
 }
 
 const ll_lock_ops ll_lock_pthread_adaptive = {
-    .name = "pthread-adaptive",
-    .source = "glibc PTHREAD_MUTEX_ADAPTIVE_NP (baseline)",
+    .name = "pthread-adaptive", .source = "glibc PTHREAD_MUTEX_ADAPTIVE_NP (baseline)",
     .summary = "glibc pthread_mutex_t of the adaptive type: spins up to glibc.pthread.mutex_spin_count before "
         "the futex",
-    .fairness = "none (barging)",
-    .policies = LL_SPIN_ONLY,
-    .caps = LL_CAP_PARKS_ITSELF,
-    .state_bytes = sizeof(pthread_mutex_t),
-    .lock_bytes = sizeof(pthread_mutex_t),
-    .init = init_adaptive,
-    .destroy = destroy,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
+    .fairness = "none (barging)", .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF,
+    .state_bytes = sizeof(pthread_mutex_t), .lock_bytes = sizeof(pthread_mutex_t),
+    .init = init_adaptive, .destroy = destroy, .acquire = acquire, .try_acquire = try_acquire, .release = release,
     .acquire_until = acquire_until,
 };

@@ -280,31 +280,23 @@ static void write_release(void *s, ll_wait_policy *wp)
 #define BRAVO_STATE(UNDER_BYTES) (sizeof(bravo_lock) + (UNDER_BYTES))
 
 static const ll_lock_ops desc_readpref = {
-    .name = "bravo",
-    .source = "Dice & Kogan 2019 (BRAVO), USENIX ATC; over readpref",
+    .name = "bravo", .source = "Dice & Kogan 2019 (BRAVO), USENIX ATC; over readpref",
     .summary = "reader bias through a global visible-readers table (one CAS on a slot of its own per read), "
         "over readpref",
     .fairness = "readpref's (reader preference, writer patience 1 ms); a revoking writer also waits for the "
         "fast-path readers in at its revocation",
-    .policies = LL_ALL_POLICIES,
-    .params = params,
-    .state_bytes = BRAVO_STATE(LL_CACHELINE),
-    .lock_bytes = 64 + 24,
-    .init = init_readpref,
-    .destroy = destroy,
+    .policies = LL_ALL_POLICIES, .params = params,
+    .state_bytes = BRAVO_STATE(LL_CACHELINE), .lock_bytes = 64 + 24,
+    .init = init_readpref, .destroy = destroy,
 };
 static const ll_lock_ops desc_pthread = {
-    .name = "bravo-pthread",
-    .source = "Dice & Kogan 2019 (BRAVO-P), USENIX ATC; over glibc's pthread_rwlock_t",
+    .name = "bravo-pthread", .source = "Dice & Kogan 2019 (BRAVO-P), USENIX ATC; over glibc's pthread_rwlock_t",
     .summary = "reader bias through a global visible-readers table, over glibc's rwlock (the paper's BRAVO-P)",
     .fairness = "glibc's (reader preference); a revoking writer also waits for the fast-path readers in at its "
         "revocation",
-    .policies = LL_SPIN_ONLY,
-    .params = params,
-    .state_bytes = BRAVO_STATE(64),
-    .lock_bytes = 64 + 56,
-    .init = init_pthread,
-    .destroy = destroy,
+    .policies = LL_SPIN_ONLY, .params = params,
+    .state_bytes = BRAVO_STATE(64), .lock_bytes = 64 + 56,
+    .init = init_pthread, .destroy = destroy,
 };
 
 const ll_rwlock_ops ll_rwlock_bravo = {

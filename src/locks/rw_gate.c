@@ -261,10 +261,8 @@ static const ll_lock_ops desc = {
         "readers they hold back, wait in a standby mutex (one spinner, the others parked)",
     .fairness = "reader preference; after patience_ns (1 ms) the gate's writer holds new readers back; writers and "
         "held-back readers are served in the standby gate's order (barging, bounded by its fair handoff)",
-    .policies = LL_ALL_POLICIES,
-    .params = params,
-    .state_bytes = sizeof(rwgate_lock),
-    .lock_bytes = 24,
+    .policies = LL_ALL_POLICIES, .params = params,
+    .state_bytes = sizeof(rwgate_lock), .lock_bytes = 24,
     .init = init,
 };
 

@@ -227,15 +227,13 @@ static bool write_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_n
 }
 
 static const ll_lock_ops desc = {
-    .name = "numarw",
-    .source = "Calciu et al. 2013 (NUMA-aware reader-writer locks, C-RW-WP)",
+    .name = "numarw", .source = "Calciu et al. 2013 (NUMA-aware reader-writer locks, C-RW-WP)",
     .summary = "per-socket reader indicators (a line each), writer flag and FIFO writer ticket: readers of "
         "different sockets share no line",
     .fairness = "writer preference (writers FIFO; a writer waits only for the readers in when it arrived; "
         "readers may starve)",
     .policies = LL_ALL_POLICIES,
-    .state_bytes = sizeof(numarw_lock),
-    .lock_bytes = sizeof(numarw_lock),
+    .state_bytes = sizeof(numarw_lock), .lock_bytes = sizeof(numarw_lock),
     .init = init,
 };
 

@@ -263,15 +263,13 @@ static bool write_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_n
 }
 
 static const ll_lock_ops desc = {
-    .name = "pft",
-    .source = "Brandenburg & Anderson 2010 (PF-T, phase-fair ticket)",
+    .name = "pft", .source = "Brandenburg & Anderson 2010 (PF-T, phase-fair ticket)",
     .summary = "phase-fair ticket rwlock: readers and writers alternate in phases; two reader counters, a "
         "writer ticket",
     .fairness = "phase-fair (a reader waits <= 1 writer phase; writers FIFO, each waits <= 1 reader phase per "
         "writer ahead)",
     .policies = LL_ALL_POLICIES,
-    .state_bytes = LL_CACHELINE,
-    .lock_bytes = sizeof(pft_lock),
+    .state_bytes = LL_CACHELINE, .lock_bytes = sizeof(pft_lock),
 };
 
 const ll_rwlock_ops ll_rwlock_pft = {

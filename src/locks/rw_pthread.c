@@ -31,18 +31,6 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 }
 static void destroy(void *s) { pthread_rwlock_destroy((pthread_rwlock_t *)s); }
 
-/* deadline_ns (ll_now_ns clock) as a CLOCK_REALTIME time */
-static struct timespec realtime_of(uint64_t deadline_ns)
-{
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    uint64_t now = ll_now_ns(), left = deadline_ns > now ? deadline_ns - now : 0;
-    uint64_t ns = (uint64_t)until.tv_nsec + left % 1000000000u;
-    until.tv_sec += (time_t)(left / 1000000000u + ns / 1000000000u);
-    until.tv_nsec = (long)(ns % 1000000000u);
-    return until;
-}
-
 static uintptr_t read_acquire(void *s, ll_wait_policy *wp)
 {
     (void)wp;
@@ -59,7 +47,7 @@ static bool read_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns
 {
     (void)wp;
     *token = 0;
-    struct timespec until = realtime_of(deadline_ns);
+    struct timespec until = ll_platform_realtime_of(deadline_ns);
     return pthread_rwlock_timedrdlock((pthread_rwlock_t *)s, &until) == 0;
 }
 static void read_release(void *s, ll_wait_policy *wp, uintptr_t token)
@@ -80,7 +68,7 @@ static bool write_try(void *s, ll_wait_policy *wp)
 static bool write_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 {
     (void)wp;
-    struct timespec until = realtime_of(deadline_ns);
+    struct timespec until = ll_platform_realtime_of(deadline_ns);
     return pthread_rwlock_timedwrlock((pthread_rwlock_t *)s, &until) == 0;
 }
 static void write_release(void *s, ll_wait_policy *wp)
@@ -90,15 +78,11 @@ static void write_release(void *s, ll_wait_policy *wp)
 }
 
 static const ll_lock_ops desc = {
-    .name = "pthread",
-    .source = "glibc (baseline)",
+    .name = "pthread", .source = "glibc (baseline)",
     .summary = "glibc pthread_rwlock_t (default kind: prefer readers), futex-based",
-    .fairness = "reader preference (writers can starve); writers barge",
-    .policies = LL_SPIN_ONLY,
-    .state_bytes = 64,
-    .lock_bytes = sizeof(pthread_rwlock_t),
-    .init = init,
-    .destroy = destroy,
+    .fairness = "reader preference (writers can starve); writers barge", .policies = LL_SPIN_ONLY,
+    .state_bytes = 64, .lock_bytes = sizeof(pthread_rwlock_t),
+    .init = init, .destroy = destroy,
 };
 
 const ll_rwlock_ops ll_rwlock_pthread = {

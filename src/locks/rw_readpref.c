@@ -320,15 +320,12 @@ static void write_release(void *s, ll_wait_policy *wp)
 }
 
 static const ll_lock_ops desc = {
-    .name = "readpref",
-    .source = "locklab: glibc's reader preference + Malthusian-style writer patience",
+    .name = "readpref", .source = "locklab: glibc's reader preference + Malthusian-style writer patience",
     .summary = "readers enter unless a writer holds or has waited patience_ns; writers barge",
     .fairness = "reader preference; after patience_ns (1 ms) a writer holds new readers back, and one such "
         "writer at a time spins and is handed the lock by the next writer's release (the others barge)",
-    .policies = LL_ALL_POLICIES,
-    .params = params,
-    .state_bytes = LL_CACHELINE,
-    .lock_bytes = sizeof(readpref_lock),
+    .policies = LL_ALL_POLICIES, .params = params,
+    .state_bytes = LL_CACHELINE, .lock_bytes = sizeof(readpref_lock),
     .init = init,
 };
 

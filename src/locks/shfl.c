@@ -179,19 +179,11 @@ LL_LOCK_ADAPTER(ll_shfl_lock, ll_shfl)
 LL_TIMED_ADAPTER(ll_shfl_lock, ll_shfl)
 
 const ll_lock_ops ll_lock_shfl = {
-    .name = "shfl",
-    .source = "Kashyap et al. 2019 (ShflLock), SOSP",
+    .name = "shfl", .source = "Kashyap et al. 2019 (ShflLock), SOSP",
     .summary = "TS lock + MCS queue of waiters; the queue head groups its socket's waiters behind itself off "
         "the critical path",
     .fairness = "none short-term (barging, bounded by the head's patience_ns); same socket first, <= max_batch per run",
-    .policies = LL_ALL_POLICIES,
-    .params = params,
-    .state_bytes = sizeof(ll_shfl_lock),
-    .lock_bytes = sizeof(ll_shfl_lock),
-    .waiter_bytes = sizeof(ll_shfl_node),
-    .init = init,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .policies = LL_ALL_POLICIES, .params = params,
+    .state_bytes = sizeof(ll_shfl_lock), .lock_bytes = sizeof(ll_shfl_lock), .waiter_bytes = sizeof(ll_shfl_node),
+    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
 };

@@ -457,14 +457,7 @@ const ll_lock_ops ll_lock_standby = {
         "address-hashed table and rotated through the standby role",
     .fairness = "none short-term (barging); the standby waits at most patience (0.1 ms) + one critical section; parked "
         "waiters woken FIFO (socket-local first for 2 ms), one parked 4 ms handed the lock at its bucket's fair timer",
-    .policies = LL_SPIN_ONLY,
-    .caps = LL_CAP_PARKS_ITSELF | LL_CAP_FORK_SAFE | LL_CAP_WAKE_INTO_HELD,
-    .state_bytes = sizeof(ll_standby_lock),
-    .lock_bytes = sizeof(ll_standby_lock),
-    .waiter_bytes = sizeof(pt_waiter),
-    .init = init,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF | LL_CAP_FORK_SAFE | LL_CAP_WAKE_INTO_HELD,
+    .state_bytes = sizeof(ll_standby_lock), .lock_bytes = sizeof(ll_standby_lock), .waiter_bytes = sizeof(pt_waiter),
+    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
 };

@@ -25,16 +25,10 @@ LL_COLD static void tas_acquire_slow(ll_tas_lock *l, ll_wait_policy *wp)
 LL_WORD_LOCK_DEFINE(ll_tas, tas_acquire_slow) /* init, acquire, try_acquire, release, is_locked, adapter */
 
 const ll_lock_ops ll_lock_tas = {
-    .name = "tas",
-    .source = "Anderson, Lazowska, Levy 1989 §4 (spin on xchg)",
+    .name = "tas", .source = "Anderson, Lazowska, Levy 1989 §4 (spin on xchg)",
     .summary = "test-and-set, spinning on the atomic exchange",
-    .fairness = "none (barging, unbounded bypass)",
-    .policies = LL_SPIN_YIELD,
+    .fairness = "none (barging, unbounded bypass)", .policies = LL_SPIN_YIELD,
     .caps = LL_CAP_WORD_LOCK | LL_CAP_FORK_SAFE,
-    .state_bytes = sizeof(ll_tas_lock),
-    .lock_bytes = sizeof(ll_tas_lock),
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .state_bytes = sizeof(ll_tas_lock), .lock_bytes = sizeof(ll_tas_lock),
+    .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
 };

@@ -112,15 +112,9 @@ LL_LOCK_ADAPTER(ll_ticket_lock, ll_ticket)
 LL_TIMED_ADAPTER(ll_ticket_lock, ll_ticket)
 
 const ll_lock_ops ll_lock_ticket = {
-    .name = "ticket",
-    .source = "Mellor-Crummey & Scott 1991; scalable-locking-slides",
+    .name = "ticket", .source = "Mellor-Crummey & Scott 1991; scalable-locking-slides",
     .summary = "ticket lock, all waiters spin on grant",
-    .fairness = "FIFO",
-    .policies = LL_SPIN_YIELD,
-    .state_bytes = sizeof(ll_ticket_lock),
-    .lock_bytes = sizeof(ll_ticket_lock),
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .fairness = "FIFO", .policies = LL_SPIN_YIELD,
+    .state_bytes = sizeof(ll_ticket_lock), .lock_bytes = sizeof(ll_ticket_lock),
+    .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
 };

@@ -65,17 +65,9 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 }
 
 const ll_lock_ops ll_lock_ticket_pb = {
-    .name = "ticket-pb",
-    .source = "Mellor-Crummey & Scott 1991 (proportional backoff)",
+    .name = "ticket-pb", .source = "Mellor-Crummey & Scott 1991 (proportional backoff)",
     .summary = "ticket lock, delay proportional to queue position",
-    .fairness = "FIFO",
-    .policies = LL_SPIN_ONLY,
-    .params = params,
-    .state_bytes = sizeof(ll_ticket_pb_lock),
-    .lock_bytes = sizeof(ll_ticket_lock),
-    .init = init,
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .fairness = "FIFO", .policies = LL_SPIN_ONLY, .params = params,
+    .state_bytes = sizeof(ll_ticket_pb_lock), .lock_bytes = sizeof(ll_ticket_lock),
+    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
 };

@@ -27,16 +27,10 @@ LL_COLD static void ttas_acquire_slow(ll_ttas_lock *l, ll_wait_policy *wp)
 LL_WORD_LOCK_DEFINE(ll_ttas, ttas_acquire_slow) /* init, acquire, try_acquire, release, is_locked, adapter */
 
 const ll_lock_ops ll_lock_ttas = {
-    .name = "ttas",
-    .source = "Anderson, Lazowska, Levy 1989 §4 (spin on read)",
+    .name = "ttas", .source = "Anderson, Lazowska, Levy 1989 §4 (spin on read)",
     .summary = "test-and-test-and-set, spinning on a plain read",
-    .fairness = "none (barging, unbounded bypass)",
-    .policies = LL_SPIN_YIELD,
+    .fairness = "none (barging, unbounded bypass)", .policies = LL_SPIN_YIELD,
     .caps = LL_CAP_WORD_LOCK | LL_CAP_FORK_SAFE,
-    .state_bytes = sizeof(ll_ttas_lock),
-    .lock_bytes = sizeof(ll_ttas_lock),
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .state_bytes = sizeof(ll_ttas_lock), .lock_bytes = sizeof(ll_ttas_lock),
+    .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
 };

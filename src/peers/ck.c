@@ -129,17 +129,11 @@ static bool ticket_try_acquire(void *s, ll_wait_policy *wp)
 static void ticket_release(void *s, ll_wait_policy *wp) { (void)wp; ck_spinlock_ticket_unlock((ck_spinlock_ticket_t *)s); }
 
 static const ll_lock_ops ticket_ops = {
-    .name = "ck-ticket",
-    .source = "Concurrency Kit 0.7.1, ck_spinlock_ticket",
+    .name = "ck-ticket", .source = "Concurrency Kit 0.7.1, ck_spinlock_ticket",
     .summary = "ticket lock (next and serving in one word)",
-    .fairness = "FIFO",
-    .policies = LL_SPIN_ONLY,
-    .state_bytes = sizeof(ck_spinlock_ticket_t),
-    .lock_bytes = sizeof(ck_spinlock_ticket_t),
-    .init = ticket_init,
-    .acquire = ticket_acquire,
-    .try_acquire = ticket_try_acquire,
-    .release = ticket_release,
+    .fairness = "FIFO", .policies = LL_SPIN_ONLY,
+    .state_bytes = sizeof(ck_spinlock_ticket_t), .lock_bytes = sizeof(ck_spinlock_ticket_t),
+    .init = ticket_init, .acquire = ticket_acquire, .try_acquire = ticket_try_acquire, .release = ticket_release,
     .acquire_until = NULL, /* no timed acquire of its own: callers poll try_acquire */
 };
 
@@ -165,18 +159,11 @@ static void ticket_pb_acquire(void *s, ll_wait_policy *wp)
 }
 
 static const ll_lock_ops ticket_pb_ops = {
-    .name = "ck-ticket-pb",
-    .source = "Concurrency Kit 0.7.1, ck_spinlock_ticket_lock_pb",
+    .name = "ck-ticket-pb", .source = "Concurrency Kit 0.7.1, ck_spinlock_ticket_lock_pb",
     .summary = "ticket lock, delay proportional to the waiters ahead",
-    .fairness = "FIFO",
-    .policies = LL_SPIN_ONLY,
-    .params = ticket_pb_params,
-    .state_bytes = sizeof(ticket_pb_state),
-    .lock_bytes = sizeof(ck_spinlock_ticket_t),
-    .init = ticket_pb_init,
-    .acquire = ticket_pb_acquire,
-    .try_acquire = ticket_try_acquire,
-    .release = ticket_release,
+    .fairness = "FIFO", .policies = LL_SPIN_ONLY, .params = ticket_pb_params,
+    .state_bytes = sizeof(ticket_pb_state), .lock_bytes = sizeof(ck_spinlock_ticket_t),
+    .init = ticket_pb_init, .acquire = ticket_pb_acquire, .try_acquire = ticket_try_acquire, .release = ticket_release,
     .acquire_until = NULL, /* no timed acquire of its own: callers poll try_acquire */
 };
 
@@ -239,19 +226,13 @@ static void anderson_release(void *s, ll_wait_policy *wp)
 }
 
 static const ll_lock_ops anderson_ops = {
-    .name = "ck-anderson",
-    .source = "Concurrency Kit 0.7.1, ck_spinlock_anderson; Anderson 1990",
+    .name = "ck-anderson", .source = "Concurrency Kit 0.7.1, ck_spinlock_anderson; Anderson 1990",
     .summary = "array-based queue lock; at most `slots` threads at once",
-    .fairness = "FIFO",
-    .policies = LL_SPIN_ONLY,
-    .params = anderson_params,
+    .fairness = "FIFO", .policies = LL_SPIN_ONLY, .params = anderson_params,
     .state_bytes = sizeof(anderson_state),
     .lock_bytes = sizeof(ck_spinlock_anderson_t) + CK_ANDERSON_DEFAULT_SLOTS * sizeof(ck_spinlock_anderson_thread_t),
-    .init = anderson_init,
-    .destroy = anderson_destroy,
-    .acquire = anderson_acquire,
-    .try_acquire = anderson_try_acquire,
-    .release = anderson_release,
+    .init = anderson_init, .destroy = anderson_destroy, .acquire = anderson_acquire,
+    .try_acquire = anderson_try_acquire, .release = anderson_release,
     .acquire_until = NULL, /* no timed acquire of its own: callers poll try_acquire */
 };
 
@@ -286,18 +267,12 @@ static inline void ckmcs_release(ck_spinlock_mcs_t *l, ck_spinlock_mcs_context_t
 LL_QUEUE_LOCK_ADAPTER_NAMED(mcs_state, ck_spinlock_mcs_context_t, ckmcs, mcs_)
 
 static const ll_lock_ops mcs_ops = {
-    .name = "ck-mcs",
-    .source = "Concurrency Kit 0.7.1, ck_spinlock_mcs; Mellor-Crummey & Scott 1991",
+    .name = "ck-mcs", .source = "Concurrency Kit 0.7.1, ck_spinlock_mcs; Mellor-Crummey & Scott 1991",
     .summary = "queue lock, each waiter spins on its own node",
-    .fairness = "FIFO",
-    .policies = LL_SPIN_ONLY,
-    .state_bytes = sizeof(mcs_state),
-    .lock_bytes = sizeof(ck_spinlock_mcs_t),
+    .fairness = "FIFO", .policies = LL_SPIN_ONLY,
+    .state_bytes = sizeof(mcs_state), .lock_bytes = sizeof(ck_spinlock_mcs_t),
     .waiter_bytes = sizeof(ck_spinlock_mcs_context_t),
-    .init = mcs_init,
-    .acquire = mcs_acquire,
-    .try_acquire = mcs_try_acquire,
-    .release = mcs_release,
+    .init = mcs_init, .acquire = mcs_acquire, .try_acquire = mcs_try_acquire, .release = mcs_release,
     .acquire_until = NULL, /* no timed acquire of its own: callers poll try_acquire */
     .abandon = mcs_abandon,
 };
@@ -368,20 +343,13 @@ static void clh_abandon(void *s)
 }
 
 static const ll_lock_ops clh_ops = {
-    .name = "ck-clh",
-    .source = "Concurrency Kit 0.7.1, ck_spinlock_clh; Craig 1993; Magnusson, Landin, Hagersten 1994",
+    .name = "ck-clh", .source = "Concurrency Kit 0.7.1, ck_spinlock_clh; Craig 1993; Magnusson, Landin, Hagersten 1994",
     .summary = "queue lock, each waiter spins on its predecessor's node",
-    .fairness = "FIFO",
-    .policies = LL_SPIN_ONLY,
-    .state_bytes = sizeof(clh_state),
-    .lock_bytes = sizeof(ck_spinlock_clh_t *) + sizeof(ck_spinlock_clh_t),
+    .fairness = "FIFO", .policies = LL_SPIN_ONLY,
+    .state_bytes = sizeof(clh_state), .lock_bytes = sizeof(ck_spinlock_clh_t *) + sizeof(ck_spinlock_clh_t),
     .waiter_bytes = sizeof(ck_spinlock_clh_t),
-    .init = clh_init,
-    .destroy = clh_destroy,
-    .acquire = clh_acquire,
-    .try_acquire = clh_try_acquire,
-    .release = clh_release,
-    .acquire_until = NULL, /* no timed acquire of its own: callers poll try_acquire */
+    .init = clh_init, .destroy = clh_destroy, .acquire = clh_acquire, .try_acquire = clh_try_acquire,
+    .release = clh_release, .acquire_until = NULL, /* no timed acquire of its own: callers poll try_acquire */
     .abandon = clh_abandon,
 };
 
