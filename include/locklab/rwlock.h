@@ -78,6 +78,8 @@ bool ll_rw_held_add(const void *lock, uintptr_t token);
 int ll_rw_held_drop(const void *lock, uintptr_t *token);
 /* Does the calling thread hold `lock` for reading? */
 bool ll_rw_held_by_me(const void *lock);
+/* The first lock of the calling thread's set for which pred(lock, arg) holds, or NULL. */
+const void *ll_rw_held_find(bool (*pred)(const void *lock, void *arg), void *arg);
 /* Forget every hold of the calling thread (a fork child whose locks were re-initialised). */
 void ll_rw_held_forget(const void *lock);
 

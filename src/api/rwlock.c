@@ -164,6 +164,18 @@ int ll_rw_held_drop(const void *lock, uintptr_t *token)
     return remove_held(h);
 }
 
+const void *ll_rw_held_find(bool (*pred)(const void *lock, void *arg), void *arg)
+{
+    for (uint32_t i = 0; i < ll_rw_held_tls.n; i++)
+        if (pred(ll_rw_held_tls.e[i].lock, arg))
+            return ll_rw_held_tls.e[i].lock;
+    for (held_chunk *c = ll_rw_held_tls.top; c; c = c->below)
+        for (uint32_t i = 0; i < c->n; i++)
+            if (pred(c->e[i].lock, arg))
+                return c->e[i].lock;
+    return NULL;
+}
+
 bool ll_rw_held_by_me(const void *lock) { return ll_rw_held_tls.n != 0 && find_held(lock) != NULL; }
 
 void ll_rw_held_forget(const void *lock)

@@ -44,10 +44,10 @@
  * may count parent threads that the child does not have: a ticket, readers in) -
  * unless a parent thread other than the forking one held it for writing: then it
  * stays held, as glibc's does.  The forking thread's own holds carry over: its write
- * hold is taken again on the new state; its read holds are taken again if it is the
- * one that places the lock anew, and are otherwise forgotten (a child thread that
- * uses the lock before the forking thread does may then write while the forking
- * thread still reads).
+ * hold is taken again on the new state (by whichever child thread places the lock
+ * anew); its read holds, which only its own read-held set knows, are taken again in
+ * the child's fork handler, which places every lock of that set anew while the forking
+ * thread is the child's only thread.
  *
  * Profiling: two records per rwlock, "rwlock-write" (waits and holds of writers,
  * counted by the holder as a mutex's) and "rwlock-read" (every read acquisition,
@@ -144,9 +144,32 @@ static const char *kind_name(const lp_rwlock *rw)
                                                                        : "prefer-reader";
 }
 
-/* lp_self_id, not lp_self_tid: a thread whose only calls were the fast path's read locks has
- * no id yet, and one given to it later in the child must still name it the survivor. */
-static void child_after_fork(void) { fork_survivor = lp_self_id(); }
+static void fork_repair(lp_rwlock *rw, void *obj);
+
+/* Was the lock of this read-held set entry placed before the fork (not yet repaired)? */
+static bool placed_before_fork(const void *lock, void *arg)
+{
+    (void)arg;
+    lp_rwlock *rw = (lp_rwlock *)lock;
+    void *obj = ll_load_relaxed(&rw->obj); /* relaxed: the child's only thread; a held lock has one */
+    ll_atomic_u32 *gen = obj == (void *)RW_OBJ_FALLBACK ? &rw->fb_gen : &hdr_of(obj)->gen;
+    return ll_load_relaxed(gen) != lp_fork_gen_now(); /* relaxed: as above */
+}
+
+/* The child of a fork, in the forking thread, its only thread yet.  lp_self_id, not
+ * lp_self_tid: a thread whose only calls were the fast path's read locks has no id yet, and
+ * one given to it later in the child must still name it the survivor.  Then its read holds
+ * carry over: each lock of its read-held set placed anew, with the hold taken again
+ * (fork_repair), before another child thread can place one without it. */
+static void child_after_fork(void)
+{
+    fork_survivor = lp_self_id();
+    const void *lock;
+    while ((lock = ll_rw_held_find(placed_before_fork, NULL)) != NULL) { /* a repaired lock no longer matches */
+        lp_rwlock *rw = (lp_rwlock *)lock;
+        fork_repair(rw, ll_load_relaxed(&rw->obj)); /* relaxed: as placed_before_fork */
+    }
+}
 
 static void report_at_exit(void)
 {
@@ -312,8 +335,6 @@ static bool spare_object(void)
     ll_arena_put(&rw_cfg.pool, obj);
     return true;
 }
-
-static void fork_repair(lp_rwlock *rw, void *obj);
 
 /* No object yet, or the fallback. */
 static LL_COLD rw_ref unusual_ref(lp_rwlock *rw, void *obj, void *pc)

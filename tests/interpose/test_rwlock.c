@@ -410,6 +410,30 @@ static void *fork_as_reader_only(void *arg)
     CHECK_EQ(pthread_rwlock_unlock(&fq), 0);
     return NULL;
 }
+/* The forking thread holds a read lock, and in the child another thread uses the lock first:
+ * the hold carried over all the same (the child's fork handler placed the lock anew with it),
+ * and its release frees the lock. */
+static pthread_rwlock_t fo2 = PTHREAD_RWLOCK_INITIALIZER;
+static void test_fork_other_first(void)
+{
+    CHECK_EQ(pthread_rwlock_rdlock(&fo2), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int rc[4];
+        rc[0] = (int)try_write_in_thread(&fo2); /* another child thread first: our hold is in */
+        rc[1] = pthread_rwlock_unlock(&fo2);
+        rc[2] = (int)try_write_in_thread(&fo2); /* released: free */
+        rc[3] = (int)try_write_in_thread(&fo2);
+        static const int want[4] = {EBUSY, 0, 0, 0};
+        child_exit_checked("fork, another child thread first", rc, want, 4);
+    }
+    int status = 0;
+    CHECK(pid > 0);
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_EQ(pthread_rwlock_unlock(&fo2), 0);
+}
+
 static void test_fork_reader_only(void)
 {
     pthread_t t;
@@ -686,6 +710,7 @@ int main(int argc, char **argv)
     if (!glibc)
         test_fork(); /* glibc's child waits for ever for the parent's waiting writer */
     test_fork_reader_only();
+    test_fork_other_first();
     test_cancel();
     test_many_read_holds();
     test_overflow_edge();
