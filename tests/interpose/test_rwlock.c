@@ -51,6 +51,13 @@ static void child_exit_checked(const char *what, const int *rc, const int *want,
     _exit(0);
 }
 
+/* The parent's side: the child ran and exited 0. */
+#define CHECK_CHILD_OK(pid)                                                                                            \
+    do {                                                                                                               \
+        int status_ = 0;                                                                                               \
+        CHECK((pid) > 0 && waitpid((pid), &status_, 0) == (pid) && WIFEXITED(status_) && WEXITSTATUS(status_) == 0);  \
+    } while (0)
+
 /* ---- readers share, writers exclude ---------------------------------------------------- */
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
 static atomic_int readers_in, max_readers, violations;
@@ -313,9 +320,7 @@ static void test_pshared(void)
     test_sleep_ms(50);
     *shared = 1;
     CHECK_EQ(pthread_rwlock_unlock(l), 0);
-    int status;
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_CHILD_OK(pid);
     CHECK_EQ(*shared, 2);
     CHECK_EQ(pthread_rwlock_destroy(l), 0);
     munmap(l, 4096);
@@ -373,9 +378,7 @@ static void test_fork(void)
         bad |= pthread_rwlock_wrlock(&fr) != 0 || pthread_rwlock_unlock(&fr) != 0;
         _exit(bad);
     }
-    int status;
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_CHILD_OK(pid);
     CHECK_EQ(pthread_rwlock_unlock(&fw), 0);
     CHECK_EQ(pthread_rwlock_unlock(&fr), 0);
     pthread_join(ww, NULL);
@@ -403,10 +406,7 @@ static void *fork_as_reader_only(void *arg)
         static const int want[6] = {0, EBUSY, 0, EBUSY, 0, 0};
         child_exit_checked("fork, a reader only", rc, want, 6);
     }
-    int status = 0;
-    CHECK(pid > 0);
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_CHILD_OK(pid);
     CHECK_EQ(pthread_rwlock_unlock(&fq), 0);
     return NULL;
 }
@@ -427,10 +427,7 @@ static void test_fork_other_first(void)
         static const int want[4] = {EBUSY, 0, 0, 0};
         child_exit_checked("fork, another child thread first", rc, want, 4);
     }
-    int status = 0;
-    CHECK(pid > 0);
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_CHILD_OK(pid);
     CHECK_EQ(pthread_rwlock_unlock(&fo2), 0);
 }
 
