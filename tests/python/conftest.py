@@ -91,11 +91,21 @@ def _wrapper(path, script, *first):
     return path
 
 
+def _fake_sim_in(d):
+    exe = _wrapper(d / "fake-sim", "fake_sim.py")
+    as_bench = _wrapper(d / "fake-sim-bench", "fake_sim.py", "--as-bench")
+    log = d / "sim-calls.log"
+    return exe, {"FAKE_SIM_LOG": str(log), "LOCKLAB_SIM": str(exe)}, log, as_bench
+
+
 @pytest.fixture
 def fake_sim(tmp_path):
     """(path of an executable fake locklab-sim, env for it (its log, and $LOCKLAB_SIM
     pointing to it), its call log, a fake locklab-bench that knows pthread and kvmap)."""
-    exe = _wrapper(tmp_path / "fake-sim", "fake_sim.py")
-    as_bench = _wrapper(tmp_path / "fake-sim-bench", "fake_sim.py", "--as-bench")
-    log = tmp_path / "sim-calls.log"
-    return exe, {"FAKE_SIM_LOG": str(log), "LOCKLAB_SIM": str(exe)}, log, as_bench
+    return _fake_sim_in(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def fake_sim_module(tmp_path_factory):
+    """fake_sim, shared by a module's tests (for a result several tests only read)."""
+    return _fake_sim_in(tmp_path_factory.mktemp("fake-sim"))

@@ -289,17 +289,24 @@ def test_validate_this_against_stored_measurements(fake_sim, tmp_path):
     assert p.returncode == 0, p.stderr
 
 
+@pytest.fixture(scope="module")
+def validated_this(fake_sim_module, tmp_path_factory):
+    """A `validate --quick --part this` result (with the fake), once for the tests that only read it."""
+    exe, env, log, as_bench = fake_sim_module
+    first = tmp_path_factory.mktemp("validated") / "first"
+    p = locklab("sim", "validate", "--quick", "--part", "this", "--out", first, "--bench", as_bench, env=env)
+    assert p.returncode == 0, p.stderr
+    return first, env
+
+
 @pytest.mark.parametrize("which, extra, needle", [
     ("simulated", [], "holds simulated results"),
     ("nowhere", [], "is not a result directory"),
     ("measured", ["--part", "papers"], "--measured is for the part `this`"),
     ("measured", ["--bench-duration", "1"], "--bench-duration measures; --measured compares"),
 ])
-def test_validate_measured_bad_input(fake_sim, tmp_path, which, extra, needle):
-    exe, env, log, as_bench = fake_sim
-    first = tmp_path / "first"
-    p = locklab("sim", "validate", "--quick", "--part", "this", "--out", first, "--bench", as_bench, env=env)
-    assert p.returncode == 0, p.stderr
+def test_validate_measured_bad_input(validated_this, tmp_path, which, extra, needle):
+    first, env = validated_this
     p = locklab("sim", "validate", "--quick", "--measured", first / "this" / which, "--out", tmp_path / "v",
                 *(extra or ["--part", "this"]), env=env)
     assert p.returncode == 2
