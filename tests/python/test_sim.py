@@ -265,14 +265,22 @@ def test_validate_papers_experiment_interval(fake_sim, tmp_path):
     assert {float(l.split()[5]) for l in log.read_text().splitlines()} - {probes} == {0.002}
 
 
-def test_validate_this_against_stored_measurements(fake_sim, tmp_path):
-    """--measured DIR: the part `this` compares with a stored measured sweep; nothing is measured."""
-    exe, env, log, as_bench = fake_sim
-    first = tmp_path / "first"
+@pytest.fixture(scope="module")
+def validated_this(fake_sim_module, tmp_path_factory):
+    """A `validate --quick --part this` result (with the fake), once for the tests that only read it."""
+    exe, env, log, as_bench = fake_sim_module
+    first = tmp_path_factory.mktemp("validated") / "first"
     p = locklab("sim", "validate", "--quick", "--part", "this", "--out", first, "--bench", as_bench, env=env)
     assert p.returncode == 0, p.stderr
+    return first, env
+
+
+def test_validate_this_against_stored_measurements(validated_this, tmp_path):
+    """--measured DIR: the part `this` compares with a stored measured sweep; nothing is measured."""
+    first, env = validated_this
+    log = Path(env["FAKE_SIM_LOG"])
     stored = first / "this" / "measured"
-    log.unlink()
+    log.unlink(missing_ok=True)
     again = tmp_path / "again"
     p = locklab("sim", "validate", "--quick", "--part", "this", "--measured", stored, "--out", again, env=env)
     assert p.returncode == 0, p.stderr
@@ -287,16 +295,6 @@ def test_validate_this_against_stored_measurements(fake_sim, tmp_path):
     p = locklab("sim", "validate", "--quick", "--part", "this", "--measured", stored / "results.csv", "--out",
                 tmp_path / "csv", env=env)
     assert p.returncode == 0, p.stderr
-
-
-@pytest.fixture(scope="module")
-def validated_this(fake_sim_module, tmp_path_factory):
-    """A `validate --quick --part this` result (with the fake), once for the tests that only read it."""
-    exe, env, log, as_bench = fake_sim_module
-    first = tmp_path_factory.mktemp("validated") / "first"
-    p = locklab("sim", "validate", "--quick", "--part", "this", "--out", first, "--bench", as_bench, env=env)
-    assert p.returncode == 0, p.stderr
-    return first, env
 
 
 @pytest.mark.parametrize("which, extra, needle", [
