@@ -211,8 +211,8 @@ void lp_rwlock_configure(void)
     size_t stride = (rw_cfg.hdr_offset + sizeof(rw_hdr) + LL_SECTOR - 1) / LL_SECTOR * LL_SECTOR;
     ll_arena_pool pool = LL_ARENA_POOL(stride, LL_SECTOR, rw_cfg.hdr_offset + offsetof(rw_hdr, link));
     rw_cfg.pool = pool;
-    /* glibc's and bravo-pthread wait in glibc's futexes; the others as their policy says */
-    rw_cfg.never_parks = !pl.spec.policy->may_park && strstr(pl.spec.ops->name, "pthread") == NULL;
+    /* the locks that wait in glibc's futexes park themselves (LL_CAP_PARKS_ITSELF); the others as their policy says */
+    rw_cfg.never_parks = ll_spec_never_parks(pl.spec.ops, pl.spec.policy);
     configure_fallback();
     pthread_atfork(NULL, NULL, child_after_fork);
     if (lp_cfg.verbose)

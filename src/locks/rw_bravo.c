@@ -294,7 +294,7 @@ static const ll_lock_ops desc_pthread = {
     .summary = "reader bias through a global visible-readers table, over glibc's rwlock (the paper's BRAVO-P)",
     .fairness = "glibc's (reader preference); a revoking writer also waits for the fast-path readers in at its "
         "revocation",
-    .policies = LL_SPIN_ONLY, .params = params,
+    .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF, .params = params,
     .state_bytes = BRAVO_STATE(64), .lock_bytes = 64 + 56,
     .init = init_pthread, .destroy = destroy,
 };

@@ -81,6 +81,7 @@ static const ll_lock_ops desc = {
     .name = "pthread", .source = "glibc (baseline)",
     .summary = "glibc pthread_rwlock_t (default kind: prefer readers), futex-based",
     .fairness = "reader preference (writers can starve); writers barge", .policies = LL_SPIN_ONLY,
+    .caps = LL_CAP_PARKS_ITSELF,
     .state_bytes = 64, .lock_bytes = sizeof(pthread_rwlock_t),
     .init = init, .destroy = destroy,
 };
