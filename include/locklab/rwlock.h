@@ -78,9 +78,12 @@ bool ll_rw_held_add(const void *lock, uintptr_t token);
 int ll_rw_held_drop(const void *lock, uintptr_t *token);
 /* Does the calling thread hold `lock` for reading? */
 bool ll_rw_held_by_me(const void *lock);
+/* If the calling thread holds `lock` for reading: its holds (as many as before) now have
+ * this token, true (a fork child that placed the lock anew and took the hold again). */
+bool ll_rw_held_retoken(const void *lock, uintptr_t token);
 /* The first lock of the calling thread's set for which pred(lock, arg) holds, or NULL. */
 const void *ll_rw_held_find(bool (*pred)(const void *lock, void *arg), void *arg);
-/* Forget every hold of the calling thread (a fork child whose locks were re-initialised). */
+/* Forget every hold of the calling thread of `lock` (a destroy by a reader). */
 void ll_rw_held_forget(const void *lock);
 
 /* ---- the generic handle -------------------------------------------------------------- */

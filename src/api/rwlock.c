@@ -178,6 +178,14 @@ const void *ll_rw_held_find(bool (*pred)(const void *lock, void *arg), void *arg
 
 bool ll_rw_held_by_me(const void *lock) { return ll_rw_held_tls.n != 0 && find_held(lock) != NULL; }
 
+bool ll_rw_held_retoken(const void *lock, uintptr_t token)
+{
+    held *h = ll_rw_held_tls.n != 0 ? find_held(lock) : NULL;
+    if (h)
+        h->token = token;
+    return h != NULL;
+}
+
 void ll_rw_held_forget(const void *lock)
 {
     held *h;

@@ -45,9 +45,13 @@
  * unless a parent thread other than the forking one held it for writing: then it
  * stays held, as glibc's does.  The forking thread's own holds carry over: its write
  * hold is taken again on the new state (by whichever child thread places the lock
- * anew); its read holds, which only its own read-held set knows, are taken again in
- * the child's fork handler, which places every lock of that set anew while the forking
- * thread is the child's only thread.
+ * anew); its read holds, which only its own read-held set knows, are taken again, as
+ * many as it had (re-entries too), in the child's fork handler, which places every lock
+ * of that set anew while the forking thread is the child's only thread (or earlier, by
+ * the forking thread itself: a child handler of another library, registered before ours,
+ * that uses the lock).  The forking thread is known from our prepare handler (which runs
+ * in it whatever the order of registration), not from our child handler, which may run
+ * after another's.
  *
  * Profiling: two records per rwlock, "rwlock-write" (waits and holds of writers,
  * counted by the holder as a mutex's) and "rwlock-read" (every read acquisition,
@@ -132,8 +136,12 @@ static struct {
 } rw_cfg;
 ll_atomic_u64 lp_passthrough_rwlocks;
 static ll_atomic_u64 rw_fallbacks; /* rwlocks that run on the fallback */
-/* The forking thread, in a fork child (its lp_self_id; 0: not a child). */
+/* fork (header): the forking thread's lp_self_id, stored by our prepare handler; and the
+ * survivor of the fork this process was born of (0: none) with that fork's generation, set by
+ * our child handler (in the child's only thread). */
+static ll_atomic_u64 forker;
 static uint64_t fork_survivor;
+static ll_atomic_u32 survivor_gen;
 
 LL_INLINE rw_hdr *hdr_of(void *obj) { return (rw_hdr *)(void *)((char *)obj + rw_cfg.hdr_offset); }
 
@@ -146,24 +154,41 @@ static const char *kind_name(const lp_rwlock *rw)
 
 static void fork_repair(lp_rwlock *rw, void *obj);
 
-/* Was the lock of this read-held set entry placed before the fork (not yet repaired)? */
+/* The forking thread of the fork this process was born of (0: none).  Before our child handler
+ * has run in a child (another library's child handler, registered before ours, runs first and
+ * may use an rwlock), the one our prepare handler stored. */
+static uint64_t survivor(void)
+{
+    /* relaxed: both change only in a prepare handler or in a child's only thread */
+    return ll_load_relaxed(&survivor_gen) == lp_fork_gen_now() ? fork_survivor : ll_load_relaxed(&forker);
+}
+
+/* lp_self_id, not lp_self_tid: a thread whose only calls were the fast path's read locks has
+ * no id yet, and it must still be known in the child. */
+static void prepare_fork(void) { ll_store_relaxed(&forker, lp_self_id()); /* relaxed: read in this thread's child */ }
+
+/* Was the lock of this read-held set entry placed before the fork (not yet repaired)?  Not one
+ * without an object: the thread's hold was of an rwlock since destroyed or initialised again
+ * (misuse), and there is nothing to carry over. */
 static bool placed_before_fork(const void *lock, void *arg)
 {
     (void)arg;
     lp_rwlock *rw = (lp_rwlock *)lock;
-    void *obj = ll_load_relaxed(&rw->obj); /* relaxed: the child's only thread; a held lock has one */
+    void *obj = ll_load_relaxed(&rw->obj); /* relaxed: the child's only thread */
+    if (obj == NULL)
+        return false;
     ll_atomic_u32 *gen = obj == (void *)RW_OBJ_FALLBACK ? &rw->fb_gen : &hdr_of(obj)->gen;
     return ll_load_relaxed(gen) != lp_fork_gen_now(); /* relaxed: as above */
 }
 
-/* The child of a fork, in the forking thread, its only thread yet.  lp_self_id, not
- * lp_self_tid: a thread whose only calls were the fast path's read locks has no id yet, and
- * one given to it later in the child must still name it the survivor.  Then its read holds
- * carry over: each lock of its read-held set placed anew, with the hold taken again
- * (fork_repair), before another child thread can place one without it. */
+/* The child of a fork, in the forking thread, its only thread yet: it is the survivor from
+ * now on.  Then its read holds carry over: each lock of its read-held set placed anew, with
+ * the holds taken again (fork_repair), before another child thread can place one without
+ * them. */
 static void child_after_fork(void)
 {
-    fork_survivor = lp_self_id();
+    fork_survivor = ll_load_relaxed(&forker); /* relaxed: stored by this thread (prepare_fork) */
+    ll_store_relaxed(&survivor_gen, lp_fork_gen_now()); /* relaxed: the child's only thread */
     const void *lock;
     while ((lock = ll_rw_held_find(placed_before_fork, NULL)) != NULL) { /* a repaired lock no longer matches */
         lp_rwlock *rw = (lp_rwlock *)lock;
@@ -214,7 +239,7 @@ void lp_rwlock_configure(void)
     /* the locks that wait in glibc's futexes park themselves (LL_CAP_PARKS_ITSELF); the others as their policy says */
     rw_cfg.never_parks = ll_spec_never_parks(pl.spec.ops, pl.spec.policy);
     configure_fallback();
-    pthread_atfork(NULL, NULL, child_after_fork);
+    pthread_atfork(prepare_fork, NULL, child_after_fork);
     if (lp_cfg.verbose)
         fprintf(stderr, "liblocklab-preload: rwlock=%s (%s%s) (%zu bytes per rwlock beyond the pthread_rwlock_t)\n",
                 pl.spec.name, value ? "LOCKLAB_RWLOCK" : "default",
@@ -373,7 +398,8 @@ static LL_COLD void fork_repair(lp_rwlock *rw, void *obj)
     uint32_t now = lp_fork_gen_now();
     if (ll_load_relaxed(gen) != now) { /* relaxed: under the arena's lock, which every repair takes */
         uint64_t w = ll_load_relaxed(&rw->writer); /* relaxed: under the arena's lock; the child's first look */
-        bool survivor_writes = w != 0 && (w & LP_OWNER_ID_MASK) == fork_survivor;
+        uint64_t forked = survivor();
+        bool survivor_writes = w != 0 && (w & LP_OWNER_ID_MASK) == forked;
         if (w != 0 && !survivor_writes) {
             ll_store_release(gen, now); /* a parent thread's write hold: held for ever, as glibc's */
         } else {
@@ -387,15 +413,10 @@ static LL_COLD void fork_repair(lp_rwlock *rw, void *obj)
             }
             if (survivor_writes) { /* the survivor's write hold, taken again for it (we may be another thread) */
                 r.ops->write_acquire(r.state, r.wp);
-                ll_store_relaxed(&rw->writer, lp_owner_tag_of(fork_survivor)); /* relaxed: compared with readers' own ids */
+                ll_store_relaxed(&rw->writer, lp_owner_tag_of(forked)); /* relaxed: compared with readers' own ids */
             }
-            uintptr_t token;
-            if (lp_self_tid == fork_survivor && ll_rw_held_drop(rw, &token) >= 0) { /* our pre-fork read holds */
-                ll_rw_held_forget(rw);
-                token = r.ops->read_acquire(r.state, r.wp); /* recursion depth is lost: one hold */
-                if (!ll_rw_held_add(rw, token))
-                    r.ops->read_release(r.state, r.wp, token); /* no memory to record it: forgotten */
-            }
+            if (lp_self_tid == forked && ll_rw_held_by_me(rw)) /* our pre-fork read holds: taken again, as many */
+                ll_rw_held_retoken(rw, r.ops->read_acquire(r.state, r.wp));
             /* release, last: the holds above are taken again before another thread of the child,
              * reading gen (acquire, ref_of), uses the lock without waiting for this repair */
             ll_store_release(gen, now);

@@ -7,20 +7,24 @@
  *   write lock, an unlock by a thread that holds nothing); timed
  *   and clock variants (ETIMEDOUT; EINVAL for a bad clock or tv_nsec, as glibc, before anything); a process-shared
  *   rwlock shared with a child process (passed to glibc); fork: the forking thread's
- *   write and read holds carry over (also those of a thread whose only calls were read
- *   locks, which has no thread id), a lock another parent thread held for writing
- *   stays held; cancellation: a reader cancelled in its cleanup-protected section
+ *   write and read holds carry over (a re-entered one with its depth; also those of a
+ *   thread whose only calls were read locks, which has no thread id), a lock another
+ *   parent thread held for writing stays held, a hold of an rwlock initialised again
+ *   leaves the child alive; cancellation: a reader cancelled in its cleanup-protected section
  *   leaves the lock usable; one thread read-holds 1000 different rwlocks at once (glibc
  *   has no limit; lock coupling down a tree holds many), re-enters some, then releases
  *   them in another order; with 40 held, the 32 of the inline read-held set released newest
  *   first, the other 8 still held (wrlock EDEADLK).
- *   test_rwlock [glibc] [oom]: "glibc" skips the interposer-only expectations (run
+ *   test_rwlock [glibc] [oom|atfork]: "glibc" skips the interposer-only expectations (run
  *   without the interposer to check the test against glibc).  "oom": only this case:
  *   a child process lowers RLIMIT_AS, fills it, then initialises rwlocks (0 or ENOMEM)
  *   and uses never-used ones (their first use): each works and excludes, a read hold
  *   past the thread's inline read-held set answers 0 or EAGAIN (nothing held then), a
  *   thread started before the fill makes its first rwlock calls, and a fork child keeps
- *   the forking thread's holds; no death (the interposer used to _exit(2)).
+ *   the forking thread's holds; no death (the interposer used to _exit(2)).  "atfork":
+ *   only this case (atfork_lib.c preloaded after the interposer): that library's fork
+ *   handlers hold its rwlock across fork(), and its child handler, which runs before the
+ *   interposer's, unlocks it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -431,6 +435,51 @@ static void test_fork_other_first(void)
     CHECK_EQ(pthread_rwlock_unlock(&fo2), 0);
 }
 
+/* The forking thread holds a read lock twice (a re-entry): both holds carry over, so the
+ * lock stays read-held until the child's second unlock. */
+static pthread_rwlock_t fd2 = PTHREAD_RWLOCK_INITIALIZER;
+static void test_fork_recursive_reader(void)
+{
+    CHECK_EQ(pthread_rwlock_rdlock(&fd2), 0);
+    CHECK_EQ(pthread_rwlock_rdlock(&fd2), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int rc[4];
+        rc[0] = pthread_rwlock_unlock(&fd2);
+        rc[1] = (int)try_write_in_thread(&fd2); /* one hold left */
+        rc[2] = pthread_rwlock_unlock(&fd2);
+        rc[3] = (int)try_write_in_thread(&fd2); /* released: free */
+        static const int want[4] = {0, EBUSY, 0, 0};
+        child_exit_checked("fork, a reader twice", rc, want, 4);
+    }
+    CHECK_CHILD_OK(pid);
+    CHECK_EQ(pthread_rwlock_unlock(&fd2), 0);
+    CHECK_EQ(pthread_rwlock_unlock(&fd2), 0);
+}
+
+/* A thread holds a read lock and initialises it again (misuse, which glibc lets pass: the
+ * rwlock starts afresh, unlocked), then forks: the child lives (its fork handler has no lock
+ * to place for that forgotten hold). */
+static pthread_rwlock_t fx = PTHREAD_RWLOCK_INITIALIZER;
+static void *fork_after_reinit(void *arg)
+{
+    (void)arg;
+    CHECK_EQ(pthread_rwlock_rdlock(&fx), 0);
+    CHECK_EQ(pthread_rwlock_init(&fx, NULL), 0);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(0);
+    CHECK_CHILD_OK(pid);
+    return NULL; /* the forgotten hold ends with this thread */
+}
+static void test_fork_after_reinit(void)
+{
+    pthread_t t;
+    test_start(&t, fork_after_reinit, NULL);
+    pthread_join(t, NULL);
+    CHECK_EQ(try_write_in_thread(&fx), 0);
+}
+
 static void test_fork_reader_only(void)
 {
     pthread_t t;
@@ -683,6 +732,42 @@ static int case_oom(void)
     return oom_run_child(oom_child);
 }
 
+/* "atfork" (run with atfork_lib.c preloaded after the interposer): that library's fork handlers
+ * read- or write-lock its rwlock before the fork and unlock it after; its child handler, registered
+ * before the interposer's, runs before them.  The forking thread's hold carries over to it all the
+ * same, and its unlock frees the lock. */
+static int case_atfork(void)
+{
+    pthread_rwlock_t *l = (pthread_rwlock_t *)dlsym(RTLD_DEFAULT, "atfork_lib_rwlock");
+    volatile char *mode = (volatile char *)dlsym(RTLD_DEFAULT, "atfork_lib_rwlock_mode");
+    CHECK(l != NULL && mode != NULL);
+    if (!l || !mode)
+        return test_done("test_rwlock atfork");
+    CHECK_EQ(pthread_rwlock_wrlock(l), 0); /* the lock in use, and this thread known (a write hold) */
+    CHECK_EQ(pthread_rwlock_unlock(l), 0);
+    static const char modes[] = {'r', 'w'};
+    /* glibc's own write unlock in a child misfires (it compares the writer with the thread's
+     * tid, which the fork changed): the read hold only */
+    for (size_t i = 0; i < (glibc ? 1 : sizeof modes); i++) {
+        *mode = modes[i];
+        pid_t pid = fork();
+        if (pid == 0) {
+            int rc[5];
+            rc[0] = (int)try_write_in_thread(l); /* the child handler's unlock freed it */
+            rc[1] = pthread_rwlock_rdlock(l);
+            rc[2] = (int)try_write_in_thread(l);
+            rc[3] = pthread_rwlock_unlock(l);
+            rc[4] = (int)try_write_in_thread(l);
+            static const int want[5] = {0, 0, EBUSY, 0, 0};
+            child_exit_checked(modes[i] == 'r' ? "atfork_lib's read hold" : "atfork_lib's write hold", rc, want, 5);
+        }
+        CHECK_CHILD_OK(pid);
+        *mode = 0;
+        CHECK_EQ(try_write_in_thread(l), 0); /* the parent handler's unlock freed it */
+    }
+    return test_done("test_rwlock atfork");
+}
+
 int main(int argc, char **argv)
 {
     int arg = 1;
@@ -692,8 +777,10 @@ int main(int argc, char **argv)
         require_interposed((void *)pthread_rwlock_rdlock);
     if (argc > arg && strcmp(argv[arg], "oom") == 0)
         return case_oom();
+    if (argc > arg && strcmp(argv[arg], "atfork") == 0)
+        return case_atfork();
     if (argc > arg) {
-        fprintf(stderr, "usage: test_rwlock [glibc] [oom] (bad argument '%s')\n", argv[arg]);
+        fprintf(stderr, "usage: test_rwlock [glibc] [oom|atfork] (bad argument '%s')\n", argv[arg]);
         return 2;
     }
     test_share_and_exclude();
@@ -708,6 +795,8 @@ int main(int argc, char **argv)
         test_fork(); /* glibc's child waits for ever for the parent's waiting writer */
     test_fork_reader_only();
     test_fork_other_first();
+    test_fork_recursive_reader();
+    test_fork_after_reinit();
     test_cancel();
     test_many_read_holds();
     test_overflow_edge();
