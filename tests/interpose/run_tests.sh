@@ -29,6 +29,8 @@ rwlock)
     # pthread_rwlock_* under each LOCKLAB_RWLOCK (test_rwlock.c), the test itself checked against glibc first
     timeout 120 "$bindir/test_rwlock" glibc >/dev/null || bad "test_rwlock under glibc (exit $?)"
     timeout 120 "$bindir/test_rwlock" glibc oom >/dev/null || bad "test_rwlock oom under glibc (exit $?)"
+    timeout 60 env LD_PRELOAD="$bindir/libatfork_lib.so" "$bindir/test_rwlock" glibc atfork >/dev/null ||
+        bad "test_rwlock atfork under glibc (exit $?)"
     for spec in "$@"; do
         if timeout 120 env LOCKLAB_RWLOCK="$spec" LD_PRELOAD="$preload" "$bindir/test_rwlock"; then
             ok "LOCKLAB_RWLOCK=$spec test_rwlock"
@@ -41,6 +43,18 @@ rwlock)
         else
             bad "LOCKLAB_RWLOCK=$spec test_rwlock oom (exit $?)"
         fi
+        # another library's fork handlers hold an rwlock across fork (atfork_lib.c, loaded after us: its child handler runs first)
+        if timeout 60 env LOCKLAB_RWLOCK="$spec" LD_PRELOAD="$preload $bindir/libatfork_lib.so" "$bindir/test_rwlock" atfork; then
+            ok "LOCKLAB_RWLOCK=$spec test_rwlock atfork"
+        else
+            bad "LOCKLAB_RWLOCK=$spec test_rwlock atfork (exit $?)"
+        fi
+    done
+    # the verbose line's never-parks note: for a spinning policy, not for the rwlocks that wait in
+    # glibc's futexes (LL_CAP_PARKS_ITSELF) nor for a parking policy
+    for case in readpref:1 bravo:1 readpref-stp:0 pthread:0 bravo-pthread:0; do
+        n=$(LOCKLAB_RWLOCK=${case%:*} LOCKLAB_VERBOSE=1 LD_PRELOAD="$preload" sleep 0 2>&1 | grep -c 'rwlock=.*never parks')
+        [ "$n" = "${case#*:}" ] && ok "${case%:*}: never-parks note $n" || bad "${case%:*}: never-parks note $n, want ${case#*:}"
     done
     # ... said once at once, and counted at exit
     err=$(LOCKLAB_RWLOCK=bravo LOCKLAB_VERBOSE=1 LD_PRELOAD="$preload" timeout 60 "$bindir/test_rwlock" oom 2>&1 >/dev/null)
