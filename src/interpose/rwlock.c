@@ -144,6 +144,11 @@ static uint64_t fork_survivor;
 static ll_atomic_u32 survivor_gen;
 
 LL_INLINE rw_hdr *hdr_of(void *obj) { return (rw_hdr *)(void *)((char *)obj + rw_cfg.hdr_offset); }
+/* The fork generation rw's lock was placed in: its object's, or the fallback's (obj is rw->obj). */
+LL_INLINE ll_atomic_u32 *gen_of(lp_rwlock *rw, void *obj)
+{
+    return obj == (void *)RW_OBJ_FALLBACK ? &rw->fb_gen : &hdr_of(obj)->gen;
+}
 
 static const char *kind_name(const lp_rwlock *rw)
 {
@@ -177,8 +182,7 @@ static bool placed_before_fork(const void *lock, void *arg)
     void *obj = ll_load_relaxed(&rw->obj); /* relaxed: the child's only thread */
     if (obj == NULL)
         return false;
-    ll_atomic_u32 *gen = obj == (void *)RW_OBJ_FALLBACK ? &rw->fb_gen : &hdr_of(obj)->gen;
-    return ll_load_relaxed(gen) != lp_fork_gen_now(); /* relaxed: as above */
+    return ll_load_relaxed(gen_of(rw, obj)) != lp_fork_gen_now(); /* relaxed: as above */
 }
 
 /* The child of a fork, in the forking thread, its only thread yet: it is the survivor from
@@ -361,31 +365,35 @@ static bool spare_object(void)
     return true;
 }
 
-/* No object yet, or the fallback. */
-static LL_COLD rw_ref unusual_ref(lp_rwlock *rw, void *obj, void *pc)
+/* rw's object if it has one placed in this fork generation (the common case); else NULL. */
+LL_INLINE void *placed_obj(lp_rwlock *rw)
 {
-    if (obj == NULL)
-        obj = install(rw, pc);
-    if (obj == (void *)RW_OBJ_FALLBACK) {
-        if (LL_UNLIKELY(ll_load_acquire(&rw->fb_gen) != lp_fork_gen_now())) /* acquire: fork_repair's release */
-            fork_repair(rw, obj);
-        return fallback_ref(rw);
-    }
+    /* acquire: pairs with ll_arena_install's release (the initialised object) */
+    void *obj = ll_load_acquire(&rw->obj);
+    if (LL_UNLIKELY((uintptr_t)obj <= RW_OBJ_FALLBACK))
+        return NULL;
     if (LL_UNLIKELY(ll_load_acquire(&hdr_of(obj)->gen) != lp_fork_gen_now())) /* acquire: fork_repair's release */
-        fork_repair(rw, obj);
-    return object_ref(obj);
+        return NULL;
+    return obj;
 }
 
-LL_INLINE rw_ref ref_of(lp_rwlock *rw, void *pc)
+/* No object yet, the fallback, or a lock placed before a fork. */
+static LL_COLD rw_ref unusual_ref(lp_rwlock *rw, void *pc)
 {
     /* acquire: pairs with ll_arena_install's release (the initialised object) or install's
      * (the placed fallback) */
     void *obj = ll_load_acquire(&rw->obj);
-    if (LL_UNLIKELY((uintptr_t)obj <= RW_OBJ_FALLBACK))
-        return unusual_ref(rw, obj, pc);
-    if (LL_UNLIKELY(ll_load_acquire(&hdr_of(obj)->gen) != lp_fork_gen_now())) /* acquire: fork_repair's release */
+    if (obj == NULL)
+        obj = install(rw, pc);
+    if (LL_UNLIKELY(ll_load_acquire(gen_of(rw, obj)) != lp_fork_gen_now())) /* acquire: fork_repair's release */
         fork_repair(rw, obj);
-    return object_ref(obj);
+    return obj == (void *)RW_OBJ_FALLBACK ? fallback_ref(rw) : object_ref(obj);
+}
+
+LL_INLINE rw_ref ref_of(lp_rwlock *rw, void *pc)
+{
+    void *obj = placed_obj(rw);
+    return LL_LIKELY(obj != NULL) ? object_ref(obj) : unusual_ref(rw, pc);
 }
 
 /* In a fork child: place the lock (the object's, or the fallback) anew once, under the
@@ -394,7 +402,7 @@ static LL_COLD void fork_repair(lp_rwlock *rw, void *obj)
 {
     ll_arena_lock();
     bool fallback = obj == (void *)RW_OBJ_FALLBACK;
-    ll_atomic_u32 *gen = fallback ? &rw->fb_gen : &hdr_of(obj)->gen;
+    ll_atomic_u32 *gen = gen_of(rw, obj);
     uint32_t now = lp_fork_gen_now();
     if (ll_load_relaxed(gen) != now) { /* relaxed: under the arena's lock, which every repair takes */
         uint64_t w = ll_load_relaxed(&rw->writer); /* relaxed: under the arena's lock; the child's first look */
@@ -553,20 +561,9 @@ static __attribute__((noinline)) int unlock(lp_rwlock *rw)
  * inline cases (rw_held.h).  Anything else goes to the general functions above, which decide
  * as before: a failed try (contention) too, which tries once more before it waits. */
 
-/* rw's object, if the fast path may use it; else NULL. */
-LL_INLINE void *fast_obj(lp_rwlock *rw)
-{
-    void *obj = ll_load_acquire(&rw->obj); /* acquire: as ref_of's */
-    if (LL_UNLIKELY((uintptr_t)obj <= RW_OBJ_FALLBACK))
-        return NULL;
-    if (LL_UNLIKELY(ll_load_acquire(&hdr_of(obj)->gen) != lp_fork_gen_now())) /* acquire: as ref_of's */
-        return NULL;
-    return obj;
-}
-
 LL_INLINE int rdlock_fast(lp_rwlock *rw, enum how how, void *pc)
 {
-    void *obj = fast_obj(rw);
+    void *obj = placed_obj(rw);
     /* relaxed: this thread's own write hold would be its own store; any other is the try's business */
     if (LL_LIKELY(obj != NULL) && ll_rw_held_tls.n == 0 && ll_load_relaxed(&rw->writer) == 0) {
         rw_hdr *h = hdr_of(obj);
@@ -581,7 +578,7 @@ LL_INLINE int rdlock_fast(lp_rwlock *rw, enum how how, void *pc)
 
 LL_INLINE int wrlock_fast(lp_rwlock *rw, enum how how, void *pc)
 {
-    void *obj = fast_obj(rw);
+    void *obj = placed_obj(rw);
     uint64_t id = lp_self_tid;
     /* relaxed: as rdlock_fast's */
     if (LL_LIKELY(obj != NULL) && id != 0 && ll_rw_held_tls.n == 0 && ll_load_relaxed(&rw->writer) == 0) {
@@ -596,7 +593,7 @@ LL_INLINE int wrlock_fast(lp_rwlock *rw, enum how how, void *pc)
 
 LL_INLINE int unlock_fast(lp_rwlock *rw)
 {
-    void *obj = fast_obj(rw);
+    void *obj = placed_obj(rw);
     if (LL_LIKELY(obj != NULL)) {
         rw_hdr *h = hdr_of(obj);
         uint64_t w = ll_load_relaxed(&rw->writer); /* relaxed: only this thread stores its own id */
