@@ -50,7 +50,7 @@ uninstall:
 test: test-unit test-tsan test-asan test-python
 
 test-unit: deps-test build
-	cd $(BUILD) && ctest --output-on-failure -j 1
+	cd $(BUILD) && ctest --output-on-failure -j 2
 
 # Sanitizer builds of the validator (every lock x policy x client, shorter cases)
 # and of test_sync (condition variables and semaphores), and the lightweight-thread

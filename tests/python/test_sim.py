@@ -248,7 +248,8 @@ def test_validate_papers_experiment_interval(fake_sim, tmp_path):
     matrix = simvalidate.load_matrix()
     long = {n for n, e in matrix["experiments"].items() if e.get("sim_seconds")}
     assert long, "no experiment of the matrix has its own interval"
-    p = locklab("sim", "validate", "--part", "papers", "--out", tmp_path / "v", env=env)
+    # one run per configuration: the intervals are the question, not the medians
+    p = locklab("sim", "validate", "--part", "papers", "--runs", "1", "--out", tmp_path / "v", env=env)
     assert p.returncode == 0, p.stderr
     runs = [l.split() for l in log.read_text().splitlines()]
     spans = {(l[1], int(l[2]), l[3], float(l[5])) for l in runs}
@@ -260,7 +261,8 @@ def test_validate_papers_experiment_interval(fake_sim, tmp_path):
     assert {d for *_, d in spans} - {probes} == {0.1} | {matrix["experiments"][n]["sim_seconds"] for n in long}
     assert "simulated s a run (" in (tmp_path / "v" / "validation.md").read_text()
     log.write_text("")
-    p = locklab("sim", "validate", "--part", "papers", "--sim-duration", "0.002", "--out", tmp_path / "w", env=env)
+    p = locklab("sim", "validate", "--part", "papers", "--runs", "1", "--sim-duration", "0.002", "--out", tmp_path / "w",
+                env=env)
     assert p.returncode == 0, p.stderr
     assert {float(l.split()[5]) for l in log.read_text().splitlines()} - {probes} == {0.002}
 
