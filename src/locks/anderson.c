@@ -128,13 +128,9 @@ static bool anderson_try(void *l) { return ll_anderson_try_acquire((ll_anderson_
  * then leave a note, and wake our successor if it sleeps: it watches our slot now. */
 bool ll_anderson_acquire_until(ll_anderson_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
 {
-    if (ll_anderson_try_acquire(l))
-        return true;
-    if (!ll_gone_reserve(&l->gone)) { /* another timed waiter has a ticket: poll until it is done */
-        int r = ll_gone_reserve_until(&l->gone, anderson_try, l, wp, deadline_ns);
-        if (r != 1)
-            return r == 2;
-    }
+    int r = ll_gone_reserve_until(&l->gone, anderson_try, l, wp, deadline_ns); /* the lock at once, or the note's reservation */
+    if (r != 1)
+        return r == 2;
     uint32_t t = ll_faa(&l->next, 1, LL_RELAXED); /* relaxed: ordering comes from the slot */
     anderson_ctx c = {l, t, slot_of(l, t), 0};
     while (!admitted(&c) && ll_now_ns() < deadline_ns) {
