@@ -34,6 +34,7 @@
 
 #include "locklab/anderson.h"
 #include "locklab/registry.h"
+#include "slot_array.h"
 #include "ticket_gone.h"
 
 void ll_anderson_init(ll_anderson_lock *l, ll_anderson_slot *slots, uint32_t nslots)
@@ -174,17 +175,10 @@ static const ll_param params[] = {
 };
 static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
-    uint32_t n = (uint32_t)p[0];
-    if (n & (n - 1)) {
-        snprintf(err, errlen, "anderson: slots=%u is not a power of two (valid: 2, 4, 8, ..., 65536)", n);
+    void *mem = ll_slot_array("anderson", p[0], sizeof(ll_anderson_slot), err, errlen);
+    if (!mem)
         return -1;
-    }
-    void *mem = NULL;
-    if (posix_memalign(&mem, LL_SECTOR, (size_t)n * sizeof(ll_anderson_slot)) != 0) {
-        snprintf(err, errlen, "anderson: out of memory for %u slots", n);
-        return -1;
-    }
-    ll_anderson_init((ll_anderson_lock *)s, (ll_anderson_slot *)mem, n);
+    ll_anderson_init((ll_anderson_lock *)s, (ll_anderson_slot *)mem, (uint32_t)p[0]);
     return 0;
 }
 static void destroy(void *s) { free(((ll_anderson_lock *)s)->slots); }
