@@ -109,11 +109,9 @@ typedef struct lp_rwlock {
 #define RW_FALLBACK_SPEC "readpref-stp"
 
 #if defined(__x86_64__)
-_Static_assert(sizeof(lp_rwlock) == sizeof(pthread_rwlock_t), "lp_rwlock must overlay pthread_rwlock_t exactly");
-_Static_assert(__builtin_offsetof(lp_rwlock, shared) == __builtin_offsetof(pthread_rwlock_t, __data.__shared),
-               "lp_rwlock.shared must be glibc's __shared");
-_Static_assert(__builtin_offsetof(lp_rwlock, flags) == __builtin_offsetof(pthread_rwlock_t, __data.__flags),
-               "lp_rwlock.flags must be glibc's __flags");
+LP_OVERLAYS(lp_rwlock, pthread_rwlock_t);
+LP_AT_GLIBC_FIELD(lp_rwlock, shared, pthread_rwlock_t, __shared);
+LP_AT_GLIBC_FIELD(lp_rwlock, flags, pthread_rwlock_t, __flags);
 #endif
 
 /* The object's header, after the algorithm's state. */
