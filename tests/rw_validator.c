@@ -64,7 +64,7 @@ static void broken_wrunlock(broken *b) { ll_store_release(&b->writer, 0); }
 
 /* A lock under test: a registry rwlock (generic handle) or the broken one. */
 typedef struct rlut {
-    LL_ALIGNED(LL_SECTOR) ll_rwlock *h; /* a whole sector: aligned_alloc wants a multiple of the alignment */
+    LL_ALIGNED(LL_SECTOR) ll_rwlock *h;
     broken b;
 } rlut;
 static void rd(rlut *l) { l->h ? ll_rwlock_rdlock(l->h) : broken_rd(&l->b); }
@@ -87,7 +87,6 @@ typedef struct shared {
 
 typedef struct worker {
     LL_ALIGNED(LL_SECTOR) shared *sh;
-    pthread_t tid;
     uint64_t reads, writes;
     int index;
 } worker;
@@ -195,22 +194,17 @@ static void sleep_s(double s)
 /* mixed, trytimed, overlap: T workers for `seconds`.  Returns 1 if the checks held. */
 static int run_workers(rlut *l, enum client c, int threads, double seconds, char *detail, size_t dlen)
 {
-    shared *sh = aligned_alloc(LL_SECTOR, sizeof *sh);
-    memset(sh, 0, sizeof *sh);
+    shared *sh = vd_zalloc(sizeof *sh);
     sh->l = l;
     sh->client = c;
-    worker *ws = aligned_alloc(LL_SECTOR, sizeof(worker) * (size_t)threads);
-    memset(ws, 0, sizeof(worker) * (size_t)threads);
+    worker *ws = vd_zalloc(sizeof(worker) * (size_t)threads);
     for (int t = 0; t < threads; t++) {
         ws[t].sh = sh;
         ws[t].index = t;
-        test_start(&ws[t].tid, worker_main, &ws[t]);
     }
-    sleep_s(seconds);
-    ll_store_relaxed(&sh->stop, 1);
+    vd_run(threads, worker_main, ws, sizeof(worker), seconds, &sh->stop);
     uint64_t reads = 0, writes = 0;
     for (int t = 0; t < threads; t++) {
-        pthread_join(ws[t].tid, NULL);
         reads += ws[t].reads;
         writes += ws[t].writes;
     }
@@ -321,8 +315,7 @@ static int run_wakeup(rlut *l, int threads, int rounds, char *detail, size_t dle
 static int validate(const char *spec, int client, int threads, double seconds)
 {
     enum client c = (enum client)client;
-    rlut *l = aligned_alloc(LL_SECTOR, sizeof(rlut));
-    memset(l, 0, sizeof *l);
+    rlut *l = vd_zalloc(sizeof(rlut));
     char err[512], detail[256] = "";
     l->h = ll_rwlock_create(spec, err, sizeof err);
     if (!l->h) {
@@ -341,26 +334,12 @@ static int validate(const char *spec, int client, int threads, double seconds)
 /* One round of --broken: the mixed client on the rwlock whose readers test, then enter. */
 static int broken_round(int threads)
 {
-    rlut *l = aligned_alloc(LL_SECTOR, sizeof(rlut));
-    memset(l, 0, sizeof *l);
+    rlut *l = vd_zalloc(sizeof(rlut));
     char detail[256];
     int held = run_workers(l, MIXED, threads ? threads : 4, 0.5, detail, sizeof detail);
     free(l);
     return held;
 }
 
-int main(int argc, char **argv)
-{
-    static const validator_driver d = {
-        .prog = "rw_validator",
-        .broken_line = "broken rwlock %s by the rw validator",
-        .client_names = client_names,
-        .nclients = NCLIENTS,
-        .once = 1u << RECURSIVE,
-        .watchdog_s = 60,
-        .list = ll_rwlock_list,
-        .validate = validate,
-        .broken_round = broken_round,
-    };
-    return validator_main(&d, argc, argv);
-}
+VALIDATOR_MAIN(.prog = "rw_validator", .broken_line = "broken rwlock %s by the rw validator", .once = 1u << RECURSIVE,
+               .watchdog_s = 60, .list = ll_rwlock_list)

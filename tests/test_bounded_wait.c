@@ -24,6 +24,7 @@
 
 #include "locklab/atomics.h"
 #include "locklab/locklab.h"
+#include "test_lock.h"
 #include "test_util.h"
 
 enum { THREADS = 8 };
@@ -74,12 +75,7 @@ static int bounded_wait(const char *spec)
 {
     static wait_case c;
     memset(&c, 0, sizeof c);
-    char err[256];
-    c.lock = ll_lock_create(spec, err, sizeof err);
-    if (!c.lock) {
-        fprintf(stderr, "%s: %s\n", spec, err);
-        return 1;
-    }
+    c.lock = test_lock_create(spec);
     wait_arg args[THREADS];
     memset(args, 0, sizeof args);
     for (int i = 0; i < THREADS; i++)

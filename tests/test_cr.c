@@ -21,6 +21,7 @@
 #include "locklab/locklab.h"
 #include "locklab/mcscr.h"
 #include "locklab/mcscrn.h"
+#include "test_lock.h"
 #include "test_util.h"
 
 static ll_wait_policy yield_wp = LL_WAIT_POLICY_INIT(ll_wait_yield); /* never parks: no deferral */
@@ -194,12 +195,7 @@ static void starvation_test(const char *spec)
 {
     static starve_case c;
     memset(&c, 0, sizeof c);
-    char err[256];
-    c.lock = ll_lock_create(spec, err, sizeof err);
-    if (!c.lock) {
-        CHECK(0, "%s: %s", spec, err);
-        return;
-    }
+    c.lock = test_lock_create(spec);
     pthread_t tids[SN];
     starve_arg args[SN];
     for (int i = 0; i < SN; i++) {

@@ -33,34 +33,43 @@
 #include "locklab/twa.h"
 #include "test_util.h"
 
-enum { THREADS = 4, ROUNDS = 20000, NLOCKS = 17 };
+enum { THREADS = 4, ROUNDS = 20000 };
 
-static ll_tas_lock tas = LL_TAS_INITIALIZER;
-static ll_ttas_lock ttas = LL_TTAS_INITIALIZER;
-static ll_backoff_lock backoff = LL_BACKOFF_INITIALIZER;
-static ll_ticket_lock ticket = LL_TICKET_INITIALIZER;
-static ll_twa_lock twa = LL_TWA_INITIALIZER;
+/* The locks with a static initialiser and the common verbs (LL_LOCK_VERBS), each with the
+ * waiting policy both parts use: X(NAME, UP, "name", policy) for ll_NAME_lock NAME =
+ * LL_UP_INITIALIZER.  Part 2 also takes mcs (with a node), clh and anderson (from init). */
+#define STATIC_LOCKS(X)                                                                                \
+    X(tas, TAS, "tas", yield)                                                                          \
+    X(ttas, TTAS, "ttas", yield)                                                                       \
+    X(backoff, BACKOFF, "backoff", spin)                                                               \
+    X(ticket, TICKET, "ticket", yield)                                                                 \
+    X(ticket_pb, TICKET_PB, "ticket-pb", spin)                                                         \
+    X(twa, TWA, "twa", park)                                                                           \
+    X(k42, K42, "k42", park)                                                                           \
+    X(lifocr, LIFOCR, "lifocr", park)                                                                  \
+    X(hemlock, HEMLOCK, "hemlock", park)                                                               \
+    X(reciprocating, RECIPROCATING, "reciprocating", park)                                             \
+    X(parkinglot, PARKINGLOT, "parkinglot", spin)                                                      \
+    X(standby, STANDBY, "standby", spin)                                                               \
+    X(fissile, FISSILE, "fissile", park)                                                               \
+    X(shfl, SHFL, "shfl", park)
+
+#define DECLARE(NAME, UP, STR, WP) static ll_##NAME##_lock NAME = LL_##UP##_INITIALIZER;
+STATIC_LOCKS(DECLARE)
 static ll_mcs_lock mcs = LL_MCS_INITIALIZER;
-static ll_k42_lock k42 = LL_K42_INITIALIZER;
 static ll_clh_lock clh;
 static ll_anderson_lock anderson;
 static ll_anderson_slot anderson_slots[8];
-static ll_ticket_pb_lock ticket_pb = LL_TICKET_PB_INITIALIZER;
-static ll_lifocr_lock lifocr = LL_LIFOCR_INITIALIZER;
-static ll_hemlock_lock hemlock = LL_HEMLOCK_INITIALIZER;
-static ll_reciprocating_lock recip = LL_RECIPROCATING_INITIALIZER;
-static ll_parkinglot_lock parkinglot = LL_PARKINGLOT_INITIALIZER;
-static ll_standby_lock standby = LL_STANDBY_INITIALIZER;
-static ll_fissile_lock fissile = LL_FISSILE_INITIALIZER;
-static ll_shfl_lock shfl = LL_SHFL_INITIALIZER;
 static ll_wait_policy spin = LL_WAIT_POLICY_INIT(ll_wait_spin);
 static ll_wait_policy yield = LL_WAIT_POLICY_INIT(ll_wait_yield);
 static ll_wait_policy park = LL_WAIT_POLICY_INIT(ll_wait_park);
+
+/* Part 2's counters, one per lock: I_NAME. */
+#define INDEX(NAME, UP, STR, WP) I_##NAME,
+enum { STATIC_LOCKS(INDEX) I_mcs, I_clh, I_anderson, NLOCKS };
 static unsigned long counters[NLOCKS];
-static const char *const names[NLOCKS] = {"tas", "ttas",     "backoff",   "ticket", "twa",   "mcs",
-                                          "k42", "clh",      "anderson", "ticket-pb", "lifocr",
-                                          "hemlock", "reciprocating", "parkinglot", "fissile", "shfl",
-                                          "standby"};
+#define NAME_OF(NAME, UP, STR, WP) STR,
+static const char *const names[NLOCKS] = {STATIC_LOCKS(NAME_OF) "mcs", "clh", "anderson"};
 
 /* ---- 1. the verbs, one thread ------------------------------------------------------- */
 
@@ -118,20 +127,8 @@ static void report(const char *what, bool ok)
 static void test_verbs(void)
 {
     /* From the static initialisers. */
-    VERBS(tas, &tas, &yield, "tas: verbs agree (initialiser)");
-    VERBS(ttas, &ttas, &yield, "ttas: verbs agree (initialiser)");
-    VERBS(backoff, &backoff, &spin, "backoff: verbs agree (initialiser)");
-    VERBS(ticket, &ticket, &yield, "ticket: verbs agree (initialiser)");
-    VERBS(ticket_pb, &ticket_pb, &spin, "ticket-pb: verbs agree (initialiser)");
-    VERBS(twa, &twa, &park, "twa: verbs agree (initialiser)");
-    VERBS(k42, &k42, &park, "k42: verbs agree (initialiser)");
-    VERBS(lifocr, &lifocr, &park, "lifocr: verbs agree (initialiser)");
-    VERBS(hemlock, &hemlock, &park, "hemlock: verbs agree (initialiser)");
-    VERBS(reciprocating, &recip, &park, "reciprocating: verbs agree (initialiser)");
-    VERBS(parkinglot, &parkinglot, &spin, "parkinglot: verbs agree (initialiser)");
-    VERBS(standby, &standby, &spin, "standby: verbs agree (initialiser)");
-    VERBS(fissile, &fissile, &park, "fissile: verbs agree (initialiser)");
-    VERBS(shfl, &shfl, &park, "shfl: verbs agree (initialiser)");
+#define CHECK_INITIALISER(NAME, UP, STR, WP) VERBS(NAME, &NAME, &WP, STR ": verbs agree (initialiser)");
+    STATIC_LOCKS(CHECK_INITIALISER)
 
     /* From init, with non-default parameters where the algorithm has them. */
     INIT_VERBS(tas, t1, &spin, "tas: verbs agree (init)");
@@ -191,24 +188,15 @@ static void *worker(void *arg)
 {
     (void)arg;
     ll_mcs_node mcs_node;
+#define ROUND(NAME, UP, STR, WP)                                                                       \
+    ll_##NAME##_acquire(&NAME, &WP);                                                                   \
+    counters[I_##NAME]++;                                                                              \
+    ll_##NAME##_release(&NAME, &WP);
     for (int i = 0; i < ROUNDS; i++) {
-        ll_tas_acquire(&tas, &yield); counters[0]++; ll_tas_release(&tas, &yield);
-        ll_ttas_acquire(&ttas, &yield); counters[1]++; ll_ttas_release(&ttas, &yield);
-        ll_backoff_acquire(&backoff, &spin); counters[2]++; ll_backoff_release(&backoff, &spin);
-        ll_ticket_acquire(&ticket, &yield); counters[3]++; ll_ticket_release(&ticket, &yield);
-        ll_twa_acquire(&twa, &park); counters[4]++; ll_twa_release(&twa, &park);
-        ll_mcs_acquire(&mcs, &mcs_node, &park); counters[5]++; ll_mcs_release(&mcs, &mcs_node, &park);
-        ll_k42_acquire(&k42, &park); counters[6]++; ll_k42_release(&k42, &park);
-        ll_clh_acquire(&clh, &park); counters[7]++; ll_clh_release(&clh, &park);
-        ll_anderson_acquire(&anderson, &park); counters[8]++; ll_anderson_release(&anderson, &park);
-        ll_ticket_pb_acquire(&ticket_pb, &spin); counters[9]++; ll_ticket_pb_release(&ticket_pb, &spin);
-        ll_lifocr_acquire(&lifocr, &park); counters[10]++; ll_lifocr_release(&lifocr, &park);
-        ll_hemlock_acquire(&hemlock, &park); counters[11]++; ll_hemlock_release(&hemlock, &park);
-        ll_reciprocating_acquire(&recip, &park); counters[12]++; ll_reciprocating_release(&recip, &park);
-        ll_parkinglot_acquire(&parkinglot, &spin); counters[13]++; ll_parkinglot_release(&parkinglot, &spin);
-        ll_fissile_acquire(&fissile, &park); counters[14]++; ll_fissile_release(&fissile, &park);
-        ll_shfl_acquire(&shfl, &park); counters[15]++; ll_shfl_release(&shfl, &park);
-        ll_standby_acquire(&standby, &spin); counters[16]++; ll_standby_release(&standby, &spin);
+        STATIC_LOCKS(ROUND)
+        ll_mcs_acquire(&mcs, &mcs_node, &park); counters[I_mcs]++; ll_mcs_release(&mcs, &mcs_node, &park);
+        ll_clh_acquire(&clh, &park); counters[I_clh]++; ll_clh_release(&clh, &park);
+        ll_anderson_acquire(&anderson, &park); counters[I_anderson]++; ll_anderson_release(&anderson, &park);
     }
     return NULL;
 }

@@ -30,6 +30,7 @@
 #include "locklab/core.h"
 #include "locklab/locklab.h"
 #include "locklab/sync.h"
+#include "test_lock.h"
 #include "bench_mutex.h" /* the lock under test plus its deferred wakes */
 #include "test_util.h"
 #include "waitlist.h" /* white box: count a semaphore's listed waiters */
@@ -38,12 +39,7 @@
 
 static void tm_init(bench_mutex *m, const char *spec)
 {
-    char err[256];
-    m->lock = ll_lock_create(spec, err, sizeof err);
-    if (!m->lock) {
-        fprintf(stderr, "%s\n", err);
-        exit(2);
-    }
+    m->lock = test_lock_create(spec);
     m->deferred.head = NULL;
 }
 

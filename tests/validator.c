@@ -92,7 +92,6 @@ struct shared {
 
 typedef struct worker {
     LL_ALIGNED(LL_SECTOR) shared *sh;
-    pthread_t tid;
     uint64_t acquired;
     int index;
 } worker;
@@ -139,26 +138,19 @@ static uint64_t last_timeouts; /* the timed client's give-ups in the last case *
 /* Runs one case; returns 1 if mutual exclusion held (nested/mixed: for both locks). */
 static int run_case(lut *a, lut *b, enum client c, int threads, double seconds, uint64_t *total_out)
 {
-    shared *sh = aligned_alloc(LL_SECTOR, sizeof *sh);
-    memset(sh, 0, sizeof *sh);
+    shared *sh = vd_zalloc(sizeof *sh);
     sh->a = a;
     sh->b = b;
     sh->client = c;
-    worker *ws = aligned_alloc(LL_SECTOR, sizeof(worker) * (size_t)threads);
-    memset(ws, 0, sizeof(worker) * (size_t)threads);
+    worker *ws = vd_zalloc(sizeof(worker) * (size_t)threads);
     for (int t = 0; t < threads; t++) {
         ws[t].sh = sh;
         ws[t].index = t;
-        test_start(&ws[t].tid, worker_main, &ws[t]);
     }
-    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-    nanosleep(&ts, NULL);
-    ll_store_relaxed(&sh->stop, 1);
+    vd_run(threads, worker_main, ws, sizeof(worker), seconds, &sh->stop);
     uint64_t total = 0;
-    for (int t = 0; t < threads; t++) {
-        pthread_join(ws[t].tid, NULL);
+    for (int t = 0; t < threads; t++)
         total += ws[t].acquired;
-    }
     int ok = sh->counter_a == total && sh->violations == 0 && ((c != NESTED && c != MIXED) || sh->counter_b == total);
     *total_out = total;
     last_timeouts = ll_load_relaxed(&sh->timeouts); /* relaxed: the workers were joined */
@@ -221,17 +213,5 @@ static int broken_round(int threads)
     return held;
 }
 
-int main(int argc, char **argv)
-{
-    static const validator_driver d = {
-        .prog = "validator",
-        .broken_line = "broken lock %s by the validator",
-        .client_names = client_names,
-        .nclients = NCLIENTS,
-        .watchdog_s = 120,
-        .list = ll_lock_list,
-        .validate = validate,
-        .broken_round = broken_round,
-    };
-    return validator_main(&d, argc, argv);
-}
+VALIDATOR_MAIN(.prog = "validator", .broken_line = "broken lock %s by the validator", .watchdog_s = 120,
+               .list = ll_lock_list)

@@ -3,7 +3,7 @@
  * watchdog, the list of specs, the loop over specs x clients x thread counts,
  * the --broken rounds and the summary line.  A validator fills a
  * validator_driver with its clients and cases and returns validator_main(...)
- * from main:
+ * from main, which VALIDATOR_MAIN writes (end of this file):
  *
  *   <prog> [--client C|all] [--threads N] [--duration S] [--lock SPEC]... [--broken]
  *
@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "locklab/locklab.h"
+#include "test_util.h"
 
 typedef struct validator_driver {
     const char *prog;                /* "validator": error messages and the watchdog's line */
@@ -149,4 +150,43 @@ static int validator_main(const validator_driver *d, int argc, char **argv)
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
+
+/* n zeroed bytes, sector-aligned (a case's shared block and workers: no false sharing
+ * with their neighbours); free() them. */
+static void *vd_zalloc(size_t n)
+{
+    void *p = aligned_alloc(LL_SECTOR, (n + LL_SECTOR - 1) / LL_SECTOR * LL_SECTOR);
+    if (!p) {
+        perror("aligned_alloc");
+        exit(1);
+    }
+    return memset(p, 0, n);
+}
+
+/* A case's run: `threads` workers, worker i running fn(workers + i * stride), for `seconds`;
+ * then *stop set (the workers' loop condition) and all joined. */
+static void vd_run(int threads, test_thread_fn fn, void *workers, size_t stride, double seconds, ll_atomic_u32 *stop)
+{
+    pthread_t *t = (pthread_t *)malloc(sizeof(pthread_t) * (size_t)threads);
+    if (!t) {
+        perror("malloc");
+        exit(1);
+    }
+    test_start_n(t, threads, fn, workers, stride);
+    test_sleep_us((long)(seconds * 1e6));
+    ll_store_relaxed(stop, 1); /* relaxed: a stop hint; the joins order the rest */
+    test_join_n(t, threads);
+    free(t);
+}
+
+/* The main of a validator whose source names its parts after the driver's fields
+ * (client_names, NCLIENTS, validate, broken_round); the other fields are the arguments:
+ *   VALIDATOR_MAIN(.prog = "validator", .broken_line = "...", .watchdog_s = 120, .list = ll_lock_list) */
+#define VALIDATOR_MAIN(...)                                                                              \
+    int main(int argc, char **argv)                                                                      \
+    {                                                                                                    \
+        static const validator_driver d = {.client_names = client_names, .nclients = NCLIENTS,          \
+                                           .validate = validate, .broken_round = broken_round, __VA_ARGS__}; \
+        return validator_main(&d, argc, argv);                                                           \
+    }
 #endif

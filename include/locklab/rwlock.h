@@ -44,6 +44,16 @@ typedef struct ll_rwlock_ops {
     bool (*write_acquire_until)(void *state, ll_wait_policy *wp, uint64_t deadline_ns);
     void (*write_release)(void *state, ll_wait_policy *wp);
 } ll_rwlock_ops;
+/* The ops of an rwlock whose source names its verbs as the fields above (static functions
+ * read_acquire, read_try, ..., write_release), with the descriptor DESC:
+ *   const ll_rwlock_ops ll_rwlock_x = LL_RWLOCK_OPS(&desc); */
+#define LL_RWLOCK_OPS(DESC)                                                                \
+    {                                                                                      \
+        .desc = (DESC), .read_acquire = read_acquire, .read_try = read_try,                \
+        .read_acquire_until = read_acquire_until, .read_release = read_release,            \
+        .write_acquire = write_acquire, .write_try = write_try,                            \
+        .write_acquire_until = write_acquire_until, .write_release = write_release,        \
+    }
 
 extern const ll_rwlock_ops ll_rwlock_pft, ll_rwlock_readpref, ll_rwlock_rwgate, ll_rwlock_bravo, ll_rwlock_bravo_pthread, ll_rwlock_numarw,
     ll_rwlock_pthread;

@@ -5,6 +5,7 @@
 
 #include "locklab/locklab.h"
 #include "locklab/registry.h"
+#include "handle.h"
 
 struct ll_lock {
     const ll_lock_ops *ops;
@@ -57,28 +58,41 @@ int ll_lock_place(const ll_spec *spec, ll_defaults defaults, void *state, ll_wai
     return 0;
 }
 
+void *ll_handle_alloc(const ll_spec *s, size_t head, size_t head_align, const char *what, const char *spec,
+                      ll_placement *pl, char *err, size_t errlen)
+{
+    ll_lock_place(s, LL_DEFAULTS_MEASURED, NULL, NULL, pl, err, errlen); /* sizes only: cannot fail */
+    void *mem = NULL;
+    size_t align = pl->state_align > head_align ? pl->state_align : head_align;
+    if (posix_memalign(&mem, align, head + pl->state_bytes) != 0) {
+        snprintf(err, errlen, "out of memory creating %s '%s'", what, spec);
+        return NULL;
+    }
+    return memset(mem, 0, head);
+}
+
+void *ll_handle_place(void *h, const ll_placement *pl, char *name, void *state, ll_wait_policy *wp, char *err,
+                      size_t errlen)
+{
+    memcpy(name, pl->spec.name, sizeof pl->spec.name);
+    if (ll_lock_place(&pl->spec, LL_DEFAULTS_MEASURED, state, wp, NULL, err, errlen) != 0) {
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
 ll_lock *ll_lock_create(const char *spec, char *err, size_t errlen)
 {
     ll_spec s;
+    ll_placement pl;
     if (ll_spec_parse(spec, &s, err, errlen) != 0)
         return NULL;
-    ll_placement pl;
-    ll_lock_place(&s, LL_DEFAULTS_MEASURED, NULL, NULL, &pl, err, errlen); /* sizes only: cannot fail */
-    void *mem = NULL;
-    size_t align = pl.state_align > LL_ALIGNOF(ll_lock) ? pl.state_align : LL_ALIGNOF(ll_lock);
-    if (posix_memalign(&mem, align, sizeof(ll_lock) + pl.state_bytes) != 0) {
-        snprintf(err, errlen, "out of memory creating lock '%s'", spec);
+    ll_lock *l = (ll_lock *)ll_handle_alloc(&s, sizeof(ll_lock), LL_ALIGNOF(ll_lock), "lock", spec, &pl, err, errlen);
+    if (!l)
         return NULL;
-    }
-    ll_lock *l = (ll_lock *)mem;
-    memset(l, 0, sizeof(ll_lock));
     l->ops = s.ops;
-    memcpy(l->name, s.name, sizeof l->name);
-    if (ll_lock_place(&pl.spec, LL_DEFAULTS_MEASURED, l->state, &l->wp, NULL, err, errlen) != 0) {
-        free(l);
-        return NULL;
-    }
-    return l;
+    return (ll_lock *)ll_handle_place(l, &pl, l->name, l->state, &l->wp, err, errlen);
 }
 
 void ll_lock_destroy(ll_lock *l)
@@ -106,16 +120,20 @@ const char *ll_lock_name(const ll_lock *l) { return l->name; }
 unsigned long long ll_lock_spin_ns(const ll_lock *l) { return l->wp.ops->has_budget ? l->wp.spin_ns : 0; }
 bool ll_lock_never_parks(const ll_lock *l) { return ll_spec_never_parks(l->ops, l->wp.ops); }
 
+void ll_specs_of(const ll_lock_ops *ops, void (*fn)(const char *spec, void *arg), void *arg)
+{
+    for (int p = 0; ll_wait_policies[p]; p++) {
+        if (!(ops->policies & LL_POLICY_BIT(p)))
+            continue;
+        char name[96];
+        snprintf(name, sizeof name, "%s%s%s", ops->name, p ? "-" : "", p ? ll_wait_policies[p]->name : "");
+        fn(name, arg);
+    }
+}
+
 void ll_lock_list(void (*fn)(const char *spec, void *arg), void *arg)
 {
     const ll_lock_ops *ops;
-    for (size_t i = 0; (ops = ll_lock_algorithm(i)) != NULL; i++) {
-        for (int p = 0; ll_wait_policies[p]; p++) {
-            if (!(ops->policies & LL_POLICY_BIT(p)))
-                continue;
-            char name[96];
-            snprintf(name, sizeof name, "%s%s%s", ops->name, p ? "-" : "", p ? ll_wait_policies[p]->name : "");
-            fn(name, arg);
-        }
-    }
+    for (size_t i = 0; (ops = ll_lock_algorithm(i)) != NULL; i++)
+        ll_specs_of(ops, fn, arg);
 }

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "locklab/rwlock.h"
+#include "handle.h"
 #include "rw_held.h"
 
 static const ll_rwlock_ops *const rwlocks[] = {
@@ -46,16 +47,8 @@ int ll_rwlock_spec_parse(const char *spec, ll_spec *out, char *err, size_t errle
 
 void ll_rwlock_list(void (*fn)(const char *spec, void *arg), void *arg)
 {
-    for (size_t i = 0; rwlocks[i]; i++) {
-        const ll_lock_ops *d = rwlocks[i]->desc;
-        for (int p = 0; ll_wait_policies[p]; p++) {
-            if (!(d->policies & LL_POLICY_BIT(p)))
-                continue;
-            char name[96];
-            snprintf(name, sizeof name, "%s%s%s", d->name, p ? "-" : "", p ? ll_wait_policies[p]->name : "");
-            fn(name, arg);
-        }
-    }
+    for (size_t i = 0; rwlocks[i]; i++)
+        ll_specs_of(rwlocks[i]->desc, fn, arg);
 }
 
 /* ---- the calling thread's read-held locks ------------------------------------------------
@@ -204,24 +197,15 @@ struct ll_rwlock {
 ll_rwlock *ll_rwlock_create(const char *spec, char *err, size_t errlen)
 {
     ll_spec s;
+    ll_placement pl;
     if (ll_rwlock_spec_parse(spec, &s, err, errlen) != 0)
         return NULL;
-    ll_placement pl;
-    ll_lock_place(&s, LL_DEFAULTS_MEASURED, NULL, NULL, &pl, err, errlen); /* sizes only: cannot fail */
-    void *mem = NULL;
-    if (posix_memalign(&mem, LL_SECTOR, sizeof(ll_rwlock) + pl.state_bytes) != 0) {
-        snprintf(err, errlen, "out of memory creating rwlock '%s'", spec);
+    ll_rwlock *l =
+        (ll_rwlock *)ll_handle_alloc(&s, sizeof(ll_rwlock), LL_ALIGNOF(ll_rwlock), "rwlock", spec, &pl, err, errlen);
+    if (!l)
         return NULL;
-    }
-    ll_rwlock *l = (ll_rwlock *)mem;
-    memset(l, 0, sizeof(ll_rwlock));
     l->ops = ll_rwlock_of(s.ops);
-    memcpy(l->name, s.name, sizeof l->name);
-    if (ll_lock_place(&pl.spec, LL_DEFAULTS_MEASURED, l->state, &l->wp, NULL, err, errlen) != 0) {
-        free(l);
-        return NULL;
-    }
-    return l;
+    return (ll_rwlock *)ll_handle_place(l, &pl, l->name, l->state, &l->wp, err, errlen);
 }
 
 void ll_rwlock_destroy(ll_rwlock *l)

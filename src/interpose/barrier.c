@@ -48,12 +48,28 @@ static void resolve_once(void)
 }
 static void resolve(void) { pthread_once(&resolved, resolve_once); }
 
-LL_INLINE bool glibc_owned(const ll_barrier *b) { return b->reserved == GLIBC_FUTEX_SHARED; }
+/* Every entry point's start: the interposer configured, a barrier counted in the census. */
+static void enter(const char *fn)
+{
+    lp_require_init(fn);
+    lp_mark_seen(LP_SEEN_BARRIER);
+}
+
+/* wait's and destroy's start (enter): the barrier at pb if it is ours; NULL for one of glibc's
+ * process-shared barriers, whose calls go to glibc's functions (resolved here). */
+static ll_barrier *ours(pthread_barrier_t *pb, const char *fn)
+{
+    enter(fn);
+    ll_barrier *b = (ll_barrier *)pb;
+    if (b->reserved != GLIBC_FUTEX_SHARED)
+        return b;
+    resolve();
+    return NULL;
+}
 
 int pthread_barrier_init(pthread_barrier_t *pb, const pthread_barrierattr_t *attr, unsigned count)
 {
-    lp_require_init("pthread_barrier_init");
-    lp_mark_seen(LP_SEEN_BARRIER);
+    enter("pthread_barrier_init");
     int pshared = PTHREAD_PROCESS_PRIVATE;
     if (attr)
         pthread_barrierattr_getpshared(attr, &pshared);
@@ -70,24 +86,16 @@ int pthread_barrier_init(pthread_barrier_t *pb, const pthread_barrierattr_t *att
 
 int pthread_barrier_wait(pthread_barrier_t *pb)
 {
-    lp_require_init("pthread_barrier_wait");
-    lp_mark_seen(LP_SEEN_BARRIER);
-    ll_barrier *b = (ll_barrier *)pb;
-    if (glibc_owned(b)) {
-        resolve();
+    ll_barrier *b = ours(pb, "pthread_barrier_wait");
+    if (b == NULL)
         return real_wait(pb);
-    }
     return ll_barrier_wait(b, LP_DEFAULT_SPIN_NS) ? PTHREAD_BARRIER_SERIAL_THREAD : 0;
 }
 
 int pthread_barrier_destroy(pthread_barrier_t *pb)
 {
-    lp_require_init("pthread_barrier_destroy");
-    lp_mark_seen(LP_SEEN_BARRIER);
-    ll_barrier *b = (ll_barrier *)pb;
-    if (glibc_owned(b)) {
-        resolve();
+    ll_barrier *b = ours(pb, "pthread_barrier_destroy");
+    if (b == NULL)
         return real_destroy(pb);
-    }
     return ll_barrier_destroy(b);
 }

@@ -56,9 +56,8 @@ typedef struct lp_cond {
     void *unused;
 } lp_cond;
 #if defined(__x86_64__)
-_Static_assert(sizeof(lp_cond) == sizeof(pthread_cond_t), "lp_cond must overlay pthread_cond_t exactly");
-_Static_assert(__builtin_offsetof(lp_cond, glibc_wrefs) == __builtin_offsetof(pthread_cond_t, __data.__wrefs),
-               "lp_cond.glibc_wrefs must be glibc's __wrefs");
+LP_OVERLAYS(lp_cond, pthread_cond_t);
+LP_AT_GLIBC_FIELD(lp_cond, glibc_wrefs, pthread_cond_t, __wrefs);
 #endif
 #define GLIBC_COND_PSHARED 1u /* bit 0 of glibc's __wrefs */
 

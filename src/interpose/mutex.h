@@ -59,10 +59,17 @@ typedef struct lp_mutex {
     } lock;
 } lp_mutex;
 
+/* The interposer's objects overlay glibc's (the layout tables of this header, cond.c and
+ * rwlock.c; checked where glibc's layout is known, x86_64): OURS exactly as large as GLIBC,
+ * and OURS.field where glibc keeps __data.glibc_field (which glibc's own calls read). */
+#define LP_OVERLAYS(OURS, GLIBC) _Static_assert(sizeof(OURS) == sizeof(GLIBC), #OURS " must overlay " #GLIBC " exactly")
+#define LP_AT_GLIBC_FIELD(OURS, field, GLIBC, glibc_field)                                           \
+    _Static_assert(__builtin_offsetof(OURS, field) == __builtin_offsetof(GLIBC, __data.glibc_field), \
+                   #OURS "." #field " must be glibc's " #glibc_field)
+
 #if defined(__x86_64__)
-_Static_assert(sizeof(lp_mutex) == sizeof(pthread_mutex_t), "lp_mutex must overlay pthread_mutex_t exactly");
-_Static_assert(__builtin_offsetof(lp_mutex, kind) == __builtin_offsetof(pthread_mutex_t, __data.__kind),
-               "lp_mutex.kind must be glibc's __kind");
+LP_OVERLAYS(lp_mutex, pthread_mutex_t);
+LP_AT_GLIBC_FIELD(lp_mutex, kind, pthread_mutex_t, __kind);
 #endif
 
 /* glibc's __kind flags (nptl/pthreadP.h): such mutexes are passed through. */

@@ -44,25 +44,35 @@ static inline slot *probe_slot(slot *t, const void *addr, uint32_t probe)
     return &t[((uint32_t)(h >> 48) + probe) & (LP_PROFTABLE_SLOTS - 1)];
 }
 
+/* addr's slot in t: the one that holds addr, or else the first empty one on its probe path
+ * (*key NULL then), or NULL when every slot holds another address.  *key: the slot's address. */
+static slot *find_slot(slot *t, const void *addr, void **key)
+{
+    for (uint32_t probe = 0; probe < LP_PROFTABLE_SLOTS; probe++) {
+        slot *s = probe_slot(t, addr, probe);
+        *key = ll_load_acquire(&s->addr); /* acquire: pairs with the claiming CAS */
+        if (*key == addr || *key == NULL)
+            return s;
+    }
+    return NULL;
+}
+
 lp_profile *lp_proftable_get(const void *addr, const char *kind, const char *type, bool passthrough, void *pc)
 {
     slot *t = table_slots();
     if (t == NULL)
         return NULL;
-    for (uint32_t probe = 0; probe < LP_PROFTABLE_SLOTS; probe++) {
-        slot *s = probe_slot(t, addr, probe);
-        void *key = ll_load_acquire(&s->addr); /* acquire: pairs with the claiming CAS */
+    void *key;
+    slot *s;
+    while ((s = find_slot(t, addr, &key)) != NULL) {
+        if (key == NULL && ll_cas(&s->addr, &key, (void *)addr, LL_ACQ_REL)) { /* acq_rel: claim; see competing claims */
+            lp_profile *p = lp_profile_new(addr, kind, type, passthrough, pc);
+            ll_store_release(&s->profile, p ? (void *)p : (void *)&no_record); /* release: the record is complete */
+            return p;
+        }
         if (key == addr)
             return await_profile(s);
-        if (key == NULL) {
-            if (ll_cas(&s->addr, &key, (void *)addr, LL_ACQ_REL)) { /* acq_rel: claim; see competing claims */
-                lp_profile *p = lp_profile_new(addr, kind, type, passthrough, pc);
-                ll_store_release(&s->profile, p ? (void *)p : (void *)&no_record); /* release: the record is complete */
-                return p;
-            }
-            if (key == addr)
-                return await_profile(s);
-        }
+        /* another address claimed that slot first: look again (slots are never freed) */
     }
     return NULL;
 }
@@ -72,16 +82,11 @@ lp_profile *lp_proftable_find(const void *addr)
     slot *t = (slot *)ll_load_acquire(&table); /* acquire: pairs with table_slots' CAS; no table: no record */
     if (t == NULL)
         return NULL;
-    for (uint32_t probe = 0; probe < LP_PROFTABLE_SLOTS; probe++) {
-        slot *s = probe_slot(t, addr, probe);
-        void *key = ll_load_acquire(&s->addr); /* acquire: pairs with the claiming CAS */
-        if (key == NULL)
-            return NULL; /* slots are claimed in probe order and never freed: addr has none */
-        if (key == addr) {
-            /* acquire: pairs with the claimer's release; NULL while the claimer creates it */
-            lp_profile *p = (lp_profile *)ll_load_acquire(&s->profile);
-            return p == (lp_profile *)(void *)&no_record ? NULL : p;
-        }
-    }
-    return NULL;
+    void *key;
+    slot *s = find_slot(t, addr, &key);
+    if (s == NULL || key == NULL)
+        return NULL; /* slots are claimed in probe order and never freed: addr has none */
+    /* acquire: pairs with the claimer's release; NULL while the claimer creates it */
+    lp_profile *p = (lp_profile *)ll_load_acquire(&s->profile);
+    return p == (lp_profile *)(void *)&no_record ? NULL : p;
 }

@@ -109,11 +109,9 @@ typedef struct lp_rwlock {
 #define RW_FALLBACK_SPEC "readpref-stp"
 
 #if defined(__x86_64__)
-_Static_assert(sizeof(lp_rwlock) == sizeof(pthread_rwlock_t), "lp_rwlock must overlay pthread_rwlock_t exactly");
-_Static_assert(__builtin_offsetof(lp_rwlock, shared) == __builtin_offsetof(pthread_rwlock_t, __data.__shared),
-               "lp_rwlock.shared must be glibc's __shared");
-_Static_assert(__builtin_offsetof(lp_rwlock, flags) == __builtin_offsetof(pthread_rwlock_t, __data.__flags),
-               "lp_rwlock.flags must be glibc's __flags");
+LP_OVERLAYS(lp_rwlock, pthread_rwlock_t);
+LP_AT_GLIBC_FIELD(lp_rwlock, shared, pthread_rwlock_t, __shared);
+LP_AT_GLIBC_FIELD(lp_rwlock, flags, pthread_rwlock_t, __flags);
 #endif
 
 /* The object's header, after the algorithm's state. */
@@ -456,6 +454,15 @@ LL_INLINE bool write_held_by_me(lp_rwlock *rw)
     return (ll_load_relaxed(&rw->writer) & LP_OWNER_ID_MASK) == lp_self_id();
 }
 
+/* A lock the caller did not get (a failed try, a timeout): err, counted in the profile as a
+ * failed trylock. */
+static int not_taken(lp_profile *prof, int err)
+{
+    if (prof)
+        lp_profile_trylock_failed(prof);
+    return err;
+}
+
 /* The general path of the read locks (the common case: the fast path, below). */
 static __attribute__((noinline)) int rdlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct timespec *abstime, void *pc)
 {
@@ -474,21 +481,13 @@ static __attribute__((noinline)) int rdlock(lp_rwlock *rw, enum how how, clockid
     bool contended = !r.ops->read_try(r.state, r.wp, &token);
     uint64_t t0 = 0;
     if (contended) {
-        if (how == TRY) {
-            if (r.prof_read)
-                lp_profile_trylock_failed(r.prof_read);
-            return EBUSY;
-        }
+        if (how == TRY)
+            return not_taken(r.prof_read, EBUSY);
         t0 = r.prof_read ? ll_now_ns() : 0;
-        if (how == BLOCK) {
+        if (how == BLOCK)
             token = r.ops->read_acquire(r.state, r.wp);
-        } else {
-            if (!r.ops->read_acquire_until(r.state, r.wp, deadline, &token)) {
-                if (r.prof_read)
-                    lp_profile_trylock_failed(r.prof_read);
-                return ETIMEDOUT;
-            }
-        }
+        else if (!r.ops->read_acquire_until(r.state, r.wp, deadline, &token))
+            return not_taken(r.prof_read, ETIMEDOUT);
     }
     if (LL_UNLIKELY(!ll_rw_held_add_inline(rw, token))) {
         r.ops->read_release(r.state, r.wp, token);
@@ -510,21 +509,13 @@ static __attribute__((noinline)) int wrlock(lp_rwlock *rw, enum how how, clockid
     bool contended = !r.ops->write_try(r.state, r.wp);
     uint64_t t0 = 0;
     if (contended) {
-        if (how == TRY) {
-            if (r.prof_write)
-                lp_profile_trylock_failed(r.prof_write);
-            return EBUSY;
-        }
+        if (how == TRY)
+            return not_taken(r.prof_write, EBUSY);
         t0 = r.prof_write ? ll_now_ns() : 0;
-        if (how == BLOCK) {
+        if (how == BLOCK)
             r.ops->write_acquire(r.state, r.wp);
-        } else {
-            if (!r.ops->write_acquire_until(r.state, r.wp, deadline)) {
-                if (r.prof_write)
-                    lp_profile_trylock_failed(r.prof_write);
-                return ETIMEDOUT;
-            }
-        }
+        else if (!r.ops->write_acquire_until(r.state, r.wp, deadline))
+            return not_taken(r.prof_write, ETIMEDOUT);
     }
     ll_store_relaxed(&rw->writer, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
     if (LL_UNLIKELY(r.prof_write != NULL))
@@ -622,60 +613,28 @@ LL_INLINE int unlock_fast(lp_rwlock *rw)
             return 0;                                                                    \
     } while (0)
 
-int pthread_rwlock_rdlock(pthread_rwlock_t *p)
-{
-    lp_rwlock *rw = (lp_rwlock *)p;
-    ENTER(rw, lp_real.rwlock_rdlock(p));
-    return rdlock_fast(rw, BLOCK, __builtin_return_address(0));
-}
-int pthread_rwlock_tryrdlock(pthread_rwlock_t *p)
-{
-    lp_rwlock *rw = (lp_rwlock *)p;
-    ENTER(rw, lp_real.rwlock_tryrdlock(p));
-    return rdlock_fast(rw, TRY, __builtin_return_address(0));
-}
-int pthread_rwlock_clockrdlock(pthread_rwlock_t *p, clockid_t clock, const struct timespec *abstime)
-{
-    lp_rwlock *rw = (lp_rwlock *)p;
-    ENTER(rw, lp_real.rwlock_clockrdlock(p, clock, abstime));
-    return rdlock(rw, TIMED, clock, abstime, __builtin_return_address(0));
-}
-int pthread_rwlock_timedrdlock(pthread_rwlock_t *p, const struct timespec *abstime)
-{
-    lp_rwlock *rw = (lp_rwlock *)p;
-    ENTER(rw, lp_real.rwlock_timedrdlock(p, abstime));
-    return rdlock(rw, TIMED, CLOCK_REALTIME, abstime, __builtin_return_address(0));
-}
-int pthread_rwlock_wrlock(pthread_rwlock_t *p)
-{
-    lp_rwlock *rw = (lp_rwlock *)p;
-    ENTER(rw, lp_real.rwlock_wrlock(p));
-    return wrlock_fast(rw, BLOCK, __builtin_return_address(0));
-}
-int pthread_rwlock_trywrlock(pthread_rwlock_t *p)
-{
-    lp_rwlock *rw = (lp_rwlock *)p;
-    ENTER(rw, lp_real.rwlock_trywrlock(p));
-    return wrlock_fast(rw, TRY, __builtin_return_address(0));
-}
-int pthread_rwlock_clockwrlock(pthread_rwlock_t *p, clockid_t clock, const struct timespec *abstime)
-{
-    lp_rwlock *rw = (lp_rwlock *)p;
-    ENTER(rw, lp_real.rwlock_clockwrlock(p, clock, abstime));
-    return wrlock(rw, TIMED, clock, abstime, __builtin_return_address(0));
-}
-int pthread_rwlock_timedwrlock(pthread_rwlock_t *p, const struct timespec *abstime)
-{
-    lp_rwlock *rw = (lp_rwlock *)p;
-    ENTER(rw, lp_real.rwlock_timedwrlock(p, abstime));
-    return wrlock(rw, TIMED, CLOCK_REALTIME, abstime, __builtin_return_address(0));
-}
-int pthread_rwlock_unlock(pthread_rwlock_t *p)
-{
-    lp_rwlock *rw = (lp_rwlock *)p;
-    ENTER(rw, lp_real.rwlock_unlock(p));
-    return unlock_fast(rw);
-}
+/* The entry points: pthread_rwlock_VERB with the parameters PARAMS (p, the rwlock, first);
+ * glibc's own for a process-shared rwlock and the configuring thread (ENTER, with ARGS), else
+ * CALL over rw (the fast path's for the untimed verbs, the general functions' for the timed;
+ * __builtin_return_address(0) is the caller of the entry point). */
+#define ENTRY_POINT(verb, params, args, call)                                            \
+    int pthread_rwlock_##verb params                                                     \
+    {                                                                                    \
+        lp_rwlock *rw = (lp_rwlock *)p;                                                  \
+        ENTER(rw, lp_real.rwlock_##verb args);                                           \
+        return call;                                                                     \
+    }
+#define TIMED_PARAMS (pthread_rwlock_t *p, const struct timespec *abstime)
+#define CLOCK_PARAMS (pthread_rwlock_t *p, clockid_t clock, const struct timespec *abstime)
+ENTRY_POINT(rdlock, (pthread_rwlock_t *p), (p), rdlock_fast(rw, BLOCK, __builtin_return_address(0)))
+ENTRY_POINT(tryrdlock, (pthread_rwlock_t *p), (p), rdlock_fast(rw, TRY, __builtin_return_address(0)))
+ENTRY_POINT(clockrdlock, CLOCK_PARAMS, (p, clock, abstime), rdlock(rw, TIMED, clock, abstime, __builtin_return_address(0)))
+ENTRY_POINT(timedrdlock, TIMED_PARAMS, (p, abstime), rdlock(rw, TIMED, CLOCK_REALTIME, abstime, __builtin_return_address(0)))
+ENTRY_POINT(wrlock, (pthread_rwlock_t *p), (p), wrlock_fast(rw, BLOCK, __builtin_return_address(0)))
+ENTRY_POINT(trywrlock, (pthread_rwlock_t *p), (p), wrlock_fast(rw, TRY, __builtin_return_address(0)))
+ENTRY_POINT(clockwrlock, CLOCK_PARAMS, (p, clock, abstime), wrlock(rw, TIMED, clock, abstime, __builtin_return_address(0)))
+ENTRY_POINT(timedwrlock, TIMED_PARAMS, (p, abstime), wrlock(rw, TIMED, CLOCK_REALTIME, abstime, __builtin_return_address(0)))
+ENTRY_POINT(unlock, (pthread_rwlock_t *p), (p), unlock_fast(rw))
 
 int pthread_rwlock_init(pthread_rwlock_t *p, const pthread_rwlockattr_t *attr)
 {

@@ -34,6 +34,7 @@
 
 #include "locklab/anderson.h"
 #include "locklab/registry.h"
+#include "slot_array.h"
 #include "ticket_gone.h"
 
 void ll_anderson_init(ll_anderson_lock *l, ll_anderson_slot *slots, uint32_t nslots)
@@ -128,13 +129,9 @@ static bool anderson_try(void *l) { return ll_anderson_try_acquire((ll_anderson_
  * then leave a note, and wake our successor if it sleeps: it watches our slot now. */
 bool ll_anderson_acquire_until(ll_anderson_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
 {
-    if (ll_anderson_try_acquire(l))
-        return true;
-    if (!ll_gone_reserve(&l->gone)) { /* another timed waiter has a ticket: poll until it is done */
-        int r = ll_gone_reserve_until(&l->gone, anderson_try, l, wp, deadline_ns);
-        if (r != 1)
-            return r == 2;
-    }
+    int r = ll_gone_reserve_until(&l->gone, anderson_try, l, wp, deadline_ns); /* the lock at once, or the note's reservation */
+    if (r != 1)
+        return r == 2;
     uint32_t t = ll_faa(&l->next, 1, LL_RELAXED); /* relaxed: ordering comes from the slot */
     anderson_ctx c = {l, t, slot_of(l, t), 0};
     while (!admitted(&c) && ll_now_ns() < deadline_ns) {
@@ -178,17 +175,10 @@ static const ll_param params[] = {
 };
 static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
-    uint32_t n = (uint32_t)p[0];
-    if (n & (n - 1)) {
-        snprintf(err, errlen, "anderson: slots=%u is not a power of two (valid: 2, 4, 8, ..., 65536)", n);
+    void *mem = ll_slot_array("anderson", p[0], sizeof(ll_anderson_slot), err, errlen);
+    if (!mem)
         return -1;
-    }
-    void *mem = NULL;
-    if (posix_memalign(&mem, LL_SECTOR, (size_t)n * sizeof(ll_anderson_slot)) != 0) {
-        snprintf(err, errlen, "anderson: out of memory for %u slots", n);
-        return -1;
-    }
-    ll_anderson_init((ll_anderson_lock *)s, (ll_anderson_slot *)mem, n);
+    ll_anderson_init((ll_anderson_lock *)s, (ll_anderson_slot *)mem, (uint32_t)p[0]);
     return 0;
 }
 static void destroy(void *s) { free(((ll_anderson_lock *)s)->slots); }

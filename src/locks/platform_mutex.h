@@ -14,7 +14,7 @@
  *   locklab-sim               LL_BACKEND_SIM  models of glibc's algorithms written against
  *                             (sim/)           the atomics layer (sim/pthread_shim.h)
  *
- * Each of those headers renames the calls with macros (pthread_mutex_lock -> lp_real_mutex_lock,
+ * Each of those headers renames the calls (the list: platform_rename.h; pthread_mutex_lock -> lp_real_mutex_lock,
  * llsim_mutex_lock, ...; the simulator's clock_gettime too), so the code that uses them reads
  * as plain pthread code.  Include it only where glibc's own functions are meant: a pthread_mutex
  * call anywhere else in a source compiled into the interposer is the interposer's own.

@@ -237,7 +237,4 @@ static const ll_lock_ops desc = {
     .init = init,
 };
 
-const ll_rwlock_ops ll_rwlock_numarw = {
-    &desc, read_acquire, read_try, read_acquire_until, read_release, write_acquire, write_try, write_acquire_until,
-    write_release,
-};
+const ll_rwlock_ops ll_rwlock_numarw = LL_RWLOCK_OPS(&desc);

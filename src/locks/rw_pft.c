@@ -272,7 +272,4 @@ static const ll_lock_ops desc = {
     .state_bytes = LL_CACHELINE, .lock_bytes = sizeof(pft_lock),
 };
 
-const ll_rwlock_ops ll_rwlock_pft = {
-    &desc, read_acquire, read_try, read_acquire_until, read_release, write_acquire, write_try, write_acquire_until,
-    write_release,
-};
+const ll_rwlock_ops ll_rwlock_pft = LL_RWLOCK_OPS(&desc);

@@ -86,7 +86,4 @@ static const ll_lock_ops desc = {
     .init = init, .destroy = destroy,
 };
 
-const ll_rwlock_ops ll_rwlock_pthread = {
-    &desc, read_acquire, read_try, read_acquire_until, read_release, write_acquire, write_try, write_acquire_until,
-    write_release,
-};
+const ll_rwlock_ops ll_rwlock_pthread = LL_RWLOCK_OPS(&desc);

@@ -329,7 +329,4 @@ static const ll_lock_ops desc = {
     .init = init,
 };
 
-const ll_rwlock_ops ll_rwlock_readpref = {
-    &desc, read_acquire, read_try, read_acquire_until, read_release, write_acquire, write_try, write_acquire_until,
-    write_release,
-};
+const ll_rwlock_ops ll_rwlock_readpref = LL_RWLOCK_OPS(&desc);

@@ -85,13 +85,9 @@ static bool ticket_try(void *l) { return ll_ticket_try_acquire((ll_ticket_lock *
 
 bool ll_ticket_acquire_until(ll_ticket_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
 {
-    if (ll_ticket_try_acquire(l))
-        return true;
-    if (!ll_gone_reserve(&l->gone)) { /* another timed waiter has a ticket: poll until it is done */
-        int r = ll_gone_reserve_until(&l->gone, ticket_try, l, wp, deadline_ns);
-        if (r != 1)
-            return r == 2;
-    }
+    int r = ll_gone_reserve_until(&l->gone, ticket_try, l, wp, deadline_ns); /* the lock at once, or the note's reservation */
+    if (r != 1)
+        return r == 2;
     ticket_ctx c = {l, ll_faa(&l->next, 1, LL_RELAXED)}; /* relaxed: ordering comes from reading grant */
     for (uint32_t steps = 0, i = 1; !ticket_admitted(&c); i++) {
         if ((i & 63) == 0 && ll_now_ns() >= deadline_ns)

@@ -83,8 +83,9 @@ LL_INLINE bool ll_gone_leave(ll_atomic_u32 *gone, uint32_t t, ll_ready_fn admitt
     return true;
 }
 
-/* A timed waiter that could not reserve: poll try_acquire(ctx) and the reservation until
- * one succeeds or deadline_ns.  Returns 1 reserved, 2 acquired, 0 timed out. */
+/* A timed acquire's start: try_acquire(ctx), then the reservation, again and again (while
+ * another timed waiter holds the reservation) until one succeeds or deadline_ns.  Returns
+ * 2 acquired, 1 reserved (the caller takes a ticket), 0 timed out. */
 LL_INLINE int ll_gone_reserve_until(ll_atomic_u32 *gone, ll_ready_fn try_acquire, void *ctx,
                                     const ll_wait_policy *wp, uint64_t deadline_ns)
 {

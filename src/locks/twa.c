@@ -154,13 +154,9 @@ static bool twa_try(void *l) { return ll_twa_try_acquire((ll_twa_lock *)l); }
  * a note and wake our successor, which then watches our slot (ticket_gone.h). */
 bool ll_twa_acquire_until(ll_twa_lock *l, ll_wait_policy *wp, uint64_t deadline_ns)
 {
-    if (ll_twa_try_acquire(l))
-        return true;
-    if (!ll_gone_reserve(&l->ticket.gone)) { /* another timed waiter has a ticket: poll until it is done */
-        int r = ll_gone_reserve_until(&l->ticket.gone, twa_try, l, wp, deadline_ns);
-        if (r != 1)
-            return r == 2;
-    }
+    int r = ll_gone_reserve_until(&l->ticket.gone, twa_try, l, wp, deadline_ns); /* the lock at once, or the note's reservation */
+    if (r != 1)
+        return r == 2;
     twa_wait_ctx c = {l, ll_faa(&l->ticket.next, 1, LL_RELAXED), l->threshold}; /* relaxed: as in ll_twa_acquire */
     ll_atomic_u32 *slot = slot_of(l, c.ticket);
     while (!admitted(&c) && ll_now_ns() < deadline_ns) {

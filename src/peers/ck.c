@@ -67,6 +67,7 @@
 #include <ck_spinlock.h>
 
 #include "locklab/registry.h"
+#include "../locks/slot_array.h"
 
 /* ---- barging locks: fas, cas, dec (plain and exponential backoff) ---------- */
 
@@ -179,17 +180,10 @@ static const ll_param anderson_params[] = {
 };
 static int anderson_init(void *s, const uint64_t *p, char *err, size_t errlen)
 {
-    unsigned n = (unsigned)p[0];
-    if (n & (n - 1)) {
-        snprintf(err, errlen, "ck-anderson: slots=%u is not a power of two (valid: 2, 4, 8, ..., 65536)", n);
+    void *mem = ll_slot_array("ck-anderson", p[0], sizeof(ck_spinlock_anderson_thread_t), err, errlen);
+    if (!mem)
         return -1;
-    }
-    void *mem = NULL;
-    if (posix_memalign(&mem, LL_SECTOR, (size_t)n * sizeof(ck_spinlock_anderson_thread_t)) != 0) {
-        snprintf(err, errlen, "ck-anderson: out of memory for %u slots", n);
-        return -1;
-    }
-    ck_spinlock_anderson_init(&((anderson_state *)s)->lock, (ck_spinlock_anderson_thread_t *)mem, n);
+    ck_spinlock_anderson_init(&((anderson_state *)s)->lock, (ck_spinlock_anderson_thread_t *)mem, (unsigned)p[0]);
     return 0;
 }
 static void anderson_destroy(void *s) { free(((anderson_state *)s)->lock.slots); }

@@ -15,11 +15,7 @@
 #include "llt_arch.h"
 
 __asm__(".text\n"
-        ".globl llt_ctx_switch\n"
-        ".hidden llt_ctx_switch\n"
-        ".type llt_ctx_switch,%function\n"
-        "llt_ctx_switch:\n" /* x0 = from, x1 = to */
-        "  .cfi_startproc\n"
+        LLT_ASM_BEGIN(llt_ctx_switch) /* x0 = from, x1 = to */
         "  sub sp, sp, #160\n"
         "  stp x19, x20, [sp, #0]\n"
         "  stp x21, x22, [sp, #16]\n"
@@ -47,29 +43,21 @@ __asm__(".text\n"
         "  ldp d14, d15, [sp, #144]\n"
         "  add sp, sp, #160\n"
         "  ret\n"
-        "  .cfi_endproc\n"
-        ".size llt_ctx_switch, .-llt_ctx_switch\n"
+        LLT_ASM_END(llt_ctx_switch)
         /* The first resume of a new context: the same switch (x86_64/switch.c says why it differs there). */
         ".globl llt_ctx_switch_new\n"
         ".hidden llt_ctx_switch_new\n"
         ".set llt_ctx_switch_new, llt_ctx_switch\n"
-        ".globl llt_ctx_start\n" /* global (hidden): a reference from C to a local label may resolve to the section */
-        ".hidden llt_ctx_start\n"
-        ".type llt_ctx_start,%function\n"
-        "llt_ctx_start:\n"
-        "  .cfi_startproc\n"
+        LLT_ASM_BEGIN(llt_ctx_start)
         "  .cfi_undefined x30\n" /* the outermost frame: debuggers stop unwinding here */
         "  mov x0, x19\n"
         "  blr x20\n"
         "  brk #0\n" /* entry never returns */
-        "  .cfi_endproc\n"
-        ".size llt_ctx_start, .-llt_ctx_start\n");
-
-__attribute__((visibility("hidden"))) void llt_ctx_start(void);
+        LLT_ASM_END(llt_ctx_start));
 
 void llt_ctx_init(llt_ctx *c, void *lo, size_t size, void (*entry)(void *), void *arg)
 {
-    uintptr_t top = ((uintptr_t)lo + size) & ~(uintptr_t)15;
+    uintptr_t top = llt_stack_top(lo, size);
     void **frame = (void **)(top - 160); /* the frame the first switch loads; sp = top afterwards */
     memset(frame, 0, 160);
     frame[0] = arg;                   /* x19 */

@@ -40,42 +40,25 @@
     "  popq %rbp\n"
 
 __asm__(".text\n"
-        ".globl llt_ctx_switch\n"
-        ".hidden llt_ctx_switch\n"
-        ".type llt_ctx_switch,@function\n"
-        "llt_ctx_switch:\n"
-        "  .cfi_startproc\n"
+        LLT_ASM_BEGIN(llt_ctx_switch)
         SWITCH_BODY
         "  ret\n"
-        "  .cfi_endproc\n"
-        ".size llt_ctx_switch, .-llt_ctx_switch\n"
-        ".globl llt_ctx_switch_new\n"
-        ".hidden llt_ctx_switch_new\n"
-        ".type llt_ctx_switch_new,@function\n"
-        "llt_ctx_switch_new:\n"
-        "  .cfi_startproc\n"
+        LLT_ASM_END(llt_ctx_switch)
+        LLT_ASM_BEGIN(llt_ctx_switch_new)
         SWITCH_BODY
         "  popq %rcx\n" /* llt_ctx_start */
         "  jmp *%rcx\n"
-        "  .cfi_endproc\n"
-        ".size llt_ctx_switch_new, .-llt_ctx_switch_new\n"
-        ".globl llt_ctx_start\n" /* global (hidden): a reference from C to a local label may resolve to the section */
-        ".hidden llt_ctx_start\n"
-        ".type llt_ctx_start,@function\n"
-        "llt_ctx_start:\n"
-        "  .cfi_startproc\n"
+        LLT_ASM_END(llt_ctx_switch_new)
+        LLT_ASM_BEGIN(llt_ctx_start)
         "  .cfi_undefined rip\n" /* the outermost frame: debuggers stop unwinding here */
         "  movq %rbx, %rdi\n"
         "  callq *%r12\n"
         "  ud2\n" /* entry never returns */
-        "  .cfi_endproc\n"
-        ".size llt_ctx_start, .-llt_ctx_start\n");
-
-__attribute__((visibility("hidden"))) void llt_ctx_start(void);
+        LLT_ASM_END(llt_ctx_start));
 
 void llt_ctx_init(llt_ctx *c, void *lo, size_t size, void (*entry)(void *), void *arg)
 {
-    uintptr_t top = ((uintptr_t)lo + size) & ~(uintptr_t)15;
+    uintptr_t top = llt_stack_top(lo, size);
     /* 7 words popped by the first switch; top - 72 leaves rsp 16-aligned at llt_ctx_start. */
     void **sp = (void **)(top - 72);
     sp[0] = 0;                       /* r15 */
