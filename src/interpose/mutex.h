@@ -133,13 +133,25 @@ LL_INLINE bool lp_owner_is_me_quick(uint64_t owner)
     return ((owner ^ id) & LP_OWNER_ID_MASK) == 0 && id != 0;
 }
 
-/* The unlock of a lock whose owner word (owner, as loaded) does not name the caller: undefined
- * in POSIX.  glibc frees its word either way; so not locked (owner 0): nothing to do; held by
- * another thread: true, the caller releases it for its holder, unless the lock's release needs
- * the holder's own thread (holder_releases: LL_CAP_HOLDER_RELEASES), then ignored.  Each kind
- * said in one line, once per process for mutexes and once for spinlocks, unless LOCKLAB_QUIET
- * (mutex_misuse.c). */
-LL_COLD bool lp_unlock_not_owner(uint64_t owner, bool holder_releases, bool spinlock, const void *lock, void *pc);
+/* The id of an owner word whose lock another thread's unlock is releasing for its holder
+ * (lp_unlock_not_owner): no thread's (ids stay below 2^48 - 1). */
+#define LP_OWNER_RELEASING LP_OWNER_ID_MASK
+
+/* The unlock of a lock whose owner word (*owner) does not name the caller: undefined in POSIX.
+ * glibc frees its word either way; so not locked (0, or being released: LP_OWNER_RELEASING):
+ * nothing to do; held by another thread: true, the caller releases it for its holder, unless
+ * the lock's release needs the holder's own thread (holder_releases: LL_CAP_HOLDER_RELEASES),
+ * then ignored.  The release is claimed first: a CAS of the holder's tag to
+ * LP_OWNER_RELEASING (its generation kept, for the fork check), so that of two unlocks that
+ * race (another thread's, or the holder's own, whose owner-word check then fails) only one
+ * releases the lock: a queue lock released twice hands a node on twice (a crash), a ticket
+ * lock skips a ticket (a hang).  A holder's unlock already past its check of the owner word
+ * when the claim lands stores 0 there a few instructions later: the claimant waits 1 us for
+ * that store and leaves the release to it.  Not covered: a holder preempted between its check
+ * and its store (its owner-word store is not an RMW: mutex.c's direct path, the general
+ * path's release, spin.c).  Each kind said in one line, once per process for mutexes and
+ * once for spinlocks, unless LOCKLAB_QUIET (mutex_misuse.c). */
+LL_COLD bool lp_unlock_not_owner(ll_atomic_u64 *owner, bool holder_releases, bool spinlock, const void *lock, void *pc);
 
 /* Does the calling thread hold m (a non-passthrough mutex)?  Also if it took m before a fork. */
 LL_INLINE bool lp_mutex_held_by_me(lp_mutex *m)

@@ -113,8 +113,7 @@ LL_INLINE void release(lp_mutex *m)
  * caller does not hold: lp_unlock_not_owner decides (mutex.h). */
 static LL_COLD int unlock_not_owner(lp_mutex *m, void *pc)
 {
-    /* relaxed: an unlock racing with a lock is misuse anyway */
-    if (lp_unlock_not_owner(ll_load_relaxed(&m->owner), release_needs_holder(), false, m, pc))
+    if (lp_unlock_not_owner(&m->owner, release_needs_holder(), false, m, pc))
         release(m);
     return 0;
 }

@@ -465,9 +465,9 @@ int pthread_spin_unlock(pthread_spinlock_t *l)
         return 0;
     }
     void *obj = object_of(l);
-    uint64_t owner = ll_load_relaxed(owner_of(obj)); /* relaxed: only this thread ever stores its own id */
-    if (LL_UNLIKELY(!lp_owner_is_me_quick(owner)) &&
-        !lp_unlock_not_owner(owner, spin.holder_releases, true, (const void *)l, __builtin_return_address(0)))
+    /* relaxed: only this thread ever stores its own id */
+    if (LL_UNLIKELY(!lp_owner_is_me_quick(ll_load_relaxed(owner_of(obj)))) &&
+        !lp_unlock_not_owner(owner_of(obj), spin.holder_releases, true, (const void *)l, __builtin_return_address(0)))
         return 0;
     if (LL_UNLIKELY(lp_held_across_fork(owner_of(obj), spin.fork_repair))) {
         place(obj); /* free; no thread touches the lock until the store below */
