@@ -109,21 +109,21 @@ LL_INLINE bool lp_held_before_fork(uint64_t owner, uint32_t gen)
     return owner != 0 && (owner >> LP_OWNER_GEN_SHIFT) != (gen & 0xffffu);
 }
 
-/* In a fork child, under a lock that records waiters (repair: the lock has no LL_CAP_FORK_SAFE):
- * is the lock whose owner word is *owner held from before the fork?  Its unlock re-initialises
- * the lock, then stores 0 with release (mutex_fork.c). */
-LL_INLINE bool lp_held_across_fork(ll_atomic_u64 *owner, bool repair)
+/* In a fork child, under a lock that records waiters (*repair: the lock has no LL_CAP_FORK_SAFE;
+ * read only in a child): is the lock whose owner word is *owner held from before the fork?  Its
+ * unlock re-initialises the lock, then stores 0 with release (mutex_fork.c). */
+LL_INLINE bool lp_held_across_fork(ll_atomic_u64 *owner, const bool *repair)
 {
     uint32_t gen = lp_fork_gen_now();
     if (LL_LIKELY(gen == 0))
         return false;
     /* acquire: pairs with the release store of 0 ending the repair; the re-initialised lock */
-    return repair && lp_held_before_fork(ll_load_acquire(owner), gen);
+    return *repair && lp_held_before_fork(ll_load_acquire(owner), gen);
 }
 
 /* Wait, polling, until *owner no longer says held from before the fork (true), or until
  * abstime on clock passes first (false; NULL: no deadline) (mutex_fork.c). */
-LL_COLD bool lp_await_fork_holder(ll_atomic_u64 *owner, bool repair, clockid_t clock, const struct timespec *abstime);
+LL_COLD bool lp_await_fork_holder(ll_atomic_u64 *owner, const bool *repair, clockid_t clock, const struct timespec *abstime);
 
 /* Is owner the calling thread's tag (of any generation)?  Without giving the caller an id: a
  * thread that has none never held a lock. */

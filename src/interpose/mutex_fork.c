@@ -32,7 +32,7 @@
 
 /* Wait, polling, until the lock of owner is no longer held from before the fork: only its
  * holder's unlock ends that.  Mutexes and out-of-line spinlocks (spin.c). */
-LL_COLD bool lp_await_fork_holder(ll_atomic_u64 *owner, bool repair, clockid_t clock, const struct timespec *abstime)
+LL_COLD bool lp_await_fork_holder(ll_atomic_u64 *owner, const bool *repair, clockid_t clock, const struct timespec *abstime)
 {
     uint64_t nap_ns = 1000, spin_until = ll_now_ns() + LP_DEFAULT_SPIN_NS;
     while (lp_held_across_fork(owner, repair)) {

@@ -68,7 +68,7 @@ LL_INLINE void lock_acquire(lp_mutex *m, void *pc)
 {
     lp_note_spinning_thread();
     if (LL_UNLIKELY(held_across_fork(m)))
-        lp_await_fork_holder(&m->owner, lp_cfg.fork_repair, CLOCK_MONOTONIC, NULL);
+        lp_await_fork_holder(&m->owner, &lp_cfg.fork_repair, CLOCK_MONOTONIC, NULL);
     if (LL_UNLIKELY(lp_mutex_held_by_me_quick(m))) /* a relock: mutex_misuse.c */
         lp_mutex_relock_wait(m, CLOCK_MONOTONIC, NULL);
     lock_ref r = lock_of(m, pc);

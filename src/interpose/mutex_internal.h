@@ -162,7 +162,7 @@ void lp_spin_or_nap(uint64_t *nap_ns, uint64_t spin_until, uint64_t left_ns);
 /* ---- fork (mutex_fork.c) --------------------------------------------------------------- */
 
 /* In a fork child, under a lock that records waiters: is m held from before the fork? */
-LL_INLINE bool held_across_fork(lp_mutex *m) { return lp_held_across_fork(&m->owner, lp_cfg.fork_repair); }
+LL_INLINE bool held_across_fork(lp_mutex *m) { return lp_held_across_fork(&m->owner, &lp_cfg.fork_repair); }
 
 /* The unlock of a mutex held from before the fork (the owner word still says so). */
 LL_COLD void lp_mutex_release_across_fork(lp_mutex *m);

@@ -436,8 +436,8 @@ int pthread_spin_lock(pthread_spinlock_t *l)
         return 0;
     }
     void *obj = object_of(l);
-    if (LL_UNLIKELY(lp_held_across_fork(owner_of(obj), spin.fork_repair)))
-        lp_await_fork_holder(owner_of(obj), spin.fork_repair, CLOCK_MONOTONIC, NULL);
+    if (LL_UNLIKELY(lp_held_across_fork(owner_of(obj), &spin.fork_repair)))
+        lp_await_fork_holder(owner_of(obj), &spin.fork_repair, CLOCK_MONOTONIC, NULL);
     spin.ops->acquire(obj, &hdr_of(obj)->wp);
     ll_store_relaxed(owner_of(obj), lp_owner_tag()); /* relaxed: compared only with the reader's own id */
     return 0;
@@ -450,7 +450,7 @@ int pthread_spin_trylock(pthread_spinlock_t *l)
     if (spin.inline_state)
         return spin.ops->try_acquire((void *)l, &spin.wp) ? 0 : EBUSY;
     void *obj = object_of(l);
-    if (lp_held_across_fork(owner_of(obj), spin.fork_repair) || !spin.ops->try_acquire(obj, &hdr_of(obj)->wp))
+    if (lp_held_across_fork(owner_of(obj), &spin.fork_repair) || !spin.ops->try_acquire(obj, &hdr_of(obj)->wp))
         return EBUSY;
     ll_store_relaxed(owner_of(obj), lp_owner_tag()); /* relaxed: compared only with the reader's own id */
     return 0;
@@ -469,7 +469,7 @@ int pthread_spin_unlock(pthread_spinlock_t *l)
     if (LL_UNLIKELY(!lp_owner_is_me_quick(ll_load_relaxed(owner_of(obj)))) &&
         !lp_unlock_not_owner(owner_of(obj), spin.holder_releases, true, (const void *)l, __builtin_return_address(0)))
         return 0;
-    if (LL_UNLIKELY(lp_held_across_fork(owner_of(obj), spin.fork_repair))) {
+    if (LL_UNLIKELY(lp_held_across_fork(owner_of(obj), &spin.fork_repair))) {
         place(obj); /* free; no thread touches the lock until the store below */
         ll_store_release(owner_of(obj), 0); /* release: the placed lock; pairs with lp_held_across_fork's acquire */
         return 0;
