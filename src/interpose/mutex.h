@@ -108,6 +108,58 @@ LL_INLINE uint32_t lp_fork_gen_now(void)
 LL_INLINE uint64_t lp_owner_tag_of(uint64_t id) { return id | (uint64_t)(lp_fork_gen_now() & 0xffffu) << LP_OWNER_GEN_SHIFT; }
 LL_INLINE uint64_t lp_owner_tag(void) { return lp_owner_tag_of(lp_self_id()); }
 
+/* ---- the owner word of any lock that keeps one: mutexes, out-of-line spinlocks (spin.c) ---- */
+
+/* Is owner a holder's tag from another fork generation than gen (this one)? */
+LL_INLINE bool lp_held_before_fork(uint64_t owner, uint32_t gen)
+{
+    return owner != 0 && (owner >> LP_OWNER_GEN_SHIFT) != (gen & 0xffffu);
+}
+
+/* In a fork child, under a lock that records waiters (*repair: the lock has no LL_CAP_FORK_SAFE;
+ * read only in a child): is the lock whose owner word is *owner held from before the fork?  Its
+ * unlock re-initialises the lock, then stores 0 with release (mutex_fork.c). */
+LL_INLINE bool lp_held_across_fork(ll_atomic_u64 *owner, const bool *repair)
+{
+    uint32_t gen = lp_fork_gen_now();
+    if (LL_LIKELY(gen == 0))
+        return false;
+    /* acquire: pairs with the release store of 0 ending the repair; the re-initialised lock */
+    return *repair && lp_held_before_fork(ll_load_acquire(owner), gen);
+}
+
+/* Wait, polling, until *owner no longer says held from before the fork (true), or until
+ * abstime on clock passes first (false; NULL: no deadline) (mutex_fork.c). */
+LL_COLD bool lp_await_fork_holder(ll_atomic_u64 *owner, const bool *repair, clockid_t clock, const struct timespec *abstime);
+
+/* Is owner the calling thread's tag (of any generation)?  Without giving the caller an id: a
+ * thread that has none never held a lock. */
+LL_INLINE bool lp_owner_is_me_quick(uint64_t owner)
+{
+    uint64_t id = lp_self_tid;
+    return ((owner ^ id) & LP_OWNER_ID_MASK) == 0 && id != 0;
+}
+
+/* The id of an owner word whose lock another thread's unlock is releasing for its holder
+ * (lp_unlock_not_owner): no thread's (ids stay below 2^48 - 1). */
+#define LP_OWNER_RELEASING LP_OWNER_ID_MASK
+
+/* The unlock of a lock whose owner word (*owner) does not name the caller: undefined in POSIX.
+ * glibc frees its word either way; so not locked (0, or being released: LP_OWNER_RELEASING):
+ * nothing to do; held by another thread: true, the caller releases it for its holder, unless
+ * the lock's release needs the holder's own thread (holder_releases: LL_CAP_HOLDER_RELEASES),
+ * then ignored.  The release is claimed first: a CAS of the holder's tag to
+ * LP_OWNER_RELEASING (its generation kept, for the fork check), so that of two unlocks that
+ * race (another thread's, or the holder's own, whose owner-word check then fails) only one
+ * releases the lock: a queue lock released twice hands a node on twice (a crash), a ticket
+ * lock skips a ticket (a hang).  A holder's unlock already past its check of the owner word
+ * when the claim lands stores 0 there a few instructions later: the claimant waits 1 us for
+ * that store and leaves the release to it.  Not covered: a holder preempted between its check
+ * and its store (its owner-word store is not an RMW: mutex.c's direct path, the general
+ * path's release, spin.c).  Each kind said in one line, once per process for mutexes and
+ * once for spinlocks, unless LOCKLAB_QUIET (mutex_misuse.c). */
+LL_COLD bool lp_unlock_not_owner(ll_atomic_u64 *owner, bool holder_releases, bool spinlock, const void *lock, void *pc);
+
 /* Does the calling thread hold m (a non-passthrough mutex)?  Also if it took m before a fork. */
 LL_INLINE bool lp_mutex_held_by_me(lp_mutex *m)
 {
@@ -119,9 +171,7 @@ LL_INLINE bool lp_mutex_held_by_me(lp_mutex *m)
  * mutex (the entry points' misuse checks, mutex.c). */
 LL_INLINE bool lp_mutex_held_by_me_quick(lp_mutex *m)
 {
-    uint64_t id = lp_self_tid;
-    /* relaxed: only this thread ever stores its own id */
-    return ((ll_load_relaxed(&m->owner) ^ id) & LP_OWNER_ID_MASK) == 0 && id != 0;
+    return lp_owner_is_me_quick(ll_load_relaxed(&m->owner)); /* relaxed: only this thread ever stores its own id */
 }
 
 /* Lock / unlock of a non-passthrough mutex for the condition variables

@@ -20,8 +20,9 @@
  * mutex another thread held (or was being handed) at the fork stays taken in
  * the child, as glibc's does.  In a process that never forked, this costs a
  * load of ll_fork_generation on the paths that are not inline fast paths (the
- * direct path tests it once: mutex.c, never_forked).  The test for a mutex held
- * across a fork, held_across_fork: mutex_internal.h.
+ * direct path tests it once: mutex.c, never_forked).  The test for a lock held
+ * across a fork, lp_held_across_fork: mutex.h; out-of-line spinlocks keep an owner
+ * word too and use it and the wait below (spin.c).
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -29,12 +30,12 @@
 
 #include "mutex_internal.h"
 
-/* Wait, polling, until m is no longer held from before the fork: only its holder's unlock
- * ends that. */
-LL_COLD bool lp_mutex_await_fork_holder(lp_mutex *m, clockid_t clock, const struct timespec *abstime)
+/* Wait, polling, until the lock of owner is no longer held from before the fork: only its
+ * holder's unlock ends that.  Mutexes and out-of-line spinlocks (spin.c). */
+LL_COLD bool lp_await_fork_holder(ll_atomic_u64 *owner, const bool *repair, clockid_t clock, const struct timespec *abstime)
 {
     uint64_t nap_ns = 1000, spin_until = ll_now_ns() + LP_DEFAULT_SPIN_NS;
-    while (held_across_fork(m)) {
+    while (lp_held_across_fork(owner, repair)) {
         struct timespec now;
         if (abstime && (clock_gettime(clock, &now), !before(&now, abstime)))
             return false;

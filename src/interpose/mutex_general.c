@@ -68,7 +68,7 @@ LL_INLINE void lock_acquire(lp_mutex *m, void *pc)
 {
     lp_note_spinning_thread();
     if (LL_UNLIKELY(held_across_fork(m)))
-        lp_mutex_await_fork_holder(m, CLOCK_MONOTONIC, NULL);
+        lp_await_fork_holder(&m->owner, &lp_cfg.fork_repair, CLOCK_MONOTONIC, NULL);
     if (LL_UNLIKELY(lp_mutex_held_by_me_quick(m))) /* a relock: mutex_misuse.c */
         lp_mutex_relock_wait(m, CLOCK_MONOTONIC, NULL);
     lock_ref r = lock_of(m, pc);
@@ -110,21 +110,11 @@ LL_INLINE void release(lp_mutex *m)
 }
 
 /* pthread_mutex_unlock of a normal or adaptive mutex (not the inline fast path) that the
- * caller does not hold: undefined in POSIX.  glibc frees the futex word either way; so
- * not locked: nothing to do; held by another thread: the lock is released for its holder,
- * where the lock's release does not need the holder's own thread, else ignored. */
+ * caller does not hold: lp_unlock_not_owner decides (mutex.h). */
 static LL_COLD int unlock_not_owner(lp_mutex *m, void *pc)
 {
-    if (ll_load_relaxed(&m->owner) == 0) { /* relaxed: an unlock racing with a lock is misuse anyway */
-        lp_mutex_say_misuse(MISUSE_UNLOCKED, m, pc);
-        return 0;
-    }
-    if (release_needs_holder()) {
-        lp_mutex_say_misuse(MISUSE_NOT_OWNER_IGNORED, m, pc);
-        return 0;
-    }
-    lp_mutex_say_misuse(MISUSE_NOT_OWNER_RELEASED, m, pc);
-    release(m);
+    if (lp_unlock_not_owner(&m->owner, release_needs_holder(), false, m, pc))
+        release(m);
     return 0;
 }
 

@@ -161,24 +161,9 @@ void lp_spin_or_nap(uint64_t *nap_ns, uint64_t spin_until, uint64_t left_ns);
 
 /* ---- fork (mutex_fork.c) --------------------------------------------------------------- */
 
-LL_INLINE bool held_before_fork(uint64_t owner, uint32_t gen)
-{
-    return owner != 0 && (owner >> LP_OWNER_GEN_SHIFT) != (gen & 0xffffu);
-}
-
 /* In a fork child, under a lock that records waiters: is m held from before the fork? */
-LL_INLINE bool held_across_fork(lp_mutex *m)
-{
-    uint32_t gen = lp_fork_gen_now();
-    if (LL_LIKELY(gen == 0))
-        return false;
-    /* acquire: pairs with lp_mutex_release_across_fork's release store; the re-initialised lock */
-    return lp_cfg.fork_repair && held_before_fork(ll_load_acquire(&m->owner), gen);
-}
+LL_INLINE bool held_across_fork(lp_mutex *m) { return lp_held_across_fork(&m->owner, &lp_cfg.fork_repair); }
 
-/* Wait until m is no longer held from before the fork (true), or until abstime on clock
- * passes first (false; NULL: no deadline). */
-LL_COLD bool lp_mutex_await_fork_holder(lp_mutex *m, clockid_t clock, const struct timespec *abstime);
 /* The unlock of a mutex held from before the fork (the owner word still says so). */
 LL_COLD void lp_mutex_release_across_fork(lp_mutex *m);
 
@@ -186,10 +171,6 @@ LL_COLD void lp_mutex_release_across_fork(lp_mutex *m);
 
 /* Relocking thread: true once another thread unlocked m, false at abstime (NULL: never). */
 LL_COLD bool lp_mutex_relock_wait(lp_mutex *m, clockid_t clock, const struct timespec *abstime);
-
-enum { MISUSE_UNLOCKED, MISUSE_NOT_OWNER_RELEASED, MISUSE_NOT_OWNER_IGNORED, MISUSE_KINDS };
-/* One line per kind of misuse, once per process, unless LOCKLAB_QUIET. */
-LL_COLD void lp_mutex_say_misuse(int kind, const lp_mutex *m, void *pc);
 
 /* ---- the general path (mutex_general.c) ------------------------------------------------ */
 

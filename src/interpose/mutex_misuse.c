@@ -15,8 +15,8 @@
  * cancellation point, but an asynchronous cancellation acts during them, leaving nothing
  * behind.
  *
- * The unlock of a mutex the caller does not hold is decided in mutex_general.c
- * (unlock_not_owner); each kind of misuse is said once here (lp_mutex_say_misuse).
+ * The unlock of a lock the caller does not hold (a mutex: mutex_general.c; an out-of-line
+ * spinlock: spin.c) is decided here (lp_unlock_not_owner, mutex.h), and each kind said once.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -72,21 +72,48 @@ LL_COLD bool lp_mutex_relock_wait(lp_mutex *m, clockid_t clock, const struct tim
     }
 }
 
-/* Lines about misuse: one per kind, once per process, unless LOCKLAB_QUIET. */
-LL_COLD void lp_mutex_say_misuse(int kind, const lp_mutex *m, void *pc)
+/* Lines about misuse: one per kind and kind of lock, once per process, unless LOCKLAB_QUIET. */
+enum { MISUSE_UNLOCKED, MISUSE_NOT_OWNER_RELEASED, MISUSE_NOT_OWNER_IGNORED, MISUSE_KINDS };
+static void say(int kind, bool spinlock, const void *lock, void *pc)
 {
-    static ll_atomic_u32 said[MISUSE_KINDS];
-    if (lp_cfg.quiet || ll_xchg(&said[kind], 1, LL_RELAXED) != 0) /* relaxed: only one thread may print */
+    static ll_atomic_u32 said[2][MISUSE_KINDS]; /* [spinlock] */
+    if (lp_cfg.quiet || ll_xchg(&said[spinlock][kind], 1, LL_RELAXED) != 0) /* relaxed: only one thread may print */
         return;
     static const char *const what[MISUSE_KINDS] = {
-        "of a mutex that is not locked: ignored, as glibc does",
+        "that is not locked: ignored, as glibc does",
         "by a thread that does not hold it: released for its holder, as glibc does",
         "by a thread that does not hold it: ignored (under this lock only the holder can release)",
     };
-    char line[300];
-    int n = snprintf(line, sizeof line,
-                     "liblocklab-preload: pthread_mutex_unlock(%p) %s (undefined in POSIX; called from %p; "
-                     "said once)\n", (const void *)m, what[kind], pc);
+    char of[40] = "", line[300];
+    if (kind == MISUSE_UNLOCKED)
+        snprintf(of, sizeof of, "of a %s ", spinlock ? "spinlock" : "mutex");
+    int n = snprintf(line, sizeof line, "liblocklab-preload: %s(%p) %s%s (undefined in POSIX; called from %p; said once)\n",
+                     spinlock ? "pthread_spin_unlock" : "pthread_mutex_unlock", lock, of, what[kind], pc);
     if (n > 0)
         (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+LL_COLD bool lp_unlock_not_owner(ll_atomic_u64 *owner, bool holder_releases, bool spinlock, const void *lock, void *pc)
+{
+    uint64_t seen = ll_load_relaxed(owner); /* relaxed: the CAS below decides */
+    int kind = seen == 0 || (seen & LP_OWNER_ID_MASK) == LP_OWNER_RELEASING ? MISUSE_UNLOCKED
+               : holder_releases                                         ? MISUSE_NOT_OWNER_IGNORED
+                                                                         : MISUSE_NOT_OWNER_RELEASED;
+    /* relaxed: only which unlock releases is decided here; the lock's release orders the rest */
+    uint64_t claim = (seen & ~LP_OWNER_ID_MASK) | LP_OWNER_RELEASING;
+    if (kind == MISUSE_NOT_OWNER_RELEASED && !ll_cas(owner, &seen, claim, LL_RELAXED))
+        kind = MISUSE_UNLOCKED; /* another unlock came first */
+    if (kind == MISUSE_NOT_OWNER_RELEASED) {
+        /* The holder's own unlock may have checked the owner word just before the claim: its
+         * store of 0 then follows within a few instructions, and it releases.  Wait 1 us for
+         * that store (relaxed: only the change is looked for); a holder preempted between its
+         * check and its store outlasts the wait, and both release (mutex.h says so). */
+        uint64_t until = ll_now_ns() + 1000;
+        while (ll_load_relaxed(owner) == claim && ll_now_ns() < until)
+            ll_pause();
+        if (ll_load_relaxed(owner) != claim)
+            kind = MISUSE_UNLOCKED; /* the holder's unlock releases */
+    }
+    say(kind, spinlock, lock, pc);
+    return kind == MISUSE_NOT_OWNER_RELEASED;
 }

@@ -72,7 +72,7 @@ int lp_mutex_lock_until(lp_mutex *m, void *pc, clockid_t clock, const struct tim
     if (LL_UNLIKELY(held_across_fork(m))) { /* would block: check abstime, as below */
         if (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000)
             return EINVAL;
-        if (!lp_mutex_await_fork_holder(m, clock, abstime))
+        if (!lp_await_fork_holder(&m->owner, &lp_cfg.fork_repair, clock, abstime))
             return ETIMEDOUT;
     }
     if (ops_try_acquire(r)) {

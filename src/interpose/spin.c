@@ -43,6 +43,10 @@
  * has no error code for "not with this lock"; a silent process-private lock would
  * let two processes in at once).
  *
+ * fork and misuse: an out-of-line object keeps an owner word, as a mutex does, and so gets
+ * the mutex's fork repair and its survival of unlocks by a thread that does not hold the
+ * lock (the entry points, below); an inline lock is a word that records no waiter, as glibc's.
+ *
  * More threads than CPUs: as for a mutex lock that never parks (config.c), the
  * threads taking spinlocks are counted, and once they outnumber the CPUs one line
  * on stderr says so (once per process; LOCKLAB_QUIET=1 silences it).
@@ -56,14 +60,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "env.h"
+#include "mutex.h"
 
 #define LP_DEFAULT_SPIN_LOCK "ttas"
 
 typedef struct spin_hdr {
+    ll_atomic_u64 owner;            /* the holder's tag (mutex.h, lp_owner_tag), 0 if free */
     ll_wait_policy wp;              /* the object's waiting policy */
     ll_atomic_ptr key;              /* the spinlock it belongs to (NULL while free): written under the
                                      * arena's lock, read by object_of without it (relaxed: see there) */
@@ -73,6 +80,8 @@ typedef struct spin_hdr {
 
 static struct {
     bool inline_state;
+    bool fork_repair;     /* out of line: the lock records waiters (no LL_CAP_FORK_SAFE) */
+    bool holder_releases; /* out of line: only the holder's thread can release (LL_CAP_HOLDER_RELEASES) */
     const ll_lock_ops *ops;
     ll_wait_policy wp; /* inline mode */
     ll_spec spec;      /* settled (ll_lock_place) */
@@ -124,6 +133,8 @@ void lp_spin_configure(void)
         die(line);
     }
     spin.ops = pl.spec.ops;
+    spin.fork_repair = !ll_lock_fork_safe(spin.ops);
+    spin.holder_releases = ll_lock_holder_releases(spin.ops);
     spin.spec = pl.spec;
     spin.inline_state = pl.inlinable && pl.state_bytes <= sizeof(pthread_spinlock_t) &&
                         pl.state_align <= LL_SECTOR;
@@ -274,6 +285,7 @@ static LL_COLD void *install(pthread_spinlock_t *l, bool reinit)
     }
     set_key(obj, l); /* relaxed: the word's release store below publishes it with the lock */
     place(obj);
+    ll_store_relaxed(&hdr_of(obj)->owner, 0); /* relaxed: as the key (a recycled object may say held) */
     registry_add(obj);
     ll_store_release(word, hdr_of(obj)->handle); /* release: the placed lock; pairs with object_of's acquire */
     ll_arena_unlock();
@@ -403,26 +415,31 @@ int pthread_spin_destroy(pthread_spinlock_t *l)
     return 0;
 }
 
-/* The lock state of l and its waiting policy: l itself and the process's policy when the lock
- * fits in the spinlock's word, else l's lock object and the object's policy. */
-LL_INLINE void *state_of(pthread_spinlock_t *l, ll_wait_policy **wp)
-{
-    if (spin.inline_state) {
-        *wp = &spin.wp;
-        return (void *)l;
-    }
-    void *obj = object_of(l);
-    *wp = &hdr_of(obj)->wp;
-    return obj;
-}
+/* Out of line, each object's owner word (mutex.h) says who holds it and since which fork
+ * generation, as a mutex's does, for the same two repairs (mutex_fork.c, mutex_misuse.c):
+ *   - fork: in a child, a spinlock the forking thread held at the fork may have parent
+ *     threads queued in its lock (a ticket taken, a queue node linked); its unlock places
+ *     the lock again, free, instead of handing it to a waiter the child does not have, and
+ *     every acquisition first waits (outside the lock) for that unlock;
+ *   - misuse: an unlock of a spinlock that is not held is ignored (glibc's word is simply
+ *     stored free again), one by a thread that does not hold it releases it for its holder
+ *     (ignored under a lock whose release needs the holder's thread), one line each.
+ * Inline (tas, ttas: a word, no waiter recorded), glibc's behaviour already. */
+LL_INLINE ll_atomic_u64 *owner_of(void *obj) { return &hdr_of(obj)->owner; }
 
 int pthread_spin_lock(pthread_spinlock_t *l)
 {
     if (LL_UNLIKELY(!enter()))
         return 0;
-    ll_wait_policy *wp;
-    void *state = state_of(l, &wp);
-    spin.ops->acquire(state, wp);
+    if (spin.inline_state) {
+        spin.ops->acquire((void *)l, &spin.wp);
+        return 0;
+    }
+    void *obj = object_of(l);
+    if (LL_UNLIKELY(lp_held_across_fork(owner_of(obj), &spin.fork_repair)))
+        lp_await_fork_holder(owner_of(obj), &spin.fork_repair, CLOCK_MONOTONIC, NULL);
+    spin.ops->acquire(obj, &hdr_of(obj)->wp);
+    ll_store_relaxed(owner_of(obj), lp_owner_tag()); /* relaxed: compared only with the reader's own id */
     return 0;
 }
 
@@ -430,17 +447,34 @@ int pthread_spin_trylock(pthread_spinlock_t *l)
 {
     if (LL_UNLIKELY(!enter()))
         return 0;
-    ll_wait_policy *wp;
-    void *state = state_of(l, &wp);
-    return spin.ops->try_acquire(state, wp) ? 0 : EBUSY;
+    if (spin.inline_state)
+        return spin.ops->try_acquire((void *)l, &spin.wp) ? 0 : EBUSY;
+    void *obj = object_of(l);
+    if (lp_held_across_fork(owner_of(obj), &spin.fork_repair) || !spin.ops->try_acquire(obj, &hdr_of(obj)->wp))
+        return EBUSY;
+    ll_store_relaxed(owner_of(obj), lp_owner_tag()); /* relaxed: compared only with the reader's own id */
+    return 0;
 }
 
 int pthread_spin_unlock(pthread_spinlock_t *l)
 {
     if (LL_UNLIKELY(!lp_ensure_init()))
         return 0; /* its lock, taken during the configuration, did not touch the spinlock */
-    ll_wait_policy *wp;
-    void *state = state_of(l, &wp);
-    spin.ops->release(state, wp);
+    if (spin.inline_state) {
+        spin.ops->release((void *)l, &spin.wp);
+        return 0;
+    }
+    void *obj = object_of(l);
+    /* relaxed: only this thread ever stores its own id */
+    if (LL_UNLIKELY(!lp_owner_is_me_quick(ll_load_relaxed(owner_of(obj)))) &&
+        !lp_unlock_not_owner(owner_of(obj), spin.holder_releases, true, (const void *)l, __builtin_return_address(0)))
+        return 0;
+    if (LL_UNLIKELY(lp_held_across_fork(owner_of(obj), &spin.fork_repair))) {
+        place(obj); /* free; no thread touches the lock until the store below */
+        ll_store_release(owner_of(obj), 0); /* release: the placed lock; pairs with lp_held_across_fork's acquire */
+        return 0;
+    }
+    ll_store_relaxed(owner_of(obj), 0); /* relaxed: the lock's release orders it before the next owner's store */
+    spin.ops->release(obj, &hdr_of(obj)->wp);
     return 0;
 }

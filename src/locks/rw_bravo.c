@@ -44,6 +44,15 @@
  * bias on) and release the underlying lock; write_try likewise gives up at the
  * first published reader.
  *
+ * destroy: a fast-path reader that never released (a destroy while another thread
+ * read-holds the lock: undefined in POSIX, glibc's destroy does nothing) would leave its
+ * slot naming the lock, and a lock placed later at the same address (an allocator's, the
+ * interposer's pool) would see a reader there and its writers would wait for ever.  So
+ * destroy scans the table (4096 loads) and replaces each slot naming the lock by a value
+ * that names no lock: it stays taken (other readers treat it as a collision) until that
+ * reader's release stores NULL there, as it would have, so a late release clears only its
+ * own slot.  The fast paths are unchanged.
+ *
  * fork: the first lock placed in a child empties the table (its entries are the
  * parent's readers); every lock from before the fork must be placed again before
  * it is used in the child (the interposer does so: src/interpose/rwlock.c).
@@ -122,9 +131,20 @@ static int init_pthread(void *s, const uint64_t *p, char *err, size_t errlen)
 {
     return init_over(s, p, &ll_rwlock_pthread, err, errlen);
 }
+/* What destroy leaves in the slot of a fast-path reader still in (header, "destroy"). */
+static const char stale_reader = 0;
+
 static void destroy(void *s)
 {
     bravo_lock *l = (bravo_lock *)s;
+    for (uint32_t i = 0; i < LL_BRAVO_SLOTS; i++) {
+        void *mine = l;
+        /* relaxed: nobody may use a lock being destroyed, and a lock later placed at this address
+         * is published to its users by whatever publishes the memory (the interposer: its
+         * install's release); the CAS leaves alone a slot its reader just released */
+        if (ll_load_relaxed(&bravo_table[i]) == mine)
+            ll_cas(&bravo_table[i], &mine, (void *)&stale_reader, LL_RELAXED);
+    }
     if (l->under->desc->destroy)
         l->under->desc->destroy(l->state);
 }

@@ -158,13 +158,19 @@ PY
 spinbar)
     # pthread spinlocks over each LOCKLAB_SPIN given ("" = the default, ttas) and barriers (spin.c,
     # barrier.c); glibc alone first (the test's expectations are glibc's).
-    timeout 120 "$bindir/test_spinbar" >/dev/null && ok "test_spinbar under glibc" || bad "test_spinbar under glibc"
+    # Also a spinlock held across fork with parent threads spinning on it, and unlocks of an unheld one.
+    for arg in "" fork misuse; do
+        timeout 120 "$bindir/test_spinbar" $arg >/dev/null && ok "test_spinbar $arg under glibc" ||
+            bad "test_spinbar $arg under glibc"
+    done
     for spec in "$@"; do
-        if LOCKLAB_QUIET=1 LOCKLAB_SPIN=$spec LD_PRELOAD="$preload" timeout 120 "$bindir/test_spinbar" >/dev/null; then
-            ok "LOCKLAB_SPIN=$spec test_spinbar"
-        else
-            bad "LOCKLAB_SPIN=$spec test_spinbar (exit $?)"
-        fi
+        for arg in "" fork misuse; do
+            if LOCKLAB_QUIET=1 LOCKLAB_SPIN=$spec LD_PRELOAD="$preload" timeout 120 "$bindir/test_spinbar" $arg >/dev/null; then
+                ok "LOCKLAB_SPIN=$spec test_spinbar $arg"
+            else
+                bad "LOCKLAB_SPIN=$spec test_spinbar $arg (exit $?)"
+            fi
+        done
     done
     # Bad values: one line naming the value and the valid choices, exit 2 before main.
     for value in mcs-stp standby nosuch tas-park; do
@@ -232,7 +238,7 @@ posix)
 robust)
     # Misuse, out of memory and signals (test_robust.c; docs/interposer.md, "Misuse, out of
     # memory and signals"): glibc first (the reference), then each case under each SPEC.
-    cases="signal unlock-unheld unlock-other cancel-relock reinit-waiter copy-inited copied-used oom"
+    cases="signal unlock-unheld unlock-other unlock-race cancel-relock reinit-waiter copy-inited copied-used oom"
     for c in $cases; do
         timeout 60 "$bindir/test_robust" glibc $c >/dev/null || bad "test_robust glibc $c (exit $?)"
     done

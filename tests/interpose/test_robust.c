@@ -21,6 +21,9 @@
  *                   locked, and locked then unlocked), then the mutex used normally.
  *   unlock-other    ... of a default mutex another thread holds; the holder then
  *                   unlocks, destroys, and the mutex (re-initialised) is used normally.
+ *   unlock-race     two threads unlock at once a default mutex the main thread holds
+ *                   (5000 rounds); after each the mutex is free (glibc frees its word),
+ *                   or still held where only the holder can release (trylock: EBUSY).
  *   cancel-relock   a thread with asynchronous cancellation relocks a default mutex it
  *                   holds (it blocks for ever) and is cancelled; the join returns, the
  *                   mutex is unlocked and used normally, then re-initialised and used
@@ -50,6 +53,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
@@ -261,6 +265,58 @@ static int case_unlock_other(void)
     check_excludes(&m, "unlocked by another thread, then re-initialised");
     CHECK_EQ(pthread_mutex_destroy(&m), 0);
     return test_done("unlock-other");
+}
+
+/* Two threads unlock, at once, a default mutex the main thread holds (ROUNDS times): glibc
+ * frees its word, so the mutex is free after each round (the main thread's trylock takes it).
+ * Under a lock whose release needs the holder's thread, both unlocks are ignored: it is still
+ * held (the holder's trylock answers EBUSY, as glibc's to a holder).  A queue or ticket lock
+ * released twice hands the holder's node on twice or skips a ticket: crash, hang, or EBUSY. */
+enum { RACE_ROUNDS = 5000 };
+static pthread_mutex_t race_m = PTHREAD_MUTEX_INITIALIZER;
+static ll_atomic_u32 race_go, race_arrived;
+static sem_t race_done;
+static void *race_unlocker(void *arg)
+{
+    (void)arg;
+    for (uint32_t r = 1; r <= RACE_ROUNDS; r++) {
+        while (ll_load_acquire(&race_go) < r) /* acquire: pairs with the main thread's release: its lock first */
+            sched_yield();
+        /* both racers meet (the main thread sleeps meanwhile), then unlock together; relaxed: a meeting */
+        ll_faa(&race_arrived, 1, LL_RELAXED);
+        while (ll_load_relaxed(&race_arrived) < 2 * r)
+            ll_pause();
+        pthread_mutex_unlock(&race_m); /* undefined: glibc releases it */
+        sem_post(&race_done); /* our unlock before the main thread's try */
+    }
+    return NULL;
+}
+
+static int case_unlock_race(void)
+{
+    const char *holder_releases = getenv("LOCKLAB_TEST_HOLDER_RELEASES");
+    int want = holder_releases && strcmp(holder_releases, "1") == 0 ? EBUSY : 0;
+    sem_init(&race_done, 0, 0);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        test_start(&t[i], race_unlocker, NULL);
+    for (uint32_t r = 1; r <= RACE_ROUNDS; r++) {
+        CHECK_EQ(pthread_mutex_lock(&race_m), 0);
+        ll_store_release(&race_go, r); /* release: the lock above, before the racers' unlocks (their acquire) */
+        sem_wait(&race_done);
+        sem_wait(&race_done);
+        int rc = pthread_mutex_trylock(&race_m);
+        if (rc != want) {
+            CHECK_EQ(rc, want);
+            break;
+        }
+        CHECK_EQ(pthread_mutex_unlock(&race_m), 0);
+    }
+    ll_store_release(&race_go, RACE_ROUNDS); /* release: as above; after a failure, the racers' last rounds */
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    check_excludes(&race_m, "unlocked by two threads at once");
+    return test_done("unlock-race");
 }
 
 /* ---- cancel-relock, reinit-waiter ---------------------------------------------------------- */
@@ -499,6 +555,7 @@ int main(int argc, char **argv)
         {"signal-first-post", NULL, case_signal_first_post},
         {"unlock-unheld", case_unlock_unheld, NULL},
         {"unlock-other", case_unlock_other, NULL},
+        {"unlock-race", case_unlock_race, NULL},
         {"cancel-relock", case_cancel_relock, NULL},
         {"reinit-waiter", case_reinit_waiter, NULL},
         {"copy-inited", case_copy_inited, NULL},

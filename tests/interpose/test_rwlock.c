@@ -10,8 +10,9 @@
  *   write and read holds carry over (a re-entered one with its depth; also those of a
  *   thread whose only calls were read locks, which has no thread id), a lock another
  *   parent thread held for writing stays held, a hold of an rwlock initialised again
- *   leaves the child alive; cancellation: a reader cancelled in its cleanup-protected section
- *   leaves the lock usable; one thread read-holds 1000 different rwlocks at once (glibc
+ *   leaves the child alive; an rwlock destroyed while another thread read-holds it (and
+ *   never unlocks) leaves rwlocks initialised afterwards free; cancellation: a reader
+ *   cancelled in its cleanup-protected section leaves the lock usable; one thread read-holds 1000 different rwlocks at once (glibc
  *   has no limit; lock coupling down a tree holds many), re-enters some, then releases
  *   them in another order; with 40 held, the 32 of the inline read-held set released newest
  *   first, the other 8 still held (wrlock EDEADLK).
@@ -31,6 +32,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -489,6 +491,41 @@ static void test_fork_reader_only(void)
     pthread_join(t, NULL);
 }
 
+/* ---- destroyed while another thread read-holds it ---------------------------------------- */
+/* Misuse glibc survives (its destroy does nothing): a thread destroys an rwlock another still
+ * read-holds and never unlocks.  Rwlocks initialised afterwards (which may get the destroyed
+ * one's lock object back) must exclude nothing: trywrlock succeeds on each. */
+static pthread_rwlock_t dr;
+static atomic_int dr_phase;
+static void *read_and_stay(void *arg)
+{
+    (void)arg;
+    CHECK_EQ(pthread_rwlock_rdlock(&dr), 0);
+    atomic_store(&dr_phase, 1);
+    while (atomic_load(&dr_phase) != 2)
+        test_sleep_ms(1);
+    return NULL; /* never unlocks */
+}
+static void test_destroy_read_held(void)
+{
+    CHECK_EQ(pthread_rwlock_init(&dr, NULL), 0);
+    pthread_t t;
+    test_start(&t, read_and_stay, NULL);
+    while (atomic_load(&dr_phase) != 1)
+        test_sleep_ms(1);
+    CHECK_EQ(pthread_rwlock_destroy(&dr), 0);
+    for (int i = 0; i < 4; i++) {
+        pthread_rwlock_t *l = malloc(sizeof *l);
+        CHECK_EQ(pthread_rwlock_init(l, NULL), 0);
+        CHECK_EQ(pthread_rwlock_trywrlock(l), 0);
+        CHECK_EQ(pthread_rwlock_unlock(l), 0);
+        CHECK_EQ(pthread_rwlock_destroy(l), 0);
+        free(l);
+    }
+    atomic_store(&dr_phase, 2);
+    pthread_join(t, NULL);
+}
+
 /* ---- cancellation ------------------------------------------------------------------------ */
 static pthread_rwlock_t cl = PTHREAD_RWLOCK_INITIALIZER;
 static atomic_int reader_in;
@@ -797,6 +834,7 @@ int main(int argc, char **argv)
     test_fork_other_first();
     test_fork_recursive_reader();
     test_fork_after_reinit();
+    test_destroy_read_held();
     test_cancel();
     test_many_read_holds();
     test_overflow_edge();

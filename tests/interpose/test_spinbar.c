@@ -12,7 +12,13 @@
  *             still be leaving, then the memory scribbled over and freed (500 times);
  *             a process-shared barrier between a parent and a forked child (glibc's).
  * "test_spinbar oversubscribe": only 4 threads that take a spinlock, then meet at a barrier
- * (all alive at once: the warning's test). */
+ * (all alive at once: the warning's test).
+ * "test_spinbar fork": fork while the forking thread holds a spinlock on which two parent
+ * threads spin (their tickets, queue nodes in its state): in the child, a child thread that
+ * asked for it before the forking thread's unlock gets it after, and threads hammer it.
+ * "test_spinbar misuse": unlocks glibc's word survives: of a spinlock never locked, and a
+ * second unlock of one just unlocked; the spinlock then works as before (threads hammer it).
+ * A hang is a failure (alarm), not a stuck test. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -20,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -196,6 +203,68 @@ static void test_barrier(void)
     REQUIRE(pthread_barrier_destroy(shared) == 0);
 }
 
+/* A spinlock's waiter that takes and drops it once. */
+static void *spin_once(void *arg)
+{
+    REQUIRE(pthread_spin_lock((pthread_spinlock_t *)arg) == 0);
+    counter++;
+    REQUIRE(pthread_spin_unlock((pthread_spinlock_t *)arg) == 0);
+    return NULL;
+}
+
+static void test_fork_held(void)
+{
+    REQUIRE(pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE) == 0);
+    REQUIRE(pthread_spin_lock(&spin) == 0);
+    pthread_t waiter[2];
+    for (int i = 0; i < 2; i++)
+        REQUIRE(pthread_create(&waiter[i], NULL, spin_once, (void *)&spin) == 0);
+    usleep(30000); /* the waiters take tickets, queue their nodes */
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        alarm(30);
+        counter = 0;
+        pthread_t late;
+        REQUIRE(pthread_create(&late, NULL, spin_once, (void *)&spin) == 0); /* asks while still held */
+        usleep(20000);
+        REQUIRE(counter == 0);
+        REQUIRE(pthread_spin_unlock(&spin) == 0);
+        REQUIRE(pthread_join(late, NULL) == 0);
+        REQUIRE(counter == 1);
+        counter = 0;
+        run_n_threads(spinners, spin_hammer, (void *)&spin);
+        REQUIRE(counter == (unsigned long)spinners * ITERS);
+        REQUIRE(pthread_spin_trylock(&spin) == 0);
+        REQUIRE(pthread_spin_unlock(&spin) == 0);
+        _exit(0);
+    }
+    REQUIRE(pthread_spin_unlock(&spin) == 0);
+    for (int i = 0; i < 2; i++)
+        REQUIRE(pthread_join(waiter[i], NULL) == 0);
+    int status;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: %s %d", WIFEXITED(status) ? "exit" : "signal",
+            WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+static void test_misuse(void)
+{
+    alarm(30);
+    REQUIRE(pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE) == 0);
+    REQUIRE(pthread_spin_unlock(&spin) == 0); /* never locked */
+    REQUIRE(pthread_spin_lock(&spin) == 0);
+    REQUIRE(pthread_spin_unlock(&spin) == 0);
+    REQUIRE(pthread_spin_unlock(&spin) == 0); /* unlocked twice */
+    REQUIRE(pthread_spin_trylock(&spin) == 0);
+    REQUIRE(pthread_spin_trylock(&spin) == EBUSY);
+    REQUIRE(pthread_spin_unlock(&spin) == 0);
+    counter = 0;
+    run_n_threads(spinners, spin_hammer, (void *)&spin);
+    REQUIRE(counter == (unsigned long)spinners * ITERS);
+    REQUIRE(pthread_spin_destroy(&spin) == 0);
+}
+
 int main(int argc, char **argv)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -204,6 +273,16 @@ int main(int argc, char **argv)
         REQUIRE(pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE) == 0);
         REQUIRE(pthread_barrier_init(&bar, NULL, THREADS) == 0);
         run_threads(spin_then_meet, (void *)&spin);
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+        test_fork_held();
+        puts("test_spinbar fork: ok");
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "misuse") == 0) {
+        test_misuse();
+        puts("test_spinbar misuse: ok");
         return 0;
     }
     test_spin();
