@@ -140,24 +140,41 @@ LL_INLINE bool lp_owner_is_me_quick(uint64_t owner)
     return ((owner ^ id) & LP_OWNER_ID_MASK) == 0 && id != 0;
 }
 
-/* The id of an owner word whose lock another thread's unlock is releasing for its holder
- * (lp_unlock_not_owner): no thread's (ids stay below 2^48 - 1). */
+/* The id of an owner word whose release an unlock has claimed (lp_owner_claim): no thread's
+ * (ids stay below 2^48 - 1). */
 #define LP_OWNER_RELEASING LP_OWNER_ID_MASK
 
+/* Claim the release of the hold whose owner word reads seen (a holder's tag): a CAS to its
+ * generation with the id LP_OWNER_RELEASING (the generation kept, for the fork check).  Of
+ * the unlocks that race for one hold (another thread's, which is misuse, and the holder's
+ * own), the one whose claim succeeds releases the lock and clears the word (a store of 0, or
+ * a fork repair's release store); the others find a claim or 0 and do nothing: a queue lock
+ * released twice hands a node on twice (a crash), a ticket lock skips a ticket (a hang).
+ * relaxed: only which unlock releases is decided here; the lock's release orders the rest. */
+LL_INLINE bool lp_owner_claim(ll_atomic_u64 *owner, uint64_t seen)
+{
+    return ll_cas(owner, &seen, (seen & ~LP_OWNER_ID_MASK) | LP_OWNER_RELEASING, LL_RELAXED);
+}
+
+/* The holder's claim, where its unlock is long between its check of the owner word and its
+ * release (the general path: a condition wait takes its guard in between; a fork repair places
+ * the lock again): false if another thread's unlock claimed the hold first (that one releases). */
+LL_INLINE bool lp_owner_claim_mine(ll_atomic_u64 *owner)
+{
+    uint64_t seen = ll_load_relaxed(owner); /* relaxed: the CAS decides */
+    return lp_owner_is_me_quick(seen) && lp_owner_claim(owner, seen);
+}
+
 /* The unlock of a lock whose owner word (*owner) does not name the caller: undefined in POSIX.
- * glibc frees its word either way; so not locked (0, or being released: LP_OWNER_RELEASING):
- * nothing to do; held by another thread: true, the caller releases it for its holder, unless
- * the lock's release needs the holder's own thread (holder_releases: LL_CAP_HOLDER_RELEASES),
- * then ignored.  The release is claimed first: a CAS of the holder's tag to
- * LP_OWNER_RELEASING (its generation kept, for the fork check), so that of two unlocks that
- * race (another thread's, or the holder's own, whose owner-word check then fails) only one
- * releases the lock: a queue lock released twice hands a node on twice (a crash), a ticket
- * lock skips a ticket (a hang).  A holder's unlock already past its check of the owner word
- * when the claim lands stores 0 there a few instructions later: the claimant waits 1 us for
- * that store and leaves the release to it.  Not covered: a holder preempted between its check
- * and its store (its owner-word store is not an RMW: mutex.c's direct path, the general
- * path's release, spin.c).  Each kind said in one line, once per process for mutexes and
- * once for spinlocks, unless LOCKLAB_QUIET (mutex_misuse.c). */
+ * glibc frees its word either way; so not locked (0, or a release claimed): nothing to do;
+ * held by another thread: true, the caller claims the release (lp_owner_claim) and releases
+ * it for its holder, unless the lock's release needs the holder's own thread
+ * (holder_releases: LL_CAP_HOLDER_RELEASES), then ignored.  The holder's unlocks that do not
+ * claim (mutex.c's inline and direct paths, a spinlock's unlock outside a fork child) check
+ * the word and store 0 a few instructions later: a claim that lands in between waits 1 us for
+ * that store and leaves the release to the holder.  Not covered: such a holder preempted
+ * between its check and its store for longer (both release).  Each kind said in one line,
+ * once per process for mutexes and once for spinlocks, unless LOCKLAB_QUIET (mutex_misuse.c). */
 LL_COLD bool lp_unlock_not_owner(ll_atomic_u64 *owner, bool holder_releases, bool spinlock, const void *lock, void *pc);
 
 /* Does the calling thread hold m (a non-passthrough mutex)?  Also if it took m before a fork. */

@@ -109,6 +109,15 @@ LL_INLINE void release(lp_mutex *m)
         lock_release(m);
 }
 
+/* The holder's release on this path (an unlock, a condition wait's): claimed first
+ * (lp_owner_claim_mine, mutex.h), so that it and an unlock by another thread never both
+ * release, however long this thread took since its check of the owner word. */
+LL_INLINE void holder_release(lp_mutex *m)
+{
+    if (lp_owner_claim_mine(&m->owner))
+        release(m);
+}
+
 /* pthread_mutex_unlock of a normal or adaptive mutex (not the inline fast path) that the
  * caller does not hold: lp_unlock_not_owner decides (mutex.h). */
 static LL_COLD int unlock_not_owner(lp_mutex *m, void *pc)
@@ -191,7 +200,7 @@ LL_COLD int lp_mutex_unlock_general(pthread_mutex_t *pm, void *pc, bool c11)
     if (LL_LIKELY(fast_kind(m))) {
         if (LL_UNLIKELY(!lp_mutex_held_by_me_quick(m)))
             return unlock_not_owner(m, pc);
-        release(m);
+        holder_release(m);
         return 0;
     }
     if (lp_mutex_passthrough(m)) {
@@ -207,7 +216,7 @@ LL_COLD int lp_mutex_unlock_general(pthread_mutex_t *pm, void *pc, bool c11)
             return 0;
         }
     }
-    release(m);
+    holder_release(m);
     return 0;
 }
 
@@ -223,6 +232,6 @@ static void iface_lock(void *mutex)
     }
     ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
 }
-static void iface_unlock(void *mutex) { release((lp_mutex *)mutex); }
+static void iface_unlock(void *mutex) { holder_release((lp_mutex *)mutex); }
 const ll_mutex_iface lp_mutex_iface = {iface_lock, iface_unlock};
 

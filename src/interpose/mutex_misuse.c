@@ -99,15 +99,14 @@ LL_COLD bool lp_unlock_not_owner(ll_atomic_u64 *owner, bool holder_releases, boo
     int kind = seen == 0 || (seen & LP_OWNER_ID_MASK) == LP_OWNER_RELEASING ? MISUSE_UNLOCKED
                : holder_releases                                         ? MISUSE_NOT_OWNER_IGNORED
                                                                          : MISUSE_NOT_OWNER_RELEASED;
-    /* relaxed: only which unlock releases is decided here; the lock's release orders the rest */
     uint64_t claim = (seen & ~LP_OWNER_ID_MASK) | LP_OWNER_RELEASING;
-    if (kind == MISUSE_NOT_OWNER_RELEASED && !ll_cas(owner, &seen, claim, LL_RELAXED))
+    if (kind == MISUSE_NOT_OWNER_RELEASED && !lp_owner_claim(owner, seen))
         kind = MISUSE_UNLOCKED; /* another unlock came first */
     if (kind == MISUSE_NOT_OWNER_RELEASED) {
-        /* The holder's own unlock may have checked the owner word just before the claim: its
-         * store of 0 then follows within a few instructions, and it releases.  Wait 1 us for
-         * that store (relaxed: only the change is looked for); a holder preempted between its
-         * check and its store outlasts the wait, and both release (mutex.h says so). */
+        /* A holder's unlock that does not claim may have checked the owner word just before
+         * the claim: its store of 0 then follows within a few instructions, and it releases.
+         * Wait 1 us for that store (relaxed: only the change is looked for); such a holder
+         * preempted between its check and its store outlasts the wait (mutex.h says so). */
         uint64_t until = ll_now_ns() + 1000;
         while (ll_load_relaxed(owner) == claim && ll_now_ns() < until)
             ll_pause();

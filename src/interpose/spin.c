@@ -465,10 +465,13 @@ int pthread_spin_unlock(pthread_spinlock_t *l)
         return 0;
     }
     void *obj = object_of(l);
-    /* relaxed: only this thread ever stores its own id */
-    if (LL_UNLIKELY(!lp_owner_is_me_quick(ll_load_relaxed(owner_of(obj)))) &&
-        !lp_unlock_not_owner(owner_of(obj), spin.holder_releases, true, (const void *)l, __builtin_return_address(0)))
-        return 0;
+    uint64_t seen = ll_load_relaxed(owner_of(obj)); /* relaxed: only this thread ever stores its own id */
+    if (LL_UNLIKELY(!lp_owner_is_me_quick(seen))) {
+        if (!lp_unlock_not_owner(owner_of(obj), spin.holder_releases, true, (const void *)l, __builtin_return_address(0)))
+            return 0;
+    } else if (LL_UNLIKELY(lp_held_across_fork(owner_of(obj), &spin.fork_repair)) && !lp_owner_claim(owner_of(obj), seen)) {
+        return 0; /* the repair below is long: the holder claims first (mutex.h); another unlock did */
+    }
     if (LL_UNLIKELY(lp_held_across_fork(owner_of(obj), &spin.fork_repair))) {
         place(obj); /* free; no thread touches the lock until the store below */
         ll_store_release(owner_of(obj), 0); /* release: the placed lock; pairs with lp_held_across_fork's acquire */

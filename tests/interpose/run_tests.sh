@@ -238,7 +238,7 @@ posix)
 robust)
     # Misuse, out of memory and signals (test_robust.c; docs/interposer.md, "Misuse, out of
     # memory and signals"): glibc first (the reference), then each case under each SPEC.
-    cases="signal unlock-unheld unlock-other unlock-race cancel-relock reinit-waiter copy-inited copied-used oom"
+    cases="signal unlock-unheld unlock-other unlock-race unlock-race-cond cancel-relock reinit-waiter copy-inited copied-used oom"
     for c in $cases; do
         timeout 60 "$bindir/test_robust" glibc $c >/dev/null || bad "test_robust glibc $c (exit $?)"
     done

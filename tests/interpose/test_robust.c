@@ -24,6 +24,11 @@
  *   unlock-race     two threads unlock at once a default mutex the main thread holds
  *                   (5000 rounds); after each the mutex is free (glibc frees its word),
  *                   or still held where only the holder can release (trylock: EBUSY).
+ *   unlock-race-cond  the main thread's unlock is a condition wait's (a timed wait of
+ *                   50 us on a default mutex it holds) and another thread unlocks the mutex
+ *                   at the same moment (5000 rounds); after each the mutex is free or held
+ *                   by the main thread, never released twice (a queue lock's node handed on
+ *                   twice: a crash; a ticket skipped: a hang).
  *   cancel-relock   a thread with asynchronous cancellation relocks a default mutex it
  *                   holds (it blocks for ever) and is cancelled; the join returns, the
  *                   mutex is unlocked and used normally, then re-initialised and used
@@ -276,6 +281,18 @@ enum { RACE_ROUNDS = 5000 };
 static pthread_mutex_t race_m = PTHREAD_MUTEX_INITIALIZER;
 static ll_atomic_u32 race_go, race_arrived;
 static sem_t race_done;
+/* Wait until race_arrived reaches want: spinning (the racers leave within nanoseconds of each
+ * other), then, after about a millisecond, yielding, so that a busy machine runs the thread
+ * still on its way (the race is then looser). */
+static void race_meet(uint32_t want)
+{
+    for (uint32_t i = 0; ll_load_relaxed(&race_arrived) < want; i++) /* relaxed: a meeting */
+        if (i < 20000)
+            ll_pause();
+        else
+            sched_yield();
+}
+
 static void *race_unlocker(void *arg)
 {
     (void)arg;
@@ -284,8 +301,7 @@ static void *race_unlocker(void *arg)
             sched_yield();
         /* both racers meet (the main thread sleeps meanwhile), then unlock together; relaxed: a meeting */
         ll_faa(&race_arrived, 1, LL_RELAXED);
-        while (ll_load_relaxed(&race_arrived) < 2 * r)
-            ll_pause();
+        race_meet(2 * r);
         pthread_mutex_unlock(&race_m); /* undefined: glibc releases it */
         sem_post(&race_done); /* our unlock before the main thread's try */
     }
@@ -317,6 +333,62 @@ static int case_unlock_race(void)
         pthread_join(t[i], NULL);
     check_excludes(&race_m, "unlocked by two threads at once");
     return test_done("unlock-race");
+}
+
+static pthread_cond_t race_c = PTHREAD_COND_INITIALIZER;
+static void *race_cond_unlocker(void *arg)
+{
+    (void)arg;
+    for (uint32_t r = 1; r <= RACE_ROUNDS; r++) {
+        while (ll_load_acquire(&race_go) < r) /* acquire: pairs with the main thread's release: its lock first */
+            sched_yield();
+        ll_faa(&race_arrived, 1, LL_RELAXED); /* relaxed: a meeting with the main thread */
+        race_meet(2 * r);
+        pthread_mutex_unlock(&race_m); /* undefined: glibc releases it */
+        sem_post(&race_done);
+    }
+    return NULL;
+}
+
+static int case_unlock_race_cond(void)
+{
+    sem_init(&race_done, 0, 0);
+    pthread_t t;
+    test_start(&t, race_cond_unlocker, NULL);
+    for (uint32_t r = 1; r <= RACE_ROUNDS; r++) {
+        CHECK_EQ(pthread_mutex_lock(&race_m), 0);
+        ll_store_release(&race_go, r); /* release: the lock above, before the racer's unlock (its acquire) */
+        ll_faa(&race_arrived, 1, LL_RELAXED); /* relaxed: a meeting */
+        race_meet(2 * r);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 50000;
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+        /* its unlock races with the racer's; it returns holding the mutex again, or EPERM if
+         * the racer's unlock came before its check */
+        int rc = pthread_cond_timedwait(&race_c, &race_m, &until);
+        sem_wait(&race_done);
+        if (rc == 0 || rc == ETIMEDOUT) {
+            CHECK_EQ(pthread_mutex_unlock(&race_m), 0);
+        } else if (rc != EPERM) {
+            CHECK_EQ(rc, ETIMEDOUT);
+            break;
+        }
+        rc = pthread_mutex_trylock(&race_m); /* free now: a lock released twice is not (or crashed) */
+        if (rc != 0) {
+            CHECK_EQ(rc, 0);
+            break;
+        }
+        CHECK_EQ(pthread_mutex_unlock(&race_m), 0);
+    }
+    ll_store_release(&race_go, RACE_ROUNDS); /* release: as above; after a failure, the racer's last rounds */
+    ll_store_relaxed(&race_arrived, 4 * RACE_ROUNDS); /* relaxed: let its meetings pass */
+    pthread_join(t, NULL);
+    check_excludes(&race_m, "unlocked by two threads at once");
+    return test_done("unlock-race-cond");
 }
 
 /* ---- cancel-relock, reinit-waiter ---------------------------------------------------------- */
@@ -556,6 +628,7 @@ int main(int argc, char **argv)
         {"unlock-unheld", case_unlock_unheld, NULL},
         {"unlock-other", case_unlock_other, NULL},
         {"unlock-race", case_unlock_race, NULL},
+        {"unlock-race-cond", case_unlock_race_cond, NULL},
         {"cancel-relock", case_cancel_relock, NULL},
         {"reinit-waiter", case_reinit_waiter, NULL},
         {"copy-inited", case_copy_inited, NULL},
