@@ -98,17 +98,23 @@ static bool parse_flag(const char *var)
  * LOCKLAB_VERBOSE=1 adds a summary at exit. */
 
 __thread bool lp_spinning_thread_counted __attribute__((tls_model("initial-exec")));
-static ll_atomic_u32 spinning_threads, spinning_max, spinning_warned, realtime_warned;
+static ll_atomic_u32 realtime_warned;
 static ll_atomic_u64 realtime_naps;
-static pthread_key_t spinning_key;
-static pthread_once_t spinning_key_once = PTHREAD_ONCE_INIT;
+static lp_headcount spinning = LP_HEADCOUNT_INIT;
+static void make_spinning_key(void) { pthread_key_create(&spinning.key, lp_headcount_exit); }
 
-static void spinning_thread_exit(void *arg)
+void lp_headcount_exit(void *h) { ll_faa(&((lp_headcount *)h)->now, (uint32_t)-1, LL_RELAXED); }
+
+bool lp_headcount_join(lp_headcount *h, void (*make_key)(void), uint32_t *n)
 {
-    (void)arg;
-    ll_faa(&spinning_threads, (uint32_t)-1, LL_RELAXED); /* relaxed: a head count */
+    pthread_once(&h->once, make_key);
+    pthread_setspecific(h->key, h); /* the destructor runs only for non-NULL values */
+    *n = ll_faa(&h->now, 1, LL_RELAXED) + 1;
+    uint32_t max = ll_load_relaxed(&h->max);
+    while (*n > max && !ll_cas(&h->max, &max, *n, LL_RELAXED))
+        ;
+    return (int)*n > ll_cpus_available() && !lp_cfg.quiet && !ll_xchg(&h->warned, 1, LL_RELAXED);
 }
-static void make_spinning_key(void) { pthread_key_create(&spinning_key, spinning_thread_exit); }
 
 static void warn_realtime(void)
 {
@@ -131,22 +137,16 @@ static void realtime_napped(void)
 void lp_note_spinning_thread_slow(void)
 {
     lp_spinning_thread_counted = true;
-    pthread_once(&spinning_key_once, make_spinning_key);
-    pthread_setspecific(spinning_key, (void *)1); /* the destructor runs only for non-NULL values */
     if (ll_thread_realtime())
         warn_realtime();
-    uint32_t n = ll_faa(&spinning_threads, 1, LL_RELAXED) + 1; /* relaxed: a head count */
-    uint32_t max = ll_load_relaxed(&spinning_max); /* relaxed: a statistic */
-    while (n > max && !ll_cas(&spinning_max, &max, n, LL_RELAXED)) /* relaxed: as above */
-        ;
-    int cpus = ll_cpus_available();
-    if ((int)n <= cpus || lp_cfg.quiet || ll_xchg(&spinning_warned, 1, LL_RELAXED)) /* relaxed: once is all it orders */
+    uint32_t n;
+    if (!lp_headcount_join(&spinning, make_spinning_key, &n))
         return;
     fprintf(stderr,
             "liblocklab-preload: lock %s never parks and %u threads now use it on %d CPUs: a handover to a "
             "preempted spinner waits a time slice (100-1000x slower); use a parking lock (standby, the default; parkinglot, acr, "
             "mcs-stp, ...) or set LOCKLAB_QUIET=1 to silence this line\n",
-            lp_cfg.spec, n, cpus);
+            lp_cfg.spec, n, ll_cpus_available());
 }
 
 /* LOCKLAB_COND / LOCKLAB_SEM: a queue discipline (ll_sync_config_parse). */
@@ -207,7 +207,7 @@ static void report_at_exit(void)
         fprintf(stderr,
                 "liblocklab-preload: exit: lock %s never parks: up to %u threads used it at once on %d CPUs; "
                 "real-time waiters slept %llu times (wait.h)\n",
-                lp_cfg.spec, (unsigned)ll_load_relaxed(&spinning_max), ll_cpus_available(),
+                lp_cfg.spec, (unsigned)ll_load_relaxed(&spinning.max), ll_cpus_available(),
                 (unsigned long long)ll_load_relaxed(&realtime_naps));
     fprintf(stderr,
             "liblocklab-preload: exit: passed through to glibc: %llu mutexes (robust, PI/PP or process-shared), "

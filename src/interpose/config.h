@@ -12,6 +12,7 @@
 #ifndef LOCKLAB_INTERPOSE_CONFIG_H
 #define LOCKLAB_INTERPOSE_CONFIG_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "locklab/acr.h"
@@ -123,6 +124,20 @@ LL_INLINE bool lp_ensure_init(void)
         return true;
     return lp_init();
 }
+/* A head count of the threads that take locks that never park, one per kind of object
+ * (mutexes: config.c; spinlocks: spin.c): a thread is counted at its first such acquisition
+ * until it exits (key's destructor, set to the count itself), and the most at once is kept
+ * for LOCKLAB_VERBOSE's report at exit.  Relaxed throughout: a head count. */
+typedef struct lp_headcount {
+    ll_atomic_u32 now, max, warned;
+    pthread_once_t once;
+    pthread_key_t key; /* made by the owner's make_key: pthread_key_create(&key, lp_headcount_exit) */
+} lp_headcount;
+#define LP_HEADCOUNT_INIT {.once = PTHREAD_ONCE_INIT}
+void lp_headcount_exit(void *h);
+/* Count the calling thread in h (*n: the count now); true once per process, for the first
+ * count above the CPUs: the caller's one-line warning (never when LOCKLAB_QUIET). */
+bool lp_headcount_join(lp_headcount *h, void (*make_key)(void), uint32_t *n);
 /* A thread takes a mutex of a lock that never parks: count it (once per thread);
  * the first time such threads outnumber the CPUs, one line on stderr (unless quiet). */
 void lp_note_spinning_thread_slow(void);

@@ -313,39 +313,26 @@ LL_INLINE void *object_of(pthread_spinlock_t *l)
 /* ---- more threads than CPUs ------------------------------------------------------------ */
 
 static __thread bool counted __attribute__((tls_model("initial-exec")));
-static ll_atomic_u32 spinning_threads, spinning_max, warned;
-static pthread_key_t thread_key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static void thread_exit(void *arg)
-{
-    (void)arg;
-    ll_faa(&spinning_threads, (uint32_t)-1, LL_RELAXED); /* relaxed: a head count */
-}
-static void make_key(void) { pthread_key_create(&thread_key, thread_exit); }
+static lp_headcount spinners = LP_HEADCOUNT_INIT; /* config.h */
+static void make_key(void) { pthread_key_create(&spinners.key, lp_headcount_exit); }
 
 static LL_COLD void count_thread(void)
 {
     counted = true;
-    pthread_once(&key_once, make_key);
-    pthread_setspecific(thread_key, (void *)1); /* the destructor runs only for non-NULL values */
-    uint32_t n = ll_faa(&spinning_threads, 1, LL_RELAXED) + 1; /* relaxed: a head count */
-    uint32_t max = ll_load_relaxed(&spinning_max);               /* relaxed: a statistic */
-    while (n > max && !ll_cas(&spinning_max, &max, n, LL_RELAXED)) /* relaxed: as above */
-        ;
-    int cpus = ll_cpus_available();
-    if ((int)n <= cpus || lp_cfg.quiet || ll_xchg(&warned, 1, LL_RELAXED)) /* relaxed: once is all it orders */
+    uint32_t n;
+    if (!lp_headcount_join(&spinners, make_key, &n))
         return;
     fprintf(stderr,
             "liblocklab-preload: spinlocks (LOCKLAB_SPIN=%s) never park and %u threads now take them on %d CPUs: "
             "a holder preempted while others spin costs them a time slice; use fewer threads, a mutex, or set "
             "LOCKLAB_QUIET=1 to silence this line\n",
-            spin.spec.name, n, cpus);
+            spin.spec.name, n, ll_cpus_available());
 }
 
 /* LOCKLAB_VERBOSE=1: the most threads that took spinlocks at once, if any did. */
 static void report_at_exit(void)
 {
-    uint32_t max = ll_load_relaxed(&spinning_max); /* relaxed: a statistic */
+    uint32_t max = ll_load_relaxed(&spinners.max); /* relaxed: a statistic */
     if (max)
         fprintf(stderr, "liblocklab-preload: exit: spinlocks (LOCKLAB_SPIN=%s) never park: up to %u threads took them at once on %d CPUs\n",
                 spin.spec.name, (unsigned)max, ll_cpus_available());
