@@ -62,7 +62,7 @@ static LL_COLD int lock_inline_contended(lp_mutex *m, uint32_t fast)
         lp_cfg.ops->acquire(m->lock.state, &lp_cfg.wp);
     }
 held:
-    ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+    ll_store_release(&m->owner, lp_self_id()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
     return 0;
 }
 
@@ -132,7 +132,7 @@ static __attribute__((noinline)) int lock_direct(pthread_mutex_t *pm, void *pc, 
         return lp_mutex_lock_general(pm, pc, c11); /* it installs the object (first lock, a copy) */
     lp_note_spinning_thread();
     lp_cfg.ops->acquire(state, wp);
-    ll_store_relaxed(&m->owner, id); /* relaxed: compared only with the reader's own id; generation 0 */
+    ll_store_release(&m->owner, id); /* release: pairs with lp_owner_claim's acquire (mutex.h); generation 0 */
     return 0;
 }
 
@@ -173,7 +173,7 @@ LL_INLINE int mutex_lock(pthread_mutex_t *pm, void *c11_pc, bool c11)
     ll_rmw_lead(word_of(m)); /* the CAS may follow the last unlock's RMW-free release: atomics.h; 1.2 ns here */
     if (LL_UNLIKELY(!word_try_acquire(m)))
         return lock_inline_contended(m, fast);
-    ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+    ll_store_release(&m->owner, lp_self_id()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
     return 0;
 }
 
@@ -191,7 +191,7 @@ LL_INLINE int mutex_trylock(pthread_mutex_t *pm, void *c11_pc, bool c11)
             goto general; /* no object yet, a copy, the fallback */
         if (!lp_cfg.ops->try_acquire(state, wp))
             return EBUSY;
-        ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+        ll_store_release(&m->owner, lp_self_id()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
         return 0;
     }
     if (LL_LIKELY(fast != LP_FAST_NONE && fast != LP_FAST_OPS)) {
@@ -199,7 +199,7 @@ LL_INLINE int mutex_trylock(pthread_mutex_t *pm, void *c11_pc, bool c11)
          * fails without taking its line; the CAS validates a free one */
         if (ll_load_relaxed(word_of(m)) != 0 || !word_try_acquire(m))
             return EBUSY;
-        ll_store_relaxed(&m->owner, lp_self_id()); /* relaxed: compared only with the reader's own id */
+        ll_store_release(&m->owner, lp_self_id()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
         return 0;
     }
 general:
@@ -209,7 +209,7 @@ general:
     if (LL_LIKELY(fast_kind(m))) {
         if (!lock_try_acquire(m, CALLER_PC()))
             return EBUSY;
-        ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
+        ll_store_release(&m->owner, lp_owner_tag()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
         return 0;
     }
     return lp_mutex_lock_slow(pm, CALLER_PC(), TRY, CLOCK_REALTIME, NULL);

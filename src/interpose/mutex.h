@@ -150,10 +150,11 @@ LL_INLINE bool lp_owner_is_me_quick(uint64_t owner)
  * own), the one whose claim succeeds releases the lock and clears the word (a store of 0, or
  * a fork repair's release store); the others find a claim or 0 and do nothing: a queue lock
  * released twice hands a node on twice (a crash), a ticket lock skips a ticket (a hang).
- * relaxed: only which unlock releases is decided here; the lock's release orders the rest. */
+ * acquire: pairs with the release store of the holder's tag (after its acquisition), so that
+ * a claimant's release of the lock reads the lock state the holder's acquisition wrote. */
 LL_INLINE bool lp_owner_claim(ll_atomic_u64 *owner, uint64_t seen)
 {
-    return ll_cas(owner, &seen, (seen & ~LP_OWNER_ID_MASK) | LP_OWNER_RELEASING, LL_RELAXED);
+    return ll_cas(owner, &seen, (seen & ~LP_OWNER_ID_MASK) | LP_OWNER_RELEASING, LL_ACQUIRE);
 }
 
 /* The holder's claim, where its unlock is long between its check of the owner word and its

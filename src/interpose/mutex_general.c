@@ -165,7 +165,7 @@ LL_COLD int lp_mutex_lock_slow(pthread_mutex_t *pm, void *pc, enum how how, cloc
     else
         rc = lp_mutex_lock_until(m, pc, clock, abstime);
     if (rc == 0) {
-        ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: read by others only to compare with their own id */
+        ll_store_release(&m->owner, lp_owner_tag()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
         if (type == PTHREAD_MUTEX_RECURSIVE)
             m->depth = 0;
     }
@@ -184,7 +184,7 @@ LL_COLD int lp_mutex_lock_general(pthread_mutex_t *pm, void *pc, bool c11)
     census(c11);
     if (LL_LIKELY(fast_kind(m))) {
         lock_acquire(m, pc);
-        ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
+        ll_store_release(&m->owner, lp_owner_tag()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
         return 0;
     }
     return lp_mutex_lock_slow(pm, pc, BLOCK, CLOCK_REALTIME, NULL);
@@ -230,7 +230,7 @@ static void iface_lock(void *mutex)
     } else {
         lock_acquire(m, NULL);
     }
-    ll_store_relaxed(&m->owner, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
+    ll_store_release(&m->owner, lp_owner_tag()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
 }
 static void iface_unlock(void *mutex) { holder_release((lp_mutex *)mutex); }
 const ll_mutex_iface lp_mutex_iface = {iface_lock, iface_unlock};

@@ -426,7 +426,7 @@ int pthread_spin_lock(pthread_spinlock_t *l)
     if (LL_UNLIKELY(lp_held_across_fork(owner_of(obj), &spin.fork_repair)))
         lp_await_fork_holder(owner_of(obj), &spin.fork_repair, CLOCK_MONOTONIC, NULL);
     spin.ops->acquire(obj, &hdr_of(obj)->wp);
-    ll_store_relaxed(owner_of(obj), lp_owner_tag()); /* relaxed: compared only with the reader's own id */
+    ll_store_release(owner_of(obj), lp_owner_tag()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
     return 0;
 }
 
@@ -439,7 +439,7 @@ int pthread_spin_trylock(pthread_spinlock_t *l)
     void *obj = object_of(l);
     if (lp_held_across_fork(owner_of(obj), &spin.fork_repair) || !spin.ops->try_acquire(obj, &hdr_of(obj)->wp))
         return EBUSY;
-    ll_store_relaxed(owner_of(obj), lp_owner_tag()); /* relaxed: compared only with the reader's own id */
+    ll_store_release(owner_of(obj), lp_owner_tag()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
     return 0;
 }
 
