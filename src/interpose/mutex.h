@@ -152,9 +152,10 @@ LL_INLINE bool lp_owner_is_me_quick(uint64_t owner)
  * released twice hands a node on twice (a crash), a ticket lock skips a ticket (a hang).
  * acquire: pairs with the release store of the holder's tag (after its acquisition), so that
  * a claimant's release of the lock reads the lock state the holder's acquisition wrote. */
+LL_INLINE uint64_t lp_owner_claim_of(uint64_t seen) { return (seen & ~LP_OWNER_ID_MASK) | LP_OWNER_RELEASING; }
 LL_INLINE bool lp_owner_claim(ll_atomic_u64 *owner, uint64_t seen)
 {
-    return ll_cas(owner, &seen, (seen & ~LP_OWNER_ID_MASK) | LP_OWNER_RELEASING, LL_ACQUIRE);
+    return ll_cas(owner, &seen, lp_owner_claim_of(seen), LL_ACQUIRE);
 }
 
 /* The holder's claim, where its unlock is long between its check of the owner word and its

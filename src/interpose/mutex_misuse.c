@@ -99,7 +99,7 @@ LL_COLD bool lp_unlock_not_owner(ll_atomic_u64 *owner, bool holder_releases, boo
     int kind = seen == 0 || (seen & LP_OWNER_ID_MASK) == LP_OWNER_RELEASING ? MISUSE_UNLOCKED
                : holder_releases                                         ? MISUSE_NOT_OWNER_IGNORED
                                                                          : MISUSE_NOT_OWNER_RELEASED;
-    uint64_t claim = (seen & ~LP_OWNER_ID_MASK) | LP_OWNER_RELEASING;
+    uint64_t claim = lp_owner_claim_of(seen);
     if (kind == MISUSE_NOT_OWNER_RELEASED && !lp_owner_claim(owner, seen))
         kind = MISUSE_UNLOCKED; /* another unlock came first */
     if (kind == MISUSE_NOT_OWNER_RELEASED) {

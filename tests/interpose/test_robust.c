@@ -299,7 +299,8 @@ static void *race_unlocker(void *arg)
     for (uint32_t r = 1; r <= RACE_ROUNDS; r++) {
         while (ll_load_acquire(&race_go) < r) /* acquire: pairs with the main thread's release: its lock first */
             sched_yield();
-        /* both racers meet (the main thread sleeps meanwhile), then unlock together; relaxed: a meeting */
+        /* the two racers meet (unlock-race: both unlockers, the main thread sleeping meanwhile;
+         * unlock-race-cond: this one and the main thread), then leave together; relaxed: a meeting */
         ll_faa(&race_arrived, 1, LL_RELAXED);
         race_meet(2 * r);
         pthread_mutex_unlock(&race_m); /* undefined: glibc releases it */
@@ -336,25 +337,12 @@ static int case_unlock_race(void)
 }
 
 static pthread_cond_t race_c = PTHREAD_COND_INITIALIZER;
-static void *race_cond_unlocker(void *arg)
-{
-    (void)arg;
-    for (uint32_t r = 1; r <= RACE_ROUNDS; r++) {
-        while (ll_load_acquire(&race_go) < r) /* acquire: pairs with the main thread's release: its lock first */
-            sched_yield();
-        ll_faa(&race_arrived, 1, LL_RELAXED); /* relaxed: a meeting with the main thread */
-        race_meet(2 * r);
-        pthread_mutex_unlock(&race_m); /* undefined: glibc releases it */
-        sem_post(&race_done);
-    }
-    return NULL;
-}
 
 static int case_unlock_race_cond(void)
 {
     sem_init(&race_done, 0, 0);
     pthread_t t;
-    test_start(&t, race_cond_unlocker, NULL);
+    test_start(&t, race_unlocker, NULL); /* it meets the main thread instead of a second racer */
     for (uint32_t r = 1; r <= RACE_ROUNDS; r++) {
         CHECK_EQ(pthread_mutex_lock(&race_m), 0);
         ll_store_release(&race_go, r); /* release: the lock above, before the racer's unlock (its acquire) */
