@@ -47,6 +47,8 @@
  *   (1,PARKED) -> (1,PARKED)       ... or, once it has waited FAIR_NS and the
  *                                  bucket's fair timer has run out, hands it
  *                                  the lock (HANDOFF; locked stays 1)
+ *   (1,PARKED) -> (1,PARKED|WAKING) an arrival that parks wakes the eldest into
+ *                                  the vacant role itself (sb_pass_role)
  *   (x,WAKING) -> (x,SPIN|HOME=ours) the woken waiter takes the role (or, if an
  *                                  arrival took it meanwhile, clears WAKING)
  *   (1,x) -> (1,x|PARKED)          a waiter parks (under its bucket's lock)
@@ -75,7 +77,13 @@
  * non-critical sections are long), after it only the parked may.  A thread
  * back from parking longer than TENURE_NS that finds the role vacant parks at
  * the back instead of claiming it: running threads leave the active set in
- * turn, so over a few milliseconds every thread cycles through it.
+ * turn, so over a few milliseconds every thread cycles through it.  An arrival
+ * that parks while the role is vacant wakes the eldest into it itself, before
+ * it sleeps: a wake-up is a system call of microseconds (more when it must
+ * rouse an idle CPU), and a releasing owner that makes it leaves the lock idle
+ * for as long, while the arrival was going to sleep anyway.  The release still
+ * wakes when it finds the role vacant (an arrival raced it, or the eldest is
+ * due the fair handoff, which only a release can make).
  * NUMA: the waiter woken into the role is the eldest parked one on the
  * releaser's socket (among the lock's next 16), unless the eldest has waited
  * NUMA_NS: the lock stays on one socket for up to NUMA_NS at a time.  On a
@@ -173,6 +181,12 @@ static uint32_t sb_take_role(ll_standby_lock *l, uint32_t clear)
     return sb_change(l, SPIN | sb_home(), clear | (uint32_t)HOME_MASK, SPIN, LL_RELAXED);
 }
 
+/* Is l, whose live state is s, another socket's lock (header, "NUMA")? */
+static bool sb_foreign(uint32_t s) { return (s & HOME_MASK) != 0 && ll_topology_sockets() > 1 && (s & HOME_MASK) != sb_home(); }
+
+static pt_waiter *sb_pick(ll_standby_lock *l, pt_bucket *b, pt_waiter **pick_prev, bool *more);
+static ll_parker *sb_pass_role(ll_standby_lock *l, pt_bucket *b, pt_waiter *self);
+
 /* ---- parking (park_table.h) ---------------------------------------------------------- */
 
 /* park_table.h's questions: does a nap find l held, or a standby that will pass the role on? */
@@ -192,20 +206,24 @@ enum { SB_RETRY = 0, SB_STANDBY = 1, SB_TIMED_OUT = 2, SB_HANDED = 3 };
  * we first did): we go back to our place by since, not to the back.  Returns SB_STANDBY
  * (woken: WAKING was set for us), SB_HANDED (the lock is ours), SB_RETRY (not parked, or left
  * after a nap) or SB_TIMED_OUT. */
-static int sb_park(ll_standby_lock *l, uint64_t since, bool again, uint64_t deadline_ns)
+static int sb_park(ll_standby_lock *l, uint64_t since, bool again, bool arriving, uint64_t deadline_ns)
 {
     pt_bucket *b = pt_bucket_of(l);
     pt_lock(b);
     /* seq_cst (RMW and load): our announcement, then the check that l is still held: the
      * waiter's half of a Dekker pair whose releaser's half (load state, store locked) has no
      * fence; a release that misses us is found by our naps (header).  (1,x) -> (1,x|PARKED) */
-    sb_change(l, PARKED, 0, 0, LL_SEQ_CST);
+    uint32_t old = sb_change(l, PARKED, 0, 0, LL_SEQ_CST);
     if (ll_load(&l->locked, LL_SEQ_CST) == 0) {
         pt_unlock(b); /* PARKED stays, a hint: a release with nobody to wake clears it */
         return SB_RETRY;
     }
     pt_waiter *w = pt_enqueue(b, l, since, again, (int32_t)ll_current_socket());
+    ll_parker *p = NULL;
+    if (arriving && (old & PARKED) && !(old & (SPIN | WAKING)) && !sb_foreign(old))
+        p = sb_pass_role(l, b, w);
     pt_unlock(b);
+    ll_wake(p); /* after the bucket's release, as release_slow's */
     int slept = pt_sleep(b, w, l, deadline_ns, LL_STANDBY_NAP_NS, LL_STANDBY_NAP_MAX_NS, sb_busy, sb_last_left);
     bool handed = slept == PT_WOKEN && ll_load_relaxed(&w->token) == HANDOFF; /* relaxed: pt_token_set acquired it */
     ll_qnode_put(w); /* out of the list either way: a waker unlinked it, or pt_sleep did */
@@ -253,7 +271,7 @@ static bool sb_claim(ll_standby_lock *l, uint32_t s, uint64_t now)
     /* relaxed: a hint of the bucket's last wake; a stale one only shifts a turn */
     if ((s & PARKED) && now >= ll_load_relaxed(&pt_bucket_of(l)->stamp[0]))
         return false; /* the next release wakes the eldest parked waiter into the role */
-    if ((s & HOME_MASK) != 0 && ll_topology_sockets() > 1 && (s & HOME_MASK) != sb_home())
+    if (sb_foreign(s))
         return false; /* another socket's lock: park, to be woken into the role (header, "NUMA") */
     return !(sb_take_role(l, 0) & SPIN);
 }
@@ -293,6 +311,7 @@ bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
     uint64_t since = 0, spin_from = 0, spun = 0;
     uint32_t rounds = 0, arrivals = 0;
     for (;;) {
+        bool arriving = false; /* this turn is an arrival's (not the standby's) */
         if (ll_standby_try_acquire(l)) {
             if (standby) /* (1,SPIN|x) -> (1,x): the role is vacant again */
                 sb_change(l, 0, SPIN | IMPATIENT, 0, LL_RELAXED);
@@ -310,6 +329,7 @@ bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
         } else {
             if (deadline_ns != LL_NO_DEADLINE && ll_now_ns() >= deadline_ns)
                 return false; /* nothing of ours to undo */
+            arriving = true;
             uint32_t s = ll_load_relaxed(&l->state); /* relaxed: a hint (a stale role too: sb_claim's CAS validates it) */
             bool served = false;
             if (!(s & SPIN)) { /* the role is vacant */
@@ -334,7 +354,7 @@ bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
         bool again = since != 0; /* parked before: back to our place by since */
         if (!again)
             since = ll_now_ns();
-        int r = sb_park(l, since, again, deadline_ns);
+        int r = sb_park(l, since, again, arriving, deadline_ns);
         me->active_from = ll_now_ns();
         arrivals = 0;
         if (r == SB_HANDED) /* handed over: locked was kept for us */
@@ -395,6 +415,42 @@ static pt_waiter *sb_pick(ll_standby_lock *l, pt_bucket *b, pt_waiter **pick_pre
     return found;
 }
 
+/* Wake w, the waiter sb_pick chose, into the vacant standby role (under the bucket lock):
+ * (x,PARKED) -> (x,PARKED|WAKING), or (x,WAKING) if w was the last, unless a role was taken
+ * meanwhile (SPIN or WAKING: nobody is woken).  Returns w's parker, to wake after the bucket's
+ * release, or NULL. */
+static ll_parker *sb_wake_into_role(ll_standby_lock *l, pt_bucket *b, pt_waiter *w, pt_waiter *prev, bool more, uint64_t now)
+{
+    if (sb_change(l, WAKING, more ? 0 : PARKED, SPIN | WAKING, LL_RELAXED) & (SPIN | WAKING))
+        return NULL;
+    pt_unlink(b, w, prev);
+    ll_store_relaxed(&b->stamp[0], now + LL_STANDBY_ROTATE_NS); /* relaxed: a hint for sb_claim */
+    ll_parker *p = ll_plain_load(&w->parker); /* before the token store: then the node may be reused */
+    /* release: WAKING before w sees its token; pairs with the acquire in pt_token_set */
+    ll_store_release(&w->token, STANDBY);
+    return p;
+}
+
+/* An arrival that parks (self, just enqueued; under the bucket lock) found the role vacant and
+ * others parked before it, who have priority over it (the rotation, or its own tenure): it wakes
+ * the eldest into the role itself, (x,PARKED) -> (x,PARKED|WAKING), so that the owner's next
+ * release need not (header, "The passive set").  Not when the eldest is due a fair handoff (the
+ * release does that: it needs the lock).  Returns the parker to wake after the bucket's release,
+ * or NULL. */
+static ll_parker *sb_pass_role(ll_standby_lock *l, pt_bucket *b, pt_waiter *self)
+{
+    pt_waiter *prev = NULL;
+    bool more;
+    pt_waiter *w = sb_pick(l, b, &prev, &more);
+    if (w == NULL || w == self)
+        return NULL;
+    uint64_t now = ll_now_ns();
+    /* relaxed (the fair timer): written and read under the bucket lock */
+    if (now - ll_plain_load(&w->since) >= LL_STANDBY_FAIR_NS && now >= ll_load_relaxed(&b->stamp[1]))
+        return NULL;
+    return sb_wake_into_role(l, b, w, prev, true, now);
+}
+
 /* ACT was set: we hold the lock. */
 LL_COLD void ll_standby_release_slow(ll_standby_lock *l)
 {
@@ -430,14 +486,9 @@ LL_COLD void ll_standby_release_slow(ll_standby_lock *l)
         p = ll_plain_load(&w->parker); /* before the token store: then the node may be reused */
         /* release: the critical section to w; pairs with the acquire in pt_token_set */
         ll_store_release(&w->token, HANDOFF);
-    } else if (!(sb_change(l, WAKING, more ? 0 : PARKED, SPIN | WAKING, LL_RELAXED) & (SPIN | WAKING))) {
-        /* (1,PARKED) -> (1,PARKED|WAKING) (or (1,WAKING) if w was the last): w gets the role */
-        pt_unlink(b, w, prev);
-        ll_store_relaxed(&b->stamp[0], now + LL_STANDBY_ROTATE_NS); /* relaxed: a hint for sb_claim */
-        p = ll_plain_load(&w->parker); /* before the token store: then the node may be reused */
-        /* release: WAKING before w sees its token; pairs with the acquire in pt_token_set */
-        ll_store_release(&w->token, STANDBY);
-    } /* else a standby appeared meanwhile: nobody to wake */
+    } else {
+        p = sb_wake_into_role(l, b, w, prev, more, now);
+    }
     if (!handoff) /* release: the critical section to the next acquiring CAS */
         ll_store_release(&l->locked, 0);
     pt_unlock(b);
