@@ -59,11 +59,15 @@ HOLD_FULL = {"parkinglot": [["--lock", "parkinglot", "--client", "counter", "--t
                             ["--lock", "parkinglot", "--client", "locks", "--threads", "3", "--acquisitions", "2",
                              "--sched", "random", "--iterations", "2000", "--clock-step", "1000", "--hold", "10"]],
              # standby: the standby (exhaustive), its park, wake into the role, impatience and GRANTED
-             # (a 30-us clock step: the standby's patience and budget run out)
+             # (a 30-us clock step: the standby's patience and budget run out); on one socket, the
+             # arrivals' wakes into the role
              "standby": [["--lock", "standby", "--client", "counter", "--threads", "2", "--sched", "full", "--hold", "10"],
                          ["--lock", "standby", "--client", "locks", "--client", "timed", "--threads", "3",
                           "--acquisitions", "2", "--sched", "random", "--iterations", "2000", "--clock-step", "30000",
-                          "--hold", "10"]]}
+                          "--hold", "10"],
+                         ["--lock", "standby", "--client", "locks", "--client", "timed", "--threads", "3",
+                          "--acquisitions", "2", "--sched", "random", "--iterations", "20000", "--clock-step", "30000",
+                          "--hold", "10", "--sockets", "1"]]}
 
 
 # The reader-writer locks (src/locks/rw_*.c, rw_wait.h): checked with the rw clients (--rwlock).

@@ -34,7 +34,7 @@
  *   LL_ELEMENT_REUSE and the owner's end (ll_model_thread_exit), else Relacy reports a
  *   data race.
  * topology: two virtual sockets, thread i on socket i % 2 (the NUMA-aware locks'
- *   cross-socket paths run with two threads).
+ *   cross-socket paths run with two threads); --sockets 1 puts every thread on one.
  */
 #include <errno.h>
 #include <string.h>
@@ -240,7 +240,8 @@ void ll_sleep_ns(uint64_t ns)
 /* The model's threads run no real-time policy (the engine's real-time naps are not modelled). */
 bool ll_thread_realtime(void) { return false; }
 uint64_t ll_park_cost_ns(void) { return 20000; }
-int ll_topology_sockets(void) { return 2; }
-int ll_current_socket(void) { return (int)(rl::thread_index() % 2); }
+unsigned ll_model_sockets = 2;
+int ll_topology_sockets(void) { return (int)ll_model_sockets; }
+int ll_current_socket(void) { return (int)(rl::thread_index() % ll_model_sockets); }
 int ll_cpus_available(void) { return 2; }
 int ll_ncpus(void) { return 2; }

@@ -17,6 +17,8 @@ void ll_model_end(void);
 void ll_model_thread_exit(void);
 /* Nanoseconds the virtual clock advances per read (ll_now_ns). */
 extern uint64_t ll_model_clock_step;
+/* The modelled machine's sockets (default 2); thread i runs on socket i mod this. */
+extern unsigned ll_model_sockets;
 /* true: a timed park (ll_parker_park_deadline and the other timed waits on a thread's
  * parker) waits as an untimed one: its deadline never comes, only an unpark ends it.
  * The deliberately broken variant of the locks whose naps recover a missed wake-up

@@ -65,6 +65,9 @@ if [ "$mode" = quick ]; then
     echo "== random: standby's standby, park and wake into the role (a 30-us clock step: the standby's budget runs out), $ITER executions"
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" \
         --clock-step 30000 --hold 10
+    echo "== random: standby on one socket (arrivals that park wake the next standby themselves), 30000 executions"
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations 30000 \
+        --clock-step 30000 --hold 10 --sockets 1
     echo "== random: the timed client, 3 threads x 2 acquisitions (the abortable queues), $ITER executions"
     run --lock mcs --lock k42-park --lock hemlock-stp --lock reciprocating-park --client timed --threads 3 \
         --acquisitions 2 --sched random --iterations "$ITER"
@@ -124,10 +127,13 @@ if [[ " $specs " == *" parkinglot "* ]]; then
     run --lock parkinglot --client locks --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 1000 --hold 10
 fi
 # standby: its standby (exhaustive, 2 threads), its park, wake into the role, impatience and
-# GRANTED (3 threads, a 30-us clock step: the standby's patience and budget run out)
+# GRANTED (3 threads, a 30-us clock step: the standby's patience and budget run out), and on
+# one socket, where arrivals that park wake the next standby themselves
 if [[ " $specs " == *" standby "* ]]; then
     run --lock standby --client counter --threads 2 --sched full --hold 10
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 30000 --hold 10
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$((ITER * 10))" \
+        --clock-step 30000 --hold 10 --sockets 1
 fi
 
 echo "== the timed client (acquire_until), 3 threads x 2 acquisitions, and abandon (a lock dropped while held, its departed timed waiters' nodes reclaimed and reused), $ITER executions"

@@ -15,6 +15,8 @@
  * list field is read and written under the bucket's lock; the token is what a
  * releaser hands over: it stores it (release) after its last use of the node,
  * and the waiter's park ends when it reads it set (acquire, pt_token_set).
+ * "Releaser" here is whoever wakes a waiter: a lock's release, or (standby) an
+ * arrival that parks and wakes the eldest into the standby role.
  *
  * Naps (pt_sleep): a lock's release reads its waiters' word without a fence
  * (parkinglot.c, standby.c: "Release"), so a release can miss a waiter that
@@ -151,14 +153,19 @@ static void pt_unlink(pt_bucket *b, pt_waiter *w, pt_waiter *prev)
         ll_plain_store(&b->tail, prev);
 }
 
+/* pt_fair_due's test without its re-arming: would the next release hand w the lock? */
+static bool pt_fair_would_be_due(ll_atomic_u64 *timer, pt_waiter *w, uint64_t now, uint64_t fair_ns)
+{
+    /* relaxed (the timer): written and read under the bucket lock */
+    return now - ll_plain_load(&w->since) >= fair_ns && now >= ll_load_relaxed(timer);
+}
 /* The fair unlock (parkinglot's, standby's): is w, the waiter a release picked, to be handed the
  * lock?  Yes once it has waited fair_ns since its first park and the bucket's timer (*timer) has
  * run out; the timer is then re-armed uniformly in [0, 2 x fair_ns), mean fair_ns, so that
  * handoffs, which leave the lock idle for a wake-up, stay rare. */
 static bool pt_fair_due(ll_atomic_u64 *timer, pt_waiter *w, uint64_t now, uint64_t fair_ns)
 {
-    /* relaxed (the timer): written and read under the bucket lock */
-    if (now - ll_plain_load(&w->since) < fair_ns || now < ll_load_relaxed(timer))
+    if (!pt_fair_would_be_due(timer, w, now, fair_ns))
         return false;
     ll_store_relaxed(timer, now + ll_rand_below(2 * fair_ns));
     return true;

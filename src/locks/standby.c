@@ -29,7 +29,11 @@
  *           IMPATIENT the standby has waited PATIENCE_NS: the next release
  *                     hands it the lock
  *           GRANTED   a release handed the lock to the standby (locked stays 1)
- *           WAKING    a release woke a parked waiter into the standby role
+ *           WAKING    a release, or an arrival that parks, woke a parked
+ *                     waiter into the standby role
+ *           TIRED     a standby gave the role up after BUDGET_NS: arrivals
+ *                     leave the next wake-up to the release that ends this
+ *                     critical section
  *           bits 8-23 the fork generation that set SPIN, WAKING, IMPATIENT:
  *                     in a child of a fork, roles set by threads it does not
  *                     have read as vacant (sb_live)
@@ -47,8 +51,10 @@
  *   (1,PARKED) -> (1,PARKED)       ... or, once it has waited FAIR_NS and the
  *                                  bucket's fair timer has run out, hands it
  *                                  the lock (HANDOFF; locked stays 1)
- *   (1,PARKED) -> (1,PARKED|WAKING) an arrival that parks wakes the eldest into
+ *   (x,PARKED) -> (x,PARKED|WAKING) an arrival that parks wakes the eldest into
  *                                  the vacant role itself (sb_pass_role)
+ *   (1,SPIN|x) -> (1,TIRED|x)      the standby gives the role up after BUDGET_NS
+ *   (1,TIRED|x) -> (1,x)           release_slow (the critical section ended)
  *   (x,WAKING) -> (x,SPIN|HOME=ours) the woken waiter takes the role (or, if an
  *                                  arrival took it meanwhile, clears WAKING)
  *   (1,x) -> (1,x|PARKED)          a waiter parks (under its bucket's lock)
@@ -82,10 +88,13 @@
  * it sleeps: a wake-up is a system call of microseconds (more when it must
  * rouse an idle CPU), and a releasing owner that makes it leaves the lock idle
  * for as long, while the arrival was going to sleep anyway.  The release still
- * wakes when it finds the role vacant (an arrival raced it, or the eldest is
- * due the fair handoff, which only a release can make).
+ * wakes when it finds the role vacant: an arrival raced it; the eldest is the
+ * arrival itself, or is due the fair handoff, which only a release can make;
+ * the lock is another socket's; or a standby gave the role up in this critical
+ * section (TIRED: a critical section longer than BUDGET_NS would otherwise
+ * wake a standby, to spin for BUDGET_NS in vain, per parking arrival).
  * NUMA: the waiter woken into the role is the eldest parked one on the
- * releaser's socket (among the lock's next 16), unless the eldest has waited
+ * waker's socket (among the lock's next 16), unless the eldest has waited
  * NUMA_NS: the lock stays on one socket for up to NUMA_NS at a time.  On a
  * machine of several sockets an arrival claims a vacant role only on the lock's
  * home socket (HOME; any socket before the first claim): an arrival from another
@@ -140,7 +149,7 @@
 #include "locklab/standby.h"
 #include "park_table.h"
 
-enum { ACT = LL_STANDBY_ACT, SPIN = 2u, PARKED = 4u, IMPATIENT = 8u, GRANTED = 16u, WAKING = 32u };
+enum { ACT = LL_STANDBY_ACT, SPIN = 2u, PARKED = 4u, IMPATIENT = 8u, GRANTED = 16u, WAKING = 32u, TIRED = 64u };
 enum { ROLES = SPIN | WAKING | IMPATIENT, GEN_SHIFT = 8, GEN_MASK = 0xffffu << GEN_SHIFT };
 enum { HOME_SHIFT = 24, HOME_MASK = 0xfu << HOME_SHIFT };
 enum { STANDBY = 1, HANDOFF = 2 }; /* a parked waiter's token: woken into the standby role, or handed the lock */
@@ -204,7 +213,7 @@ enum { SB_RETRY = 0, SB_STANDBY = 1, SB_TIMED_OUT = 2, SB_HANDED = 3 };
 /* Announce (PARKED) and park in l's bucket if l is still held, until a releaser wakes us into
  * the standby role or deadline_ns.  again: we parked before in this acquisition (since is when
  * we first did): we go back to our place by since, not to the back.  Returns SB_STANDBY
- * (woken: WAKING was set for us), SB_HANDED (the lock is ours), SB_RETRY (not parked, or left
+ * (woken by a release or an arrival: WAKING was set for us), SB_HANDED (the lock is ours), SB_RETRY (not parked, or left
  * after a nap) or SB_TIMED_OUT. */
 static int sb_park(ll_standby_lock *l, uint64_t since, bool again, bool arriving, uint64_t deadline_ns)
 {
@@ -220,7 +229,7 @@ static int sb_park(ll_standby_lock *l, uint64_t since, bool again, bool arriving
     }
     pt_waiter *w = pt_enqueue(b, l, since, again, (int32_t)ll_current_socket());
     ll_parker *p = NULL;
-    if (arriving && (old & PARKED) && !(old & (SPIN | WAKING)) && !sb_foreign(old))
+    if (arriving && (old & PARKED) && !(old & (SPIN | WAKING | TIRED)) && !sb_foreign(old))
         p = sb_pass_role(l, b, w);
     pt_unlock(b);
     ll_wake(p); /* after the bucket's release, as release_slow's */
@@ -232,11 +241,11 @@ static int sb_park(ll_standby_lock *l, uint64_t since, bool again, bool arriving
 
 /* ---- acquire --------------------------------------------------------------------------- */
 
-/* The standby gives its role up: (x,SPIN|IMP) -> (x,0).  True if a release handed it the lock
+/* The standby gives its role up: (x,SPIN|IMP) -> (x,TIRED).  True if a release handed it the lock
  * first (GRANTED): then it owns the lock. */
 static bool sb_resign(ll_standby_lock *l)
 {
-    uint32_t old = sb_change(l, 0, SPIN | IMPATIENT, GRANTED, LL_RELAXED);
+    uint32_t old = sb_change(l, TIRED, SPIN | IMPATIENT, GRANTED, LL_RELAXED);
     if (!(old & GRANTED))
         return false;
     /* acquire (the RMW reads the granting release CAS's value): its critical section */
@@ -445,8 +454,7 @@ static ll_parker *sb_pass_role(ll_standby_lock *l, pt_bucket *b, pt_waiter *self
     if (w == NULL || w == self)
         return NULL;
     uint64_t now = ll_now_ns();
-    /* relaxed (the fair timer): written and read under the bucket lock */
-    if (now - ll_plain_load(&w->since) >= LL_STANDBY_FAIR_NS && now >= ll_load_relaxed(&b->stamp[1]))
+    if (pt_fair_would_be_due(&b->stamp[1], w, now, LL_STANDBY_FAIR_NS))
         return NULL;
     return sb_wake_into_role(l, b, w, prev, true, now);
 }
@@ -464,6 +472,8 @@ LL_COLD void ll_standby_release_slow(ll_standby_lock *l)
         if (ll_cas(&l->state, &raw, sb_derive((s | GRANTED) & ~(uint32_t)IMPATIENT), LL_RELEASE))
             return;
     }
+    if (sb_live(raw, gen) & TIRED) /* (1,TIRED|x) -> (1,x): the critical section that tired a standby ends */
+        raw = sb_change(l, 0, TIRED, 0, LL_RELAXED) & ~(uint32_t)TIRED;
     if (!(sb_derive(sb_live(raw, gen)) & ACT)) { /* a standby appeared, or the waiters left */
         ll_store_release(&l->locked, 0); /* release: the critical section to the next acquiring CAS */
         return;
