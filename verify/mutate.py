@@ -58,16 +58,19 @@ HOLD_FULL = {"parkinglot": [["--lock", "parkinglot", "--client", "counter", "--t
                              "--hold", "10"],
                             ["--lock", "parkinglot", "--client", "locks", "--threads", "3", "--acquisitions", "2",
                              "--sched", "random", "--iterations", "2000", "--clock-step", "1000", "--hold", "10"]],
-             # standby: the standby (exhaustive), its park, wake into the role, impatience and GRANTED
-             # (a 30-us clock step: the standby's patience and budget run out); on one socket, the
-             # arrivals' wakes into the role
+             # standby: the standby (exhaustive), its park and wake into the role; on one socket, the
+             # arrivals' wakes into the role, and with critical sections of 200 yields (a 30-us clock
+             # step: the standby's patience and budget run out: impatience, GRANTED, TIRED)
              "standby": [["--lock", "standby", "--client", "counter", "--threads", "2", "--sched", "full", "--hold", "10"],
                          ["--lock", "standby", "--client", "locks", "--client", "timed", "--threads", "3",
                           "--acquisitions", "2", "--sched", "random", "--iterations", "2000", "--clock-step", "30000",
                           "--hold", "10"],
                          ["--lock", "standby", "--client", "locks", "--client", "timed", "--threads", "3",
                           "--acquisitions", "2", "--sched", "random", "--iterations", "20000", "--clock-step", "30000",
-                          "--hold", "10", "--sockets", "1"]]}
+                          "--hold", "10", "--sockets", "1"],
+                         ["--lock", "standby", "--client", "locks", "--client", "timed", "--threads", "3",
+                          "--acquisitions", "2", "--sched", "random", "--iterations", "2000", "--clock-step", "30000",
+                          "--hold", "200", "--sockets", "1"]]}
 
 
 # The reader-writer locks (src/locks/rw_*.c, rw_wait.h): checked with the rw clients (--rwlock).

@@ -62,12 +62,15 @@ if [ "$mode" = quick ]; then
     echo "== random: every lock client, 3 threads x 2 acquisitions, $ITER executions"
     run --lock mcs-park --lock twa-stp --lock mcscr --lock mcscr-park --lock hemlock-park --lock reciprocating-park --client locks \
         --threads 3 --acquisitions 2 --sched random --iterations "$ITER"
-    echo "== random: standby's standby, park and wake into the role (a 30-us clock step: the standby's budget runs out), $ITER executions"
+    echo "== random: standby's standby, park and wake into the role, $ITER executions"
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" \
         --clock-step 30000 --hold 10
-    echo "== random: standby on one socket (arrivals that park wake the next standby themselves), 30000 executions"
-    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations 30000 \
+    echo "== random: standby on one socket (arrivals that park wake the next standby themselves), $((ITER * 100)) executions;"
+    echo "   with critical sections of 200 yields (a 30-us clock step: the standby's patience and budget run out: GRANTED, TIRED), $((ITER * 10))"
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$((ITER * 100))" \
         --clock-step 30000 --hold 10 --sockets 1
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$((ITER * 10))" \
+        --clock-step 30000 --hold 200 --sockets 1
     echo "== random: the timed client, 3 threads x 2 acquisitions (the abortable queues), $ITER executions"
     run --lock mcs --lock k42-park --lock hemlock-stp --lock reciprocating-park --client timed --threads 3 \
         --acquisitions 2 --sched random --iterations "$ITER"
@@ -126,14 +129,17 @@ if [[ " $specs " == *" parkinglot "* ]]; then
     run --lock parkinglot --client counter --threads 2 --sched full --hold 10
     run --lock parkinglot --client locks --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 1000 --hold 10
 fi
-# standby: its standby (exhaustive, 2 threads), its park, wake into the role, impatience and
-# GRANTED (3 threads, a 30-us clock step: the standby's patience and budget run out), and on
-# one socket, where arrivals that park wake the next standby themselves
+# standby: its standby (exhaustive, 2 threads), its park and wake into the role (3 threads), on
+# one socket, where arrivals that park wake the next standby themselves, and with critical
+# sections of 200 yields (a 30-us clock step: the standby's patience and budget run out:
+# impatience, GRANTED, TIRED)
 if [[ " $specs " == *" standby "* ]]; then
     run --lock standby --client counter --threads 2 --sched full --hold 10
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 30000 --hold 10
-    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$((ITER * 10))" \
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$((ITER * 30))" \
         --clock-step 30000 --hold 10 --sockets 1
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$((ITER * 3))" \
+        --clock-step 30000 --hold 200 --sockets 1
 fi
 
 echo "== the timed client (acquire_until), 3 threads x 2 acquisitions, and abandon (a lock dropped while held, its departed timed waiters' nodes reclaimed and reused), $ITER executions"

@@ -32,8 +32,9 @@
  *           WAKING    a release, or an arrival that parks, woke a parked
  *                     waiter into the standby role
  *           TIRED     a standby gave the role up after BUDGET_NS: arrivals
- *                     leave the next wake-up to the release that ends this
- *                     critical section
+ *                     leave wake-ups to the releases until release_slow
+ *                     next runs (a hint: stale, it only costs a wake-up's
+ *                     place)
  *           bits 8-23 the fork generation that set SPIN, WAKING, IMPATIENT:
  *                     in a child of a fork, roles set by threads it does not
  *                     have read as vacant (sb_live)
@@ -53,8 +54,10 @@
  *                                  the lock (HANDOFF; locked stays 1)
  *   (x,PARKED) -> (x,PARKED|WAKING) an arrival that parks wakes the eldest into
  *                                  the vacant role itself (sb_pass_role)
- *   (1,SPIN|x) -> (1,TIRED|x)      the standby gives the role up after BUDGET_NS
- *   (1,TIRED|x) -> (1,x)           release_slow (the critical section ended)
+ *   (x,SPIN|IMP|y) -> (x,TIRED|y)  the standby gives the role up after BUDGET_NS
+ *                                  (at a timed acquire's deadline: (x,y))
+ *   (1,TIRED|x) -> (1,x)           release_slow, unless it hands the lock to an
+ *                                  impatient standby
  *   (x,WAKING) -> (x,SPIN|HOME=ours) the woken waiter takes the role (or, if an
  *                                  arrival took it meanwhile, clears WAKING)
  *   (1,x) -> (1,x|PARKED)          a waiter parks (under its bucket's lock)
@@ -90,9 +93,10 @@
  * for as long, while the arrival was going to sleep anyway.  The release still
  * wakes when it finds the role vacant: an arrival raced it; the eldest is the
  * arrival itself, or is due the fair handoff, which only a release can make;
- * the lock is another socket's; or a standby gave the role up in this critical
- * section (TIRED: a critical section longer than BUDGET_NS would otherwise
- * wake a standby, to spin for BUDGET_NS in vain, per parking arrival).
+ * the lock is another socket's; or a standby gave the role up after BUDGET_NS
+ * since release_slow last ran (TIRED: a critical section longer than
+ * BUDGET_NS would otherwise wake a standby, to spin for BUDGET_NS in vain, per
+ * parking arrival).
  * NUMA: the waiter woken into the role is the eldest parked one on the
  * waker's socket (among the lock's next 16), unless the eldest has waited
  * NUMA_NS: the lock stays on one socket for up to NUMA_NS at a time.  On a
@@ -241,11 +245,12 @@ static int sb_park(ll_standby_lock *l, uint64_t since, bool again, bool arriving
 
 /* ---- acquire --------------------------------------------------------------------------- */
 
-/* The standby gives its role up: (x,SPIN|IMP) -> (x,TIRED).  True if a release handed it the lock
+/* The standby gives its role up: (x,SPIN|IMP) -> (x,TIRED) when tired (its BUDGET_NS ran out), else
+ * (x,0).  True if a release handed it the lock
  * first (GRANTED): then it owns the lock. */
-static bool sb_resign(ll_standby_lock *l)
+static bool sb_resign(ll_standby_lock *l, bool tired)
 {
-    uint32_t old = sb_change(l, TIRED, SPIN | IMPATIENT, GRANTED, LL_RELAXED);
+    uint32_t old = sb_change(l, tired ? TIRED : 0, SPIN | IMPATIENT, GRANTED, LL_RELAXED);
     if (!(old & GRANTED))
         return false;
     /* acquire (the RMW reads the granting release CAS's value): its critical section */
@@ -305,7 +310,7 @@ static bool sb_standby_wait(ll_standby_lock *l, uint64_t spin_from, uint32_t rou
         uint64_t now = ll_now_ns();
         *spun = now - spin_from;
         if (now >= deadline_ns || *spun >= LL_STANDBY_BUDGET_NS)
-            return *owner = sb_resign(l), false;
+            return *owner = sb_resign(l, *spun >= LL_STANDBY_BUDGET_NS), false;
         if (*spun >= LL_STANDBY_PATIENCE_NS) /* (1,SPIN) -> (1,SPIN|IMP), once */
             sb_change(l, IMPATIENT, 0, GRANTED | IMPATIENT, LL_RELAXED);
     }
