@@ -214,11 +214,12 @@ static void sb_last_left(void *p) { sb_change((ll_standby_lock *)p, 0, PARKED, 0
 
 enum { SB_RETRY = 0, SB_STANDBY = 1, SB_TIMED_OUT = 2, SB_HANDED = 3 };
 
-/* Announce (PARKED) and park in l's bucket if l is still held, until a releaser wakes us into
- * the standby role or deadline_ns.  again: we parked before in this acquisition (since is when
- * we first did): we go back to our place by since, not to the back.  Returns SB_STANDBY
- * (woken by a release or an arrival: WAKING was set for us), SB_HANDED (the lock is ours), SB_RETRY (not parked, or left
- * after a nap) or SB_TIMED_OUT. */
+/* Announce (PARKED) and park in l's bucket if l is still held, until a release or an arrival
+ * wakes us into the standby role, or deadline_ns.  again: we parked before in this acquisition
+ * (since is when we first did): we go back to our place by since, not to the back.  arriving:
+ * we are not a standby that gave its role up; if the role is vacant, we wake the eldest into it
+ * (sb_pass_role).  Returns SB_STANDBY (woken: WAKING was set for us), SB_HANDED (the lock is
+ * ours), SB_RETRY (not parked, or left after a nap) or SB_TIMED_OUT. */
 static int sb_park(ll_standby_lock *l, uint64_t since, bool again, bool arriving, uint64_t deadline_ns)
 {
     pt_bucket *b = pt_bucket_of(l);
@@ -245,9 +246,8 @@ static int sb_park(ll_standby_lock *l, uint64_t since, bool again, bool arriving
 
 /* ---- acquire --------------------------------------------------------------------------- */
 
-/* The standby gives its role up: (x,SPIN|IMP) -> (x,TIRED) when tired (its BUDGET_NS ran out), else
- * (x,0).  True if a release handed it the lock
- * first (GRANTED): then it owns the lock. */
+/* The standby gives its role up: (x,SPIN|IMP) -> (x,TIRED) when tired (its BUDGET_NS ran out),
+ * else (x,0).  True if a release handed it the lock first (GRANTED): then it owns the lock. */
 static bool sb_resign(ll_standby_lock *l, bool tired)
 {
     uint32_t old = sb_change(l, tired ? TIRED : 0, SPIN | IMPATIENT, GRANTED, LL_RELAXED);
