@@ -43,6 +43,19 @@ void ll_sleep_ns(uint64_t ns);
  * Cached per thread and asked again (sched_getscheduler) when the answer is over
  * 1 ms old, so a pthread_setschedparam is noticed within a millisecond. */
 bool ll_thread_realtime(void);
+/* A real-time caller's n-th nap in a wait that cannot park: 1 us << n, at most 1 ms. */
+LL_INLINE uint64_t ll_realtime_nap_ns(uint32_t n) { return n >= 10 ? 1000000u : 1000u << n; }
+/* One turn of a wait for another thread that cannot park (a spin on a flag the other
+ * thread clears): ll_yield, or for a real-time caller, for which ll_yield never runs a
+ * lower-priority thread (the one waited for may be one, on this CPU), a nap of
+ * ll_realtime_nap_ns(*turns), counting the turns (start them at 0). */
+LL_INLINE void ll_yield_turn(uint32_t *turns)
+{
+    if (ll_thread_realtime())
+        ll_sleep_ns(ll_realtime_nap_ns((*turns)++));
+    else
+        ll_yield();
+}
 /* The calling thread's number of futex waits (parks) and wakes so far. */
 void ll_futex_counts(uint64_t *waits, uint64_t *wakes);
 

@@ -25,6 +25,8 @@
  * policy that may park ends its spin phase and parks, and a wait that never
  * parks (spin and yield policies, global spinning, backoff, waiting for a
  * queue link or a guard: ll_spin_steps) sleeps instead, 1 us doubling to 1 ms.
+ * The library's own short waits outside the engine (the arena's lock, the
+ * interposer's one-time set-up) take the same turns (ll_yield_turn, core.h).
  */
 #ifndef LOCKLAB_WAIT_H
 #define LOCKLAB_WAIT_H

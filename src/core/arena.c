@@ -61,8 +61,9 @@ static LL_COLD void repair_child(void)
     uint32_t expected = FORKING;
     /* acquire: nothing to order (the child's memory is the fork's copy); the CAS elects the repairer */
     if (!ll_cas(&forking, &expected, REPAIRING, LL_ACQUIRE)) {
+        uint32_t turns = 0;
         while (ll_load_acquire(&forking) != 0) /* acquire: pairs with the repairer's release store */
-            ll_yield();
+            ll_yield_turn(&turns);
         return;
     }
     /* relaxed: no thread of the child has taken it (they wait above; this one, if it holds
@@ -91,9 +92,10 @@ static void arena_acquire(void)
     }
     repair_if_child();
     held = 1;
+    uint32_t turns = 0; /* a real-time caller naps: its holder may be a lower priority on this CPU */
     while (ll_load_relaxed(&arena_lock) != 0 || /* relaxed: a hint; the xchg decides */
            ll_xchg(&arena_lock, 1, LL_ACQUIRE) != 0) /* acquire: pairs with arena_release; see the arena as left */
-        ll_yield();
+        ll_yield_turn(&turns);
 }
 
 static void arena_release(void)

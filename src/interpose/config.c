@@ -322,8 +322,9 @@ bool lp_init(void)
     }
     if (initialising_here)
         return false; /* re-entered from inside configure (config.h, lp_ensure_init) */
+    uint32_t turns = 0;
     while (ll_load_acquire(&lp_init_state) != LP_READY) /* acquire: pairs with the release above */
-        ll_yield();
+        ll_yield_turn(&turns);
     return true;
 }
 

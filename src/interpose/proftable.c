@@ -32,8 +32,9 @@ static slot *table_slots(void)
 static lp_profile *await_profile(slot *s)
 {
     lp_profile *p;
+    uint32_t turns = 0;
     while ((p = (lp_profile *)ll_load_acquire(&s->profile)) == NULL) /* acquire: pairs with the claimer's release */
-        ll_yield();
+        ll_yield_turn(&turns);
     return p == (lp_profile *)(void *)&no_record ? NULL : p;
 }
 

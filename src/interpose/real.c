@@ -30,8 +30,9 @@ void lp_real_resolve(void)
         return;
     uint32_t expected = UNRESOLVED;
     if (!ll_cas(&state, &expected, RESOLVING, LL_ACQUIRE)) { /* acquire: on failure, see RESOLVED's table */
+        uint32_t turns = 0;
         while (ll_load_acquire(&state) != RESOLVED) /* acquire: pairs with the release below */
-            ll_yield();
+            ll_yield_turn(&turns);
         return;
     }
 #define RESOLVE(field, name, params) lp_real.field = (__typeof__(lp_real.field))must_resolve(name);

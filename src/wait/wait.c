@@ -40,7 +40,7 @@ void ll_wait_set_realtime_hook(void (*hook)(void)) { realtime_hook = hook; }
 /* A real-time caller's nap in a spin that cannot park: the n-th sleeps 1 us << n, at most 1 ms. */
 static LL_COLD void realtime_nap(uint32_t n)
 {
-    ll_sleep_ns(n >= 10 ? 1000000u : 1000u << n);
+    ll_sleep_ns(ll_realtime_nap_ns(n));
     if (realtime_hook)
         realtime_hook();
 }
