@@ -34,6 +34,14 @@ run() { # run ARGS...: one locklab-check invocation; its cases are added to the 
         failed=$((failed + 1))
     fi
 }
+standby_one_socket() { # standby_one_socket N10 N200: standby on one socket, where arrivals that park wake
+    # the next standby themselves: N10 executions with --hold 10, and N200 with critical sections of
+    # 200 yields (a 30-us clock step: the standby's patience and budget run out: impatience, GRANTED, TIRED)
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$1" \
+        --clock-step 30000 --hold 10 --sockets 1
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$2" \
+        --clock-step 30000 --hold 200 --sockets 1
+}
 summary() {
     echo "model checking: $cut invocation(s) cut at $CASE_CPU_SECONDS s of CPU or $CASE_SECONDS s"
     echo "$passed passed, $failed failed"
@@ -65,12 +73,8 @@ if [ "$mode" = quick ]; then
     echo "== random: standby's standby, park and wake into the role, $ITER executions"
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" \
         --clock-step 30000 --hold 10
-    echo "== random: standby on one socket (arrivals that park wake the next standby themselves), $((ITER * 100)) executions;"
-    echo "   with critical sections of 200 yields (a 30-us clock step: the standby's patience and budget run out: GRANTED, TIRED), $((ITER * 10))"
-    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$((ITER * 100))" \
-        --clock-step 30000 --hold 10 --sockets 1
-    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$((ITER * 10))" \
-        --clock-step 30000 --hold 200 --sockets 1
+    echo "== random: standby on one socket, $((ITER * 100)) executions, and with critical sections of 200 yields, $((ITER * 10))"
+    standby_one_socket "$((ITER * 100))" "$((ITER * 10))"
     echo "== random: the timed client, 3 threads x 2 acquisitions (the abortable queues), $ITER executions"
     run --lock mcs --lock k42-park --lock hemlock-stp --lock reciprocating-park --client timed --threads 3 \
         --acquisitions 2 --sched random --iterations "$ITER"
@@ -129,17 +133,12 @@ if [[ " $specs " == *" parkinglot "* ]]; then
     run --lock parkinglot --client counter --threads 2 --sched full --hold 10
     run --lock parkinglot --client locks --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 1000 --hold 10
 fi
-# standby: its standby (exhaustive, 2 threads), its park and wake into the role (3 threads), on
-# one socket, where arrivals that park wake the next standby themselves, and with critical
-# sections of 200 yields (a 30-us clock step: the standby's patience and budget run out:
-# impatience, GRANTED, TIRED)
+# standby: its standby (exhaustive, 2 threads), its park and wake into the role (3 threads), and
+# on one socket (standby_one_socket)
 if [[ " $specs " == *" standby "* ]]; then
     run --lock standby --client counter --threads 2 --sched full --hold 10
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 30000 --hold 10
-    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$((ITER * 30))" \
-        --clock-step 30000 --hold 10 --sockets 1
-    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$((ITER * 3))" \
-        --clock-step 30000 --hold 200 --sockets 1
+    standby_one_socket "$((ITER * 30))" "$((ITER * 3))"
 fi
 
 echo "== the timed client (acquire_until), 3 threads x 2 acquisitions, and abandon (a lock dropped while held, its departed timed waiters' nodes reclaimed and reused), $ITER executions"
