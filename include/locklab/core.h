@@ -48,7 +48,9 @@ LL_INLINE uint64_t ll_realtime_nap_ns(uint32_t n) { return n >= 10 ? 1000000u : 
 /* One turn of a wait for another thread that cannot park (a spin on a flag the other
  * thread clears): ll_yield, or for a real-time caller, for which ll_yield never runs a
  * lower-priority thread (the one waited for may be one, on this CPU), a nap of
- * ll_realtime_nap_ns(*turns), counting the turns (start them at 0). */
+ * ll_realtime_nap_ns(*turns), counting the turns (start them at 0).  For the library's own
+ * waits (the arena, the interposer's set-up); a lock's waits use the waiting engine's
+ * ll_spin_steps (wait.h), whose naps also count as the chosen lock's real-time sleeps. */
 LL_INLINE void ll_yield_turn(uint32_t *turns)
 {
     if (ll_thread_realtime())
