@@ -2,7 +2,8 @@
  * The lock registry: one ll_lock_ops per algorithm, defined with designated
  * initialisers in that algorithm's file (src/locks/NAME.c), a line per group of
  * fields: name and source; summary; fairness, policies, caps and params; the
- * *_bytes; the verbs (a group wraps when it is too long), and listed once in
+ * *_bytes and the verbs, the ones the adapters fill alike by LL_OPS_STATE_IS and
+ * LL_OPS_VERBS (below; a group wraps when it is too long), and listed once in
  * src/api/registry.c.  The generic API, the validator, the benchmark, the
  * interposer, the simulator and the model checker find every lock there, and
  * what they need to know about it beyond its verbs is a field of its entry (its
@@ -196,6 +197,9 @@ LL_INLINE bool ll_deadline_passed(uint64_t deadline_ns) { return ll_now_ns() >= 
             return try_acquire(s, wp);                                                   \
         return PREFIX##_acquire_until((LOCK *)s, deadline_ns);                           \
     }
+/* LL_LOCK_ADAPTER and LL_TIMED_ADAPTER over the same lock: the four verbs of a lock whose
+ * expert API has PREFIX_acquire, _try_acquire, _release and _acquire_until. */
+#define LL_LOCK_ADAPTERS(LOCK, PREFIX) LL_LOCK_ADAPTER(LOCK, PREFIX) LL_TIMED_ADAPTER(LOCK, PREFIX)
 
 /* The generic-handle adapter of a queue lock whose expert API is
  *   PREFIX_acquire(lock *, node *, wp), PREFIX_try_acquire(lock *, node *),
@@ -257,6 +261,17 @@ LL_INLINE bool ll_deadline_passed(uint64_t deadline_ns) { return ll_now_ns() >= 
         st->holder = me;                                                                 \
         return true;                                                                     \
     }
+
+/* The fields of an ll_lock_ops that the adapters above fill the same way in every lock's
+ * file, for its designated initialiser:
+ *   LL_OPS_VERBS: acquire, try_acquire, release and acquire_until, the file's static
+ *     functions of those names (the adapters', or its own); init, destroy and abandon,
+ *     which differ between locks, are set by name beside it;
+ *   LL_OPS_STATE_IS(LOCK): state_bytes and lock_bytes of a lock whose generic handle's
+ *     state is the lock itself (LL_LOCK_ADAPTER): sizeof(LOCK) both. */
+#define LL_OPS_VERBS .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until
+#define LL_OPS_STATE_IS(LOCK) .state_bytes = sizeof(LOCK), .lock_bytes = sizeof(LOCK)
+
 const ll_lock_ops *ll_lock_find_algorithm(const char *name);
 
 /* Parsed spec, for tools (the bench's --list --verbose, tests). */

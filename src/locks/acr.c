@@ -459,6 +459,5 @@ const ll_lock_ops ll_lock_acr = {
     .fairness = "none short-term (barging); bypass bounded by patience_ns per standby (queue FIFO)",
     .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF | LL_CAP_FORK_SAFE, .params = params,
     .state_bytes = sizeof(acr_state), .inline_prefix_bytes = sizeof(ll_acr_lock), .lock_bytes = sizeof(ll_acr_lock),
-    .waiter_bytes = sizeof(ll_mcs_node),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
+    .waiter_bytes = sizeof(ll_mcs_node), .init = init, LL_OPS_VERBS,
 };

@@ -182,8 +182,7 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
     return 0;
 }
 static void destroy(void *s) { free(((ll_anderson_lock *)s)->slots); }
-LL_LOCK_ADAPTER(ll_anderson_lock, ll_anderson)
-LL_TIMED_ADAPTER(ll_anderson_lock, ll_anderson)
+LL_LOCK_ADAPTERS(ll_anderson_lock, ll_anderson)
 
 const ll_lock_ops ll_lock_anderson = {
     .name = "anderson", .source = "Anderson 1990; Anderson, Lazowska, Levy 1989 Table 4.1",
@@ -192,6 +191,5 @@ const ll_lock_ops ll_lock_anderson = {
     .state_bytes = sizeof(ll_anderson_lock),
     .lock_bytes = offsetof(ll_anderson_lock, holder) /* the holder's ticket: bookkeeping, as in other handles */ +
         LL_ANDERSON_DEFAULT_SLOTS * sizeof(ll_anderson_slot),
-    .init = init, .destroy = destroy, .acquire = acquire, .try_acquire = try_acquire, .release = release,
-    .acquire_until = acquire_until,
+    .init = init, .destroy = destroy, LL_OPS_VERBS,
 };

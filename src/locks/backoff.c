@@ -94,6 +94,5 @@ const ll_lock_ops ll_lock_backoff = {
     .name = "backoff", .source = "Anderson, Lazowska, Levy 1989 §4 (Ethernet-style backoff)",
     .summary = "TTAS with randomized exponential backoff",
     .fairness = "none (newcomers favoured; starvation possible)", .policies = LL_SPIN_ONLY, .params = params,
-    .state_bytes = sizeof(ll_backoff_lock), .lock_bytes = sizeof(ll_backoff_lock),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
+    LL_OPS_STATE_IS(ll_backoff_lock), .init = init, LL_OPS_VERBS,
 };

@@ -234,15 +234,12 @@ static void abandon(void *s)
         ll_qnode_put(l->holder_pred);
     l->holder = l->holder_pred = NULL;
 }
-LL_LOCK_ADAPTER(ll_clh_lock, ll_clh)
-LL_TIMED_ADAPTER(ll_clh_lock, ll_clh)
+LL_LOCK_ADAPTERS(ll_clh_lock, ll_clh)
 
 const ll_lock_ops ll_lock_clh = {
     .name = "clh", .source = "Craig 1993; Magnusson, Landin, Hagersten 1994",
     .summary = "queue lock, each waiter spins on its predecessor's node",
     .fairness = "FIFO", .policies = LL_ALL_POLICIES,
     .state_bytes = sizeof(ll_clh_lock), .lock_bytes = sizeof(ll_atomic_ptr) + sizeof(ll_clh_node),
-    .waiter_bytes = sizeof(ll_clh_node),
-    .init = init, .destroy = destroy, .acquire = acquire, .try_acquire = try_acquire, .release = release,
-    .acquire_until = acquire_until, .abandon = abandon,
+    .waiter_bytes = sizeof(ll_clh_node), .init = init, .destroy = destroy, LL_OPS_VERBS, .abandon = abandon,
 };

@@ -296,7 +296,5 @@ const ll_lock_ops ll_lock_cna = {
     .fairness = "socket-local first; other sockets admitted with probability 2^-16 per handover or after "
         "flush_ns (10 ms)",
     .policies = LL_ALL_POLICIES, .params = params,
-    .state_bytes = sizeof(cna_state), .lock_bytes = sizeof(ll_cna_lock), .waiter_bytes = sizeof(ll_cna_node),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
-    .abandon = abandon_chain,
+    LL_MCSQ_OPS(cna_state, ll_cna_lock, ll_cna_node),
 };

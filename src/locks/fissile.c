@@ -93,14 +93,12 @@ static const ll_param params[] = {
 };
 
 LL_INIT_ADAPTER(ll_fissile_init((ll_fissile_lock *)s, p[0]))
-LL_LOCK_ADAPTER(ll_fissile_lock, ll_fissile)
-LL_TIMED_ADAPTER(ll_fissile_lock, ll_fissile)
+LL_LOCK_ADAPTERS(ll_fissile_lock, ll_fissile)
 
 const ll_lock_ops ll_lock_fissile = {
     .name = "fissile", .source = "Dice & Kogan 2020 (Fissile Locks), NETYS",
     .summary = "test-and-set fast path; a CNA queue whose head (the standby) alone contends for the TS word",
     .fairness = "none short-term (barging); the standby is bypassed at most patience_ns (1 ms) + T-1 barges; queue CNA",
     .policies = LL_ALL_POLICIES, .params = params,
-    .state_bytes = sizeof(ll_fissile_lock), .lock_bytes = sizeof(ll_fissile_lock), .waiter_bytes = sizeof(ll_cna_node),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
+    LL_OPS_STATE_IS(ll_fissile_lock), .waiter_bytes = sizeof(ll_cna_node), .init = init, LL_OPS_VERBS,
 };

@@ -366,14 +366,12 @@ void ll_hemlock_release(ll_hemlock_lock *l, ll_wait_policy *wp)
 /* ---- registry adapter ------------------------------------------------------------------- */
 
 LL_INIT_ADAPTER(ll_hemlock_init((ll_hemlock_lock *)s))
-LL_LOCK_ADAPTER(ll_hemlock_lock, ll_hemlock)
-LL_TIMED_ADAPTER(ll_hemlock_lock, ll_hemlock)
+LL_LOCK_ADAPTERS(ll_hemlock_lock, ll_hemlock)
 
 const ll_lock_ops ll_lock_hemlock = {
     .name = "hemlock", .source = "Dice & Kogan 2021 (Hemlock), SPAA",
     .summary = "queue lock: one word per lock (+ a gate for timed waiters), one grant word per thread; a waiter "
         "watches its predecessor's grant",
     .fairness = "FIFO", .policies = LL_ALL_POLICIES, .caps = LL_CAP_HOLDER_RELEASES,
-    .state_bytes = sizeof(ll_hemlock_lock), .lock_bytes = sizeof(ll_hemlock_lock), .waiter_bytes = sizeof(hem_element),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
+    LL_OPS_STATE_IS(ll_hemlock_lock), .waiter_bytes = sizeof(hem_element), .init = init, LL_OPS_VERBS,
 };

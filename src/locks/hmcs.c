@@ -310,7 +310,5 @@ const ll_lock_ops ll_lock_hmcs = {
     .fairness = "FIFO per socket; a socket keeps the lock for at most `threshold` holders", .policies = LL_ALL_POLICIES,
     .params = params,
     .state_bytes = sizeof(hmcs_state), .lock_bytes = sizeof(ll_hmcs_lock) + 2 * sizeof(ll_hmcs_socket),
-    .waiter_bytes = sizeof(ll_hmcs_node),
-    .init = init, .destroy = destroy, .acquire = acquire, .try_acquire = try_acquire, .release = release,
-    .acquire_until = acquire_until, .abandon = abandon,
+    .waiter_bytes = sizeof(ll_hmcs_node), .init = init, .destroy = destroy, LL_OPS_VERBS, .abandon = abandon,
 };

@@ -154,20 +154,11 @@ void ll_k42_release(ll_k42_lock *l, ll_wait_policy *wp)
 
 bool ll_k42_is_locked(ll_k42_lock *l) { return ll_load_acquire(&l->tail) != NULL; /* acquire: pairs with ll_k42_release */ }
 
-LL_LOCK_ADAPTER(ll_k42_lock, ll_k42)
-LL_TIMED_ADAPTER(ll_k42_lock, ll_k42)
+LL_LOCK_ADAPTERS(ll_k42_lock, ll_k42)
 
 const ll_lock_ops ll_lock_k42 = {
-    .name = "k42",
-    .source = "Auslander et al. (IBM K42); Scott 2013 §4.3.2",
+    .name = "k42", .source = "Auslander et al. (IBM K42); Scott 2013 §4.3.2",
     .summary = "MCS variant, queue node on the waiter's stack",
-    .fairness = "FIFO",
-    .policies = LL_ALL_POLICIES,
-    .state_bytes = sizeof(ll_k42_lock),
-    .lock_bytes = sizeof(ll_k42_lock),
-    .waiter_bytes = sizeof(k42_node),
-    .acquire = acquire,
-    .try_acquire = try_acquire,
-    .release = release,
-    .acquire_until = acquire_until,
+    .fairness = "FIFO", .policies = LL_ALL_POLICIES,
+    LL_OPS_STATE_IS(ll_k42_lock), .waiter_bytes = sizeof(k42_node), LL_OPS_VERBS,
 };

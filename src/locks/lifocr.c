@@ -283,8 +283,7 @@ static const ll_param params[] = {
 };
 
 LL_INIT_ADAPTER(ll_lifocr_init((ll_lifocr_lock *)s, (uint32_t)p[0], (uint32_t)p[1]))
-LL_LOCK_ADAPTER(ll_lifocr_lock, ll_lifocr)
-LL_TIMED_ADAPTER(ll_lifocr_lock, ll_lifocr)
+LL_LOCK_ADAPTERS(ll_lifocr_lock, ll_lifocr)
 
 /* A lock dropped while held (ll_lock_ops.abandon): the holder keeps nothing, but the stack
  * may hold the nodes of timed waiters that left.  Nobody waits on a dropped lock, so every
@@ -308,7 +307,6 @@ const ll_lock_ops ll_lock_lifocr = {
     .fairness = "none short-term (mostly LIFO); eldest waiter granted with probability 1/fairness per contended "
         "release or after patience_ns (50 ms)",
     .policies = LL_ALL_POLICIES, .params = params,
-    .state_bytes = sizeof(ll_lifocr_lock), .lock_bytes = sizeof(ll_lifocr_lock), .waiter_bytes = sizeof(ll_lifocr_node),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
+    LL_OPS_STATE_IS(ll_lifocr_lock), .waiter_bytes = sizeof(ll_lifocr_node), .init = init, LL_OPS_VERBS,
     .abandon = abandon,
 };

@@ -448,6 +448,5 @@ const ll_lock_ops ll_lock_loiter = {
     .summary = "outer TAS with bounded arrival spin + inner MCS (stp) holding one standby; concurrency restriction",
     .fairness = "none short-term (barging); bypass bounded by patience_ns per standby (inner queue FIFO)",
     .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF, .params = params,
-    .state_bytes = sizeof(ll_loiter_lock), .lock_bytes = sizeof(ll_loiter_lock), .waiter_bytes = sizeof(ll_mcs_node),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
+    LL_OPS_STATE_IS(ll_loiter_lock), .waiter_bytes = sizeof(ll_mcs_node), .init = init, LL_OPS_VERBS,
 };

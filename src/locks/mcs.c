@@ -98,7 +98,5 @@ const ll_lock_ops ll_lock_mcs = {
     .name = "mcs", .source = "Mellor-Crummey & Scott 1991",
     .summary = "queue lock, each waiter spins on its own node",
     .fairness = "FIFO", .policies = LL_ALL_POLICIES, .params = params,
-    .state_bytes = sizeof(mcs_state), .lock_bytes = sizeof(ll_mcs_lock), .waiter_bytes = sizeof(ll_mcs_node),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
-    .abandon = abandon_chain,
+    LL_MCSQ_OPS(mcs_state, ll_mcs_lock, ll_mcs_node),
 };

@@ -221,6 +221,12 @@ LL_COLD __attribute__((unused)) static void ll_mcsq_reclaim_abandoned(ll_mcs_nod
     LL_QUEUE_LOCK_ADAPTER(STATE, NODE, PREFIX)                                         \
     LL_QUEUE_LOCK_ADAPTER_UNTIL(STATE, NODE, PREFIX)                                   \
     LL_MCSQ_ABANDON_ADAPTER(STATE)
+/* The ll_lock_ops fields that such a lock fills alike (registry.h, LL_OPS_VERBS): the handle's
+ * state (STATE), the algorithm's footprint per lock (LOCK) and per waiter (NODE), the file's
+ * static init, the adapters' verbs and abandon_chain. */
+#define LL_MCSQ_OPS(STATE, LOCK, NODE)                                                  \
+    .state_bytes = sizeof(STATE), .lock_bytes = sizeof(LOCK), .waiter_bytes = sizeof(NODE), \
+    .init = init, LL_OPS_VERBS, .abandon = abandon_chain
 
 /* A successor swapped itself into the tail after me but has not linked yet:
  * wait for its link (ll_await_link acquires it, pairing with the link store in

@@ -329,7 +329,5 @@ const ll_lock_ops ll_lock_mcscr = {
     .summary = "MCS that culls surplus waiters into a passive set (concurrency restriction)",
     .fairness = "CR: short-term unfair, eldest passive thread served w.p. 1/fairness or after patience_ns",
     .policies = LL_ALL_POLICIES, .params = params,
-    .state_bytes = sizeof(mcscr_state), .lock_bytes = sizeof(ll_mcscr_lock), .waiter_bytes = sizeof(ll_mcscr_node),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
-    .abandon = abandon_chain,
+    LL_MCSQ_OPS(mcscr_state, ll_mcscr_lock, ll_mcscr_node),
 };

@@ -151,7 +151,5 @@ const ll_lock_ops ll_lock_mcscrn = {
     .fairness = "CR: short-term unfair; home socket changes w.p. 1/rehome, eldest passive served w.p. 1/fairness; "
         "eldest waiter served after patience_ns",
     .policies = LL_ALL_POLICIES, .params = params,
-    .state_bytes = sizeof(mcscrn_state), .lock_bytes = sizeof(ll_mcscrn_lock), .waiter_bytes = sizeof(ll_mcscrn_node),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
-    .abandon = abandon_chain,
+    LL_MCSQ_OPS(mcscrn_state, ll_mcscrn_lock, ll_mcscrn_node),
 };

@@ -237,7 +237,5 @@ const ll_lock_ops ll_lock_parkinglot = {
     .fairness = "none short-term (barging); a waiter parked 0.5 ms is handed the lock at its bucket's next fair "
         "unlock (timer mean 0.5 ms)",
     .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF | LL_CAP_FORK_SAFE | LL_CAP_WAKE_INTO_HELD,
-    .state_bytes = sizeof(ll_parkinglot_lock), .lock_bytes = sizeof(ll_parkinglot_lock),
-    .waiter_bytes = sizeof(pt_waiter),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
+    LL_OPS_STATE_IS(ll_parkinglot_lock), .waiter_bytes = sizeof(pt_waiter), .init = init, LL_OPS_VERBS,
 };

@@ -47,9 +47,7 @@ const ll_lock_ops ll_lock_pthread = {
     .name = "pthread", .source = "glibc (baseline)",
     .summary = "glibc pthread_mutex_t, futex-based, barging",
     .fairness = "none (barging)", .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF,
-    .state_bytes = sizeof(pthread_mutex_t), .lock_bytes = sizeof(pthread_mutex_t),
-    .init = init, .destroy = destroy, .acquire = acquire, .try_acquire = try_acquire, .release = release,
-    .acquire_until = acquire_until,
+    LL_OPS_STATE_IS(pthread_mutex_t), .init = init, .destroy = destroy, LL_OPS_VERBS,
 };
 
 /* The adaptive type: only the initialisation differs. */
@@ -69,7 +67,5 @@ const ll_lock_ops ll_lock_pthread_adaptive = {
     .summary = "glibc pthread_mutex_t of the adaptive type: spins up to glibc.pthread.mutex_spin_count before "
         "the futex",
     .fairness = "none (barging)", .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF,
-    .state_bytes = sizeof(pthread_mutex_t), .lock_bytes = sizeof(pthread_mutex_t),
-    .init = init_adaptive, .destroy = destroy, .acquire = acquire, .try_acquire = try_acquire, .release = release,
-    .acquire_until = acquire_until,
+    LL_OPS_STATE_IS(pthread_mutex_t), .init = init_adaptive, .destroy = destroy, LL_OPS_VERBS,
 };

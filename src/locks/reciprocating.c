@@ -272,16 +272,13 @@ static void abandon(void *s)
 /* ---- registry adapter ------------------------------------------------------------------- */
 
 LL_INIT_ADAPTER(ll_reciprocating_init((ll_reciprocating_lock *)s))
-LL_LOCK_ADAPTER(ll_reciprocating_lock, ll_reciprocating)
-LL_TIMED_ADAPTER(ll_reciprocating_lock, ll_reciprocating)
+LL_LOCK_ADAPTERS(ll_reciprocating_lock, ll_reciprocating)
 
 const ll_lock_ops ll_lock_reciprocating = {
     .name = "reciprocating", .source = "Dice & Kogan 2025 (Reciprocating Locks), PPoPP",
     .summary = "arrivals push onto a stack; the owner detaches it as the next segment, served top down",
     .fairness = "bounded bypass (at most 2(T-1) admissions pass a waiter); not FIFO", .policies = LL_ALL_POLICIES,
     .caps = LL_CAP_HOLDER_RELEASES,
-    .state_bytes = sizeof(ll_reciprocating_lock), .lock_bytes = sizeof(ll_reciprocating_lock),
-    .waiter_bytes = sizeof(recip_element),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
+    LL_OPS_STATE_IS(ll_reciprocating_lock), .waiter_bytes = sizeof(recip_element), .init = init, LL_OPS_VERBS,
     .abandon = abandon,
 };

@@ -175,8 +175,7 @@ static const ll_param params[] = {
 };
 
 LL_INIT_ADAPTER(ll_shfl_init((ll_shfl_lock *)s, (uint32_t)p[0], p[1]))
-LL_LOCK_ADAPTER(ll_shfl_lock, ll_shfl)
-LL_TIMED_ADAPTER(ll_shfl_lock, ll_shfl)
+LL_LOCK_ADAPTERS(ll_shfl_lock, ll_shfl)
 
 const ll_lock_ops ll_lock_shfl = {
     .name = "shfl", .source = "Kashyap et al. 2019 (ShflLock), SOSP",
@@ -184,6 +183,5 @@ const ll_lock_ops ll_lock_shfl = {
         "the critical path",
     .fairness = "none short-term (barging, bounded by the head's patience_ns); same socket first, <= max_batch per run",
     .policies = LL_ALL_POLICIES, .params = params,
-    .state_bytes = sizeof(ll_shfl_lock), .lock_bytes = sizeof(ll_shfl_lock), .waiter_bytes = sizeof(ll_shfl_node),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
+    LL_OPS_STATE_IS(ll_shfl_lock), .waiter_bytes = sizeof(ll_shfl_node), .init = init, LL_OPS_VERBS,
 };

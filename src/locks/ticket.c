@@ -104,13 +104,11 @@ bool ll_ticket_is_locked(ll_ticket_lock *l)
     return ll_load_relaxed(&l->next) != g;   /* relaxed: a snapshot; next == grant means free */
 }
 
-LL_LOCK_ADAPTER(ll_ticket_lock, ll_ticket)
-LL_TIMED_ADAPTER(ll_ticket_lock, ll_ticket)
+LL_LOCK_ADAPTERS(ll_ticket_lock, ll_ticket)
 
 const ll_lock_ops ll_lock_ticket = {
     .name = "ticket", .source = "Mellor-Crummey & Scott 1991; scalable-locking-slides",
     .summary = "ticket lock, all waiters spin on grant",
     .fairness = "FIFO", .policies = LL_SPIN_YIELD,
-    .state_bytes = sizeof(ll_ticket_lock), .lock_bytes = sizeof(ll_ticket_lock),
-    .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
+    LL_OPS_STATE_IS(ll_ticket_lock), LL_OPS_VERBS,
 };

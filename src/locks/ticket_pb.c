@@ -68,6 +68,5 @@ const ll_lock_ops ll_lock_ticket_pb = {
     .name = "ticket-pb", .source = "Mellor-Crummey & Scott 1991 (proportional backoff)",
     .summary = "ticket lock, delay proportional to queue position",
     .fairness = "FIFO", .policies = LL_SPIN_ONLY, .params = params,
-    .state_bytes = sizeof(ll_ticket_pb_lock), .lock_bytes = sizeof(ll_ticket_lock),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
+    .state_bytes = sizeof(ll_ticket_pb_lock), .lock_bytes = sizeof(ll_ticket_lock), .init = init, LL_OPS_VERBS,
 };

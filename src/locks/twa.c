@@ -183,13 +183,11 @@ static const ll_param params[] = {
     {NULL, NULL, 0, 0, 0},
 };
 LL_INIT_ADAPTER(ll_twa_init((ll_twa_lock *)s, (uint32_t)p[0]))
-LL_LOCK_ADAPTER(ll_twa_lock, ll_twa)
-LL_TIMED_ADAPTER(ll_twa_lock, ll_twa)
+LL_LOCK_ADAPTERS(ll_twa_lock, ll_twa)
 
 const ll_lock_ops ll_lock_twa = {
     .name = "twa", .source = "Dice & Kogan 2019, TWA (ticket lock + waiting array)",
     .summary = "ticket lock; long-term waiters wait on a shared array",
     .fairness = "FIFO", .policies = LL_ALL_POLICIES, .params = params,
-    .state_bytes = sizeof(ll_twa_lock), .lock_bytes = sizeof(ll_ticket_lock),
-    .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
+    .state_bytes = sizeof(ll_twa_lock), .lock_bytes = sizeof(ll_ticket_lock), .init = init, LL_OPS_VERBS,
 };
