@@ -319,11 +319,5 @@ static const ll_lock_ops desc_pthread = {
     .init = init_pthread, .destroy = destroy,
 };
 
-const ll_rwlock_ops ll_rwlock_bravo = {
-    &desc_readpref, read_acquire, read_try, read_acquire_until, read_release, write_acquire, write_try, write_acquire_until,
-    write_release,
-};
-const ll_rwlock_ops ll_rwlock_bravo_pthread = {
-    &desc_pthread, read_acquire, read_try, read_acquire_until, read_release, write_acquire, write_try,
-    write_acquire_until, write_release,
-};
+const ll_rwlock_ops ll_rwlock_bravo = LL_RWLOCK_OPS(&desc_readpref);
+const ll_rwlock_ops ll_rwlock_bravo_pthread = LL_RWLOCK_OPS(&desc_pthread);
