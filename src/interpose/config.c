@@ -27,7 +27,7 @@ ll_atomic_u32 lp_init_state;
 ll_atomic_u64 lp_passthrough_mutexes, lp_passthrough_conds, lp_passthrough_sems;
 static __thread bool initialising_here;
 
-static void die(const char *line)
+void lp_die(const char *line)
 {
     fprintf(stderr, "liblocklab-preload: %s\n", line);
     _exit(2);
@@ -38,32 +38,42 @@ static void die(const char *line)
 static LL_ALIGNED(LL_SECTOR) unsigned char scratch[4096];
 static size_t scratch_bytes;
 
-/* Longest echo of a value in a message (ll_elide: its middle is elided, the reason kept). */
-#define ECHO 64
+void lp_lock_settle(const char *var, const char *value, char *echo, ll_placement *pl)
+{
+    char err[512], line[800];
+    ll_elide(value, LP_ECHO, echo, LP_ECHO + 1);
+    ll_spec s;
+    if (ll_spec_parse(value, &s, err, sizeof err) != 0) {
+        snprintf(line, sizeof line, "%s='%s': %s", var, echo, err);
+        lp_die(line);
+    }
+    ll_lock_place(&s, LL_DEFAULTS_FIXED, NULL, NULL, pl, err, sizeof err); /* sizes only: cannot fail */
+}
+
+void lp_lock_place_scratch(const char *var, const char *echo, ll_placement *pl, void *scratch, size_t bytes,
+                           ll_wait_policy *wp)
+{
+    char err[512], line[800];
+    if (pl->state_bytes > bytes) {
+        snprintf(line, sizeof line, "%s='%s': state of %zu bytes is larger than this interposer supports (%zu)", var,
+                 echo, pl->state_bytes, bytes);
+        lp_die(line);
+    }
+    if (ll_lock_place(&pl->spec, LL_DEFAULTS_FIXED, scratch, wp, pl, err, sizeof err) != 0) {
+        snprintf(line, sizeof line, "%s='%s': %s", var, echo, err);
+        lp_die(line);
+    }
+}
 
 /* Settles the lock through the API's one placement call (ll_lock_place) with the
  * fixed spin budget (config.h), and initialises one scratch state: that checks the
  * parameters and tells where a mutex keeps its lock (inline_state, inline_prefix). */
 static void parse_lock(const char *value)
 {
-    char err[512], line[700], echo[ECHO + 1];
-    ll_elide(value, ECHO, echo, sizeof echo);
-    ll_spec s;
-    if (ll_spec_parse(value, &s, err, sizeof err) != 0) {
-        snprintf(line, sizeof line, "LOCKLAB_LOCK='%s': %s", echo, err);
-        die(line);
-    }
+    char echo[LP_ECHO + 1];
     ll_placement pl;
-    ll_lock_place(&s, LL_DEFAULTS_FIXED, NULL, NULL, &pl, err, sizeof err); /* sizes only: cannot fail */
-    if (pl.state_bytes > sizeof scratch) { /* scratch is LL_SECTOR-aligned, as pl.state_align asks */
-        snprintf(line, sizeof line, "LOCKLAB_LOCK='%s': state of %zu bytes is larger than this interposer supports (%zu)",
-                 echo, pl.state_bytes, sizeof scratch);
-        die(line);
-    }
-    if (ll_lock_place(&pl.spec, LL_DEFAULTS_FIXED, scratch, &lp_cfg.wp, &pl, err, sizeof err) != 0) {
-        snprintf(line, sizeof line, "LOCKLAB_LOCK='%s': %s", echo, err);
-        die(line);
-    }
+    lp_lock_settle("LOCKLAB_LOCK", value, echo, &pl);
+    lp_lock_place_scratch("LOCKLAB_LOCK", echo, &pl, scratch, sizeof scratch, &lp_cfg.wp);
     lp_cfg.ops = pl.spec.ops;
     lp_cfg.lock = pl.spec;
     snprintf(lp_cfg.spec, sizeof lp_cfg.spec, "%s", pl.spec.name);
@@ -82,9 +92,9 @@ static bool parse_flag(const char *var)
         return false;
     if (strcmp(value, "1") == 0)
         return true;
-    char line[300], echo[ECHO + 1];
-    snprintf(line, sizeof line, "%s='%s' is not valid (valid: 0, 1, or unset)", var, ll_elide(value, ECHO, echo, sizeof echo));
-    die(line);
+    char line[300], echo[LP_ECHO + 1];
+    snprintf(line, sizeof line, "%s='%s' is not valid (valid: 0, 1, or unset)", var, ll_elide(value, LP_ECHO, echo, sizeof echo));
+    lp_die(line);
     return false;
 }
 
@@ -155,11 +165,11 @@ static void parse_discipline(const char *var, ll_sync_config *cfg, char *text, s
     const char *value = lp_env(var);
     if (value == NULL)
         value = "fifo";
-    char err[300], line[500], echo[ECHO + 1];
-    ll_elide(value, ECHO, echo, sizeof echo);
+    char err[300], line[500], echo[LP_ECHO + 1];
+    ll_elide(value, LP_ECHO, echo, sizeof echo);
     if (ll_sync_config_parse(value, cfg, err, sizeof err) != 0) {
         snprintf(line, sizeof line, "%s='%s': %s", var, echo, err);
-        die(line);
+        lp_die(line);
     }
     if (cfg->append_one_in == 0)
         cfg->append_one_in = LP_DEFAULT_APPEND_ONE_IN;
@@ -168,7 +178,7 @@ static void parse_discipline(const char *var, ll_sync_config *cfg, char *text, s
                  "%s='%s': append_one_in=%u is reserved by the interposer (it marks glibc's process-shared "
                  "semaphores); valid: 1..4294967295 except %u (e.g. %u or %u)",
                  var, echo, LP_GLIBC_SHARED_SEM, LP_GLIBC_SHARED_SEM, LP_GLIBC_SHARED_SEM - 1, LP_GLIBC_SHARED_SEM + 1);
-        die(line);
+        lp_die(line);
     }
     snprintf(text, textlen, "%s", value);
 }
@@ -189,10 +199,10 @@ static void parse_morph(void)
         lp_cfg.morph_signal = value[0] == 'a';
         lp_cfg.morph_broadcast = value[0] != 'n';
     } else {
-        char line[300], echo[ECHO + 1];
+        char line[300], echo[LP_ECHO + 1];
         snprintf(line, sizeof line, "LOCKLAB_COND_MORPH='%s' is not valid (valid: auto, all, broadcast, none)",
-                 ll_elide(value, ECHO, echo, sizeof echo));
-        die(line);
+                 ll_elide(value, LP_ECHO, echo, sizeof echo));
+        lp_die(line);
     }
     snprintf(lp_cfg.morph_text, sizeof lp_cfg.morph_text, "%s",
              lp_cfg.morph_signal ? "all" : lp_cfg.morph_broadcast ? "broadcast" : "none");
@@ -257,7 +267,7 @@ static void configure(void)
     lp_real_resolve();
     char err[512];
     if (ll_topology_configure(lp_env("LOCKLAB_TOPOLOGY"), err, sizeof err) != 0)
-        die(err); /* the message names LOCKLAB_TOPOLOGY, the value and the valid forms */
+        lp_die(err); /* the message names LOCKLAB_TOPOLOGY, the value and the valid forms */
     const char *lock = lp_env("LOCKLAB_LOCK");
     parse_lock(lock ? lock : LP_DEFAULT_LOCK);
     parse_discipline("LOCKLAB_COND", &lp_cfg.cond, lp_cfg.cond_text, sizeof lp_cfg.cond_text);
@@ -333,7 +343,7 @@ void lp_init_recursion_fatal(const char *function)
     char line[200];
     snprintf(line, sizeof line, "%s was called while the interposer configured itself (recursion; please report)",
              function);
-    die(line);
+    lp_die(line);
 }
 
 __attribute__((constructor)) static void lp_constructor(void) { (void)lp_init(); }

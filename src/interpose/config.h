@@ -177,6 +177,22 @@ void lp_census_mutex(void);
 /* LOCKLAB_SPIN, the lock of pthread spinlocks (spin.c): parsed by configure. */
 void lp_spin_configure(void);
 
+/* A bad setting: "liblocklab-preload: LINE" on stderr, and the process exits with 2. */
+__attribute__((noreturn)) void lp_die(const char *line);
+/* Longest echo of a value in a message (ll_elide: its middle is elided, the reason kept). */
+#define LP_ECHO 64
+/* The lock spec `value` of the environment variable var (LOCKLAB_LOCK, LOCKLAB_SPIN),
+ * settled as the interposer places its locks (ll_lock_place with LL_DEFAULTS_FIXED: the
+ * fixed spin budget, no thread started): *pl, its sizes, and echo (LP_ECHO + 1 bytes),
+ * the value as messages quote it.  A bad spec ends the process (lp_die: var, the value,
+ * what is wrong). */
+void lp_lock_settle(const char *var, const char *value, char *echo, ll_placement *pl);
+/* Then one lock of *pl initialised in scratch (bytes long, LL_SECTOR-aligned, as
+ * pl->state_align asks), *wp its waiting policy: that checks the parameters.  A state
+ * larger than scratch, or a bad parameter, ends the process as above. */
+void lp_lock_place_scratch(const char *var, const char *echo, ll_placement *pl, void *scratch, size_t bytes,
+                           ll_wait_policy *wp);
+
 /* Objects handed to glibc: mutexes (robust, PI/PP, process-shared),
  * process-shared condition variables and semaphores. */
 extern ll_atomic_u64 lp_passthrough_mutexes, lp_passthrough_conds, lp_passthrough_sems;

@@ -91,12 +91,6 @@ static struct {
 
 /* ---- configuration ------------------------------------------------------------------- */
 
-static void die(const char *line)
-{
-    fprintf(stderr, "liblocklab-preload: %s\n", line);
-    _exit(2);
-}
-
 static LL_ALIGNED(LL_SECTOR) unsigned char scratch[4096];
 static void report_at_exit(void);
 
@@ -106,32 +100,18 @@ void lp_spin_configure(void)
     bool given = value != NULL;
     if (!given)
         value = LP_DEFAULT_SPIN_LOCK;
-    char err[512], line[800], echo[65];
-    ll_elide(value, 64, echo, sizeof echo);
-    ll_spec s;
-    if (ll_spec_parse(value, &s, err, sizeof err) != 0) {
-        snprintf(line, sizeof line, "LOCKLAB_SPIN='%s': %s", echo, err);
-        die(line);
-    }
+    char line[800], echo[LP_ECHO + 1];
     ll_placement pl;
-    ll_lock_place(&s, LL_DEFAULTS_FIXED, NULL, NULL, &pl, err, sizeof err); /* sizes only: cannot fail */
+    lp_lock_settle("LOCKLAB_SPIN", value, echo, &pl);
     if (!ll_spec_never_parks(pl.spec.ops, pl.spec.policy)) {
         snprintf(line, sizeof line,
                  "LOCKLAB_SPIN='%s': %s may sleep, and a pthread spinlock must spin (valid: a spec whose policy "
                  "spins or yields, e.g. ttas (default), tas, backoff, ticket, mcs, clh, anderson, k42, twa, "
                  "mcscr, cna, hemlock, or NAME-yield)",
                  echo, pl.spec.name);
-        die(line);
+        lp_die(line);
     }
-    if (pl.state_bytes > sizeof scratch) {
-        snprintf(line, sizeof line, "LOCKLAB_SPIN='%s': state of %zu bytes is larger than this interposer supports (%zu)",
-                 echo, pl.state_bytes, sizeof scratch);
-        die(line);
-    }
-    if (ll_lock_place(&pl.spec, LL_DEFAULTS_FIXED, scratch, &spin.wp, &pl, err, sizeof err) != 0) {
-        snprintf(line, sizeof line, "LOCKLAB_SPIN='%s': %s", echo, err);
-        die(line);
-    }
+    lp_lock_place_scratch("LOCKLAB_SPIN", echo, &pl, scratch, sizeof scratch, &spin.wp);
     spin.ops = pl.spec.ops;
     spin.fork_repair = !ll_lock_fork_safe(spin.ops);
     spin.holder_releases = ll_lock_holder_releases(spin.ops);
@@ -373,7 +353,7 @@ int pthread_spin_init(pthread_spinlock_t *l, int pshared)
                  "pthread_spin_init(PTHREAD_PROCESS_SHARED): LOCKLAB_SPIN=%s keeps its state out of the int, "
                  "which another process cannot use (valid for process-shared spinlocks: tas, ttas)",
                  spin.spec.name);
-        die(line);
+        lp_die(line);
     }
     return install(l, true) ? 0 : ENOMEM;
 }
