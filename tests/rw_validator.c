@@ -197,12 +197,7 @@ static int run_workers(rlut *l, enum client c, int threads, double seconds, char
     shared *sh = vd_zalloc(sizeof *sh);
     sh->l = l;
     sh->client = c;
-    worker *ws = vd_zalloc(sizeof(worker) * (size_t)threads);
-    for (int t = 0; t < threads; t++) {
-        ws[t].sh = sh;
-        ws[t].index = t;
-    }
-    vd_run(threads, worker_main, ws, sizeof(worker), seconds, &sh->stop);
+    worker *ws = VD_RUN_WORKERS(sh, threads, seconds);
     uint64_t reads = 0, writes = 0;
     for (int t = 0; t < threads; t++) {
         reads += ws[t].reads;

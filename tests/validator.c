@@ -142,12 +142,7 @@ static int run_case(lut *a, lut *b, enum client c, int threads, double seconds, 
     sh->a = a;
     sh->b = b;
     sh->client = c;
-    worker *ws = vd_zalloc(sizeof(worker) * (size_t)threads);
-    for (int t = 0; t < threads; t++) {
-        ws[t].sh = sh;
-        ws[t].index = t;
-    }
-    vd_run(threads, worker_main, ws, sizeof(worker), seconds, &sh->stop);
+    worker *ws = VD_RUN_WORKERS(sh, threads, seconds);
     uint64_t total = 0;
     for (int t = 0; t < threads; t++)
         total += ws[t].acquired;

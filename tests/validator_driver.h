@@ -179,6 +179,20 @@ static void vd_run(int threads, test_thread_fn fn, void *workers, size_t stride,
     free(t);
 }
 
+/* A case's workers, in a validator whose source names them `worker` (members sh and index)
+ * and their loop worker_main: `threads` of them, zeroed but for sh (SH) and their index,
+ * run for `seconds` over SH until SH->stop (vd_run).  Yields them: free() them. */
+#define VD_RUN_WORKERS(SH, THREADS, SECONDS)                                                             \
+    ({                                                                                                   \
+        worker *ws_ = (worker *)vd_zalloc(sizeof(worker) * (size_t)(THREADS));                           \
+        for (int t_ = 0; t_ < (THREADS); t_++) {                                                         \
+            ws_[t_].sh = (SH);                                                                           \
+            ws_[t_].index = t_;                                                                          \
+        }                                                                                                \
+        vd_run((THREADS), worker_main, ws_, sizeof(worker), (SECONDS), &(SH)->stop);                     \
+        ws_;                                                                                             \
+    })
+
 /* The main of a validator whose source names its parts after the driver's fields
  * (client_names, NCLIENTS, validate, broken_round); the other fields are the arguments:
  *   VALIDATOR_MAIN(.prog = "validator", .broken_line = "...", .watchdog_s = 120, .list = ll_lock_list) */
