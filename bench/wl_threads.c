@@ -88,6 +88,30 @@ typedef struct thread_api {
     void (*gate_destroy)(th_gate *g);
 } thread_api;
 
+/* A gate's arrive, wait and destroy over the mutex M and condition C of the API whose
+ * calls are named PFX##mutex_lock, PFX##cond_wait, ... (llt_ and pthread_ name them alike):
+ * defines NAME##_gate_arrive, NAME##_gate_wait and NAME##_gate_destroy. */
+#define TH_GATE_VERBS(NAME, PFX, M, C)                                                   \
+    static void NAME##_gate_arrive(th_gate *g)                                           \
+    {                                                                                    \
+        PFX##mutex_lock(&g->M);                                                          \
+        if (--g->left == 0)                                                              \
+            PFX##cond_signal(&g->C);                                                     \
+        PFX##mutex_unlock(&g->M);                                                        \
+    }                                                                                    \
+    static void NAME##_gate_wait(th_gate *g)                                             \
+    {                                                                                    \
+        PFX##mutex_lock(&g->M);                                                          \
+        while (g->left > 0)                                                              \
+            PFX##cond_wait(&g->C, &g->M);                                                \
+        PFX##mutex_unlock(&g->M);                                                        \
+    }                                                                                    \
+    static void NAME##_gate_destroy(th_gate *g)                                          \
+    {                                                                                    \
+        PFX##mutex_destroy(&g->M);                                                       \
+        PFX##cond_destroy(&g->C);                                                        \
+    }
+
 static th_handle llt_api_create(llt_fn fn, void *arg) { return (th_handle){.l = llt_create(fn, arg)}; }
 static void llt_api_join(th_handle t) { llt_join(t.l); }
 static void llt_api_detach(th_handle t) { llt_detach(t.l); }
@@ -97,25 +121,7 @@ static void llt_gate_init(th_gate *g)
     if (llt_mutex_init(&g->lm, llt_current()) != 0 || llt_cond_init(&g->lc, llt_current()) != 0)
         abort();
 }
-static void llt_gate_arrive(th_gate *g)
-{
-    llt_mutex_lock(&g->lm);
-    if (--g->left == 0)
-        llt_cond_signal(&g->lc);
-    llt_mutex_unlock(&g->lm);
-}
-static void llt_gate_wait(th_gate *g)
-{
-    llt_mutex_lock(&g->lm);
-    while (g->left > 0)
-        llt_cond_wait(&g->lc, &g->lm);
-    llt_mutex_unlock(&g->lm);
-}
-static void llt_gate_destroy(th_gate *g)
-{
-    llt_mutex_destroy(&g->lm);
-    llt_cond_destroy(&g->lc);
-}
+TH_GATE_VERBS(llt, llt_, lm, lc)
 static const thread_api llt_api = {llt_api_create, llt_api_join, llt_api_detach, llt_api_self, llt_yield,
                                    llt_gate_init, llt_gate_arrive, llt_gate_wait, llt_gate_destroy};
 
@@ -138,25 +144,7 @@ static void pt_gate_init(th_gate *g)
     pthread_mutex_init(&g->pm, NULL);
     pthread_cond_init(&g->pc, NULL);
 }
-static void pt_gate_arrive(th_gate *g)
-{
-    pthread_mutex_lock(&g->pm);
-    if (--g->left == 0)
-        pthread_cond_signal(&g->pc);
-    pthread_mutex_unlock(&g->pm);
-}
-static void pt_gate_wait(th_gate *g)
-{
-    pthread_mutex_lock(&g->pm);
-    while (g->left > 0)
-        pthread_cond_wait(&g->pc, &g->pm);
-    pthread_mutex_unlock(&g->pm);
-}
-static void pt_gate_destroy(th_gate *g)
-{
-    pthread_mutex_destroy(&g->pm);
-    pthread_cond_destroy(&g->pc);
-}
+TH_GATE_VERBS(pt, pthread_, pm, pc)
 static const thread_api pthread_api = {pt_create, pt_join, pt_detach, pt_self, pt_yield,
                                        pt_gate_init, pt_gate_arrive, pt_gate_wait, pt_gate_destroy};
 
