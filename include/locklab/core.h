@@ -228,6 +228,11 @@ LL_INLINE ll_thread *ll_self(void)
     ll_thread *t = ll_self_tls;
     return LL_LIKELY(t != NULL) ? t : ll_thread_init();
 }
+/* The calling thread's context, or NULL before its first ll_self: no call, for a fast path
+ * that takes its slow path (which calls ll_self) on NULL. */
+LL_INLINE ll_thread *ll_self_if_any(void) { return ll_self_tls; }
+#else
+#define ll_self_if_any() ll_self()
 #endif
 
 /* LL_THREAD_ELEMENT(T, name, zero) defines `T *name(void)`: the calling thread's one T,
@@ -274,11 +279,26 @@ LL_INLINE void *ll_qnode_get(void)
     self->free_nodes = LL_QNODE_LINK(n);
     return n;
 }
-LL_INLINE void ll_qnode_put(void *node)
+/* A node from the calling thread's cache without a call: NULL if the thread has no context yet
+ * or its cache is empty (then take ll_qnode_get's way).  ll_qnode_untake gives it back. */
+LL_INLINE void *ll_qnode_take(ll_thread *self)
 {
-    ll_thread *self = ll_self();
+    void *n = self ? self->free_nodes : NULL;
+    if (LL_LIKELY(n != NULL))
+        self->free_nodes = LL_QNODE_LINK(n);
+    return n;
+}
+LL_INLINE void ll_qnode_untake(ll_thread *self, void *node)
+{
     LL_QNODE_LINK(node) = self->free_nodes;
     self->free_nodes = node;
+}
+LL_INLINE void ll_qnode_put(void *node)
+{
+    ll_thread *self = ll_self_if_any();
+    if (LL_UNLIKELY(self == NULL)) /* a thread with no context yet (abandon's caller may be one) */
+        self = ll_self();
+    ll_qnode_untake(self, node);
 }
 
 /* ---- PRNG: thread-local xorshift64 ------------------------------------------- */

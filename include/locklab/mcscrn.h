@@ -30,8 +30,8 @@ void ll_mcscrn_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp
 void ll_mcscrn_release(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp);
 /* Timed acquire, as ll_mcscr_acquire_until (me from ll_qnode_get(); on false the lock's). */
 bool ll_mcscrn_acquire_until(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp, uint64_t deadline_ns);
-/* mcscr's try-acquire on the embedded mcscr lock. */
-LL_INLINE bool ll_mcscrn_try_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me) { return ll_mcscr_try_acquire(&l->cr, me); }
+/* As mcscr's try-acquire: CAS tail NULL -> me. */
+bool ll_mcscrn_try_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me);
 LL_INLINE bool ll_mcscrn_is_locked(ll_mcscrn_lock *l) { return ll_mcscr_is_locked(&l->cr); } /* a snapshot */
 LL_API_END
 #endif

@@ -105,6 +105,12 @@ typedef struct ll_lock_ops {
      * then parking until the deadline.  Each lock's header says how it leaves, and how many
      * handovers a timed waiter may have to let pass ("Timed acquire"; docs/interposer.md). */
     bool (*acquire_until)(void *state, ll_wait_policy *wp, uint64_t deadline_ns);
+    /* The interposer's direct path (docs/interposer.md, "Cost of the uncontended pair"):
+     * acquire, then store id into *owner (release), and release; both return 0, so that the
+     * entry points jump to them and keep no frame of their own.  Made by the adapters
+     * (LL_DIRECT_VERBS, below); NULL: the interposer calls acquire and release. */
+    int (*direct_acquire)(void *state, ll_wait_policy *wp, ll_atomic_u64 *owner, uint64_t id);
+    int (*direct_release)(void *state, ll_wait_policy *wp);
     /* The state of a lock whose memory is being reused while it may be held (a
      * mutex dropped without destroy, found by the interposer's registry): give
      * back what a holder keeps (its queue node).  No thread touches the lock
@@ -158,6 +164,53 @@ extern const ll_lock_ops *const ll_peer_locks[];
     {                                                                                    \
         (void)p, (void)err, (void)errlen;                                                \
         __VA_ARGS__;                                                                     \
+        return 0;                                                                        \
+    }
+
+/* The direct verbs (ll_lock_ops.direct_acquire, direct_release) over the file's static
+ * acquire, try_acquire and release (FN-prefixed ones: LL_QUEUE_LOCK_ADAPTER_NAMED, which
+ * makes its own direct_acquire).  Why: the interposer jumps to them from an entry point
+ * that keeps no frame, so that an uncontended pair costs the lock's own work plus the
+ * entry points' checks (docs/interposer.md, "Cost of the uncontended pair").
+ *   direct_release: release, inlined with all it calls in this file (flatten): a lock
+ *     whose release has a slow path keeps it out of line (LL_COLD), as mcs.c does.
+ *   direct_acquire (LL_DIRECT_VERBS): try_acquire inlined, the lock's uncontended path,
+ *     and acquire, out of line, when it fails: an acquire that was going to wait anyway
+ *     pays the failed try (a try that reads before its RMW costs it one load).
+ *   direct_acquire (LL_DIRECT_VERBS_PLAIN): acquire, called; for a lock whose try_acquire
+ *     is slower than its acquire's uncontended path, or in another file.
+ * Either stores id to *owner after the acquisition: release; pairs with the acquire of
+ * lp_owner_claim (src/interpose/mutex.h), as the entry points' own owner stores. */
+#define LL_DIRECT_RELEASE_NAMED(FN)                                                         \
+    static __attribute__((unused, flatten)) int FN##direct_release(void *s, ll_wait_policy *wp) \
+    {                                                                                    \
+        FN##release(s, wp);                                                              \
+        return 0;                                                                        \
+    }                                                                                    \
+    static __attribute__((noinline, cold, unused)) int FN##direct_acquire_slow(void *s, ll_wait_policy *wp, \
+                                                                         ll_atomic_u64 *owner, uint64_t id) \
+    {                                                                                    \
+        FN##acquire(s, wp);                                                              \
+        ll_store_release(owner, id); /* release: pairs with lp_owner_claim (above) */               \
+        return 0;                                                                        \
+    }
+#define LL_DIRECT_VERBS_NAMED(FN)                                                           \
+    LL_DIRECT_RELEASE_NAMED(FN)                                                          \
+    static __attribute__((unused, flatten)) int FN##direct_acquire(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, \
+                                                                 uint64_t id)            \
+    {                                                                                    \
+        if (LL_UNLIKELY(!FN##try_acquire(s, wp)))                                        \
+            return FN##direct_acquire_slow(s, wp, owner, id);                            \
+        ll_store_release(owner, id); /* release: pairs with lp_owner_claim (above) */               \
+        return 0;                                                                        \
+    }
+#define LL_DIRECT_VERBS() LL_DIRECT_VERBS_NAMED()
+#define LL_DIRECT_VERBS_PLAIN()                                                             \
+    LL_DIRECT_RELEASE_NAMED()                                                            \
+    static __attribute__((unused)) int direct_acquire(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, uint64_t id) \
+    {                                                                                    \
+        acquire(s, wp);                                                                  \
+        ll_store_release(owner, id); /* release: pairs with lp_owner_claim (above) */               \
         return 0;                                                                        \
     }
 
@@ -238,6 +291,24 @@ LL_INLINE bool ll_deadline_passed(uint64_t deadline_ns) { return ll_now_ns() >= 
         PREFIX##_release(&st->lock, me, wp);                                             \
         ll_qnode_put(me);                                                                \
     }                                                                                    \
+    LL_DIRECT_RELEASE_NAMED(FN)                                                          \
+    /* the direct verbs' acquire: a node from the cache and the lock's try, inline */    \
+    static __attribute__((unused)) int FN##direct_acquire(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, \
+                                                        uint64_t id)                     \
+    {                                                                                    \
+        STATE *st = (STATE *)s;                                                          \
+        ll_thread *self = ll_self_if_any();                                              \
+        NODE *me = (NODE *)ll_qnode_take(self);                                          \
+        if (LL_UNLIKELY(me == NULL))                                                     \
+            return FN##direct_acquire_slow(s, wp, owner, id);                            \
+        if (LL_UNLIKELY(!PREFIX##_try_acquire(&st->lock, me))) {                         \
+            ll_qnode_untake(self, me);                                                   \
+            return FN##direct_acquire_slow(s, wp, owner, id);                            \
+        }                                                                                \
+        st->holder = me;                                                                 \
+        ll_store_release(owner, id); /* release: pairs with lp_owner_claim (above) */               \
+        return 0;                                                                        \
+    }                                                                                    \
     static __attribute__((unused)) void FN##abandon(void *s)                             \
     {                                                                                    \
         STATE *st = (STATE *)s;                                                          \
@@ -264,12 +335,15 @@ LL_INLINE bool ll_deadline_passed(uint64_t deadline_ns) { return ll_now_ns() >= 
 
 /* The fields of an ll_lock_ops that the adapters above fill the same way in every lock's
  * file, for its designated initialiser:
- *   LL_OPS_VERBS: acquire, try_acquire, release and acquire_until, the file's static
- *     functions of those names (the adapters', or its own); init, destroy and abandon,
- *     which differ between locks, are set by name beside it;
+ *   LL_OPS_VERBS: acquire, try_acquire, release, acquire_until, direct_acquire and
+ *     direct_release, the file's static functions of those names (the adapters', or its
+ *     own; the direct verbs from LL_DIRECT_VERBS or the queue adapter); init, destroy and
+ *     abandon, which differ between locks, are set by name beside it;
  *   LL_OPS_STATE_IS(LOCK): state_bytes and lock_bytes of a lock whose generic handle's
  *     state is the lock itself (LL_LOCK_ADAPTER): sizeof(LOCK) both. */
-#define LL_OPS_VERBS .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until
+#define LL_OPS_VERBS                                                                       \
+    .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until, \
+    .direct_acquire = direct_acquire, .direct_release = direct_release
 #define LL_OPS_STATE_IS(LOCK) .state_bytes = sizeof(LOCK), .lock_bytes = sizeof(LOCK)
 
 const ll_lock_ops *ll_lock_find_algorithm(const char *name);

@@ -118,6 +118,18 @@ LL_INLINE bool never_forked(void)
     return ll_load_relaxed(&ll_fork_generation) == 0; /* relaxed: changes only around a fork */
 }
 
+/* The direct path's acquire through the lock's plain verb (no direct_acquire), or for a thread
+ * the head count must see first: out of line, so that lock_direct keeps no frame. */
+static __attribute__((noinline)) int lock_direct_call(lp_mutex *m, void *state, ll_wait_policy *wp, uint64_t id)
+{
+    lp_note_spinning_thread();
+    if (lp_cfg.ops->direct_acquire)
+        return lp_cfg.ops->direct_acquire(state, wp, &m->owner, id);
+    lp_cfg.ops->acquire(state, wp);
+    ll_store_release(&m->owner, id); /* release: pairs with lp_owner_claim's acquire (mutex.h); generation 0 */
+    return 0;
+}
+
 /* pthread_mutex_lock on the direct path. */
 static __attribute__((noinline)) int lock_direct(pthread_mutex_t *pm, void *pc, bool c11)
 {
@@ -130,10 +142,9 @@ static __attribute__((noinline)) int lock_direct(pthread_mutex_t *pm, void *pc, 
     ll_wait_policy *wp;
     if (!direct_state(m, &state, &wp, true))
         return lp_mutex_lock_general(pm, pc, c11); /* it installs the object (first lock, a copy) */
-    lp_note_spinning_thread();
-    lp_cfg.ops->acquire(state, wp);
-    ll_store_release(&m->owner, id); /* release: pairs with lp_owner_claim's acquire (mutex.h); generation 0 */
-    return 0;
+    if (LL_UNLIKELY(lp_cfg.never_parks && !lp_spinning_thread_counted) || lp_cfg.ops->direct_acquire == NULL)
+        return lock_direct_call(m, state, wp, id);
+    return lp_cfg.ops->direct_acquire(state, wp, &m->owner, id);
 }
 
 /* The direct path's unlock (above). */
@@ -149,8 +160,11 @@ static __attribute__((noinline)) int unlock_direct(pthread_mutex_t *pm, void *pc
     if (!direct_state(m, &state, &wp, false))
         return lp_mutex_unlock_general(pm, pc, c11); /* the out-of-memory fallback */
     ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
-    lp_cfg.ops->release(state, wp);
-    return 0;
+    if (LL_UNLIKELY(lp_cfg.ops->direct_release == NULL)) {
+        lp_cfg.ops->release(state, wp);
+        return 0;
+    }
+    return lp_cfg.ops->direct_release(state, wp);
 }
 
 /* ---- the entry points ------------------------------------------------------------------ */

@@ -451,6 +451,7 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
     return ll_acr_acquire_until(&st->lock, &st->params, deadline_ns);
 }
 static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_acr_release(&((acr_state *)s)->lock); }
+LL_DIRECT_VERBS()
 
 const ll_lock_ops ll_lock_acr = {
     .name = "acr", .source = "locklab; after Dice 2017, Malthusian Locks, App. A.1 (LOITER), queue MCS 1991",

@@ -90,6 +90,8 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
     return try_once((ll_backoff_lock *)s) || backoff_wait((ll_backoff_lock *)s, deadline_ns);
 }
 
+LL_DIRECT_VERBS()
+
 const ll_lock_ops ll_lock_backoff = {
     .name = "backoff", .source = "Anderson, Lazowska, Levy 1989 §4 (Ethernet-style backoff)",
     .summary = "TTAS with randomized exponential backoff",

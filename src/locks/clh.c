@@ -236,6 +236,8 @@ static void abandon(void *s)
 }
 LL_LOCK_ADAPTERS(ll_clh_lock, ll_clh)
 
+LL_DIRECT_VERBS_PLAIN()
+
 const ll_lock_ops ll_lock_clh = {
     .name = "clh", .source = "Craig 1993; Magnusson, Landin, Hagersten 1994",
     .summary = "queue lock, each waiter spins on its predecessor's node",

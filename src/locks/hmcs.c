@@ -304,6 +304,8 @@ static void abandon(void *s)
         ll_store_relaxed(&st->lock.sockets[i].tail, NULL); /* relaxed: no thread touches a dropped lock again */
 }
 
+LL_DIRECT_VERBS()
+
 const ll_lock_ops ll_lock_hmcs = {
     .name = "hmcs", .source = "Chabbi, Fagan & Mellor-Crummey 2015 (HMCS, 2 levels)",
     .summary = "per-socket MCS locks under a global MCS lock",

@@ -443,6 +443,8 @@ static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return ll_loite
 LL_OWN_WAIT_TIMED_ADAPTER(ll_loiter_lock, ll_loiter)
 static void release(void *s, ll_wait_policy *wp) { (void)wp; ll_loiter_release((ll_loiter_lock *)s); }
 
+LL_DIRECT_VERBS()
+
 const ll_lock_ops ll_lock_loiter = {
     .name = "loiter", .source = "Dice 2017, Malthusian Locks, App. A.1 (LOITER); inner lock MCS 1991",
     .summary = "outer TAS with bounded arrival spin + inner MCS (stp) holding one standby; concurrency restriction",

@@ -51,7 +51,7 @@ bool ll_mcs_acquire_until(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp, u
     return ll_mcsq_acquire_until(&l->tail, me, 1, LL_MCSQ_PLAIN, wp, deadline_ns);
 }
 
-static inline void mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp, bool warm)
+static LL_COLD void mcs_release_slow(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp, bool warm)
 {
     for (ll_mcs_node *mine = me;;) {
         ll_mcs_node *succ = ll_mcsq_leave(&l->tail, me);
@@ -60,6 +60,13 @@ static inline void mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *
         if (succ == NULL || ll_mcsq_grant(succ, 0, wp, warm ? ll_mcsq_warm_next(succ, wp) : NULL))
             return;
     }
+}
+
+/* The uncontended release inline (the interposer's direct verbs inline it), the rest out of line. */
+static inline void mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp, bool warm)
+{
+    if (LL_UNLIKELY(!ll_mcsq_try_leave(&l->tail, me)))
+        mcs_release_slow(l, me, wp, warm);
 }
 
 void ll_mcs_release(ll_mcs_lock *l, ll_mcs_node *me, ll_wait_policy *wp) { mcs_release(l, me, wp, true); }

@@ -64,6 +64,8 @@ LL_INLINE ll_mcs_node *ll_mcsq_enqueue(ll_atomic_ptr *tail, ll_mcs_node *me)
 /* Try-acquire: CAS tail NULL -> me. */
 LL_INLINE bool ll_mcsq_try_enqueue(ll_atomic_ptr *tail, ll_mcs_node *me)
 {
+    if (ll_load_relaxed(tail) != NULL) /* relaxed: a held lock fails without taking the tail's line */
+        return false;
     ll_store_relaxed(&me->next, NULL); /* relaxed: published by the release half of the CAS below */
     void *expected = NULL;
     /* acq_rel, as the swap in ll_mcsq_enqueue: acquire pairs with the previous holder's
@@ -261,7 +263,15 @@ LL_INLINE bool ll_mcsq_pass_tail(ll_atomic_ptr *tail, ll_mcs_node *me, ll_mcs_no
     return ll_cas(tail, &expected, t, LL_RELEASE);
 }
 
+/* The uncontended release: if nobody has linked behind me, tail me -> NULL.  True if the lock
+ * is free now; false: a successor linked, or is linking (release the plain MCS way). */
+LL_INLINE bool ll_mcsq_try_leave(ll_atomic_ptr *tail, ll_mcs_node *me)
+{
+    return ll_mcsq_next(me) == NULL && ll_mcsq_pass_tail(tail, me, NULL);
+}
+
 /* Plain MCS release head: the successor, or NULL if the lock is now free. */
+
 LL_INLINE ll_mcs_node *ll_mcsq_leave(ll_atomic_ptr *tail, ll_mcs_node *me)
 {
     ll_mcs_node *succ = ll_mcsq_next(me);

@@ -119,6 +119,9 @@ void ll_mcscrn_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp
     ll_mcsq_acquire(&l->cr.tail, &me->mcs, 1, LL_MCSQ_RECORD_SOCKET, wp);
 }
 
+/* Try: as MCS (tail NULL -> me), in this file so that the direct verbs inline it. */
+bool ll_mcscrn_try_acquire(ll_mcscrn_lock *l, ll_mcscrn_node *me) { return ll_mcsq_try_enqueue(&l->cr.tail, &me->mcs); }
+
 /* Timed acquire: the same, abandoning the node at the deadline (mcs_queue.h, "timed acquire";
  * the release passes over abandoned nodes: ll_mcscr_release_contended). */
 bool ll_mcscrn_acquire_until(ll_mcscrn_lock *l, ll_mcscrn_node *me, ll_wait_policy *wp, uint64_t deadline_ns)

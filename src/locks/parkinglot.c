@@ -228,6 +228,7 @@ LL_COLD void ll_parkinglot_release_slow(ll_parkinglot_lock *l)
 
 LL_INIT_ADAPTER(ll_parkinglot_init((ll_parkinglot_lock *)s))
 LL_LOCK_ADAPTER(ll_parkinglot_lock, ll_parkinglot)
+LL_DIRECT_VERBS()
 LL_OWN_WAIT_TIMED_ADAPTER(ll_parkinglot_lock, ll_parkinglot)
 
 const ll_lock_ops ll_lock_parkinglot = {

@@ -43,6 +43,8 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
     return pthread_mutex_timedlock((pthread_mutex_t *)s, &until) == 0;
 }
 
+LL_DIRECT_VERBS_PLAIN()
+
 const ll_lock_ops ll_lock_pthread = {
     .name = "pthread", .source = "glibc (baseline)",
     .summary = "glibc pthread_mutex_t, futex-based, barging",

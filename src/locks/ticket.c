@@ -59,12 +59,10 @@ void ll_ticket_acquire(ll_ticket_lock *l, ll_wait_policy *wp)
 
 bool ll_ticket_try_acquire(ll_ticket_lock *l)
 {
-    uint32_t g = ll_load_acquire(&l->grant); /* acquire: pairs with the release store of grant in ll_ticket_release */
-    /* next == g means free; grant cannot move while next == g, so the CAS decides. */
-    if (ll_cas(&l->next, &g, g + 1, LL_RELAXED)) /* relaxed: ordering came from the grant load */
+    if (ll_ticket_try_free(&l->next, &l->grant))
         return true;
     /* Held by a ghost (a timed waiter left and its turn came): take its turn. */
-    g = ll_load_acquire(&l->grant); /* acquire: as above */
+    uint32_t g = ll_load_acquire(&l->grant); /* acquire: pairs with the release store of grant in ll_ticket_release */
     return LL_UNLIKELY(ll_gone_names(&l->gone, g)) && ll_gone_take(&l->gone, g);
 }
 
@@ -105,6 +103,8 @@ bool ll_ticket_is_locked(ll_ticket_lock *l)
 }
 
 LL_LOCK_ADAPTERS(ll_ticket_lock, ll_ticket)
+
+LL_DIRECT_VERBS()
 
 const ll_lock_ops ll_lock_ticket = {
     .name = "ticket", .source = "Mellor-Crummey & Scott 1991; scalable-locking-slides",

@@ -34,6 +34,16 @@
 #include "locklab/wait.h"
 
 enum { LL_GONE_NONE = 0u, LL_GONE_RESERVED = 1u };
+
+/* A ticket lock's try when the lock is free (next == grant): take the next ticket.  Inline, so
+ * that each ticket lock's direct verbs (registry.h) inline it; ll_ticket_try_acquire adds the
+ * ghost's turn (below). */
+LL_INLINE bool ll_ticket_try_free(ll_atomic_u32 *next, ll_atomic_u32 *grant)
+{
+    uint32_t g = ll_load_acquire(grant); /* acquire: pairs with the release store of grant in ll_ticket_release */
+    /* next == g means free; grant cannot move while next == g, so the CAS decides. */
+    return ll_cas(next, &g, g + 1, LL_RELAXED); /* relaxed: ordering came from the grant load */
+}
 #define LL_GONE(t) ((uint32_t)(t) << 2 | 2u)
 
 /* Does the note name ticket g, whose turn it is (the caller saw it admitted)? */

@@ -39,5 +39,6 @@
     static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)                                   \
     {                                                                                                               \
         return ll_spin_try_until(wp, try_word, s, deadline_ns);                                                     \
-    }
+    }                                                                                                               \
+    LL_DIRECT_VERBS()
 #endif
