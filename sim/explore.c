@@ -21,6 +21,7 @@
 enum { STATE_BYTES = 4096 };
 typedef struct xlock {
     LL_ALIGNED(LL_SECTOR) unsigned char state[STATE_BYTES];
+    LL_ALIGNED(LL_SECTOR) ll_atomic_u64 owner; /* the direct verbs' owner word (x_direct_acquire) */
     const ll_lock_ops *ops;
     ll_wait_policy wp;
 } xlock;
@@ -31,6 +32,16 @@ typedef struct xdata {
 static void x_acquire(xlock *l) { l->ops->acquire(l->state, &l->wp); }
 static bool x_try(xlock *l) { return l->ops->try_acquire(l->state, &l->wp); }
 static void x_release(xlock *l) { l->ops->release(l->state, &l->wp); }
+/* The direct verbs (the counter client's odd steps), with an owner word of the lock's: the
+ * acquisition must store our id. */
+static void x_direct_acquire(xlock *l)
+{
+    uint64_t id = (uint64_t)(uintptr_t)ll_self(); /* unique per simulated thread */
+    ll_ops_direct_acquire(l->ops, l->state, &l->wp, &l->owner, id);
+    if (ll_load_relaxed(&l->owner) != id) /* relaxed: our own store, under the lock */
+        sim_fail("the direct acquire did not store the owner");
+}
+static void x_direct_release(xlock *l) { ll_ops_direct_release(l->ops, l->state, &l->wp); }
 static bool x_timed(xlock *l, xdata *d)
 {
     (void)d;
@@ -56,6 +67,8 @@ static void x_cs_b(xdata *d) { cs(&d->counter_b, &d->inside_b, "b"); }
 #define client_acquire x_acquire
 #define client_try x_try
 #define client_release x_release
+#define client_direct_acquire x_direct_acquire
+#define client_direct_release x_direct_release
 #define client_timed x_timed
 #define client_cs_a x_cs_a
 #define client_cs_b x_cs_b

@@ -3,7 +3,9 @@
  *   tests/validator.c   stress: real threads, each running steps for a fixed time
  *   verify/check.cpp    model checking: Relacy threads, 1-2 acquisitions each
  *
- *   counter   acquire a; critical section on a's data; release a
+ *   counter   acquire a; critical section on a's data; release a; every other time
+ *             (by the thread's parity) through the lock's direct verbs, the
+ *             interposer's path (registry.h: direct_acquire, direct_release)
  *   nested    acquire a; acquire b; both critical sections; release in alternating
  *             order (b then a, a then b): a thread holds two locks of one kind
  *   trylock   every other acquisition (by the thread's parity) is a try_acquire;
@@ -17,6 +19,9 @@
  *   CLIENT_LOCK, CLIENT_DATA            types of a lock under test and of the shared data
  *   client_acquire(CLIENT_LOCK *), client_try(CLIENT_LOCK *) -> bool,
  *   client_release(CLIENT_LOCK *)
+ *   client_direct_acquire(CLIENT_LOCK *), client_direct_release(CLIENT_LOCK *)
+ *                                       the same through the direct verbs (or the plain
+ *                                       ones, for a lock without them)
  *   client_cs_a(CLIENT_DATA *), client_cs_b(CLIENT_DATA *)
  *                                       the critical sections on the data a (b) guards
  *   client_timed(CLIENT_LOCK *, CLIENT_DATA *) -> bool
@@ -70,6 +75,13 @@ static bool client_step(enum client c, CLIENT_LOCK *a, CLIENT_LOCK *b, CLIENT_DA
         client_release(a);
         return true;
     case COUNTER:
+        if (odd) {
+            client_direct_acquire(a);
+            client_cs_a(d);
+            client_direct_release(a);
+            return true;
+        }
+        break;
     case NCLIENTS:
         break;
     }

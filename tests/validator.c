@@ -26,6 +26,7 @@
 #include "locklab/registry.h"
 #include "test_util.h"
 #include "validator_driver.h"
+#include "../src/api/handle.h" /* ll_lock_direct_acquire, _release */
 
 /* ---- the deliberately broken lock --------------------------------------------------- */
 /* "Test, then set": two threads can both see 0 before either stores 1. */
@@ -62,6 +63,30 @@ typedef struct lut {
 static void lut_acquire(lut *l) { l->handle ? ll_lock_acquire(l->handle) : broken_acquire(&l->broken_word, &l->wp); }
 static bool lut_try(lut *l) { return l->handle ? ll_lock_try_acquire(l->handle) : broken_try(&l->broken_word, &l->wp); }
 static void lut_release(lut *l) { l->handle ? ll_lock_release(l->handle) : broken_release(&l->broken_word, &l->wp); }
+/* The direct verbs (the counter client's odd steps), with an owner word of this thread's:
+ * an acquisition through them must store our id in it (the interposer's owner word). */
+static __thread ll_atomic_u64 lut_owner;
+static void lut_direct_acquire(lut *l)
+{
+    if (l->handle == NULL) {
+        broken_acquire(&l->broken_word, &l->wp);
+        return;
+    }
+    ll_store_relaxed(&lut_owner, 0); /* relaxed: this thread's word alone */
+    uint64_t id = (uint64_t)(uintptr_t)&lut_owner; /* unique per thread */
+    ll_lock_direct_acquire(l->handle, &lut_owner, id);
+    if (ll_load_relaxed(&lut_owner) != id) { /* relaxed: as above */
+        fprintf(stderr, "validator: %s: the direct acquire did not store the owner\n", ll_lock_name(l->handle));
+        exit(1);
+    }
+}
+static void lut_direct_release(lut *l)
+{
+    if (l->handle == NULL)
+        broken_release(&l->broken_word, &l->wp);
+    else
+        ll_lock_direct_release(l->handle);
+}
 static bool lut_timed(lut *l, uint64_t ns)
 {
     return l->handle ? ll_lock_acquire_for(l->handle, ns) : broken_try(&l->broken_word, &l->wp);
@@ -77,6 +102,8 @@ static bool client_timed(lut *l, shared *sh);
 #define client_acquire lut_acquire
 #define client_try lut_try
 #define client_release lut_release
+#define client_direct_acquire lut_direct_acquire
+#define client_direct_release lut_direct_release
 #include "clients.h"
 
 struct shared {

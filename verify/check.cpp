@@ -72,6 +72,7 @@
 enum { STATE_BYTES = 4096 };
 struct lut {
     alignas(LL_SECTOR) unsigned char state[STATE_BYTES];
+    alignas(LL_SECTOR) unsigned char owner[LL_SECTOR]; /* the direct verbs' owner word (lut_direct_acquire) */
     const ll_lock_ops *ops;
     ll_wait_policy wp;
     ll_wake_list deferred; /* condition-variable wake-ups morphed onto this lock (holder only) */
@@ -99,6 +100,16 @@ static void lut_destroy(lut *l)
 static void lut_acquire(lut *l) { l->ops->acquire(l->state, &l->wp); }
 static bool lut_try(lut *l) { return l->ops->try_acquire(l->state, &l->wp); }
 static void lut_release(lut *l) { l->ops->release(l->state, &l->wp); }
+/* The direct verbs (the counter client's odd steps), with an owner word of the lock's (raw
+ * memory, as the lock's own words): the acquisition must store our id. */
+static void lut_direct_acquire(lut *l)
+{
+    ll_atomic_u64 *owner = (ll_atomic_u64 *)(void *)l->owner;
+    uint64_t id = (uint64_t)rl::thread_index() + 1;
+    ll_ops_direct_acquire(l->ops, l->state, &l->wp, owner, id);
+    RL_ASSERT(ll_load_relaxed(owner) == id); /* relaxed: our own store, under the lock */
+}
+static void lut_direct_release(lut *l) { ll_ops_direct_release(l->ops, l->state, &l->wp); }
 
 /* The lock as a condition variable's mutex: unlock flushes the morphed wake-ups. */
 static void mutex_lock(void *m) { lut_acquire((lut *)m); }
@@ -133,6 +144,8 @@ static bool client_timed(lut *l, shared *d);
 #define client_acquire lut_acquire
 #define client_try lut_try
 #define client_release lut_release
+#define client_direct_acquire lut_direct_acquire
+#define client_direct_release lut_direct_release
 #include "clients.h"
 
 /* ---- the checker's own clients: the wait lists of src/sync ------------------------------ *

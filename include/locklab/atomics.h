@@ -46,6 +46,13 @@
 
 #define LL_INLINE static inline __attribute__((always_inline))
 #define LL_COLD __attribute__((noinline, cold))
+/* Inline all the function calls, as far as they go (the interposer's direct verbs: registry.h);
+ * under another atomics backend (the model checker's), none: its atomics are large. */
+#if defined(LL_ATOMICS_BACKEND)
+#define LL_FLATTEN
+#else
+#define LL_FLATTEN __attribute__((flatten))
+#endif
 #ifdef __cplusplus
 #define LL_STATIC_ASSERT(c, msg) static_assert(c, msg)
 #define LL_ALIGNOF(T) alignof(T)

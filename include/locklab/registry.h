@@ -182,7 +182,7 @@ extern const ll_lock_ops *const ll_peer_locks[];
  * Either stores id to *owner after the acquisition: release; pairs with the acquire of
  * lp_owner_claim (src/interpose/mutex.h), as the entry points' own owner stores. */
 #define LL_DIRECT_RELEASE_NAMED(FN)                                                         \
-    static __attribute__((unused, flatten)) int FN##direct_release(void *s, ll_wait_policy *wp) \
+    static LL_FLATTEN __attribute__((unused)) int FN##direct_release(void *s, ll_wait_policy *wp) \
     {                                                                                    \
         FN##release(s, wp);                                                              \
         return 0;                                                                        \
@@ -194,17 +194,17 @@ extern const ll_lock_ops *const ll_peer_locks[];
         ll_store_release(owner, id); /* release: pairs with lp_owner_claim (above) */               \
         return 0;                                                                        \
     }
-#define LL_DIRECT_VERBS_NAMED(FN)                                                           \
-    LL_DIRECT_RELEASE_NAMED(FN)                                                          \
-    static __attribute__((unused, flatten)) int FN##direct_acquire(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, \
-                                                                 uint64_t id)            \
+#define LL_DIRECT_VERBS_BY(FAST)                                                            \
+    LL_DIRECT_RELEASE_NAMED()                                                            \
+    static LL_FLATTEN __attribute__((unused)) int direct_acquire(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, \
+                                                             uint64_t id)                \
     {                                                                                    \
-        if (LL_UNLIKELY(!FN##try_acquire(s, wp)))                                        \
-            return FN##direct_acquire_slow(s, wp, owner, id);                            \
-        ll_store_release(owner, id); /* release: pairs with lp_owner_claim (above) */               \
+        if (LL_UNLIKELY(!FAST(s, wp)))                                                   \
+            return direct_acquire_slow(s, wp, owner, id);                                \
+        ll_store_release(owner, id); /* release: pairs with lp_owner_claim (above) */    \
         return 0;                                                                        \
     }
-#define LL_DIRECT_VERBS() LL_DIRECT_VERBS_NAMED()
+#define LL_DIRECT_VERBS() LL_DIRECT_VERBS_BY(try_acquire)
 #define LL_DIRECT_VERBS_PLAIN()                                                             \
     LL_DIRECT_RELEASE_NAMED()                                                            \
     static __attribute__((unused)) int direct_acquire(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, uint64_t id) \
@@ -213,6 +213,26 @@ extern const ll_lock_ops *const ll_peer_locks[];
         ll_store_release(owner, id); /* release: pairs with lp_owner_claim (above) */               \
         return 0;                                                                        \
     }
+
+/* A lock's direct verbs, or its plain ones and the owner store where it has none: for the
+ * callers that run them as the interposer does (the generic handle's, for the validator; the
+ * model checker's and the simulator's clients). */
+LL_INLINE int ll_ops_direct_acquire(const ll_lock_ops *ops, void *state, ll_wait_policy *wp, ll_atomic_u64 *owner,
+                                    uint64_t id)
+{
+    if (ops->direct_acquire)
+        return ops->direct_acquire(state, wp, owner, id);
+    ops->acquire(state, wp);
+    ll_store_release(owner, id); /* release: as the direct verbs' owner store (above) */
+    return 0;
+}
+LL_INLINE int ll_ops_direct_release(const ll_lock_ops *ops, void *state, ll_wait_policy *wp)
+{
+    if (ops->direct_release)
+        return ops->direct_release(state, wp);
+    ops->release(state, wp);
+    return 0;
+}
 
 /* The generic-handle adapter of a lock with the common expert verbs
  * (LL_LOCK_VERBS in wait.h): the handle's state is the lock itself. */
@@ -250,9 +270,10 @@ LL_INLINE bool ll_deadline_passed(uint64_t deadline_ns) { return ll_now_ns() >= 
             return try_acquire(s, wp);                                                   \
         return PREFIX##_acquire_until((LOCK *)s, deadline_ns);                           \
     }
-/* LL_LOCK_ADAPTER and LL_TIMED_ADAPTER over the same lock: the four verbs of a lock whose
- * expert API has PREFIX_acquire, _try_acquire, _release and _acquire_until. */
-#define LL_LOCK_ADAPTERS(LOCK, PREFIX) LL_LOCK_ADAPTER(LOCK, PREFIX) LL_TIMED_ADAPTER(LOCK, PREFIX)
+/* LL_LOCK_ADAPTER, LL_TIMED_ADAPTER and LL_DIRECT_VERBS over the same lock: the verbs of a
+ * lock whose expert API has PREFIX_acquire, _try_acquire, _release and _acquire_until, and
+ * whose try is its uncontended path (else write the three with another direct flavour). */
+#define LL_LOCK_ADAPTERS(LOCK, PREFIX) LL_LOCK_ADAPTER(LOCK, PREFIX) LL_TIMED_ADAPTER(LOCK, PREFIX) LL_DIRECT_VERBS()
 
 /* The generic-handle adapter of a queue lock whose expert API is
  *   PREFIX_acquire(lock *, node *, wp), PREFIX_try_acquire(lock *, node *),

@@ -22,4 +22,10 @@ void *ll_handle_alloc(const ll_spec *s, size_t head, size_t head_align, const ch
 void *ll_handle_place(void *h, const ll_placement *pl, char *name, void *state, ll_wait_policy *wp, char *err,
                       size_t errlen);
 void ll_specs_of(const ll_lock_ops *ops, void (*fn)(const char *spec, void *arg), void *arg);
+/* The handle's direct verbs (ll_lock_ops.direct_acquire, direct_release: the interposer's
+ * path), or its plain ones and the owner store where it has none: for the validator, which
+ * runs them as the interposer does, with an owner word of its own. */
+struct ll_lock;
+int ll_lock_direct_acquire(struct ll_lock *l, ll_atomic_u64 *owner, uint64_t id);
+int ll_lock_direct_release(struct ll_lock *l);
 #endif

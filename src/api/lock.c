@@ -108,6 +108,12 @@ void ll_lock_acquire(ll_lock *l) { l->ops->acquire(l->state, &l->wp); }
 bool ll_lock_try_acquire(ll_lock *l) { return l->ops->try_acquire(l->state, &l->wp); }
 void ll_lock_release(ll_lock *l) { l->ops->release(l->state, &l->wp); }
 
+int ll_lock_direct_acquire(ll_lock *l, ll_atomic_u64 *owner, uint64_t id)
+{
+    return ll_ops_direct_acquire(l->ops, l->state, &l->wp, owner, id);
+}
+int ll_lock_direct_release(ll_lock *l) { return ll_ops_direct_release(l->ops, l->state, &l->wp); }
+
 static bool try_handle(void *l) { return ll_lock_try_acquire((ll_lock *)l); }
 bool ll_lock_acquire_for(ll_lock *l, unsigned long long timeout_ns)
 {

@@ -184,8 +184,6 @@ static int init(void *s, const uint64_t *p, char *err, size_t errlen)
 static void destroy(void *s) { free(((ll_anderson_lock *)s)->slots); }
 LL_LOCK_ADAPTERS(ll_anderson_lock, ll_anderson)
 
-LL_DIRECT_VERBS()
-
 const ll_lock_ops ll_lock_anderson = {
     .name = "anderson", .source = "Anderson 1990; Anderson, Lazowska, Levy 1989 Table 4.1",
     .summary = "array-based queue lock, one slot per waiter",

@@ -234,8 +234,8 @@ static void abandon(void *s)
         ll_qnode_put(l->holder_pred);
     l->holder = l->holder_pred = NULL;
 }
-LL_LOCK_ADAPTERS(ll_clh_lock, ll_clh)
-
+LL_LOCK_ADAPTER(ll_clh_lock, ll_clh)
+LL_TIMED_ADAPTER(ll_clh_lock, ll_clh)
 LL_DIRECT_VERBS_PLAIN()
 
 const ll_lock_ops ll_lock_clh = {

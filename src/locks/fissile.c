@@ -95,8 +95,6 @@ static const ll_param params[] = {
 LL_INIT_ADAPTER(ll_fissile_init((ll_fissile_lock *)s, p[0]))
 LL_LOCK_ADAPTERS(ll_fissile_lock, ll_fissile)
 
-LL_DIRECT_VERBS()
-
 const ll_lock_ops ll_lock_fissile = {
     .name = "fissile", .source = "Dice & Kogan 2020 (Fissile Locks), NETYS",
     .summary = "test-and-set fast path; a CNA queue whose head (the standby) alone contends for the TS word",

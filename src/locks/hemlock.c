@@ -368,8 +368,6 @@ void ll_hemlock_release(ll_hemlock_lock *l, ll_wait_policy *wp)
 LL_INIT_ADAPTER(ll_hemlock_init((ll_hemlock_lock *)s))
 LL_LOCK_ADAPTERS(ll_hemlock_lock, ll_hemlock)
 
-LL_DIRECT_VERBS()
-
 const ll_lock_ops ll_lock_hemlock = {
     .name = "hemlock", .source = "Dice & Kogan 2021 (Hemlock), SPAA",
     .summary = "queue lock: one word per lock (+ a gate for timed waiters), one grant word per thread; a waiter "

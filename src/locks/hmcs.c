@@ -304,7 +304,7 @@ static void abandon(void *s)
         ll_store_relaxed(&st->lock.sockets[i].tail, NULL); /* relaxed: no thread touches a dropped lock again */
 }
 
-LL_DIRECT_VERBS()
+LL_DIRECT_VERBS_PLAIN()
 
 const ll_lock_ops ll_lock_hmcs = {
     .name = "hmcs", .source = "Chabbi, Fagan & Mellor-Crummey 2015 (HMCS, 2 levels)",

@@ -156,8 +156,6 @@ bool ll_k42_is_locked(ll_k42_lock *l) { return ll_load_acquire(&l->tail) != NULL
 
 LL_LOCK_ADAPTERS(ll_k42_lock, ll_k42)
 
-LL_DIRECT_VERBS()
-
 const ll_lock_ops ll_lock_k42 = {
     .name = "k42", .source = "Auslander et al. (IBM K42); Scott 2013 §4.3.2",
     .summary = "MCS variant, queue node on the waiter's stack",

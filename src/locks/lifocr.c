@@ -301,7 +301,6 @@ static void abandon(void *s)
     }
 }
 
-LL_DIRECT_VERBS()
 
 const ll_lock_ops ll_lock_lifocr = {
     .name = "lifocr", .source = "Dice 2017, Malthusian Locks, App. A.2 (LIFO-CR)",

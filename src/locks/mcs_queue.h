@@ -25,7 +25,8 @@
  *             + ll_mcsq_wait when the caller needs the granted value (hmcs);
  *             try-acquire: ll_mcsq_try_enqueue; timed: ll_mcsq_enqueue +
  *             ll_mcsq_wait_until, which abandons the node at the deadline.
- *   release   ll_mcsq_next(me) (the linked successor, or NULL), then either
+ *   release   uncontended: ll_mcsq_try_leave (inline, the slow path out of line);
+ *             else ll_mcsq_next(me) (the linked successor, or NULL), then either
  *             ll_mcsq_pass_tail(tail, me, NULL or a node) + on failure
  *             ll_mcsq_await_next(me), or ll_mcsq_leave (those three, the plain
  *             MCS way); then ll_mcsq_grant(succ, value, wp, warm) with a

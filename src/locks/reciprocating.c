@@ -274,8 +274,6 @@ static void abandon(void *s)
 LL_INIT_ADAPTER(ll_reciprocating_init((ll_reciprocating_lock *)s))
 LL_LOCK_ADAPTERS(ll_reciprocating_lock, ll_reciprocating)
 
-LL_DIRECT_VERBS()
-
 const ll_lock_ops ll_lock_reciprocating = {
     .name = "reciprocating", .source = "Dice & Kogan 2025 (Reciprocating Locks), PPoPP",
     .summary = "arrivals push onto a stack; the owner detaches it as the next segment, served top down",

@@ -177,8 +177,6 @@ static const ll_param params[] = {
 LL_INIT_ADAPTER(ll_shfl_init((ll_shfl_lock *)s, (uint32_t)p[0], p[1]))
 LL_LOCK_ADAPTERS(ll_shfl_lock, ll_shfl)
 
-LL_DIRECT_VERBS()
-
 const ll_lock_ops ll_lock_shfl = {
     .name = "shfl", .source = "Kashyap et al. 2019 (ShflLock), SOSP",
     .summary = "TS lock + MCS queue of waiters; the queue head groups its socket's waiters behind itself off "

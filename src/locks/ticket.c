@@ -102,9 +102,9 @@ bool ll_ticket_is_locked(ll_ticket_lock *l)
     return ll_load_relaxed(&l->next) != g;   /* relaxed: a snapshot; next == grant means free */
 }
 
-LL_LOCK_ADAPTERS(ll_ticket_lock, ll_ticket)
-
-LL_DIRECT_VERBS()
+LL_LOCK_ADAPTER(ll_ticket_lock, ll_ticket)
+LL_TIMED_ADAPTER(ll_ticket_lock, ll_ticket)
+LL_DIRECT_VERBS_BY(ll_ticket_direct_try)
 
 const ll_lock_ops ll_lock_ticket = {
     .name = "ticket", .source = "Mellor-Crummey & Scott 1991; scalable-locking-slides",

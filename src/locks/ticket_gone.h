@@ -31,20 +31,33 @@
 #ifndef LOCKLAB_SRC_LOCKS_TICKET_GONE_H
 #define LOCKLAB_SRC_LOCKS_TICKET_GONE_H
 
-#include "locklab/wait.h"
+#include "locklab/ticket.h"
 
 enum { LL_GONE_NONE = 0u, LL_GONE_RESERVED = 1u };
 
+#define LL_GONE(t) ((uint32_t)(t) << 2 | 2u)
+
 /* A ticket lock's try when the lock is free (next == grant): take the next ticket.  Inline, so
- * that each ticket lock's direct verbs (registry.h) inline it; ll_ticket_try_acquire adds the
- * ghost's turn (below). */
+ * that each ticket lock's direct verbs (registry.h) inline it; ll_ticket_try_acquire (ticket.c)
+ * also takes a ghost's turn. */
 LL_INLINE bool ll_ticket_try_free(ll_atomic_u32 *next, ll_atomic_u32 *grant)
 {
     uint32_t g = ll_load_acquire(grant); /* acquire: pairs with the release store of grant in ll_ticket_release */
+    if (ll_load_relaxed(next) != g) /* relaxed: held (or a ghost's turn): fail without the RMW; the CAS decides */
+        return false;
     /* next == g means free; grant cannot move while next == g, so the CAS decides. */
     return ll_cas(next, &g, g + 1, LL_RELAXED); /* relaxed: ordering came from the grant load */
 }
-#define LL_GONE(t) ((uint32_t)(t) << 2 | 2u)
+
+/* The direct verbs' try (registry.h) of a lock whose state begins with an ll_ticket_lock
+ * (ticket, ticket-pb, twa): a free lock only, never a ghost's turn, which ll_ticket_try_acquire
+ * takes: a waiter queued behind the ghost goes first, as FIFO says. */
+LL_INLINE bool ll_ticket_direct_try(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    ll_ticket_lock *l = (ll_ticket_lock *)s;
+    return ll_ticket_try_free(&l->next, &l->grant);
+}
 
 /* Does the note name ticket g, whose turn it is (the caller saw it admitted)? */
 LL_INLINE bool ll_gone_names(ll_atomic_u32 *gone, uint32_t g)

@@ -46,10 +46,7 @@ void ll_ticket_pb_acquire(ll_ticket_pb_lock *l, ll_wait_policy *wp)
         ticket_pb_wait(&l->ticket, t, g, l->unit);
 }
 
-bool ll_ticket_pb_try_acquire(ll_ticket_pb_lock *l)
-{
-    return ll_ticket_try_free(&l->ticket.next, &l->ticket.grant) || ll_ticket_try_acquire(&l->ticket);
-}
+bool ll_ticket_pb_try_acquire(ll_ticket_pb_lock *l) { return ll_ticket_try_acquire(&l->ticket); }
 void ll_ticket_pb_release(ll_ticket_pb_lock *l, ll_wait_policy *wp) { ll_ticket_release(&l->ticket, wp); }
 bool ll_ticket_pb_is_locked(ll_ticket_pb_lock *l) { return ll_ticket_is_locked(&l->ticket); }
 
@@ -67,7 +64,8 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
     return ll_ticket_acquire_until(&((ll_ticket_pb_lock *)s)->ticket, wp, deadline_ns);
 }
 
-LL_DIRECT_VERBS()
+LL_STATIC_ASSERT(offsetof(ll_ticket_pb_lock, ticket) == 0, "the direct try reads the ticket at the state's start");
+LL_DIRECT_VERBS_BY(ll_ticket_direct_try)
 
 const ll_lock_ops ll_lock_ticket_pb = {
     .name = "ticket-pb", .source = "Mellor-Crummey & Scott 1991 (proportional backoff)",

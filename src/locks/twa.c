@@ -118,10 +118,7 @@ void ll_twa_acquire(ll_twa_lock *l, ll_wait_policy *wp)
 }
 
 /* The ticket lock's (which also takes a ghost's turn: ticket_gone.h). */
-bool ll_twa_try_acquire(ll_twa_lock *l)
-{
-    return ll_ticket_try_free(&l->ticket.next, &l->ticket.grant) || ll_ticket_try_acquire(&l->ticket);
-}
+bool ll_twa_try_acquire(ll_twa_lock *l) { return ll_ticket_try_acquire(&l->ticket); }
 
 /* Admit ticket k (the holder of k - 1 releases). */
 static void twa_admit(ll_twa_lock *l, uint32_t k, bool parks)
@@ -186,9 +183,10 @@ static const ll_param params[] = {
     {NULL, NULL, 0, 0, 0},
 };
 LL_INIT_ADAPTER(ll_twa_init((ll_twa_lock *)s, (uint32_t)p[0]))
-LL_LOCK_ADAPTERS(ll_twa_lock, ll_twa)
-
-LL_DIRECT_VERBS()
+LL_LOCK_ADAPTER(ll_twa_lock, ll_twa)
+LL_TIMED_ADAPTER(ll_twa_lock, ll_twa)
+LL_STATIC_ASSERT(offsetof(ll_twa_lock, ticket) == 0, "the direct try reads the ticket at the state's start");
+LL_DIRECT_VERBS_BY(ll_ticket_direct_try)
 
 const ll_lock_ops ll_lock_twa = {
     .name = "twa", .source = "Dice & Kogan 2019, TWA (ticket lock + waiting array)",

@@ -3,7 +3,7 @@
  * after a failed exchange and returning with the lock held.
  * LL_WORD_LOCK_DEFINE(ll_X, SLOW) defines ll_X_init, ll_X_acquire,
  * ll_X_try_acquire, ll_X_release, ll_X_is_locked and the registry adapter
- * (static acquire, try_acquire, release, acquire_until).  Timed acquire: tries
+ * (static acquire, try_acquire, release, acquire_until and the direct verbs).  Timed acquire: tries
  * with the spinning waiters' delays until the deadline; as barging as they are
  * (no bound on bypass, for anyone). */
 #ifndef LOCKLAB_SRC_WORD_LOCK_H
