@@ -181,19 +181,21 @@ extern const ll_lock_ops *const ll_peer_locks[];
  *     is slower than its acquire's uncontended path, or in another file.
  * Either stores id to *owner after the acquisition: release; pairs with the acquire of
  * lp_owner_claim (src/interpose/mutex.h), as the entry points' own owner stores. */
+/* FN##NAME: acquire, then the owner store (the direct acquire's plain form). */
+#define LL_DIRECT_CALLING_ACQUIRE(FN, NAME, ATTR)                                            \
+    static ATTR int FN##NAME(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, uint64_t id) \
+    {                                                                                    \
+        FN##acquire(s, wp);                                                              \
+        ll_store_release(owner, id); /* release: pairs with lp_owner_claim (above) */    \
+        return 0;                                                                        \
+    }
 #define LL_DIRECT_RELEASE_NAMED(FN)                                                         \
     static LL_FLATTEN __attribute__((unused)) int FN##direct_release(void *s, ll_wait_policy *wp) \
     {                                                                                    \
         FN##release(s, wp);                                                              \
         return 0;                                                                        \
     }                                                                                    \
-    static __attribute__((noinline, cold, unused)) int FN##direct_acquire_slow(void *s, ll_wait_policy *wp, \
-                                                                         ll_atomic_u64 *owner, uint64_t id) \
-    {                                                                                    \
-        FN##acquire(s, wp);                                                              \
-        ll_store_release(owner, id); /* release: pairs with lp_owner_claim (above) */               \
-        return 0;                                                                        \
-    }
+    LL_DIRECT_CALLING_ACQUIRE(FN, direct_acquire_slow, __attribute__((noinline, cold, unused)))
 #define LL_DIRECT_VERBS_BY(FAST)                                                            \
     LL_DIRECT_RELEASE_NAMED()                                                            \
     static LL_FLATTEN __attribute__((unused)) int direct_acquire(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, \
@@ -207,12 +209,7 @@ extern const ll_lock_ops *const ll_peer_locks[];
 #define LL_DIRECT_VERBS() LL_DIRECT_VERBS_BY(try_acquire)
 #define LL_DIRECT_VERBS_PLAIN()                                                             \
     LL_DIRECT_RELEASE_NAMED()                                                            \
-    static __attribute__((unused)) int direct_acquire(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, uint64_t id) \
-    {                                                                                    \
-        acquire(s, wp);                                                                  \
-        ll_store_release(owner, id); /* release: pairs with lp_owner_claim (above) */               \
-        return 0;                                                                        \
-    }
+    LL_DIRECT_CALLING_ACQUIRE(, direct_acquire, __attribute__((unused)))
 
 /* A lock's direct verbs, or its plain ones and the owner store where it has none: for the
  * callers that run them as the interposer does (the generic handle's, for the validator; the

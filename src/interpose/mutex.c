@@ -123,11 +123,7 @@ LL_INLINE bool never_forked(void)
 static __attribute__((noinline)) int lock_direct_call(lp_mutex *m, void *state, ll_wait_policy *wp, uint64_t id)
 {
     lp_note_spinning_thread();
-    if (lp_cfg.ops->direct_acquire)
-        return lp_cfg.ops->direct_acquire(state, wp, &m->owner, id);
-    lp_cfg.ops->acquire(state, wp);
-    ll_store_release(&m->owner, id); /* release: pairs with lp_owner_claim's acquire (mutex.h); generation 0 */
-    return 0;
+    return ll_ops_direct_acquire(lp_cfg.ops, state, wp, &m->owner, id); /* generation 0 in the owner word */
 }
 
 /* pthread_mutex_lock on the direct path. */
@@ -160,11 +156,7 @@ static __attribute__((noinline)) int unlock_direct(pthread_mutex_t *pm, void *pc
     if (!direct_state(m, &state, &wp, false))
         return lp_mutex_unlock_general(pm, pc, c11); /* the out-of-memory fallback */
     ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
-    if (LL_UNLIKELY(lp_cfg.ops->direct_release == NULL)) {
-        lp_cfg.ops->release(state, wp);
-        return 0;
-    }
-    return lp_cfg.ops->direct_release(state, wp);
+    return ll_ops_direct_release(lp_cfg.ops, state, wp);
 }
 
 /* ---- the entry points ------------------------------------------------------------------ */
