@@ -19,34 +19,34 @@
 #include "explore.h"
 
 enum { STATE_BYTES = 4096 };
-typedef struct xlock {
+typedef struct lut {
     LL_ALIGNED(LL_SECTOR) unsigned char state[STATE_BYTES];
-    LL_ALIGNED(LL_SECTOR) ll_atomic_u64 owner; /* the direct verbs' owner word (x_direct_acquire) */
+    LL_ALIGNED(LL_SECTOR) ll_atomic_u64 owner; /* the direct verbs' owner word (lut_direct_acquire) */
     const ll_lock_ops *ops;
     ll_wait_policy wp;
-} xlock;
-typedef struct xdata {
+} lut;
+typedef struct shared {
     int counter_a, counter_b, inside_a, inside_b;
-} xdata;
+} shared;
 
-static void x_acquire(xlock *l) { l->ops->acquire(l->state, &l->wp); }
-static bool x_try(xlock *l) { return l->ops->try_acquire(l->state, &l->wp); }
-static void x_release(xlock *l) { l->ops->release(l->state, &l->wp); }
+static void lut_acquire(lut *l) { l->ops->acquire(l->state, &l->wp); }
+static bool lut_try(lut *l) { return l->ops->try_acquire(l->state, &l->wp); }
+static void lut_release(lut *l) { l->ops->release(l->state, &l->wp); }
 /* The direct verbs (the counter client's odd steps), with an owner word of the lock's: the
  * acquisition must store our id. */
-static void x_direct_acquire(xlock *l)
+static void lut_direct_acquire(lut *l)
 {
     uint64_t id = (uint64_t)(uintptr_t)ll_self(); /* unique per simulated thread */
     ll_ops_direct_acquire(l->ops, l->state, &l->wp, &l->owner, id);
     if (ll_load_relaxed(&l->owner) != id) /* relaxed: our own store, under the lock */
         sim_fail("the direct acquire did not store the owner");
 }
-static void x_direct_release(xlock *l) { ll_ops_direct_release(l->ops, l->state, &l->wp); }
-static bool x_timed(xlock *l, xdata *d)
+static void lut_direct_release(lut *l) { ll_ops_direct_release(l->ops, l->state, &l->wp); }
+static bool client_timed(lut *l, shared *d)
 {
     (void)d;
     if (l->ops->acquire_until == NULL)
-        return x_try(l);
+        return lut_try(l);
     return l->ops->acquire_until(l->state, &l->wp, ll_now_ns() + 2000); /* 2 us: many give up */
 }
 /* A critical section: a plain read, a scheduling point, a plain write. */
@@ -59,19 +59,9 @@ static void cs(int *counter, int *inside, const char *which)
     *counter = x + 1;
     (*inside)--;
 }
-static void x_cs_a(xdata *d) { cs(&d->counter_a, &d->inside_a, "a"); }
-static void x_cs_b(xdata *d) { cs(&d->counter_b, &d->inside_b, "b"); }
+static void client_cs_a(shared *d) { cs(&d->counter_a, &d->inside_a, "a"); }
+static void client_cs_b(shared *d) { cs(&d->counter_b, &d->inside_b, "b"); }
 
-#define CLIENT_LOCK xlock
-#define CLIENT_DATA xdata
-#define client_acquire x_acquire
-#define client_try x_try
-#define client_release x_release
-#define client_direct_acquire x_direct_acquire
-#define client_direct_release x_direct_release
-#define client_timed x_timed
-#define client_cs_a x_cs_a
-#define client_cs_b x_cs_b
 #include "clients.h"
 
 /* A spec, or one of the deliberately broken locks. */
@@ -88,7 +78,7 @@ static int parse_spec(const char *name, ll_spec *out, char *err, size_t errlen)
     return ll_spec_parse(name, out, err, errlen);
 }
 
-static int place(xlock *l, const ll_spec *spec, char *err, size_t errlen)
+static int place(lut *l, const ll_spec *spec, char *err, size_t errlen)
 {
     memset(l->state, 0, sizeof l->state);
     l->ops = spec->ops;
@@ -100,8 +90,8 @@ static int place(xlock *l, const ll_spec *spec, char *err, size_t errlen)
 }
 
 typedef struct xrun {
-    xlock a, b;
-    xdata d;
+    lut a, b;
+    shared d;
     enum client client;
     unsigned acquisitions;
     uint64_t made_a, made_b; /* acquisitions made (counted by the threads) */

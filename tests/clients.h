@@ -15,16 +15,16 @@
  *   timed     every other acquisition is a timed acquire with a very short timeout
  *             (many give up, some right as the lock reaches them; the driver retries)
  *
- * The driver defines, before including this header:
- *   CLIENT_LOCK, CLIENT_DATA            types of a lock under test and of the shared data
- *   client_acquire(CLIENT_LOCK *), client_try(CLIENT_LOCK *) -> bool,
- *   client_release(CLIENT_LOCK *)
- *   client_direct_acquire(CLIENT_LOCK *), client_direct_release(CLIENT_LOCK *)
+ * The driver defines, before including this header, in the same names (a lock under test,
+ * "lut", and the data its critical sections touch, "shared"):
+ *   lut, shared                         types of a lock under test and of the shared data
+ *   lut_acquire(lut *), lut_try(lut *) -> bool, lut_release(lut *)
+ *   lut_direct_acquire(lut *), lut_direct_release(lut *)
  *                                       the same through the direct verbs (or the plain
  *                                       ones, for a lock without them)
- *   client_cs_a(CLIENT_DATA *), client_cs_b(CLIENT_DATA *)
+ *   client_cs_a(shared *), client_cs_b(shared *)
  *                                       the critical sections on the data a (b) guards
- *   client_timed(CLIENT_LOCK *, CLIENT_DATA *) -> bool
+ *   client_timed(lut *, shared *) -> bool
  *                                       a timed acquire with the driver's short timeout
  */
 #ifndef LOCKLAB_TESTS_CLIENTS_H
@@ -38,56 +38,56 @@ static const char *const client_names[] = {"counter", "nested", "trylock", "mixe
 
 /* Thread `index`'s step number n of client c on locks a and b.  Returns false if
  * nothing was acquired (a failed try_acquire or timed acquire). */
-static bool client_step(enum client c, CLIENT_LOCK *a, CLIENT_LOCK *b, CLIENT_DATA *d, int index, uint64_t n)
+static bool client_step(enum client c, lut *a, lut *b, shared *d, int index, uint64_t n)
 {
     bool odd = ((n + (uint64_t)index) & 1) != 0;
     switch (c) {
     case NESTED:
-        client_acquire(a);
-        client_acquire(b);
+        lut_acquire(a);
+        lut_acquire(b);
         client_cs_a(d);
         client_cs_b(d);
         if (odd) { /* release in both orders */
-            client_release(b);
-            client_release(a);
+            lut_release(b);
+            lut_release(a);
         } else {
-            client_release(a);
-            client_release(b);
+            lut_release(a);
+            lut_release(b);
         }
         return true;
     case MIXED:
-        client_acquire(a);
+        lut_acquire(a);
         client_cs_a(d);
-        client_release(a);
-        client_acquire(b);
+        lut_release(a);
+        lut_acquire(b);
         client_cs_b(d);
-        client_release(b);
+        lut_release(b);
         return true;
     case TRYLOCK:
     case TIMED:
         if (odd) {
-            if (c == TRYLOCK ? !client_try(a) : !client_timed(a, d))
+            if (c == TRYLOCK ? !lut_try(a) : !client_timed(a, d))
                 return false;
         } else {
-            client_acquire(a);
+            lut_acquire(a);
         }
         client_cs_a(d);
-        client_release(a);
+        lut_release(a);
         return true;
     case COUNTER:
         if (odd) {
-            client_direct_acquire(a);
+            lut_direct_acquire(a);
             client_cs_a(d);
-            client_direct_release(a);
+            lut_direct_release(a);
             return true;
         }
         break;
     case NCLIENTS:
         break;
     }
-    client_acquire(a);
+    lut_acquire(a);
     client_cs_a(d);
-    client_release(a);
+    lut_release(a);
     return true;
 }
 

@@ -31,72 +31,17 @@ enum { THREADS = 8 };
 #define RUN_S 2.0
 #define BOUND_S 1.5
 
-typedef struct {
-    ll_lock *lock;
-    ll_atomic_u32 stop;
-    unsigned long shared;
-    double start;
-} wait_case;
-typedef struct {
-    wait_case *c;
-    unsigned long ops;
-    double longest;
-} wait_arg;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void *hammer(void *p)
-{
-    wait_arg *a = (wait_arg *)p;
-    wait_case *c = a->c;
-    double last = c->start;
-    while (ll_load_relaxed(&c->stop) == 0) { /* relaxed: a stop hint */
-        ll_lock_acquire(c->lock);
-        c->shared++;
-        ll_lock_release(c->lock);
-        double t = now_s();
-        if (t - last > a->longest)
-            a->longest = t - last;
-        last = t;
-        a->ops++;
-    }
-    /* a thread still waiting at the end has waited since its last acquisition */
-    if (now_s() - last > a->longest)
-        a->longest = now_s() - last;
-    return NULL;
-}
-
 static int bounded_wait(const char *spec)
 {
-    static wait_case c;
-    memset(&c, 0, sizeof c);
-    c.lock = test_lock_create(spec);
-    wait_arg args[THREADS];
-    memset(args, 0, sizeof args);
-    for (int i = 0; i < THREADS; i++)
-        args[i].c = &c;
-    pthread_t tids[THREADS];
-    c.start = now_s();
-    test_start_n(tids, THREADS, hammer, args, sizeof args[0]);
-    struct timespec run = {(time_t)RUN_S, (long)((RUN_S - (double)(time_t)RUN_S) * 1e9)};
-    nanosleep(&run, NULL);
-    ll_store_relaxed(&c.stop, 1); /* relaxed: a stop hint */
-    test_join_n(tids, THREADS);
-    unsigned long total = 0, min = (unsigned long)-1;
-    double longest = 0;
-    for (int i = 0; i < THREADS; i++) {
-        total += args[i].ops;
-        min = args[i].ops < min ? args[i].ops : min;
-        longest = args[i].longest > longest ? args[i].longest : longest;
-    }
+    static test_hammer h;
+    test_hammer_start(&h, spec, THREADS);
+    test_sleep_ms((long)(RUN_S * 1000));
+    test_hammer_stop(&h);
+    unsigned long total = h.total, min = h.min;
+    double longest = (double)h.longest_ns * 1e-9;
     int bad = 0;
-    if (c.shared != total) {
-        fprintf(stderr, "FAIL %s: counter %lu != %lu acquisitions\n", spec, c.shared, total);
+    if (h.shared != total) {
+        fprintf(stderr, "FAIL %s: counter %lu != %lu acquisitions\n", spec, h.shared, total);
         bad = 1;
     }
     if (longest > BOUND_S) {
@@ -105,7 +50,7 @@ static int bounded_wait(const char *spec)
     }
     printf("%-48s %d threads, %.0f s: longest wait %.4f s, min %lu of %lu acquisitions\n", spec, THREADS, RUN_S,
            longest, min, total);
-    ll_lock_destroy(c.lock);
+    ll_lock_destroy(h.lock);
     return bad;
 }
 

@@ -170,67 +170,28 @@ static void numa_order_test(void)
 /* ---- 2. no starvation ---------------------------------------------------------------- */
 
 enum { SN = 8 };
-typedef struct {
-    ll_lock *lock;
-    ll_atomic_u32 stop;
-    ll_atomic_u64 ops[SN];
-    unsigned long shared;
-} starve_case;
-typedef struct { starve_case *c; int i; } starve_arg;
-
-static void *starve_worker(void *p)
-{
-    starve_arg *a = (starve_arg *)p;
-    starve_case *c = a->c;
-    while (ll_load_relaxed(&c->stop) == 0) { /* relaxed: a stop hint */
-        ll_lock_acquire(c->lock);
-        c->shared++;
-        ll_lock_release(c->lock);
-        ll_faa(&c->ops[a->i], 1, LL_RELAXED); /* relaxed: a progress counter, read by main */
-    }
-    return NULL;
-}
 
 static void starvation_test(const char *spec)
 {
-    static starve_case c;
-    memset(&c, 0, sizeof c);
-    c.lock = test_lock_create(spec);
-    pthread_t tids[SN];
-    starve_arg args[SN];
-    for (int i = 0; i < SN; i++) {
-        args[i].c = &c;
-        args[i].i = i;
-    }
-    test_start_n(tids, SN, starve_worker, args, sizeof args[0]);
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    static test_hammer h;
+    test_hammer_start(&h, spec, SN);
     double waited = 0, all_in = -1;
     for (;;) {
         int done = 1;
         for (int i = 0; i < SN; i++)
-            done &= ll_load_relaxed(&c.ops[i]) > 0; /* relaxed: a progress counter */
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        waited = (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9;
+            done &= ll_load_relaxed(&h.threads[i].ops) > 0; /* relaxed: a progress counter */
+        waited = (double)(test_now_ns() - h.start_ns) * 1e-9;
         if (done && all_in < 0)
             all_in = waited;
         if ((done && waited > 0.05) || waited > 20)
             break;
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
+        test_sleep_ms(1);
     }
-    ll_store_relaxed(&c.stop, 1); /* relaxed: a stop hint */
-    test_join_n(tids, SN);
-    unsigned long total = 0, min = (unsigned long)-1;
-    for (int i = 0; i < SN; i++) {
-        unsigned long n = (unsigned long)ll_load_relaxed(&c.ops[i]);
-        total += n;
-        min = n < min ? n : min;
-    }
-    CHECK(min > 0, "%s: a thread starved for %.1f s", spec, waited);
-    CHECK(c.shared == total, "%s: counter %lu != %lu acquisitions", spec, c.shared, total);
-    printf("%-34s %d threads, all admitted after %.3f s (then min %lu of %lu ops)\n", spec, SN, all_in, min, total);
-    ll_lock_destroy(c.lock);
+    test_hammer_stop(&h);
+    CHECK(h.min > 0, "%s: a thread starved for %.1f s", spec, waited);
+    CHECK(h.shared == h.total, "%s: counter %lu != %lu acquisitions", spec, h.shared, h.total);
+    printf("%-34s %d threads, all admitted after %.3f s (then min %lu of %lu ops)\n", spec, SN, all_in, h.min, h.total);
+    ll_lock_destroy(h.lock);
 }
 
 /* ---- 3. expert API ------------------------------------------------------------------- */

@@ -97,13 +97,6 @@ typedef struct shared shared;
 static void client_cs_a(shared *sh);
 static void client_cs_b(shared *sh);
 static bool client_timed(lut *l, shared *sh);
-#define CLIENT_LOCK lut
-#define CLIENT_DATA shared
-#define client_acquire lut_acquire
-#define client_try lut_try
-#define client_release lut_release
-#define client_direct_acquire lut_direct_acquire
-#define client_direct_release lut_direct_release
 #include "clients.h"
 
 struct shared {

@@ -139,13 +139,6 @@ static void client_cs_b(shared *d);
  * client"); a real retry costs its timeout first. */
 static unsigned max_giveups = 2;
 static bool client_timed(lut *l, shared *d);
-#define CLIENT_LOCK lut
-#define CLIENT_DATA shared
-#define client_acquire lut_acquire
-#define client_try lut_try
-#define client_release lut_release
-#define client_direct_acquire lut_direct_acquire
-#define client_direct_release lut_direct_release
 #include "clients.h"
 
 /* ---- the checker's own clients: the wait lists of src/sync ------------------------------ *

@@ -115,15 +115,17 @@ static void make_spinning_key(void) { pthread_key_create(&spinning.key, lp_headc
 
 void lp_headcount_exit(void *h) { ll_faa(&((lp_headcount *)h)->now, (uint32_t)-1, LL_RELAXED); }
 
-bool lp_headcount_join(lp_headcount *h, void (*make_key)(void), uint32_t *n)
+void lp_headcount_join(lp_headcount *h, void (*make_key)(void), const char *warning, const char *spec)
 {
     pthread_once(&h->once, make_key);
     pthread_setspecific(h->key, h); /* the destructor runs only for non-NULL values */
-    *n = ll_faa(&h->now, 1, LL_RELAXED) + 1;
+    uint32_t n = ll_faa(&h->now, 1, LL_RELAXED) + 1;
     uint32_t max = ll_load_relaxed(&h->max);
-    while (*n > max && !ll_cas(&h->max, &max, *n, LL_RELAXED))
+    while (n > max && !ll_cas(&h->max, &max, n, LL_RELAXED))
         ;
-    return (int)*n > ll_cpus_available() && !lp_cfg.quiet && !ll_xchg(&h->warned, 1, LL_RELAXED);
+    int cpus = ll_cpus_available();
+    if ((int)n > cpus && !lp_cfg.quiet && !ll_xchg(&h->warned, 1, LL_RELAXED))
+        fprintf(stderr, warning, spec, n, cpus);
 }
 
 static void warn_realtime(void)
@@ -149,14 +151,11 @@ void lp_note_spinning_thread_slow(void)
     lp_spinning_thread_counted = true;
     if (ll_thread_realtime())
         warn_realtime();
-    uint32_t n;
-    if (!lp_headcount_join(&spinning, make_spinning_key, &n))
-        return;
-    fprintf(stderr,
-            "liblocklab-preload: lock %s never parks and %u threads now use it on %d CPUs: a handover to a "
-            "preempted spinner waits a time slice (100-1000x slower); use a parking lock (standby, the default; parkinglot, acr, "
-            "mcs-stp, ...) or set LOCKLAB_QUIET=1 to silence this line\n",
-            lp_cfg.spec, n, ll_cpus_available());
+    lp_headcount_join(&spinning, make_spinning_key,
+                      "liblocklab-preload: lock %s never parks and %u threads now use it on %d CPUs: a handover to a "
+                      "preempted spinner waits a time slice (100-1000x slower); use a parking lock (standby, the default; parkinglot, acr, "
+                      "mcs-stp, ...) or set LOCKLAB_QUIET=1 to silence this line\n",
+                      lp_cfg.spec);
 }
 
 /* LOCKLAB_COND / LOCKLAB_SEM: a queue discipline (ll_sync_config_parse). */

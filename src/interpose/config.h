@@ -135,9 +135,11 @@ typedef struct lp_headcount {
 } lp_headcount;
 #define LP_HEADCOUNT_INIT {.once = PTHREAD_ONCE_INIT}
 void lp_headcount_exit(void *h);
-/* Count the calling thread in h (*n: the count now); true once per process, for the first
- * count above the CPUs: the caller's one-line warning (never when LOCKLAB_QUIET). */
-bool lp_headcount_join(lp_headcount *h, void (*make_key)(void), uint32_t *n);
+/* Count the calling thread in h; the first time the count is above the CPUs (once per
+ * process, never when LOCKLAB_QUIET), one line on stderr: warning, a printf format given
+ * the lock's spec (%s), the count (%u) and the CPUs (%d) in that order. */
+__attribute__((format(printf, 3, 0))) void lp_headcount_join(lp_headcount *h, void (*make_key)(void),
+                                                             const char *warning, const char *spec);
 /* A thread takes a mutex of a lock that never parks: count it (once per thread);
  * the first time such threads outnumber the CPUs, one line on stderr (unless quiet). */
 void lp_note_spinning_thread_slow(void);

@@ -299,14 +299,11 @@ static void make_key(void) { pthread_key_create(&spinners.key, lp_headcount_exit
 static LL_COLD void count_thread(void)
 {
     counted = true;
-    uint32_t n;
-    if (!lp_headcount_join(&spinners, make_key, &n))
-        return;
-    fprintf(stderr,
-            "liblocklab-preload: spinlocks (LOCKLAB_SPIN=%s) never park and %u threads now take them on %d CPUs: "
-            "a holder preempted while others spin costs them a time slice; use fewer threads, a mutex, or set "
-            "LOCKLAB_QUIET=1 to silence this line\n",
-            spin.spec.name, n, ll_cpus_available());
+    lp_headcount_join(&spinners, make_key,
+                      "liblocklab-preload: spinlocks (LOCKLAB_SPIN=%s) never park and %u threads now take them on %d CPUs: "
+                      "a holder preempted while others spin costs them a time slice; use fewer threads, a mutex, or set "
+                      "LOCKLAB_QUIET=1 to silence this line\n",
+                      spin.spec.name);
 }
 
 /* LOCKLAB_VERBOSE=1: the most threads that took spinlocks at once, if any did. */

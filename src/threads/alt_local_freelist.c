@@ -8,7 +8,7 @@
 #include "runtime.h"
 
 typedef struct alt_local {
-    llt_central_rq rq;
+    llt_central_rq rq; /* first: llt_central_ready, llt_central_has_work */
     LL_ALIGNED(LL_SECTOR) llt_pool pool;
 } alt_local;
 
@@ -21,8 +21,7 @@ static int init(llt_runtime *rt)
     if (llt_alt_alloc(rt, sizeof(alt_local), sizeof(proc_local)) != 0)
         return -1;
     alt_local *a = (alt_local *)rt->alt;
-    a->rq.lock = llt_lock_new(rt);
-    llt_yield_through(rt, a->rq.lock, &a->rq.q);
+    llt_central_init(&a->rq, rt);
     llt_pool_init(&a->pool, rt);
     return 0;
 }
@@ -35,19 +34,13 @@ static void destroy(llt_runtime *rt)
     llt_alt_free(rt);
 }
 
-static void ready(llt_runtime *rt, llt_worker *w, llt_thread *t)
-{
-    llt_central_push(&((alt_local *)rt->alt)->rq, t);
-    llt_wake_idle(rt, w);
-}
-
 static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)
 {
     llt_runtime *rt = w->rt;
     alt_local *a = (alt_local *)rt->alt;
     llt_thread *t = llt_local_cb_get(&a->pool, &((proc_local *)w->alt)->lists, rt);
     llt_cb_init(t, rt, fn, arg);
-    ready(rt, w, t);
+    llt_central_ready(rt, w, t);
     return t;
 }
 
@@ -57,13 +50,7 @@ static void give_stack(llt_worker *w, llt_thread *t)
     t->stack = llt_local_stack_get(&((alt_local *)w->rt->alt)->pool, &((proc_local *)w->alt)->lists, w->rt);
 }
 
-static llt_thread *start(llt_worker *w)
-{
-    llt_thread *t = llt_central_pop(&((alt_local *)w->rt->alt)->rq);
-    if (t && !t->stack)
-        give_stack(w, t);
-    return t;
-}
+static llt_thread *start(llt_worker *w) { return llt_with_stack(w, llt_central_pop(&((alt_local *)w->rt->alt)->rq)); }
 
 static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
 {
@@ -75,13 +62,7 @@ static void release(llt_worker *w, llt_thread *t)
     llt_local_cb_put(&((alt_local *)w->rt->alt)->pool, &((proc_local *)w->alt)->lists, t);
 }
 
-static bool has_work(llt_worker *w, bool locked)
-{
-    alt_local *a = (alt_local *)w->rt->alt;
-    return llt_queue_check(a->rq.lock, &a->rq.q, locked);
-}
-
 const llt_alt_ops llt_alt_local_freelist = {
     "local-freelist", "C: per-processor free lists balanced through a global pool; one central locked ready queue",
-    init, destroy, create, start, give_stack, finish, release, ready, llt_idle_wait, has_work,
+    init, destroy, create, start, give_stack, finish, release, llt_central_ready, llt_idle_wait, llt_central_has_work,
 };

@@ -9,7 +9,7 @@
 #include "runtime.h"
 
 typedef struct alt_multi {
-    llt_central_rq rq;
+    llt_central_rq rq; /* first: llt_central_ready, llt_central_has_work */
     LL_ALIGNED(LL_SECTOR) ll_lock *cb_lock;
     llt_thread *cb_free;
     LL_ALIGNED(LL_SECTOR) ll_lock *stack_lock;
@@ -21,10 +21,9 @@ static int init(llt_runtime *rt)
     if (llt_alt_alloc(rt, sizeof(alt_multi), 0) != 0)
         return -1;
     alt_multi *a = (alt_multi *)rt->alt;
-    a->rq.lock = llt_lock_new(rt);
+    llt_central_init(&a->rq, rt);
     a->cb_lock = llt_lock_new(rt);
     a->stack_lock = llt_lock_new(rt);
-    llt_yield_through(rt, a->rq.lock, &a->rq.q);
     return 0;
 }
 
@@ -45,12 +44,6 @@ static void cb_put(alt_multi *a, llt_thread *t)
     ll_lock_release(a->cb_lock);
 }
 
-static void ready(llt_runtime *rt, llt_worker *w, llt_thread *t)
-{
-    llt_central_push(&((alt_multi *)rt->alt)->rq, t);
-    llt_wake_idle(rt, w);
-}
-
 static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)
 {
     llt_runtime *rt = w->rt;
@@ -63,7 +56,7 @@ static llt_thread *create(llt_worker *w, llt_fn fn, void *arg)
     if (LL_UNLIKELY(!t))
         t = llt_cb_fresh(rt, 1);
     llt_cb_init(t, rt, fn, arg);
-    ready(rt, w, t);
+    llt_central_ready(rt, w, t);
     return t;
 }
 
@@ -80,13 +73,7 @@ static void give_stack(llt_worker *w, llt_thread *t)
     t->stack = s ? s : llt_stack_fresh(w->rt);
 }
 
-static llt_thread *start(llt_worker *w)
-{
-    llt_thread *t = llt_central_pop(&((alt_multi *)w->rt->alt)->rq);
-    if (t && !t->stack)
-        give_stack(w, t);
-    return t;
-}
+static llt_thread *start(llt_worker *w) { return llt_with_stack(w, llt_central_pop(&((alt_multi *)w->rt->alt)->rq)); }
 
 static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
 {
@@ -101,13 +88,7 @@ static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
 
 static void release(llt_worker *w, llt_thread *t) { cb_put((alt_multi *)w->rt->alt, t); }
 
-static bool has_work(llt_worker *w, bool locked)
-{
-    alt_multi *a = (alt_multi *)w->rt->alt;
-    return llt_queue_check(a->rq.lock, &a->rq.q, locked);
-}
-
 const llt_alt_ops llt_alt_multi_lock = {
     "multi-lock", "B: the ready queue and the two free lists each under its own lock",
-    init, destroy, create, start, give_stack, finish, release, ready, llt_idle_wait, has_work,
+    init, destroy, create, start, give_stack, finish, release, llt_central_ready, llt_idle_wait, llt_central_has_work,
 };

@@ -240,6 +240,14 @@ ll_lock *llt_lock_new(llt_runtime *rt);
 void llt_block(ll_lock *guard);
 /* t is ready again (signal, unlock): the alternative's ready step. */
 LL_INLINE void llt_make_ready(llt_thread *t) { t->rt->ops->ready(t->rt, llt_worker_self(), t); }
+/* t as start returns it: given a stack by the alternative's give_stack if it has none
+ * (a thread not started yet); NULL stays NULL. */
+LL_INLINE llt_thread *llt_with_stack(llt_worker *w, llt_thread *t)
+{
+    if (t && !t->stack)
+        w->rt->ops->give_stack(w, t);
+    return t;
+}
 
 /* Every worker's yields go through the central queue q under lock (llt_worker.yield_q). */
 LL_INLINE void llt_yield_through(llt_runtime *rt, ll_lock *lock, llt_queue *q)
@@ -327,4 +335,14 @@ LL_INLINE void llt_central_push(llt_central_rq *rq, llt_thread *t)
     ll_lock_release(rq->lock);
 }
 LL_INLINE llt_thread *llt_central_pop(llt_central_rq *rq) { return llt_queue_take(rq->lock, &rq->q); }
+/* Its lock, made for rt, and every worker's yield through it. */
+LL_INLINE void llt_central_init(llt_central_rq *rq, llt_runtime *rt)
+{
+    rq->lock = llt_lock_new(rt);
+    llt_yield_through(rt, rq->lock, &rq->q);
+}
+/* The ready and has_work of an alternative whose state (rt->alt) begins with its central
+ * ready queue (B, C): push t and wake an idle worker; check that queue. */
+void llt_central_ready(llt_runtime *rt, llt_worker *w, llt_thread *t);
+bool llt_central_has_work(llt_worker *w, bool locked);
 #endif
