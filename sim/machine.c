@@ -52,7 +52,7 @@ static const preset presets[] = {
       * estimates.  mlp 10: an out-of-order core keeps that many of RandArray's independent loads
       * in flight (Intel cores have 10-12 line fill buffers since Skylake; a probe of random
       * independent against dependent loads over an L3-resident array gave about 20 on the AMD
-      * host of 2026-11-25); with 1, a thread back on its CPU after a switch takes its cold
+      * host); with 1, a thread back on its CPU after a switch takes its cold
       * cache's misses one by one and oversubscribed RandArray collapses as the machine does not. */
      MACHINE(.name = "this", .sockets = 1, .cores = 2, .smt = 1, .hit_ns = 1, .local_ns = 70, .remote_ns = 70,
              .fill_ns = 10, .rmw_ns = 4, .pause_ns = 50, .llc_ns = 20, .mem_ns = 90, .step_ns = 1.45,

@@ -95,8 +95,8 @@ b=$(tput mutexbench --lock ticket --threads 8 --machine sockets=1,cores=8,local=
 at_least "$a" "$b" 2 && ok "read fills: ticket $a with fill=10 >= 2 x $b with fill=50" || bad "read fills: $a vs $b"
 # TWA close to MCS at 4 threads on the CNA paper's 2-socket box, in the TWA paper's MutexBench
 # (no shared data in the critical section): the paper has TWA >= MCS, the model 0.97 (seeds 1-3);
-# with the harness's lines 0.91.  (Before 2026-11-25 this test asked >= 1 without harness_lines=0,
-# and passed at seed 1 only because that seed's mcs run was an outlier, 2.3 M against 3.0 M.)
+# with the harness's lines 0.91.  (Asking >= 1 would pass at seed 1 only, whose mcs run is an
+# outlier: 2.3 M against 3.0 M.)
 a=$(tput mutexbench --lock twa --threads 4 --machine cna-2s --duration 0.005 --param harness_lines=0)
 b=$(tput mutexbench --lock mcs --threads 4 --machine cna-2s --duration 0.005 --param harness_lines=0)
 at_least "$a" "$b" 0.9 && ok "twa $a >= 0.9 x mcs $b at 4 threads on cna-2s" || bad "twa $a < 0.9 x mcs $b on cna-2s"

@@ -15,7 +15,7 @@
  * trial and patience off, whose passive threads get in only at a deficit (the chain
  * empty), which 8 hammering threads never leave:
  *   test_bounded_wait mcscr-park:cpu_aware=0,patience_ns=0,fairness=1000000000
- *   -> FAIL ...: a thread waited 2.012 s for the lock (bound 1.5 s)   (2026-11-24)
+ *   -> FAIL ...: a thread waited 2.012 s for the lock (bound 1.5 s)
  */
 #include <pthread.h>
 #include <stdio.h>

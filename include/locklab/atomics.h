@@ -169,7 +169,7 @@ LL_INLINE void ll_fence(ll_order o) { atomic_thread_fence(o); }
  * 15.2 vs 12.4 ns).  The store helps only at p's offset within a line: a lead at a
  * fixed stack slot made the interposer's uncontended pair 7.9 ns for one stack
  * position in four (every 64 bytes of environment) and 9.1 ns for the others;
- * at p's offset it is 7.9 ns at every position (2026-11-24, tas through the
+ * at p's offset it is 7.9 ns at every position (tas through the
  * interposer, setarch -R with the environment padded 0..176 bytes).  MCS gets
  * such a store for free from its node's initialisation; a lock without one
  * (hemlock, lifocr, loiter, the interposer's inline fast path) leads its fast

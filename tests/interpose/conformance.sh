@@ -18,7 +18,7 @@
 #     priorities changing), POSIX semaphores, mutex + condition-variable thread pools;
 #     its exit status and "successful run completed".  (stress-ng 0.15 of Debian 12 has no
 #     reader-writer lock or condition-variable stressor of its own.)
-# Time (2026-11-28, 2 shared CPUs, glibc + 6 locks): 176-201 s in all.
+# Time (2 shared CPUs, glibc + 6 locks): about 180-200 s in all.
 # A test glibc passed and a configuration did not is run once more alone (at most 5 per
 # configuration: retry); passing then, it is reported as a flake, not a difference.
 # A test whose outcome differs from glibc's fails the run; the differences are printed
