@@ -5,9 +5,12 @@
  * `bravo-pthread`, the paper's BRAVO-P).
  *
  * One global visible-readers table (LL_BRAVO_SLOTS pointer slots, shared by all
- * locks) and per lock a bias flag (rbias) and an inhibit-until time.
+ * locks) and per lock a bias flag (rbias) and an inhibit-until time.  Each lock
+ * uses a window of the table: LL_BRAVO_WINDOW consecutive slots from a base
+ * hashed from its address; thread i (ll_self()->index, 0, 1, 2, ... in order of
+ * first use) publishes in the window's slot i mod LL_BRAVO_WINDOW.
  *
- *   reader, fast path (rbias set): CAS the slot hashed from (lock, thread) from
+ *   reader, fast path (rbias set): CAS its slot of the lock's window from
  *     NULL to the lock, then re-read rbias: still set, it holds the lock for
  *     reading without writing any shared line of the lock (the token is the
  *     slot; its release stores NULL there).  Otherwise (slot taken by a
@@ -17,7 +20,7 @@
  *     no writer is in).
  *   writer: takes the underlying lock for writing (new slow-path readers are
  *     out), and if rbias is set, revokes the bias: clears rbias, then scans the
- *     whole table and waits until no slot holds the lock (fast-path readers
+ *     lock's window and waits until no slot of it holds the lock (fast-path readers
  *     that published before the clear have left; later ones see it clear and
  *     take the slow path).  The revocation's cost c sets inhibit-until = now +
  *     N x c (N = `inhibit`, the paper's 9): the bias comes back only after that,
@@ -48,7 +51,7 @@
  * read-holds the lock: undefined in POSIX, glibc's destroy does nothing) would leave its
  * slot naming the lock, and a lock placed later at the same address (an allocator's, the
  * interposer's pool) would see a reader there and its writers would wait for ever.  So
- * destroy scans the table (4096 loads) and replaces each slot naming the lock by a value
+ * destroy scans the lock's window (256 loads) and replaces each slot naming the lock by a value
  * that names no lock: it stays taken (other readers treat it as a collision) until that
  * reader's release stores NULL there, as it would have, so a late release clears only its
  * own slot.  The fast paths are unchanged.
@@ -56,6 +59,18 @@
  * fork: the first lock placed in a child empties the table (its entries are the
  * parent's readers); every lock from before the fork must be placed again before
  * it is used in the child (the interposer does so: src/interpose/rwlock.c).
+ *
+ * Why a window, not the paper's hash of (lock, thread) over the whole table: a
+ * revocation scans only the slots a reader of the lock can use, 256 instead of
+ * 4096 (2 KiB instead of 32 KiB), so a writer's revocation costs a sixteenth,
+ * and with it the inhibit time after it (N x its cost); destroy scans the same
+ * window.  The threads of a pool, created together, have consecutive indexes:
+ * up to 256 of them never collide on one lock, where random slots in 4096 give
+ * a collision (a slow-path read) among 64 threads with probability 0.4.  More
+ * than 256 live readers of one lock share slots i and i + 256: the later one
+ * of such a pair reads through the underlying lock while the other is in.
+ * Windows of two locks may overlap (their bases are hashed): thread i of one
+ * and thread j of the other then share a slot, as in the paper's table.
  *
  * Footprint: 64 bytes (rbias, inhibit time) + the underlying lock per lock;
  * 32 KiB shared table (4096 slots of 8 bytes).  Tokens: fast-path readers'
@@ -66,10 +81,15 @@
 #include "locklab/rwlock.h"
 
 #ifdef LL_BACKEND_RELACY
-#define LL_BRAVO_SLOTS 8u /* the model checker: a scan of 4096 slots per revocation would be 4096 steps */
+#define LL_BRAVO_SLOTS 8u /* the model checker: a scan of 256 slots per revocation would be 256 steps */
+#define LL_BRAVO_WINDOW 8u
 #else
 #define LL_BRAVO_SLOTS 4096u
+#define LL_BRAVO_WINDOW 256u /* header, "Why a window" */
 #endif
+LL_STATIC_ASSERT((LL_BRAVO_SLOTS & (LL_BRAVO_SLOTS - 1u)) == 0 && (LL_BRAVO_WINDOW & (LL_BRAVO_WINDOW - 1u)) == 0 &&
+                     LL_BRAVO_WINDOW <= LL_BRAVO_SLOTS,
+                 "bravo: the table and the window are powers of two, the window within the table");
 #define LL_BRAVO_SPIN_NS 20000u
 
 LL_ALIGNED(LL_SECTOR) static ll_atomic_ptr bravo_table[LL_BRAVO_SLOTS];
@@ -89,12 +109,15 @@ static const ll_param params[] = {
     {NULL, NULL, 0, 0, 0},
 };
 
-static uint32_t slot_of(const bravo_lock *l)
+/* The first slot of l's window (Fibonacci hashing of its address). */
+static uint32_t base_of(const bravo_lock *l)
 {
-    /* a mix of the lock's address and the thread (Fibonacci hashing of their xor) */
-    uint64_t h = ((uint64_t)(uintptr_t)l ^ ((uint64_t)ll_self()->index * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
-    return (uint32_t)(h >> 40) & (LL_BRAVO_SLOTS - 1u);
+    return (uint32_t)(((uint64_t)(uintptr_t)l * 0x9e3779b97f4a7c15ull) >> 40) & (LL_BRAVO_SLOTS - 1u);
 }
+/* Slot k of the window that starts at base. */
+static uint32_t window_slot(uint32_t base, uint32_t k) { return (base + (k & (LL_BRAVO_WINDOW - 1u))) & (LL_BRAVO_SLOTS - 1u); }
+/* The calling thread's slot for l. */
+static uint32_t slot_of(const bravo_lock *l) { return window_slot(base_of(l), ll_self()->index); }
 
 /* The first lock placed in a fork child empties the table: its entries are the parent's
  * readers, whose releases will never come (the forking thread's own read holds are taken
@@ -137,7 +160,9 @@ static const char stale_reader = 0;
 static void destroy(void *s)
 {
     bravo_lock *l = (bravo_lock *)s;
-    for (uint32_t i = 0; i < LL_BRAVO_SLOTS; i++) {
+    uint32_t base = base_of(l);
+    for (uint32_t k = 0; k < LL_BRAVO_WINDOW; k++) {
+        uint32_t i = window_slot(base, k);
         void *mine = l;
         /* relaxed: nobody may use a lock being destroyed, and a lock later placed at this address
          * is published to its users by whatever publishes the memory (the interposer: its
@@ -230,7 +255,9 @@ static bool revoke(bravo_lock *l, uint64_t deadline_ns)
         return true;
     ll_store(&l->rbias, 0, LL_SEQ_CST); /* seq_cst: the Dekker pair with fast_read (and the scan's loads) */
     uint64_t start = ll_now_ns();
-    for (uint32_t i = 0; i < LL_BRAVO_SLOTS; i++) {
+    uint32_t base = base_of(l);
+    for (uint32_t k = 0; k < LL_BRAVO_WINDOW; k++) {
+        uint32_t i = window_slot(base, k);
         uint64_t nap = 1000, spin_end = 0;
         /* seq_cst: the Dekker pair with fast_read's CAS and re-read of rbias (after our store of
          * rbias); also acquire: the reader's section, pairing with read_release's release store */
