@@ -6,9 +6,10 @@
  *
  * One global visible-readers table (LL_BRAVO_SLOTS pointer slots, shared by all
  * locks) and per lock a bias flag (rbias) and an inhibit-until time.  Each lock
- * uses a window of the table: LL_BRAVO_WINDOW consecutive slots from a base
- * hashed from its address; thread i (ll_self()->index, 0, 1, 2, ... in order of
- * first use) publishes in the window's slot i mod LL_BRAVO_WINDOW.
+ * uses a window of the table: LL_BRAVO_WINDOW consecutive slots (128 lines) from
+ * a line-aligned base hashed from its address.  Thread i (ll_self()->index: 0,
+ * 1, 2, ... in order of first use, never reused) publishes in the window's line
+ * i mod 128, at slot (i / 128) mod 8 of it.
  *
  *   reader, fast path (rbias set): CAS its slot of the lock's window from
  *     NULL to the lock, then re-read rbias: still set, it holds the lock for
@@ -51,7 +52,7 @@
  * read-holds the lock: undefined in POSIX, glibc's destroy does nothing) would leave its
  * slot naming the lock, and a lock placed later at the same address (an allocator's, the
  * interposer's pool) would see a reader there and its writers would wait for ever.  So
- * destroy scans the lock's window (256 loads) and replaces each slot naming the lock by a value
+ * destroy scans the lock's window (1024 loads) and replaces each slot naming the lock by a value
  * that names no lock: it stays taken (other readers treat it as a collision) until that
  * reader's release stores NULL there, as it would have, so a late release clears only its
  * own slot.  The fast paths are unchanged.
@@ -61,19 +62,27 @@
  * it is used in the child (the interposer does so: src/interpose/rwlock.c).
  *
  * Why a window, not the paper's hash of (lock, thread) over the whole table: a
- * revocation scans only the slots a reader of the lock can use, 256 instead of
- * 4096 (2 KiB instead of 32 KiB), so a writer's revocation costs a sixteenth,
- * and with it the inhibit time after it (N x its cost); destroy scans the same
- * window.  The threads of a pool, created together, have consecutive indexes:
- * up to 256 of them never collide on one lock, where random slots in 4096 give
- * a collision (a slow-path read) among 64 threads with probability 0.4.  More
- * than 256 live readers of one lock share slots i and i + 256: the later one
- * of such a pair reads through the underlying lock while the other is in.
- * Windows of two locks may overlap (their bases are hashed): thread i of one
- * and thread j of the other then share a slot, as in the paper's table.
+ * revocation, and a destroy, scan only the slots a reader of the lock can use,
+ * 1024 instead of 4096 (8 KiB instead of 32 KiB): a quarter of the loads, and
+ * of the inhibit time after a revocation that waits for no reader (N x its
+ * cost).  Why 1024 and one line per thread: a slot's CAS and release store
+ * take its line, so readers whose slots share a line pay line transfers on
+ * their fast path, a reader counter split eight ways; up to 128 threads of
+ * consecutive indexes each have a line of their own here, where 256 slots
+ * packed 8 to a line made 100%-read runs 1.6-7x slower in the simulator
+ * (docs/rwlock.md, "BRAVO's window").  Collisions: live readers whose indexes
+ * agree mod 1024 share a slot (the later one of such a pair reads through the
+ * underlying lock while the other is in); for a pool created together that
+ * needs more than 1024 threads, for threads of a program that keeps creating
+ * new ones it is as likely as random slots in 1024 (64 readers: 2 pairs
+ * expected, against 0.5 in the paper's 4096).  Windows of two locks overlap
+ * when their bases are within 1024 slots; thread i of one and thread i + d of
+ * the other then share a slot for the offset d, so such collisions come
+ * together (the paper's hash spreads them).
  *
  * Footprint: 64 bytes (rbias, inhibit time) + the underlying lock per lock;
- * 32 KiB shared table (4096 slots of 8 bytes).  Tokens: fast-path readers'
+ * 32 KiB shared table (4096 slots of 8 bytes), of which a revocation or a destroy reads the
+ * lock's 8 KiB window.  Tokens: fast-path readers'
  * are LL_RW_TOKEN_LIMIT + slot, the underlying lock's are its own (below
  * LL_RW_TOKEN_LIMIT).  Policies: those of the underlying lock (readpref: all;
  * glibc: its own waiting).
@@ -81,15 +90,21 @@
 #include "locklab/rwlock.h"
 
 #ifdef LL_BACKEND_RELACY
-#define LL_BRAVO_SLOTS 8u /* the model checker: a scan of 256 slots per revocation would be 256 steps */
-#define LL_BRAVO_WINDOW 8u
+/* The model checker: a window of 2 slots, so that each scan is 2 steps and threads 0 and 2
+ * share a slot (the collision path is checked); the table small, so that windows wrap. */
+#define LL_BRAVO_SLOTS 8u
+#define LL_BRAVO_WINDOW 2u
 #else
 #define LL_BRAVO_SLOTS 4096u
-#define LL_BRAVO_WINDOW 256u /* header, "Why a window" */
+#ifndef LL_BRAVO_WINDOW
+#define LL_BRAVO_WINDOW 1024u /* header, "Why a window" */
 #endif
+#endif
+/* Slots per cache line of the table (8-byte slots), at most the window. */
+#define BRAVO_PER_LINE (LL_BRAVO_WINDOW < LL_CACHELINE / 8u ? LL_BRAVO_WINDOW : LL_CACHELINE / 8u)
 LL_STATIC_ASSERT((LL_BRAVO_SLOTS & (LL_BRAVO_SLOTS - 1u)) == 0 && (LL_BRAVO_WINDOW & (LL_BRAVO_WINDOW - 1u)) == 0 &&
-                     LL_BRAVO_WINDOW <= LL_BRAVO_SLOTS,
-                 "bravo: the table and the window are powers of two, the window within the table");
+                     (BRAVO_PER_LINE & (BRAVO_PER_LINE - 1u)) == 0 && LL_BRAVO_WINDOW <= LL_BRAVO_SLOTS,
+                 "bravo: the table, the window and the slots per line are powers of two, the window within the table");
 #define LL_BRAVO_SPIN_NS 20000u
 
 LL_ALIGNED(LL_SECTOR) static ll_atomic_ptr bravo_table[LL_BRAVO_SLOTS];
@@ -109,15 +124,21 @@ static const ll_param params[] = {
     {NULL, NULL, 0, 0, 0},
 };
 
-/* The first slot of l's window (Fibonacci hashing of its address). */
+/* The first slot of l's window, at the start of a line (Fibonacci hashing of its address). */
 static uint32_t base_of(const bravo_lock *l)
 {
-    return (uint32_t)(((uint64_t)(uintptr_t)l * 0x9e3779b97f4a7c15ull) >> 40) & (LL_BRAVO_SLOTS - 1u);
+    return (uint32_t)(((uint64_t)(uintptr_t)l * 0x9e3779b97f4a7c15ull) >> 40) & (LL_BRAVO_SLOTS - 1u) & ~(BRAVO_PER_LINE - 1u);
 }
-/* Slot k of the window that starts at base. */
+/* Slot k of the window that starts at base (the scans: k in order, line by line). */
 static uint32_t window_slot(uint32_t base, uint32_t k) { return (base + (k & (LL_BRAVO_WINDOW - 1u))) & (LL_BRAVO_SLOTS - 1u); }
-/* The calling thread's slot for l. */
-static uint32_t slot_of(const bravo_lock *l) { return window_slot(base_of(l), ll_self()->index); }
+/* The calling thread's slot for l: thread i's place in the window is slot (i / LINES) mod
+ * PER_LINE of the window's line i mod LINES, so that up to LINES threads of consecutive
+ * indexes publish on lines of their own (header, "Why a window"). */
+static uint32_t slot_of(const bravo_lock *l)
+{
+    uint32_t i = ll_self()->index, lines = LL_BRAVO_WINDOW / BRAVO_PER_LINE;
+    return window_slot(base_of(l), (i % lines) * BRAVO_PER_LINE + (i / lines) % BRAVO_PER_LINE);
+}
 
 /* The first lock placed in a fork child empties the table: its entries are the parent's
  * readers, whose releases will never come (the forking thread's own read holds are taken
