@@ -6,10 +6,12 @@
  *
  * One global visible-readers table (LL_BRAVO_SLOTS pointer slots, shared by all
  * locks) and per lock a bias flag (rbias) and an inhibit-until time.  Each lock
- * uses a window of the table: LL_BRAVO_WINDOW consecutive slots (128 lines) from
- * a line-aligned base hashed from its address.  Thread i (ll_self()->index: 0,
- * 1, 2, ... in order of first use, never reused) publishes in the window's line
- * i mod 128, at slot (i / 128) mod 8 of it.
+ * uses a window of the table: LL_BRAVO_WINDOW consecutive slots (by default 1024,
+ * 128 lines of 8) from a line-aligned base hashed from its address.  Thread i
+ * (ll_self()->index: 0, 1, 2, ... in order of first use, never reused) publishes
+ * in line 2a or 2(a - 64) + 1 of the window, a = i mod 128 (the even lines
+ * first), at slot ((i / 128) + r) mod 8 of it, r a rotation hashed from the
+ * lock's address.
  *
  *   reader, fast path (rbias set): CAS its slot of the lock's window from
  *     NULL to the lock, then re-read rbias: still set, it holds the lock for
@@ -63,22 +65,29 @@
  *
  * Why a window, not the paper's hash of (lock, thread) over the whole table: a
  * revocation, and a destroy, scan only the slots a reader of the lock can use,
- * 1024 instead of 4096 (8 KiB instead of 32 KiB): a quarter of the loads, and
- * of the inhibit time after a revocation that waits for no reader (N x its
+ * 1024 instead of 4096 (8 KiB instead of 32 KiB): about a quarter of the loads,
+ * and of the inhibit time after a revocation that waits for no reader (N x its
  * cost).  Why 1024 and one line per thread: a slot's CAS and release store
  * take its line, so readers whose slots share a line pay line transfers on
  * their fast path, a reader counter split eight ways; up to 128 threads of
  * consecutive indexes each have a line of their own here, where 256 slots
  * packed 8 to a line made 100%-read runs 1.6-7x slower in the simulator
- * (docs/rwlock.md, "BRAVO's window").  Collisions: live readers whose indexes
- * agree mod 1024 share a slot (the later one of such a pair reads through the
- * underlying lock while the other is in); for a pool created together that
- * needs more than 1024 threads, for threads of a program that keeps creating
- * new ones it is as likely as random slots in 1024 (64 readers: 2 pairs
- * expected, against 0.5 in the paper's 4096).  Windows of two locks overlap
- * when their bases are within 1024 slots; thread i of one and thread i + d of
- * the other then share a slot for the offset d, so such collisions come
- * together (the paper's hash spreads them).
+ * (docs/rwlock.md, "BRAVO's window").  The even lines first: the first 64
+ * threads' lines are 128 bytes apart, as atomics.h keeps hot words apart from
+ * the adjacent-line prefetcher (which the simulator does not model).  The
+ * rotation: without it, up to 128 threads would use only slot 0 of each line,
+ * 512 slots of the table for all locks together.
+ * Collisions: live readers of one lock whose indexes agree mod 1024 share a
+ * slot (the later one of such a pair reads through the underlying lock while
+ * the other is in): a pool created together collides only beyond 1024 threads;
+ * threads of a program that keeps creating new ones collide as random slots in
+ * 1024 would (64 readers: 2 pairs expected, against 0.5 in the paper's 4096).
+ * Two locks' windows overlap when their bases are within 128 lines, about half
+ * of all pairs of locks: thread i of one and thread j of the other share a
+ * slot where their lines and their rotated slots coincide, fixed pairs of
+ * threads where the paper's hash spreads collisions; equal bases (1 pair of
+ * locks in 512) with equal rotations (1 in 8) make every thread's slots for
+ * the two locks the same, and its second read of the pair the slow one.
  *
  * Footprint: 64 bytes (rbias, inhibit time) + the underlying lock per lock;
  * 32 KiB shared table (4096 slots of 8 bytes), of which a revocation or a destroy reads the
@@ -90,21 +99,23 @@
 #include "locklab/rwlock.h"
 
 #ifdef LL_BACKEND_RELACY
-/* The model checker: a window of 2 slots, so that each scan is 2 steps and threads 0 and 2
- * share a slot (the collision path is checked); the table small, so that windows wrap. */
+/* The model checker: a window of 2 "lines" of one slot, so that each scan is 2 steps, threads
+ * 0 and 2 share a slot (the collision path is checked) and a window based at slot 7 wraps. */
 #define LL_BRAVO_SLOTS 8u
 #define LL_BRAVO_WINDOW 2u
+#define BRAVO_PER_LINE 1u
 #else
 #define LL_BRAVO_SLOTS 4096u
 #ifndef LL_BRAVO_WINDOW
 #define LL_BRAVO_WINDOW 1024u /* header, "Why a window" */
 #endif
+#define BRAVO_PER_LINE (LL_CACHELINE / 8u) /* 8-byte slots per cache line */
 #endif
-/* Slots per cache line of the table (8-byte slots), at most the window. */
-#define BRAVO_PER_LINE (LL_BRAVO_WINDOW < LL_CACHELINE / 8u ? LL_BRAVO_WINDOW : LL_CACHELINE / 8u)
+#define BRAVO_LINES (LL_BRAVO_WINDOW / BRAVO_PER_LINE)
 LL_STATIC_ASSERT((LL_BRAVO_SLOTS & (LL_BRAVO_SLOTS - 1u)) == 0 && (LL_BRAVO_WINDOW & (LL_BRAVO_WINDOW - 1u)) == 0 &&
-                     (BRAVO_PER_LINE & (BRAVO_PER_LINE - 1u)) == 0 && LL_BRAVO_WINDOW <= LL_BRAVO_SLOTS,
-                 "bravo: the table, the window and the slots per line are powers of two, the window within the table");
+                     (BRAVO_PER_LINE & (BRAVO_PER_LINE - 1u)) == 0 && BRAVO_LINES >= 2u && LL_BRAVO_WINDOW <= LL_BRAVO_SLOTS,
+                 "bravo: the table, the window and the slots per line are powers of two; the window, of 2 lines or more, "
+                 "within the table");
 #define LL_BRAVO_SPIN_NS 20000u
 
 LL_ALIGNED(LL_SECTOR) static ll_atomic_ptr bravo_table[LL_BRAVO_SLOTS];
@@ -124,20 +135,24 @@ static const ll_param params[] = {
     {NULL, NULL, 0, 0, 0},
 };
 
-/* The first slot of l's window, at the start of a line (Fibonacci hashing of its address). */
+/* Fibonacci hashing of l's address: its window's base (bits 40 up) and rotation (bits 20 up). */
+static uint64_t hash_of(const bravo_lock *l) { return (uint64_t)(uintptr_t)l * 0x9e3779b97f4a7c15ull; }
+/* The first slot of l's window, at the start of a line. */
 static uint32_t base_of(const bravo_lock *l)
 {
-    return (uint32_t)(((uint64_t)(uintptr_t)l * 0x9e3779b97f4a7c15ull) >> 40) & (LL_BRAVO_SLOTS - 1u) & ~(BRAVO_PER_LINE - 1u);
+    return (uint32_t)(hash_of(l) >> 40) & (LL_BRAVO_SLOTS - 1u) & ~(BRAVO_PER_LINE - 1u);
 }
 /* Slot k of the window that starts at base (the scans: k in order, line by line). */
-static uint32_t window_slot(uint32_t base, uint32_t k) { return (base + (k & (LL_BRAVO_WINDOW - 1u))) & (LL_BRAVO_SLOTS - 1u); }
-/* The calling thread's slot for l: thread i's place in the window is slot (i / LINES) mod
- * PER_LINE of the window's line i mod LINES, so that up to LINES threads of consecutive
- * indexes publish on lines of their own (header, "Why a window"). */
+static uint32_t window_slot(uint32_t base, uint32_t k) { return (base + k) & (LL_BRAVO_SLOTS - 1u); }
+/* The calling thread's slot for l (header, "Why a window"): with a = i mod LINES and
+ * b = (i / LINES) mod PER_LINE, line 2a (a < LINES/2) or 2(a - LINES/2) + 1 of the window,
+ * slot (b + l's rotation) mod PER_LINE of it.  A bijection of i mod WINDOW onto the window. */
 static uint32_t slot_of(const bravo_lock *l)
 {
-    uint32_t i = ll_self()->index, lines = LL_BRAVO_WINDOW / BRAVO_PER_LINE;
-    return window_slot(base_of(l), (i % lines) * BRAVO_PER_LINE + (i / lines) % BRAVO_PER_LINE);
+    uint32_t i = ll_self()->index, a = i % BRAVO_LINES, b = (i / BRAVO_LINES) % BRAVO_PER_LINE;
+    uint32_t line = 2u * (a % (BRAVO_LINES / 2u)) + a / (BRAVO_LINES / 2u);
+    uint32_t rot = (uint32_t)(hash_of(l) >> 20) % BRAVO_PER_LINE;
+    return window_slot(base_of(l), line * BRAVO_PER_LINE + (b + rot) % BRAVO_PER_LINE);
 }
 
 /* The first lock placed in a fork child empties the table: its entries are the parent's
