@@ -99,7 +99,7 @@ static void give_stack(llt_worker *w, llt_thread *t)
 static llt_thread *start(llt_worker *w)
 {
     alt_idle *a = (alt_idle *)w->rt->alt;
-    return llt_with_stack(w, llt_queue_take(a->lock, &a->ready));
+    return llt_with_stack(w, llt_queue_take(a->lock, &a->ready), give_stack);
 }
 
 static bool handed_or_stop(void *ctx)
@@ -128,11 +128,11 @@ static llt_thread *idle(llt_worker *w)
     }
     ll_lock_release(a->lock);
     if (t)
-        return llt_with_stack(w, t);
+        return llt_with_stack(w, t, give_stack);
     if (!llt_spin_until(rt, handed_or_stop, w))
         ll_parker_park_until(w->parker, handed_or_stop, w);
     t = (llt_thread *)ll_xchg(&p->handoff, NULL, LL_ACQUIRE); /* acquire: pairs with ready's release store */
-    return llt_with_stack(w, t);
+    return llt_with_stack(w, t, give_stack);
 }
 
 static void finish(llt_worker *w, llt_stack *s, llt_thread *t)

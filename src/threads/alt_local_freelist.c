@@ -11,6 +11,7 @@ typedef struct alt_local {
     llt_central_rq rq; /* first: llt_central_ready, llt_central_has_work */
     LL_ALIGNED(LL_SECTOR) llt_pool pool;
 } alt_local;
+LL_STATIC_ASSERT(offsetof(alt_local, rq) == 0, "llt_central_ready and llt_central_has_work find the queue at rt->alt");
 
 typedef struct proc_local {
     LL_ALIGNED(LL_SECTOR) llt_local_lists lists;
@@ -50,7 +51,7 @@ static void give_stack(llt_worker *w, llt_thread *t)
     t->stack = llt_local_stack_get(&((alt_local *)w->rt->alt)->pool, &((proc_local *)w->alt)->lists, w->rt);
 }
 
-static llt_thread *start(llt_worker *w) { return llt_with_stack(w, llt_central_pop(&((alt_local *)w->rt->alt)->rq)); }
+static llt_thread *start(llt_worker *w) { return llt_with_stack(w, llt_central_pop(&((alt_local *)w->rt->alt)->rq), give_stack); }
 
 static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
 {

@@ -80,7 +80,7 @@ static void give_stack(llt_worker *w, llt_thread *t)
 /* The first thread of queue q, or NULL (without locking if q looks empty). */
 static llt_thread *pop(proc_rq *q) { return llt_queue_take(q->lock, &q->q); }
 
-static llt_thread *start(llt_worker *w) { return llt_with_stack(w, pop((proc_rq *)w->alt)); }
+static llt_thread *start(llt_worker *w) { return llt_with_stack(w, pop((proc_rq *)w->alt), give_stack); }
 
 /* w's own queue is empty: scan the others, from the next one on, and take the
  * first thread found; none: spin, then park, until there may be one. */
@@ -92,7 +92,7 @@ static llt_thread *idle(llt_worker *w)
         k = k + 1 == n ? 0 : k + 1;
         llt_thread *t = pop(&a->procs[k]);
         if (t)
-            return llt_with_stack(w, t);
+            return llt_with_stack(w, t, give_stack);
     }
     return llt_idle_wait(w);
 }

@@ -15,6 +15,7 @@ typedef struct alt_multi {
     LL_ALIGNED(LL_SECTOR) ll_lock *stack_lock;
     llt_stack *stack_free;
 } alt_multi;
+LL_STATIC_ASSERT(offsetof(alt_multi, rq) == 0, "llt_central_ready and llt_central_has_work find the queue at rt->alt");
 
 static int init(llt_runtime *rt)
 {
@@ -73,7 +74,7 @@ static void give_stack(llt_worker *w, llt_thread *t)
     t->stack = s ? s : llt_stack_fresh(w->rt);
 }
 
-static llt_thread *start(llt_worker *w) { return llt_with_stack(w, llt_central_pop(&((alt_multi *)w->rt->alt)->rq)); }
+static llt_thread *start(llt_worker *w) { return llt_with_stack(w, llt_central_pop(&((alt_multi *)w->rt->alt)->rq), give_stack); }
 
 static void finish(llt_worker *w, llt_stack *s, llt_thread *t)
 {

@@ -198,19 +198,6 @@ llt_thread *llt_idle_wait(llt_worker *w)
     return NULL;
 }
 
-/* B and C: the central ready queue at the start of rt->alt (runtime.h). */
-void llt_central_ready(llt_runtime *rt, llt_worker *w, llt_thread *t)
-{
-    llt_central_push((llt_central_rq *)rt->alt, t);
-    llt_wake_idle(rt, w);
-}
-
-bool llt_central_has_work(llt_worker *w, bool locked)
-{
-    llt_central_rq *rq = (llt_central_rq *)w->rt->alt;
-    return llt_queue_check(rq->lock, &rq->q, locked);
-}
-
 /* Unpark one worker that announced it idles (llt_idle_wait), asleep or about to be. */
 void llt_wake_one(llt_runtime *rt)
 {

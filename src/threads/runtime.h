@@ -240,12 +240,12 @@ ll_lock *llt_lock_new(llt_runtime *rt);
 void llt_block(ll_lock *guard);
 /* t is ready again (signal, unlock): the alternative's ready step. */
 LL_INLINE void llt_make_ready(llt_thread *t) { t->rt->ops->ready(t->rt, llt_worker_self(), t); }
-/* t as start returns it: given a stack by the alternative's give_stack if it has none
- * (a thread not started yet); NULL stays NULL. */
-LL_INLINE llt_thread *llt_with_stack(llt_worker *w, llt_thread *t)
+/* t as start returns it: given a stack by give_stack, the alternative's own (a direct call,
+ * on the path of every new thread), if it has none (a thread not started yet); NULL stays NULL. */
+LL_INLINE llt_thread *llt_with_stack(llt_worker *w, llt_thread *t, void (*give_stack)(llt_worker *, llt_thread *))
 {
     if (t && !t->stack)
-        w->rt->ops->give_stack(w, t);
+        give_stack(w, t);
     return t;
 }
 
@@ -342,7 +342,16 @@ LL_INLINE void llt_central_init(llt_central_rq *rq, llt_runtime *rt)
     llt_yield_through(rt, rq->lock, &rq->q);
 }
 /* The ready and has_work of an alternative whose state (rt->alt) begins with its central
- * ready queue (B, C): push t and wake an idle worker; check that queue. */
-void llt_central_ready(llt_runtime *rt, llt_worker *w, llt_thread *t);
-bool llt_central_has_work(llt_worker *w, bool locked);
+ * ready queue (B, C): push t and wake an idle worker; check that queue.  Inline: ready is on
+ * the path of every new thread (create). */
+LL_INLINE void llt_central_ready(llt_runtime *rt, llt_worker *w, llt_thread *t)
+{
+    llt_central_push((llt_central_rq *)rt->alt, t);
+    llt_wake_idle(rt, w);
+}
+LL_INLINE bool llt_central_has_work(llt_worker *w, bool locked)
+{
+    llt_central_rq *rq = (llt_central_rq *)w->rt->alt;
+    return llt_queue_check(rq->lock, &rq->q, locked);
+}
 #endif
