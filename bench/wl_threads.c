@@ -267,13 +267,17 @@ static void *cycle(void *arg)
 {
     chain *c = (chain *)arg;
     wl_ctx *w = c->w;
+    /* Read before the successor exists: with join=0 the successors may finish the run, and
+     * run_common return (w is on its stack), while this thread is still in its create. */
+    const thread_api *api = w->api;
+    const bool join = w->join;
     if (w->timestamps) {
         c->latency_sum += ll_now_ns() - c->created_ns;
         c->latency_n++;
     }
     if (c->has_prev)
-        w->api->join(c->prev);
-    if (w->api == &llt_api)
+        api->join(c->prev);
+    if (api == &llt_api)
         w->procs[llt_processor()].threads++;
     else
         c->ran++; /* pthread: no processors; a chain's threads run one after another */
@@ -285,19 +289,19 @@ static void *cycle(void *arg)
         c->sink += x; /* the work's result is used: the loop stays */
     }
     if (--c->left == 0) {
-        if (w->join)
-            w->api->detach(w->api->self());
-        w->api->gate_arrive(&w->done);
+        if (join)
+            api->detach(api->self());
+        api->gate_arrive(&w->done);
         return NULL;
     }
-    c->has_prev = w->join;
-    if (w->join)
-        c->prev = w->api->self();
+    c->has_prev = join;
+    if (join)
+        c->prev = api->self();
     if (w->timestamps)
         c->created_ns = ll_now_ns();
-    th_handle t = w->api->create(cycle, c);
-    if (!w->join)
-        w->api->detach(t);
+    th_handle t = api->create(cycle, c);
+    if (!join)
+        api->detach(t); /* not w: see above */
     return NULL;
 }
 
