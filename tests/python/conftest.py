@@ -1,6 +1,7 @@
 """Shared fixtures: run the `locklab` command as a user would, and a fake bench."""
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import sys
@@ -11,6 +12,11 @@ import pytest
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 DATA = HERE / "data"
+
+# A shell's background job starts with SIGINT ignored, and the commands the tests run would
+# inherit that: the Ctrl-C tests of sweeps need it delivered.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def locklab(*argv, env=None, cwd=None):
