@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Behavioural properties measured through locklab-bench (counts, not timings):
-#   starve SPEC...   16 threads (STARVE_THREADS) for 3 s on 2 CPUs: every thread completes acquisitions
+#   starve SPEC...   16 threads (STARVE_THREADS) for 3 s (STARVE_SECONDS) on 2 CPUs: every thread completes acquisitions
 #                    (also with 2 virtual sockets: threads on both sockets progress).
 #                    A starved run is repeated (up to 3 runs) before it counts as a failure: with
 #                    pure spinning at 8x oversubscription a thread may get only a handful
@@ -11,6 +11,7 @@ set -u
 bench=$1 mode=$2; shift 2
 max=""
 threads=${STARVE_THREADS:-16}
+seconds=${STARVE_SECONDS:-3}
 [ "$mode" = lwss ] && { max=$1; shift; }
 . "$(dirname "$0")/lib.sh" # ok, bad, finish
 # run_until CHECK-EXPR -- bench args: prints the JSON of the first of up to 3 runs whose CHECK-EXPR holds (or the last)
@@ -29,11 +30,11 @@ check() { if [ "$1" = True ]; then ok "$2"; else bad "$2"; fi; } # check True|Fa
 for spec in "$@"; do
   case $mode in
     starve)
-      j=$(run_until 'min(d["per_thread_ops"]) > 0' -- "$bench" mutexbench --lock "$spec" --threads "$threads" --duration 3 --json) \
+      j=$(run_until 'min(d["per_thread_ops"]) > 0' -- "$bench" mutexbench --lock "$spec" --threads "$threads" --duration "$seconds" --json) \
         || { check False "$spec ran"; continue; }
-      check "$(field "$j" 'min(d["per_thread_ops"]) > 0')" "$spec: no thread starved in 3 s at $threads threads (min ops $(field "$j" 'min(d["per_thread_ops"])'))"
+      check "$(field "$j" 'min(d["per_thread_ops"]) > 0')" "$spec: no thread starved in $seconds s at $threads threads (min ops $(field "$j" 'min(d["per_thread_ops"])'))"
       both='len(set(d["thread_sockets"])) == 2 and all(min(o for o, s in zip(d["per_thread_ops"], d["thread_sockets"]) if s == k) > 0 for k in (0, 1))'
-      j=$(LOCKLAB_TOPOLOGY=sockets=2 run_until "$both" -- "$bench" mutexbench --lock "$spec" --threads "$threads" --duration 3 --json) \
+      j=$(LOCKLAB_TOPOLOGY=sockets=2 run_until "$both" -- "$bench" mutexbench --lock "$spec" --threads "$threads" --duration "$seconds" --json) \
         || { check False "$spec ran (sockets=2)"; continue; }
       check "$(field "$j" "$both")" \
             "$spec: threads on both virtual sockets progress (min ops $(field "$j" 'min(d["per_thread_ops"])'))"
