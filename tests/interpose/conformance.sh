@@ -10,10 +10,11 @@
 #
 # What runs, per configuration (glibc, then each SPEC; CONFORMANCE_JOBS at once, default
 # all of them: the tests mostly sleep, and 7 configurations at once use 1.3 of 2 CPUs):
-#   python3.11 -m test test_threading test_thread test_queue, and test_concurrent_futures'
-#     thread-pool and Future tests (its process-pool ones fork interpreters for minutes;
-#     test_timeout and test_map_timeout sleep 6 s each and are left out), outcomes per
-#     test case from --junit-xml: passed, failed, error, skipped;
+#   python3.11 -m test test_threading test_thread, test_queue (in a process of its own:
+#     run_config says why), and test_concurrent_futures' thread-pool and Future tests
+#     (its process-pool ones fork interpreters for minutes; test_timeout and
+#     test_map_timeout sleep 6 s each and are left out), outcomes per test case from
+#     --junit-xml: passed, failed, error, skipped;
 #   stress-ng --verify --mutex 4 --sem 4 --pthread 4 -t 3: pthread mutexes (with
 #     priorities changing), POSIX semaphores, mutex + condition-variable thread pools;
 #     its exit status and "successful run completed".  (stress-ng 0.15 of Debian 12 has no
@@ -67,8 +68,18 @@ run_config() {
     local start=$SECONDS
     # -u all minus the slow resources; --timeout: a hang becomes a failure, not a stuck CI
     (cd "$dir" && timeout 300 env "${envs[@]}" $python -m test --timeout 120 --junit-xml "$dir/py1.xml" \
-        test_threading test_thread test_queue >"$dir/py1.log" 2>&1)
+        test_threading test_thread >"$dir/py1.log" 2>&1)
     echo $? >"$dir/py1.rc"
+    # test_queue in a process of its own: test_threading's test_frame_tstate_tracing leaves a
+    # threading.settrace hook installed, and under CPython 3.11 a thread that starts while
+    # another is inside sys.settrace dies before its target runs ("Cannot install a trace
+    # function while another trace function is being installed").  test_queue's 50+50-thread
+    # tests then lose a consumer (items left: a failure) or a feeder (a consumer waits for
+    # ever: the whole run lost to the timeout); how often depends on how the GIL changes hands,
+    # under the FIFO queue locks about once in 15 loaded runs, never seen under glibc.
+    (cd "$dir" && timeout 300 env "${envs[@]}" $python -m test --timeout 120 --junit-xml "$dir/py3.xml" \
+        test_queue >"$dir/py3.log" 2>&1)
+    echo $? >"$dir/py3.rc"
     (cd "$dir" && timeout 300 env "${envs[@]}" $python -m test --timeout 120 --junit-xml "$dir/py2.xml" \
         test_concurrent_futures -m '*ThreadPool*' -m 'FutureTests' \
         -i test_timeout -i test_map_timeout >"$dir/py2.log" 2>&1)
@@ -91,7 +102,7 @@ q = queue.Queue(); t = threading.Thread(target=lambda: q.put(1)); t.start(); q.g
 # outcomes DIR: "test-id outcome" lines of the runs in DIR, sorted
 outcomes() {
     local dir=$1
-    $python - "$dir/py1.xml" "$dir/py2.xml" <<'EOF'
+    $python - "$dir/py1.xml" "$dir/py2.xml" "$dir/py3.xml" <<'EOF'
 import sys, xml.etree.ElementTree as ET
 out = []
 for path in sys.argv[1:]:
@@ -177,7 +188,7 @@ for name in "${specs[@]}"; do
         d=$(diff "$work/glibc.out" "$work/$name.out")
         bad "$name: outcomes differ from glibc's (< glibc, > $name):"
         echo "$d" | head -40
-        for f in py1.log py2.log stress.log; do
+        for f in py1.log py2.log py3.log stress.log; do
             grep -E '^(FAIL|ERROR):|Timeout|fail|Traceback' "$work/$name/$f" | head -10 | sed "s|^|  $f: |"
         done
     fi
