@@ -171,10 +171,18 @@ static bool client_timed(lut *l, shared *d);
  *                   whose nodes come from its cache: the nodes just given back.  The two
  *                   flags are relaxed (they order nothing), so what orders the departed
  *                   waiters' accesses to their nodes before thread 0's reuse is the lock's
- *                   own: a missing order is a race on a node or its use uninitialised. */
-enum { SEM_MUTEX = NCLIENTS, SEM_HANDOFF, COND_SIGNAL, COND_BROADCAST, ABANDON, BARRIER, NALL };
+ *                   own: a missing order is a race on a node or its use uninitialised.
+ *   reuse           (3 threads; not in all) destroy right after unlock: thread 0 takes a
+ *                   once and says so while it holds it (a relaxed flag); thread 1, once it
+ *                   sees that, takes a (a hand-over, or the lock thread 0 freed), leaves,
+ *                   destroys a and places a new lock of the spec in the same memory, and takes
+ *                   the new lock once, as thread 2 does once it is placed.  A release that touches the lock after
+ *                   what let thread 1 in changes the new lock: two holders, a race on the
+ *                   data (the rule of docs/design.md, "a lock may be destroyed after its
+ *                   hand-over"). */
+enum { SEM_MUTEX = NCLIENTS, SEM_HANDOFF, COND_SIGNAL, COND_BROADCAST, ABANDON, BARRIER, REUSE, NALL };
 static const char *const sync_client_names[] = {"sem-mutex", "sem-handoff", "cond-signal", "cond-broadcast", "abandon",
-                                                "barrier"};
+                                                "barrier", "reuse"};
 static const char *client_name(int c);
 
 /* The case being checked (read by every iteration). */
@@ -197,6 +205,7 @@ struct shared {
     rl::var<int> message;              /* sem-handoff: written before the posts */
     unsigned giveups[LL_MODEL_MAX_THREADS]; /* timed: each thread's give-ups in a row (its own) */
     ll_atomic_u32 held, gave_up;            /* abandon: a is held; how many have given up (relaxed) */
+    ll_atomic_u32 placed;                   /* reuse: the new lock is placed in a's memory */
     rl::var<int> slot[BARRIER_ROUNDS][LL_MODEL_MAX_THREADS]; /* barrier: written by one thread, read by all */
     ll_atomic_u32 serials[BARRIER_ROUNDS];                   /* barrier: serial threads per round (relaxed) */
 };
@@ -223,6 +232,46 @@ static void abandon_thread(shared *d, unsigned index, unsigned threads)
                                      : lut_try(l);
     RL_ASSERT(!got); /* thread 0 holds a until it drops it */
     ll_faa(&d->gave_up, 1, LL_RELAXED); /* relaxed: as above */
+}
+
+/* One critical section of a. */
+static void take_a_once(shared *d)
+{
+    lut_acquire(&lock_a);
+    client_cs_a(d);
+    lut_release(&lock_a);
+}
+
+/* reuse (3 threads only; the client comment). */
+static void reuse_thread(shared *d, unsigned index)
+{
+    if (index == 0) {
+        lut_acquire(&lock_a);
+        client_cs_a(d);
+        ll_store_relaxed(&d->held, 1); /* relaxed: orders nothing; the lock orders us before thread 1 */
+        lut_release(&lock_a);
+    } else if (index == 1) {
+        while (ll_load_relaxed(&d->held) == 0) /* relaxed: as above */
+            ll_pause();
+        lut_acquire(&lock_a); /* queued behind thread 0, or after its release */
+        RL_ASSERT(d->counter_a($) == 1);
+        lut_release(&lock_a);
+        lut_destroy(&lock_a);
+        /* the new lock in the same memory, by its init (no memset: the atomics stay the model's);
+         * the wait policy kept, as the others read it */
+        char err[256];
+        ll_wait_policy wp;
+        if (ll_lock_place(&the_case.a, LL_DEFAULTS_FIXED, lock_a.state, &wp, NULL, err, sizeof err) != 0) {
+            fprintf(stderr, "locklab-check: %s\n", err);
+            exit(2);
+        }
+        ll_store_release(&d->placed, 1); /* release: the placed lock to thread 2's acquire load */
+        take_a_once(d);
+    } else {
+        while (!ll_load_acquire(&d->placed)) /* acquire: the placed lock; pairs with thread 1's release */
+            ll_pause();
+        take_a_once(d);
+    }
 }
 
 static void sync_thread(shared *d, unsigned index, unsigned threads)
@@ -334,6 +383,7 @@ template <int T> struct lock_test : model_test<lock_test<T>, T> {
         memset(data.giveups, 0, sizeof data.giveups);
         ll_store_relaxed(&data.held, 0); /* relaxed: before the threads start */
         ll_store_relaxed(&data.gave_up, 0);
+        ll_store_relaxed(&data.placed, 0);
         lut_place(&lock_a, &the_case.a);
         lut_place(&lock_b, &the_case.b);
         lock_a.deferred.head = lock_b.deferred.head = NULL;
@@ -350,6 +400,8 @@ template <int T> struct lock_test : model_test<lock_test<T>, T> {
     {
         if (the_case.client == ABANDON)
             abandon_thread(&data, index, T);
+        else if (the_case.client == REUSE)
+            reuse_thread(&data, index);
         else if (the_case.client >= NCLIENTS)
             sync_thread(&data, index, T);
         else
@@ -362,8 +414,9 @@ template <int T> struct lock_test : model_test<lock_test<T>, T> {
     }
     void after()
     {
-        int total = the_case.client == ABANDON ? 1 : (int)(T * the_case.acquisitions);
-        bool uses_a = the_case.client < NCLIENTS || the_case.client == SEM_MUTEX || the_case.client == ABANDON;
+        int total = the_case.client == ABANDON ? 1 : the_case.client == REUSE ? 3 : (int)(T * the_case.acquisitions);
+        bool uses_a = the_case.client < NCLIENTS || the_case.client == SEM_MUTEX || the_case.client == ABANDON ||
+                      the_case.client == REUSE;
         bool uses_b = the_case.client == NESTED || the_case.client == MIXED || the_case.client == ABANDON;
         RL_ASSERT(!uses_a || data.counter_a($) == total);
         RL_ASSERT(!uses_b || data.counter_b($) == total);
@@ -674,7 +727,7 @@ int main(int argc, char **argv)
     /* locks: the validator's clients but timed, which is run on its own (--client timed):
      * on the model's clock every timed attempt gives up at once (docs/verification.md) */
     const unsigned lock_clients = ((1u << NCLIENTS) - 1) & ~(1u << TIMED);
-    unsigned clients = lock_clients, all_clients = (1u << NALL) - 1, acquisitions = 1, iterations = 20000, depth = 20000,
+    unsigned clients = lock_clients, all_clients = ((1u << NALL) - 1) & ~(1u << REUSE), acquisitions = 1, iterations = 20000, depth = 20000,
              bound = 2;
     bool expect_fail = false, history = false, clients_given = false;
     rl::scheduler_type_e sched = rl::sched_random;
@@ -723,7 +776,7 @@ int main(int argc, char **argv)
             clients_given = true;
             if (!c) {
                 fprintf(stderr, "locklab-check: unknown client '%s' (valid: counter, nested, trylock, mixed, timed, sem-mutex, "
-                                "sem-handoff, cond-signal, cond-broadcast, abandon, barrier, locks, all; rw, rw-try, rw-timed, rw-reuse, rws)\n", v);
+                                "sem-handoff, cond-signal, cond-broadcast, abandon, barrier, reuse, locks, all; rw, rw-try, rw-timed, rw-reuse, rws)\n", v);
                 return 2;
             }
             i++;
@@ -794,7 +847,8 @@ int main(int argc, char **argv)
             the_case.client = c;
             the_case.acquisitions = acquisitions;
             for (int t = 0; t < nthreads; t++)
-                (run_case<lock_test>(specs[s], c, threads[t], opts) ? passed : failed)++;
+                if (c != REUSE || threads[t] == 3) /* reuse: 3 threads only */
+                    (run_case<lock_test>(specs[s], c, threads[t], opts) ? passed : failed)++;
         }
     for (int s = 0; s < nrw; s++)
         for (int c = NALL; c < NRW; c++) {

@@ -90,6 +90,9 @@ if [ "$mode" = quick ]; then
         --iterations "$ITER" --hold 3
     echo "== rwgate: destroy right after unlock (a new lock in the memory), bounded exhaustive"
     run --rwlock rwgate-park --rwlock rwgate-stp --client rw-reuse --threads 3 --sched bound
+    echo "== destroy right after a hand-over (a new lock in the memory), the hand-over families, $((ITER * 10)) executions"
+    run --lock mcs-park --lock clh-stp --lock twa-stp --lock hemlock-park --lock reciprocating-park --lock cna-stp \
+        --lock standby --client reuse --threads 3 --sched random --iterations "$((ITER * 10))"
     summary
     exit
 fi
@@ -121,6 +124,11 @@ done
 echo "== random: every lock client, 3 threads x 2 acquisitions, $ITER executions"
 for s in $specs; do
     run --lock "$s" --client locks --threads 3 --acquisitions 2 --sched random --iterations "$ITER"
+done
+
+echo "== destroy right after a hand-over (a new lock in the memory), bounded exhaustive, every spec"
+for s in $specs; do
+    run --lock "$s" --client reuse --threads 3 --sched bound
 done
 
 echo "== long critical sections (--hold 10: the holder yields 10 times), every lock client, 3 threads x 2 acquisitions, $ITER executions"
