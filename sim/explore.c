@@ -120,7 +120,7 @@ int sim_explore(const explore_options *o)
     ll_spec spec_a, spec_b;
     if (parse_spec(o->lock, &spec_a, err, sizeof err) != 0) {
         fprintf(stderr, "locklab-sim: %s (or a broken lock: broken-relaxed-tas, broken-test-then-set, "
-                        "broken-relaxed-ticket)\n", err);
+                        "broken-relaxed-ticket, broken-late-release)\n", err);
         return 2;
     }
     /* mixed: a lock of another algorithm, as in the validator */

@@ -66,6 +66,27 @@ static void relaxed_ticket_release(void *s, ll_wait_policy *wp)
     ll_store_relaxed(&t->grant, ll_load_relaxed(&t->grant) + 1); /* BROKEN on purpose: must be release */
 }
 
+/* tas with a correct acquire whose release touches the word again after its releasing store:
+ * the next holder's word freed under it, or, destroyed right after the next holder left, a new
+ * lock in the same memory (the model checker's reuse client). */
+static void late_tas_acquire(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    while (ll_xchg((ll_atomic_u32 *)s, 1, LL_ACQUIRE) != 0) /* acquire: pairs with late_release */
+        ll_pause();
+}
+static bool late_tas_try(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    return ll_xchg((ll_atomic_u32 *)s, 1, LL_ACQUIRE) == 0; /* acquire: as above */
+}
+static void late_release(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    ll_store_release((ll_atomic_u32 *)s, 0); /* release: pairs with the acquire exchange */
+    ll_store_relaxed((ll_atomic_u32 *)s, 0); /* BROKEN on purpose: after the hand-over store */
+}
+
 static const ll_lock_ops broken_locks[] = {
     {.name = "broken-relaxed-tas",
      .summary = "tas with a relaxed acquire exchange",
@@ -88,6 +109,13 @@ static const ll_lock_ops broken_locks[] = {
      .acquire = relaxed_ticket_acquire,
      .try_acquire = relaxed_ticket_try,
      .release = relaxed_ticket_release},
+    {.name = "broken-late-release",
+     .summary = "tas whose release stores the free word twice (the second after the hand-over)",
+     .policies = LL_SPIN_ONLY,
+     .state_bytes = sizeof(ll_atomic_u32),
+     .acquire = late_tas_acquire,
+     .try_acquire = late_tas_try,
+     .release = late_release},
 };
 enum { NBROKEN = sizeof broken_locks / sizeof broken_locks[0] };
 

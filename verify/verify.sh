@@ -55,6 +55,8 @@ too_big='^(clh-park|twa-park|lifocr-park|mcscr-park|mcscr-stp|mcscr-astp|cna-par
 echo "== the deliberately broken locks must be caught"
 run --broken broken-relaxed-tas --broken broken-test-then-set --broken broken-relaxed-ticket \
     --client counter --sched full --expect-fail
+echo "== a release that touches the lock after its hand-over must be caught (a new lock in the memory)"
+run --broken broken-late-release --client reuse --threads 3 --sched bound --expect-fail
 echo "== the deliberately broken rwlock (readers test the writer flag, then enter) must be caught"
 run --rwlock broken-rw-test-then-add --client rw --threads 2 --sched full --expect-fail
 echo "== parkinglot without its naps (--untimed-parks) must lose a wake-up: the release that misses an announcement"
@@ -126,9 +128,9 @@ for s in $specs; do
     run --lock "$s" --client locks --threads 3 --acquisitions 2 --sched random --iterations "$ITER"
 done
 
-echo "== destroy right after a hand-over (a new lock in the memory), bounded exhaustive, every spec"
+echo "== destroy right after a hand-over (a new lock in the memory), every spec, $((ITER * 10)) executions"
 for s in $specs; do
-    run --lock "$s" --client reuse --threads 3 --sched bound
+    run --lock "$s" --client reuse --threads 3 --sched random --iterations "$((ITER * 10))"
 done
 
 echo "== long critical sections (--hold 10: the holder yields 10 times), every lock client, 3 threads x 2 acquisitions, $ITER executions"
