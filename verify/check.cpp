@@ -242,6 +242,28 @@ static void take_a_once(shared *d)
     lut_release(&lock_a);
 }
 
+/* The reuse clients' thread 1, done with the old lock (destroyed): a new lock of spec in the
+ * same memory, published to thread 2 by placed.  ll_lock_place zeroes the state and runs the
+ * lock's init, whose stores through the atomics reset the modelled words (a lock without init,
+ * zeros are free, keeps its words' values, which its last release left free); wp NULL keeps
+ * the old wait policy, which the other threads read. */
+static void place_anew(const ll_spec *spec, void *state, ll_wait_policy *wp, ll_atomic_u32 *placed)
+{
+    char err[256];
+    if (ll_lock_place(spec, LL_DEFAULTS_FIXED, state, wp, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "locklab-check: %s\n", err);
+        exit(2);
+    }
+    ll_store_release(placed, 1); /* release: the placed lock to thread 2's acquire load */
+}
+
+/* The reuse clients' thread 2: waits until thread 1 has placed the new lock. */
+static void wait_placed(ll_atomic_u32 *placed)
+{
+    while (!ll_load_acquire(placed)) /* acquire: the placed lock; pairs with place_anew's release */
+        ll_pause();
+}
+
 /* reuse (3 threads only; the client comment). */
 static void reuse_thread(shared *d, unsigned index)
 {
@@ -257,20 +279,10 @@ static void reuse_thread(shared *d, unsigned index)
         RL_ASSERT(d->counter_a($) == 1);
         lut_release(&lock_a);
         lut_destroy(&lock_a);
-        /* the new lock in the same memory, as lut_place but keeping the wait policy, which the
-         * others read: ll_lock_place zeroes the state and runs the lock's init, whose stores
-         * through the atomics reset the modelled words; a lock without init (zeros are free)
-         * keeps its words' values, which its last release left free */
-        char err[256];
-        if (ll_lock_place(&the_case.a, LL_DEFAULTS_FIXED, lock_a.state, NULL, NULL, err, sizeof err) != 0) {
-            fprintf(stderr, "locklab-check: %s\n", err);
-            exit(2);
-        }
-        ll_store_release(&d->placed, 1); /* release: the placed lock to thread 2's acquire load */
+        place_anew(&the_case.a, lock_a.state, NULL, &d->placed);
         take_a_once(d);
     } else {
-        while (!ll_load_acquire(&d->placed)) /* acquire: the placed lock; pairs with thread 1's release */
-            ll_pause();
+        wait_placed(&d->placed);
         take_a_once(d);
     }
 }
@@ -527,13 +539,10 @@ static void rw_reuse_thread(rw_shared *d, unsigned index)
         }
         if (the_rw.ops->desc->destroy)
             the_rw.ops->desc->destroy(rw_lock.state);
-        char err[256];
-        ll_lock_place(&the_rw.spec, LL_DEFAULTS_FIXED, rw_lock.state, &rw_lock.wp, NULL, err, sizeof err);
-        ll_store_release(&d->placed, 1); /* release: the placed lock to thread 2's acquire load */
+        place_anew(&the_rw.spec, rw_lock.state, &rw_lock.wp, &d->placed);
         rw_write_once(d);
     } else {
-        while (!ll_load_acquire(&d->placed)) /* acquire: the placed lock; pairs with thread 1's release */
-            ll_pause();
+        wait_placed(&d->placed);
         rw_write_once(d);
     }
 }
