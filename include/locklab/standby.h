@@ -15,6 +15,7 @@ typedef struct ll_standby_lock {
 } ll_standby_lock;
 #define LL_STANDBY_INITIALIZER { LL_ATOMIC_INIT(0), LL_ATOMIC_INIT(0) }
 #define LL_STANDBY_ACT 1u
+#define LL_STANDBY_PARKED 4u /* state: waiters may be parked (a hint) */
 
 /* Tunables (standby.c says why each is what it is); each may be overridden at build time
  * (-DLL_STANDBY_ROTATE_NS=0 ...: docs/performance.md, "What each part buys"). */
@@ -42,6 +43,9 @@ typedef struct ll_standby_lock {
 #ifndef LL_STANDBY_NUMA_NS
 #define LL_STANDBY_NUMA_NS 2000000u     /* a parked waiter on another socket waits at most this long for the role */
 #endif
+#ifndef LL_STANDBY_TURN_OPS
+#define LL_STANDBY_TURN_OPS 2000u       /* a thread's turn: then, if others are parked, it parks at the back (0: no turns) */
+#endif
 #ifndef LL_STANDBY_WOKEN_YIELDS
 #define LL_STANDBY_WOKEN_YIELDS 7u      /* ll_standby_acquire_woken: yielding rounds before the slow path */
 #endif
@@ -58,7 +62,8 @@ LL_INLINE void ll_standby_init(ll_standby_lock *l)
     ll_store_relaxed(&l->locked, 0);
     ll_store_relaxed(&l->state, 0);
 }
-void ll_standby_acquire_slow(ll_standby_lock *l);
+/* The fast path's CAS failed: acquire.  True if the caller parked on the way (a new turn, below). */
+bool ll_standby_acquire_slow(ll_standby_lock *l);
 /* Timed acquire: true if we own the lock, false if deadline_ns (ll_now_ns clock) passed first. */
 bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns);
 void ll_standby_release_slow(ll_standby_lock *l);
@@ -69,14 +74,47 @@ bool ll_standby_try_acquire(ll_standby_lock *l);
  * before the ordinary slow path would park it at once: each woken thread would otherwise
  * cost a second wake-up (standby.c, "Condition variables"). */
 void ll_standby_acquire_woken(ll_standby_lock *l);
+/* The caller holds l and its turn is over (ll_standby_turn_ends): release l, swap places with
+ * the eldest waiter parked on it (standby.c, "Turns"), then acquire l again. */
+void ll_standby_requeue(ll_standby_lock *l);
+
+/* The calling thread's count of the acquisitions it made by the fast path while others were
+ * parked, since it last parked (one count per translation unit that acquires standby locks
+ * inline: each resets its own when ll_standby_acquire_slow says the thread parked). */
+typedef struct ll_standby_turn_count {
+    uint32_t acquisitions;
+} ll_standby_turn_count;
+LL_THREAD_ELEMENT(ll_standby_turn_count, ll_standby_turn, {0})
+/* Count one fast-path acquisition made while others were parked: true when it is the
+ * LL_STANDBY_TURN_OPS-th, which ends the caller's turn. */
+LL_INLINE bool ll_standby_turn_tick(void)
+{
+    if (LL_STANDBY_TURN_OPS == 0)
+        return false; /* turns off (an ablation: docs/performance.md) */
+    ll_standby_turn_count *t = ll_standby_turn();
+    if (++t->acquisitions < LL_STANDBY_TURN_OPS)
+        return false;
+    t->acquisitions = 0;
+    return true;
+}
+/* After a fast-path acquisition of l: true when it ends the caller's turn (then ll_standby_requeue). */
+LL_INLINE bool ll_standby_turn_ends(ll_standby_lock *l)
+{
+    /* relaxed: a hint */
+    return LL_UNLIKELY(ll_load_relaxed(&l->state) & LL_STANDBY_PARKED) && ll_standby_turn_tick();
+}
 
 LL_INLINE void ll_standby_acquire(ll_standby_lock *l, ll_wait_policy *wp)
 {
     (void)wp; /* its own waiting (standby.c) */
     uint32_t free_ = 0;
     /* acquire: pairs with the releasing store (ll_standby_release, release_slow) */
-    if (LL_UNLIKELY(!ll_cas(&l->locked, &free_, 1, LL_ACQUIRE)))
-        ll_standby_acquire_slow(l);
+    if (LL_UNLIKELY(!ll_cas(&l->locked, &free_, 1, LL_ACQUIRE))) {
+        if (ll_standby_acquire_slow(l))
+            ll_standby_turn()->acquisitions = 0; /* it parked: a new turn */
+    } else if (LL_UNLIKELY(ll_standby_turn_ends(l))) {
+        ll_standby_requeue(l);
+    }
 }
 LL_INLINE void ll_standby_release(ll_standby_lock *l, ll_wait_policy *wp)
 {

@@ -99,7 +99,9 @@ extern lp_config lp_cfg;
  * word's bit 0 is 0 unless a waiter may sleep (acr's SLEEPING, parkinglot's parked, standby's ACT; always 0 for
  * tas and ttas), and then a release is a store of 0 to the first word.  So the entry points'
  * fast path is one CAS and one load + store whatever the kind, and the kind only picks the slow
- * path (the lock's own acquire, or its own release when bit 0 is set). */
+ * path (the lock's own acquire, or its own release when bit 0 is set).  After the CAS, the lock
+ * path also tests the second word's bit 2 (standby's PARKED: a turn's count, standby.h; for the
+ * other kinds the cold call it makes then does nothing). */
 enum { LP_FAST_NONE = 0, LP_FAST_ACR = 1, LP_FAST_WORD = 2, LP_FAST_PARKINGLOT = 3, LP_FAST_STANDBY = 4, LP_FAST_OPS = 5 };
 extern ll_atomic_u32 lp_fast;
 

@@ -52,7 +52,8 @@ static LL_COLD int lock_inline_contended(lp_mutex *m, uint32_t fast)
             goto held;
     }
     if (fast == LP_FAST_STANDBY) {
-        ll_standby_acquire_slow(standby_of(m));
+        if (ll_standby_acquire_slow(standby_of(m)))
+            ll_standby_turn()->acquisitions = 0; /* it parked: a new turn (standby.h) */
     } else if (fast == LP_FAST_PARKINGLOT) {
         ll_parkinglot_acquire_slow(parkinglot_of(m));
     } else if (fast == LP_FAST_ACR) {
@@ -64,6 +65,16 @@ static LL_COLD int lock_inline_contended(lp_mutex *m, uint32_t fast)
 held:
     ll_store_release(&m->owner, lp_self_id()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
     return 0;
+}
+
+/* A fast-path acquisition found bit 2 of the waiter word set (config.h): for standby, waiters
+ * are parked, and this acquisition counts towards the end of the thread's turn (standby.h,
+ * ll_standby_turn_ends); the one that ends it requeues: the thread releases the lock, parks at
+ * the back of its waiters, and acquires it again when woken. */
+static LL_COLD void lock_inline_parked(lp_mutex *m, uint32_t fast)
+{
+    if (fast == LP_FAST_STANDBY && ll_standby_turn_tick())
+        ll_standby_requeue(standby_of(m));
 }
 
 /* The inline fast path's release found work: deferred wake-ups, or a waiter word saying the lock's
@@ -179,6 +190,8 @@ LL_INLINE int mutex_lock(pthread_mutex_t *pm, void *c11_pc, bool c11)
     ll_rmw_lead(word_of(m)); /* the CAS may follow the last unlock's RMW-free release: atomics.h; 1.2 ns here */
     if (LL_UNLIKELY(!word_try_acquire(m)))
         return lock_inline_contended(m, fast);
+    if (LL_UNLIKELY(ll_load_relaxed(waiter_word_of(m)) & LL_STANDBY_PARKED)) /* relaxed: a hint */
+        lock_inline_parked(m, fast);
     ll_store_release(&m->owner, lp_self_id()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
     return 0;
 }

@@ -61,6 +61,11 @@
  *   (x,WAKING) -> (x,SPIN|HOME=ours) the woken waiter takes the role (or, if an
  *                                  arrival took it meanwhile, clears WAKING)
  *   (1,x) -> (1,x|PARKED)          a waiter parks (under its bucket's lock)
+ *   (x,PARKED) -> (x,PARKED|WAKING) a thread whose turn is over (it released the
+ *                                  lock, which may now be free) parks at the
+ *                                  back and wakes the eldest into the vacant
+ *                                  role (sb_swap; role taken: wakes it to
+ *                                  compete, the word unchanged)
  *
  * Acquire (slow path, the CAS failed): the standby spins on locked (a try,
  * then PAUSE for PAUSE_NS, then yield between looks) and takes the lock by
@@ -97,6 +102,22 @@
  * since release_slow last ran (TIRED: a critical section longer than
  * BUDGET_NS would otherwise wake a standby, to spin for BUDGET_NS in vain, per
  * parking arrival).
+ * Turns: the rotation above moves threads through the role, but a running
+ * thread that keeps winning the lock's CAS never reaches the slow path, and on
+ * an oversubscribed machine (256 threads on 2 CPUs) one such run can last a
+ * time slice: per-thread counts over 5 s then differ by 2-5x.  So every
+ * thread's turn is bounded: its TURN_OPS-th fast-path acquisition made while
+ * others are parked (ll_standby_turn_ends: the PARKED bit, read after the CAS
+ * from the line the CAS owns, and a per-thread count) releases the lock again
+ * and parks at the back of the queue, swapping places with the eldest parked
+ * waiter, which it wakes into the role if the role is vacant, else to compete
+ * (ARRIVE): one thread leaves the active set and one joins it, on the CPU it
+ * leaves, so the lock does not idle for a wake-up.  With nobody else parked
+ * it competes on.  Each thread thus gets at most TURN_OPS acquisitions per
+ * pass of the queue (max/min over 5 s at 256 threads on 2 CPUs: about 1.5
+ * instead of about 3, docs/performance.md); a turn costs one park and one
+ * wake-up per TURN_OPS acquisitions.  Uncontended, the check is one load and
+ * one branch after the CAS.
  * NUMA: the waiter woken into the role is the eldest parked one on the
  * waker's socket (among the lock's next 16), unless the eldest has waited
  * NUMA_NS: the lock stays on one socket for up to NUMA_NS at a time.  On a
@@ -144,7 +165,8 @@
  * a parked waiter, once eldest (socket-local ones may go first for NUMA_NS),
  * is handed the lock after FAIR_NS at the bucket timer's next expiry; parked waiters are woken in FIFO order (socket-local
  * first for at most NUMA_NS); running threads yield the role after
- * TENURE_NS.  Measured per-thread max/min: docs/performance.md.
+ * TENURE_NS, and the lock after TURN_OPS acquisitions by the fast path while
+ * others are parked.  Measured per-thread max/min: docs/performance.md.
  * Footprint: 8 bytes per lock; a 128-B queue-node slot per parked thread (48 B
  * used); the table, 256 x 64 B = 16 KiB, shared by all locks.  Policies: its
  * own (spin, then park in the table), registered as spin.
@@ -153,10 +175,11 @@
 #include "locklab/standby.h"
 #include "park_table.h"
 
-enum { ACT = LL_STANDBY_ACT, SPIN = 2u, PARKED = 4u, IMPATIENT = 8u, GRANTED = 16u, WAKING = 32u, TIRED = 64u };
+enum { ACT = LL_STANDBY_ACT, SPIN = 2u, PARKED = LL_STANDBY_PARKED, IMPATIENT = 8u, GRANTED = 16u, WAKING = 32u, TIRED = 64u };
 enum { ROLES = SPIN | WAKING | IMPATIENT, GEN_SHIFT = 8, GEN_MASK = 0xffffu << GEN_SHIFT };
 enum { HOME_SHIFT = 24, HOME_MASK = 0xfu << HOME_SHIFT };
-enum { STANDBY = 1, HANDOFF = 2 }; /* a parked waiter's token: woken into the standby role, or handed the lock */
+enum { STANDBY = 1, HANDOFF = 2, ARRIVE = 3 }; /* a parked waiter's token: woken into the standby role, handed the
+                                                * lock, or woken to compete (a thread whose turn ended swapped with it) */
 enum { CLOCK_EVERY = 16, NUMA_LOOK = 16 };
 
 /* This process's fork generation, as the state word keeps it. */
@@ -199,6 +222,7 @@ static bool sb_foreign(uint32_t s) { return (s & HOME_MASK) != 0 && ll_topology_
 
 static pt_waiter *sb_pick(ll_standby_lock *l, pt_bucket *b, pt_waiter **pick_prev, bool *more);
 static ll_parker *sb_pass_role(ll_standby_lock *l, pt_bucket *b, pt_waiter *self);
+static bool sb_swap(ll_standby_lock *l, pt_bucket *b, uint32_t s, ll_parker **wake);
 
 /* ---- parking (park_table.h) ---------------------------------------------------------- */
 
@@ -212,36 +236,40 @@ static bool sb_busy(void *p)
 /* ... and l's last parked waiter left: (x,PARKED) -> (x,0), under the bucket lock. */
 static void sb_last_left(void *p) { sb_change((ll_standby_lock *)p, 0, PARKED, 0, LL_RELAXED); }
 
-enum { SB_RETRY = 0, SB_STANDBY = 1, SB_TIMED_OUT = 2, SB_HANDED = 3 };
+enum { SB_RETRY = 0, SB_STANDBY = 1, SB_TIMED_OUT = 2, SB_HANDED = 3, SB_NOT_PARKED = 4 };
 
 /* Announce (PARKED) and park in l's bucket if l is still held, until a release or an arrival
  * wakes us into the standby role, or deadline_ns.  again: we parked before in this acquisition
  * (since is when we first did): we go back to our place by since, not to the back.  arriving:
  * we are not a standby that gave its role up; if the role is vacant, we wake the eldest into it
- * (sb_pass_role).  Returns SB_STANDBY (woken: WAKING was set for us), SB_HANDED (the lock is
- * ours), SB_RETRY (not parked, or left after a nap) or SB_TIMED_OUT. */
-static int sb_park(ll_standby_lock *l, uint64_t since, bool again, bool arriving, uint64_t deadline_ns)
+ * (sb_pass_role).  yielding: our turn is over (header, "Turns"): we park even if l is free,
+ * having swapped places with the eldest parked waiter (sb_swap).  Returns SB_STANDBY (woken:
+ * WAKING was set for us), SB_HANDED (the lock is ours), SB_RETRY (woken to compete, or left
+ * after a nap), SB_TIMED_OUT, or SB_NOT_PARKED (l was free; yielding: nobody else is parked). */
+static int sb_park(ll_standby_lock *l, uint64_t since, bool again, bool arriving, bool yielding, uint64_t deadline_ns)
 {
     pt_bucket *b = pt_bucket_of(l);
     pt_lock(b);
     /* seq_cst (RMW and load): our announcement, then the check that l is still held: the
      * waiter's half of a Dekker pair whose releaser's half (load state, store locked) has no
-     * fence; a release that misses us is found by our naps (header).  (1,x) -> (1,x|PARKED) */
+     * fence; a release that misses us is found by our naps (header).  (x,y) -> (x,y|PARKED) */
     uint32_t old = sb_change(l, PARKED, 0, 0, LL_SEQ_CST);
-    if (ll_load(&l->locked, LL_SEQ_CST) == 0) {
+    ll_parker *p = NULL;
+    if (yielding ? !sb_swap(l, b, old, &p) : ll_load(&l->locked, LL_SEQ_CST) == 0) {
         pt_unlock(b); /* PARKED stays, a hint: a release with nobody to wake clears it */
-        return SB_RETRY;
+        return SB_NOT_PARKED;
     }
     pt_waiter *w = pt_enqueue(b, l, since, again, (int32_t)ll_current_socket());
-    ll_parker *p = NULL;
-    if (arriving && (old & PARKED) && !(old & (SPIN | WAKING | TIRED)) && !sb_foreign(old))
+    if (!yielding && arriving && (old & PARKED) && !(old & (SPIN | WAKING | TIRED)) && !sb_foreign(old))
         p = sb_pass_role(l, b, w);
     pt_unlock(b);
     ll_wake(p); /* after the bucket's release, as release_slow's */
     int slept = pt_sleep(b, w, l, deadline_ns, LL_STANDBY_NAP_NS, LL_STANDBY_NAP_MAX_NS, sb_busy, sb_last_left);
-    bool handed = slept == PT_WOKEN && ll_load_relaxed(&w->token) == HANDOFF; /* relaxed: pt_token_set acquired it */
+    uint32_t token = ll_load_relaxed(&w->token); /* relaxed: pt_token_set acquired it */
     ll_qnode_put(w); /* out of the list either way: a waker unlinked it, or pt_sleep did */
-    return handed ? SB_HANDED : slept == PT_WOKEN ? SB_STANDBY : slept == PT_TIMED_OUT ? SB_TIMED_OUT : SB_RETRY;
+    if (slept == PT_WOKEN)
+        return token == HANDOFF ? SB_HANDED : token == STANDBY ? SB_STANDBY : SB_RETRY;
+    return slept == PT_TIMED_OUT ? SB_TIMED_OUT : SB_RETRY;
 }
 
 /* ---- acquire --------------------------------------------------------------------------- */
@@ -318,20 +346,23 @@ static bool sb_standby_wait(ll_standby_lock *l, uint64_t spin_from, uint32_t rou
     return true;
 }
 
-bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
+/* Acquire l by deadline_ns; yielding: the caller's turn is over, so it parks first (header,
+ * "Turns").  *slept: it parked (its turn starts anew). */
+static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, bool *slept)
 {
     sb_tenure *me = sb_me();
     bool standby = false;
     uint64_t since = 0, spin_from = 0, spun = 0;
     uint32_t rounds = 0, arrivals = 0;
     for (;;) {
-        bool arriving = false; /* this turn is an arrival's (not the standby's) */
-        if (ll_standby_try_acquire(l)) {
+        bool arriving = yielding; /* this round is an arrival's (not the standby's) */
+        if (yielding) {
+            /* our turn is over: to the back of the queue at once (header, "Turns") */
+        } else if (ll_standby_try_acquire(l)) {
             if (standby) /* (1,SPIN|x) -> (1,x): the role is vacant again */
                 sb_change(l, 0, SPIN | IMPATIENT, 0, LL_RELAXED);
             return true;
-        }
-        if (standby) {
+        } else if (standby) {
             bool owner = false;
             if (sb_standby_wait(l, spin_from, ++rounds, &spun, deadline_ns, &owner))
                 continue;
@@ -368,7 +399,9 @@ bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
         bool again = since != 0; /* parked before: back to our place by since */
         if (!again)
             since = ll_now_ns();
-        int r = sb_park(l, since, again, arriving, deadline_ns);
+        int r = sb_park(l, since, again, arriving, yielding, deadline_ns);
+        yielding = false;
+        *slept |= r != SB_NOT_PARKED;
         me->active_from = ll_now_ns();
         arrivals = 0;
         if (r == SB_HANDED) /* handed over: locked was kept for us */
@@ -385,7 +418,25 @@ bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
     }
 }
 
-LL_COLD void ll_standby_acquire_slow(ll_standby_lock *l) { ll_standby_acquire_until(l, LL_NO_DEADLINE); }
+bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
+{
+    bool slept = false;
+    return sb_acquire(l, deadline_ns, false, &slept);
+}
+
+LL_COLD bool ll_standby_acquire_slow(ll_standby_lock *l)
+{
+    bool slept = false;
+    sb_acquire(l, LL_NO_DEADLINE, false, &slept);
+    return slept;
+}
+
+LL_COLD void ll_standby_requeue(ll_standby_lock *l)
+{
+    bool slept = false;
+    ll_standby_release(l, NULL);
+    sb_acquire(l, LL_NO_DEADLINE, true, &slept);
+}
 
 void ll_standby_acquire_woken(ll_standby_lock *l)
 {
@@ -464,6 +515,35 @@ static ll_parker *sb_pass_role(ll_standby_lock *l, pt_bucket *b, pt_waiter *self
     return sb_wake_into_role(l, b, w, prev, true, now);
 }
 
+/* A thread whose turn is over (under the bucket lock, about to park at the back; s: the state
+ * before its announcement) swaps places with the eldest parked waiter (header, "Turns"): a waiter
+ * already being woken into the role (WAKING: usually by the release that ended the turn) is the
+ * swap; else it wakes the eldest into the vacant role, (x,PARKED) -> (x,PARKED|WAKING), or, the
+ * role taken, to compete (ARRIVE).  False if nobody else is parked (then the caller competes on);
+ * *wake: the parker to wake after the bucket's release, or NULL. */
+static bool sb_swap(ll_standby_lock *l, pt_bucket *b, uint32_t s, ll_parker **wake)
+{
+    pt_waiter *prev = NULL;
+    bool more;
+    pt_waiter *w = sb_pick(l, b, &prev, &more);
+    *wake = NULL;
+    if (w == NULL)
+        return false;
+    if (s & WAKING)
+        return true;
+    uint64_t now = ll_now_ns();
+    if (!(s & SPIN) && !sb_foreign(s) && !pt_fair_would_be_due(&b->stamp[1], w, now, LL_STANDBY_FAIR_NS))
+        *wake = sb_wake_into_role(l, b, w, prev, true, now); /* NULL if a role was taken meanwhile */
+    if (*wake != NULL)
+        return true;
+    pt_unlink(b, w, prev);
+    *wake = ll_plain_load(&w->parker); /* before the token store: then the node may be reused */
+    /* release: our reads of w's node (above, sb_pick's) before w reuses it; pairs with the
+     * acquire in pt_token_set */
+    ll_store_release(&w->token, ARRIVE);
+    return true;
+}
+
 /* ACT was set: we hold the lock. */
 LL_COLD void ll_standby_release_slow(ll_standby_lock *l)
 {
@@ -522,7 +602,8 @@ const ll_lock_ops ll_lock_standby = {
     .summary = "two words, a store release; one spinning waiter (the standby), the others parked FIFO in a global "
         "address-hashed table and rotated through the standby role",
     .fairness = "none short-term (barging); the standby waits at most patience (0.1 ms) + one critical section; parked "
-        "waiters woken FIFO (socket-local first for 2 ms), one parked 4 ms handed the lock at its bucket's fair timer",
+        "waiters woken FIFO (socket-local first for 2 ms), one parked 4 ms handed the lock at its bucket's fair timer; a "
+        "running thread goes to the back after 2000 acquisitions made while others are parked",
     .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF | LL_CAP_FORK_SAFE | LL_CAP_WAKE_INTO_HELD,
     .state_bytes = sizeof(ll_standby_lock), .lock_bytes = sizeof(ll_standby_lock), .waiter_bytes = sizeof(pt_waiter),
     .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
