@@ -55,12 +55,17 @@ static bool release_needs_holder(void) { return ll_lock_holder_releases(lp_cfg.o
 static LL_COLD void acquire_profiled(lock_ref r)
 {
     bool contended = !ops_try_acquire(r);
-    uint64_t wait_ns = 0;
+    uint64_t t0 = contended ? ll_now_ns() : 0, wait_ns = 0;
     if (contended) {
-        uint64_t t0 = ll_now_ns();
         ops_acquire(r);
-        wait_ns = ll_now_ns() - t0;
+    } else if (r.ops == &ll_lock_standby && ll_standby_turn_ends((ll_standby_lock *)r.state)) {
+        /* the try took standby by its CAS: the turn it ends goes back to the queue, as on the
+         * fast path (mutex.c, lock_inline_parked), and its wait counts as contended */
+        contended = true, t0 = ll_now_ns();
+        ll_standby_requeue((ll_standby_lock *)r.state);
     }
+    if (contended)
+        wait_ns = ll_now_ns() - t0;
     lp_profile_acquired(r.prof, contended, wait_ns);
 }
 

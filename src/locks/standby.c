@@ -105,19 +105,21 @@
  * Turns: the rotation above moves threads through the role, but a running
  * thread that keeps winning the lock's CAS never reaches the slow path, and on
  * an oversubscribed machine (256 threads on 2 CPUs) one such run can last a
- * time slice: per-thread counts over 5 s then differ by 2-5x.  So every
+ * time slice: per-thread counts over 5 s then differ by 2.5x and more.  So every
  * thread's turn is bounded: its TURN_OPS-th fast-path acquisition made while
  * others are parked (ll_standby_turn_ends: the PARKED bit, read after the CAS
  * from the line the CAS owns, and a per-thread count) releases the lock again
  * and parks at the back of the queue, swapping places with the eldest parked
  * waiter, which it wakes into the role if the role is vacant, else to compete
- * (ARRIVE): one thread leaves the active set and one joins it, on the CPU it
- * leaves, so the lock does not idle for a wake-up.  With nobody else parked
- * it competes on.  Each thread thus gets at most TURN_OPS acquisitions per
- * pass of the queue (max/min over 5 s at 256 threads on 2 CPUs: about 1.5
- * instead of about 3, docs/performance.md); a turn costs one park and one
- * wake-up per TURN_OPS acquisitions.  Uncontended, the check is one load and
- * one branch after the CAS.
+ * (ARRIVE); a waiter already being woken into the role (usually by the
+ * release that ended the turn) is the swap.  One thread leaves the active set
+ * and one joins it, on the CPU it leaves, so the lock does not idle for a
+ * wake-up.  With nobody else parked it competes on.  The count restarts when
+ * the thread parks, so each gets at most TURN_OPS fast-path acquisitions per
+ * pass of the queue (max/min over 5 s at 256 threads on 2 CPUs: 1.7 instead
+ * of 2.5, at the same throughput, docs/performance.md); a turn costs one park
+ * and at most one wake-up per TURN_OPS acquisitions.  Uncontended, the check
+ * is one load and one branch after the CAS.
  * NUMA: the waiter woken into the role is the eldest parked one on the
  * waker's socket (among the lock's next 16), unless the eldest has waited
  * NUMA_NS: the lock stays on one socket for up to NUMA_NS at a time.  On a
