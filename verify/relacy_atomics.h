@@ -321,6 +321,10 @@ template <class A> inline word_t<A> faa(A *p, word_t<A> d, ll_order o, rl::debug
 #define LL_THREAD_ELEMENT(T, name, ...)                                                          \
     static const char name##_tag = 0;                                                            \
     LL_INLINE T *name(void) { return (T *)ll_model_thread_element(&name##_tag, sizeof(T)); }
+#define LL_THREAD_ELEMENT_EXTERN(T, name)                                                        \
+    extern const char name##_tag;                                                                \
+    LL_INLINE T *name(void) { return (T *)ll_model_thread_element(&name##_tag, sizeof(T)); }
+#define LL_THREAD_ELEMENT_DEFINE(T, name, ...) const char name##_tag = 0;
 #define LL_ELEMENT_REUSE() ll_model_element_reuse()
 
 #endif /* LOCKLAB_VERIFY_RELACY_ATOMICS_H */

@@ -249,6 +249,16 @@ LL_INLINE ll_thread *ll_self_if_any(void) { return ll_self_tls; }
     static __thread T name##_tls __attribute__((tls_model("initial-exec"))) = __VA_ARGS__;      \
     LL_INLINE T *name(void) { return &name##_tls; }
 #endif
+/* LL_THREAD_ELEMENT_EXTERN(T, name) declares in a header the same `T *name(void)` for an
+ * element that every translation unit shares (an inline fast path's and its slow path's);
+ * LL_THREAD_ELEMENT_DEFINE(T, name, zero) defines it in one unit.  Natively an exported
+ * initial-exec __thread variable; the backends that define LL_THREAD_ELEMENT define these. */
+#ifndef LL_THREAD_ELEMENT_EXTERN
+#define LL_THREAD_ELEMENT_EXTERN(T, name)                                                        \
+    extern __thread T name##_tls __attribute__((tls_model("initial-exec")));                     \
+    LL_INLINE T *name(void) { return &name##_tls; }
+#define LL_THREAD_ELEMENT_DEFINE(T, name, ...) __thread T name##_tls __attribute__((tls_model("initial-exec"))) = __VA_ARGS__;
+#endif
 
 /* LL_ELEMENT_REUSE(): the calling thread starts a new use of its per-thread element: by
  * the algorithm's protocol every other thread's access to it from the previous use is

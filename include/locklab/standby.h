@@ -62,8 +62,7 @@ LL_INLINE void ll_standby_init(ll_standby_lock *l)
     ll_store_relaxed(&l->locked, 0);
     ll_store_relaxed(&l->state, 0);
 }
-/* The fast path's CAS failed: acquire.  True if the caller parked on the way (a new turn, below). */
-bool ll_standby_acquire_slow(ll_standby_lock *l);
+void ll_standby_acquire_slow(ll_standby_lock *l);
 /* Timed acquire: true if we own the lock, false if deadline_ns (ll_now_ns clock) passed first. */
 bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns);
 void ll_standby_release_slow(ll_standby_lock *l);
@@ -79,12 +78,11 @@ void ll_standby_acquire_woken(ll_standby_lock *l);
 void ll_standby_requeue(ll_standby_lock *l);
 
 /* The calling thread's count of the acquisitions it made by the fast path while others were
- * parked, since it last parked (one count per translation unit that acquires standby locks
- * inline: each resets its own when ll_standby_acquire_slow says the thread parked). */
+ * parked, since it last parked on a standby lock (the slow path restarts it). */
 typedef struct ll_standby_turn_count {
     uint32_t acquisitions;
 } ll_standby_turn_count;
-LL_THREAD_ELEMENT(ll_standby_turn_count, ll_standby_turn, {0})
+LL_THREAD_ELEMENT_EXTERN(ll_standby_turn_count, ll_standby_turn)
 /* Count one fast-path acquisition made while others were parked: true when it is the
  * LL_STANDBY_TURN_OPS-th, which ends the caller's turn. */
 LL_INLINE bool ll_standby_turn_tick(void)
@@ -109,12 +107,10 @@ LL_INLINE void ll_standby_acquire(ll_standby_lock *l, ll_wait_policy *wp)
     (void)wp; /* its own waiting (standby.c) */
     uint32_t free_ = 0;
     /* acquire: pairs with the releasing store (ll_standby_release, release_slow) */
-    if (LL_UNLIKELY(!ll_cas(&l->locked, &free_, 1, LL_ACQUIRE))) {
-        if (ll_standby_acquire_slow(l))
-            ll_standby_turn()->acquisitions = 0; /* it parked: a new turn */
-    } else if (LL_UNLIKELY(ll_standby_turn_ends(l))) {
+    if (LL_UNLIKELY(!ll_cas(&l->locked, &free_, 1, LL_ACQUIRE)))
+        ll_standby_acquire_slow(l);
+    else if (LL_UNLIKELY(ll_standby_turn_ends(l)))
         ll_standby_requeue(l);
-    }
 }
 LL_INLINE void ll_standby_release(ll_standby_lock *l, ll_wait_policy *wp)
 {

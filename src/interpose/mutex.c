@@ -52,8 +52,7 @@ static LL_COLD int lock_inline_contended(lp_mutex *m, uint32_t fast)
             goto held;
     }
     if (fast == LP_FAST_STANDBY) {
-        if (ll_standby_acquire_slow(standby_of(m)))
-            ll_standby_turn()->acquisitions = 0; /* it parked: a new turn (standby.h) */
+        ll_standby_acquire_slow(standby_of(m));
     } else if (fast == LP_FAST_PARKINGLOT) {
         ll_parkinglot_acquire_slow(parkinglot_of(m));
     } else if (fast == LP_FAST_ACR) {

@@ -60,12 +60,15 @@
  *                                  impatient standby
  *   (x,WAKING) -> (x,SPIN|HOME=ours) the woken waiter takes the role (or, if an
  *                                  arrival took it meanwhile, clears WAKING)
- *   (1,x) -> (1,x|PARKED)          a waiter parks (under its bucket's lock)
+ *   (1,x) -> (1,x|PARKED)          a waiter parks (under its bucket's lock;
+ *                                  (0,x) too for a thread whose turn is over)
  *   (x,PARKED) -> (x,PARKED|WAKING) a thread whose turn is over (it released the
  *                                  lock, which may now be free) parks at the
  *                                  back and wakes the eldest into the vacant
- *                                  role (sb_swap; role taken: wakes it to
- *                                  compete, the word unchanged)
+ *                                  role (sb_swap; or wakes it to compete, the
+ *                                  word unchanged: role taken, the lock
+ *                                  another socket's, or the eldest due the
+ *                                  fair handoff)
  *
  * Acquire (slow path, the CAS failed): the standby spins on locked (a try,
  * then PAUSE for PAUSE_NS, then yield between looks) and takes the lock by
@@ -113,13 +116,16 @@
  * waiter, which it wakes into the role if the role is vacant, else to compete
  * (ARRIVE); a waiter already being woken into the role (usually by the
  * release that ended the turn) is the swap.  One thread leaves the active set
- * and one joins it, on the CPU it leaves, so the lock does not idle for a
- * wake-up.  With nobody else parked it competes on.  The count restarts when
- * the thread parks, so each gets at most TURN_OPS fast-path acquisitions per
- * pass of the queue (max/min over 5 s at 256 threads on 2 CPUs: 1.7 instead
- * of 2.5, at the same throughput, docs/performance.md); a turn costs one park
- * and at most one wake-up per TURN_OPS acquisitions.  Uncontended, the check
- * is one load and one branch after the CAS.
+ * and one joins it, on the CPU it leaves; the lock is free meanwhile, taken by
+ * a spinning standby or a running thread if there is one, else idle until the
+ * woken one arrives.  With nobody else parked the thread competes on.  The
+ * count is per thread, over all standby locks, and restarts whenever the
+ * thread parks on one, so each gets at most TURN_OPS fast-path acquisitions
+ * per pass of the queue (max/min over 5 s at 256 threads on 2 CPUs: 1.7
+ * instead of 2.5, at the same throughput, docs/performance.md); a turn costs
+ * one park and at most two wake-ups (the release's and the swap's) per
+ * TURN_OPS acquisitions.  Uncontended, the check is one load and one branch
+ * after the CAS.
  * NUMA: the waiter woken into the role is the eldest parked one on the
  * waker's socket (among the lock's next 16), unless the eldest has waited
  * NUMA_NS: the lock stays on one socket for up to NUMA_NS at a time.  On a
@@ -135,7 +141,9 @@
  * Memory orders: the lock's CAS (acquire) and release store, as parkinglot's;
  * GRANTED is set by a release CAS whose critical section the standby acquires
  * by its acquire load (or the acquire CAS of sb_resign); a HANDOFF token's
- * release store carries it to the parked waiter (acquire: pt_token_set); every other state
+ * release store carries it to the parked waiter (acquire: pt_token_set), as
+ * the STANDBY and ARRIVE tokens' carry the waker's reads of the waiter's node
+ * before the waiter reuses it; every other state
  * change is relaxed: it orders no data (a waiter that acts on a stale view
  * spins, parks or wakes once too often, never enters).  The waiter's park is
  * "set PARKED (seq_cst RMW), then check locked (seq_cst)", the releaser's
@@ -348,9 +356,11 @@ static bool sb_standby_wait(ll_standby_lock *l, uint64_t spin_from, uint32_t rou
     return true;
 }
 
+LL_THREAD_ELEMENT_DEFINE(ll_standby_turn_count, ll_standby_turn, {0})
+
 /* Acquire l by deadline_ns; yielding: the caller's turn is over, so it parks first (header,
- * "Turns").  *slept: it parked (its turn starts anew). */
-static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, bool *slept)
+ * "Turns"). */
+static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding)
 {
     sb_tenure *me = sb_me();
     bool standby = false;
@@ -403,7 +413,8 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
             since = ll_now_ns();
         int r = sb_park(l, since, again, arriving, yielding, deadline_ns);
         yielding = false;
-        *slept |= r != SB_NOT_PARKED;
+        if (r != SB_NOT_PARKED) /* parked: a new turn */
+            ll_standby_turn()->acquisitions = 0;
         me->active_from = ll_now_ns();
         arrivals = 0;
         if (r == SB_HANDED) /* handed over: locked was kept for us */
@@ -420,24 +431,14 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
     }
 }
 
-bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
-{
-    bool slept = false;
-    return sb_acquire(l, deadline_ns, false, &slept);
-}
+bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns) { return sb_acquire(l, deadline_ns, false); }
 
-LL_COLD bool ll_standby_acquire_slow(ll_standby_lock *l)
-{
-    bool slept = false;
-    sb_acquire(l, LL_NO_DEADLINE, false, &slept);
-    return slept;
-}
+LL_COLD void ll_standby_acquire_slow(ll_standby_lock *l) { sb_acquire(l, LL_NO_DEADLINE, false); }
 
 LL_COLD void ll_standby_requeue(ll_standby_lock *l)
 {
-    bool slept = false;
     ll_standby_release(l, NULL);
-    sb_acquire(l, LL_NO_DEADLINE, true, &slept);
+    sb_acquire(l, LL_NO_DEADLINE, true);
 }
 
 void ll_standby_acquire_woken(ll_standby_lock *l)
@@ -605,7 +606,7 @@ const ll_lock_ops ll_lock_standby = {
         "address-hashed table and rotated through the standby role",
     .fairness = "none short-term (barging); the standby waits at most patience (0.1 ms) + one critical section; parked "
         "waiters woken FIFO (socket-local first for 2 ms), one parked 4 ms handed the lock at its bucket's fair timer; a "
-        "running thread goes to the back after 2000 acquisitions made while others are parked",
+        "running thread goes to the back after LL_STANDBY_TURN_OPS (2000) acquisitions made while others are parked",
     .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF | LL_CAP_FORK_SAFE | LL_CAP_WAKE_INTO_HELD,
     .state_bytes = sizeof(ll_standby_lock), .lock_bytes = sizeof(ll_standby_lock), .waiter_bytes = sizeof(pt_waiter),
     .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
