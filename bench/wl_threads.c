@@ -348,13 +348,10 @@ static void *root(void *arg)
 
 static int run_common(const bench_config *cfg, bench_result *out, bool work)
 {
-    llt_runtime *rt;
-    const thread_api *api = api_start(cfg, &rt);
     if (bench_result_alloc(out, cfg->threads) != 0)
         return -1;
     wl_ctx w;
     memset(&w, 0, sizeof w);
-    w.api = api;
     w.nprocs = (unsigned)cfg->threads;
     w.join = cfg->param[P_JOIN] != 0;
     w.round = (uint64_t)cfg->param[P_ROUND];
@@ -364,8 +361,13 @@ static int run_common(const bench_config *cfg, bench_result *out, bool work)
     w.nchains = work && cfg->param[P_CHAINS] > 0 ? (unsigned)cfg->param[P_CHAINS] : (unsigned)cfg->threads;
     w.chains = bench_zalloc(sizeof(chain) * w.nchains);
     w.procs = bench_zalloc(sizeof(per_proc) * (size_t)cfg->threads);
-    if (!w.chains || !w.procs)
+    if (!w.chains || !w.procs) {
+        free(w.chains);
+        free(w.procs);
         return -1;
+    }
+    llt_runtime *rt; /* started once nothing else can fail: the early returns have none to stop */
+    w.api = api_start(cfg, &rt);
     for (unsigned i = 0; i < w.nchains; i++) {
         w.chains[i].w = &w;
         w.chains[i].slot = i % w.nprocs;
@@ -491,29 +493,33 @@ static void *spin_root(void *arg)
 
 static int run_counter(ll_lock *lock, const bench_config *cfg, bench_result *out)
 {
-    llt_runtime *rt;
-    const thread_api *api = api_start(cfg, &rt);
     if (bench_result_alloc(out, cfg->threads) != 0)
         return -1;
     spin_ctx *s = bench_zalloc(sizeof *s);
     if (!s)
         return -1;
-    s->api = api;
     s->lock = lock;
     s->n = (unsigned)cfg->threads;
     s->cs_iters = (uint64_t)cfg->param[S_CS];
     s->barrier = cfg->param[S_BARRIER] != 0;
-    if (!(s->th = bench_zalloc(sizeof(spinner) * s->n)))
+    if (!(s->th = bench_zalloc(sizeof(spinner) * s->n))) {
+        free(s);
         return -1;
+    }
     for (unsigned i = 0; i < s->n; i++)
         s->th[i].s = s;
+    llt_runtime *rt; /* started once nothing else can fail but the run itself */
+    s->api = api_start(cfg, &rt);
     s->deadline = ll_now_ns() + (uint64_t)(cfg->duration_s * 1e9);
     uint64_t wall;
     void *failed = wl_threads_timed_run(rt, spin_root, s, &wall, out);
     if (rt)
         llt_stop(rt);
-    if (failed)
+    if (failed) {
+        free(s->th);
+        free(s);
         return -1;
+    }
     uint64_t sum = 0;
     for (unsigned i = 0; i < s->n; i++) {
         out->per_thread_ops[i] = s->th[i].ops;
