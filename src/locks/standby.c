@@ -483,6 +483,18 @@ static pt_waiter *sb_pick(ll_standby_lock *l, pt_bucket *b, pt_waiter **pick_pre
     return found;
 }
 
+/* Unlink w, whose predecessor is prev, and give it token (under the bucket lock).  Returns w's
+ * parker, to wake after the bucket's release. */
+static ll_parker *sb_give(pt_bucket *b, pt_waiter *w, pt_waiter *prev, uint32_t token)
+{
+    pt_unlink(b, w, prev);
+    ll_parker *p = ll_plain_load(&w->parker); /* before the token store: then the node may be reused */
+    /* release: what the token gives w (HANDOFF: the critical section; STANDBY: WAKING) and our
+     * reads of w's node before w reuses it; pairs with the acquire in pt_token_set */
+    ll_store_release(&w->token, token);
+    return p;
+}
+
 /* Wake w, the waiter sb_pick chose, into the vacant standby role (under the bucket lock):
  * (x,PARKED) -> (x,PARKED|WAKING), or (x,WAKING) if w was the last, unless a role was taken
  * meanwhile (SPIN or WAKING: nobody is woken).  Returns w's parker, to wake after the bucket's
@@ -491,12 +503,8 @@ static ll_parker *sb_wake_into_role(ll_standby_lock *l, pt_bucket *b, pt_waiter 
 {
     if (sb_change(l, WAKING, more ? 0 : PARKED, SPIN | WAKING, LL_RELAXED) & (SPIN | WAKING))
         return NULL;
-    pt_unlink(b, w, prev);
     ll_store_relaxed(&b->stamp[0], now + LL_STANDBY_ROTATE_NS); /* relaxed: a hint for sb_claim */
-    ll_parker *p = ll_plain_load(&w->parker); /* before the token store: then the node may be reused */
-    /* release: WAKING before w sees its token; pairs with the acquire in pt_token_set */
-    ll_store_release(&w->token, STANDBY);
-    return p;
+    return sb_give(b, w, prev, STANDBY);
 }
 
 /* An arrival that parks (self, just enqueued; under the bucket lock) found the role vacant and
@@ -537,13 +545,8 @@ static bool sb_swap(ll_standby_lock *l, pt_bucket *b, uint32_t s, ll_parker **wa
     uint64_t now = ll_now_ns();
     if (!(s & SPIN) && !sb_foreign(s) && !pt_fair_would_be_due(&b->stamp[1], w, now, LL_STANDBY_FAIR_NS))
         *wake = sb_wake_into_role(l, b, w, prev, true, now); /* NULL if a role was taken meanwhile */
-    if (*wake != NULL)
-        return true;
-    pt_unlink(b, w, prev);
-    *wake = ll_plain_load(&w->parker); /* before the token store: then the node may be reused */
-    /* release: our reads of w's node (above, sb_pick's) before w reuses it; pairs with the
-     * acquire in pt_token_set */
-    ll_store_release(&w->token, ARRIVE);
+    if (*wake == NULL)
+        *wake = sb_give(b, w, prev, ARRIVE);
     return true;
 }
 
@@ -580,10 +583,7 @@ LL_COLD void ll_standby_release_slow(ll_standby_lock *l)
         /* (1,PARKED) -> (1,PARKED) (or (1,0) if w was the last), locked stays 1: the lock is w's */
         if (!more)
             sb_change(l, 0, PARKED, 0, LL_RELAXED);
-        pt_unlink(b, w, prev);
-        p = ll_plain_load(&w->parker); /* before the token store: then the node may be reused */
-        /* release: the critical section to w; pairs with the acquire in pt_token_set */
-        ll_store_release(&w->token, HANDOFF);
+        p = sb_give(b, w, prev, HANDOFF);
     } else {
         p = sb_wake_into_role(l, b, w, prev, more, now);
     }
