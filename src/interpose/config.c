@@ -146,6 +146,13 @@ static void realtime_napped(void)
     warn_realtime();
 }
 
+/* The direct path's verbs for a lock with no direct verbs of its own (config.h). */
+static int plain_direct_acquire(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, uint64_t id)
+{
+    return ll_ops_direct_acquire(lp_cfg.ops, s, wp, owner, id);
+}
+static int plain_direct_release(void *s, ll_wait_policy *wp) { return ll_ops_direct_release(lp_cfg.ops, s, wp); }
+
 void lp_note_spinning_thread_slow(void)
 {
     lp_spinning_thread_counted = true;
@@ -310,8 +317,11 @@ static void configure(void)
                     : lp_cfg.inline_state && ll_lock_is_word_lock(lp_cfg.ops) ? LP_FAST_WORD
                     : lp_cfg.inline_state && parkinglot                      ? LP_FAST_PARKINGLOT
                     : lp_cfg.inline_state && standby                         ? LP_FAST_STANDBY
-                    : !lp_profiling                                          ? LP_FAST_OPS
-                                                                                : LP_FAST_NONE;
+                    : lp_profiling                                           ? LP_FAST_NONE
+                    : lp_cfg.inline_state                                    ? LP_FAST_OPS_INLINE
+                                                                                : LP_FAST_OPS;
+    lp_cfg.direct_acquire = lp_cfg.ops->direct_acquire ? lp_cfg.ops->direct_acquire : plain_direct_acquire;
+    lp_cfg.direct_release = lp_cfg.ops->direct_release ? lp_cfg.ops->direct_release : plain_direct_release;
     /* The interposer repairs a mutex held across a fork unless its lock repairs itself
      * (LL_CAP_FORK_SAFE: mutex_fork.c). */
     lp_cfg.fork_repair = !ll_lock_fork_safe(lp_cfg.ops);

@@ -56,6 +56,10 @@ typedef struct lp_config {
     /* The lock never blocks in the kernel (ll_spec_never_parks): the threads that
      * use it are counted, and one line warns once they outnumber the CPUs. */
     bool never_parks;
+    /* The direct path's verbs (mutex.c): ops' direct verbs, or where it has none the plain
+     * verbs behind the same signature (config.c); never NULL once lp_fast is LP_FAST_OPS*. */
+    int (*direct_acquire)(void *state, ll_wait_policy *wp, ll_atomic_u64 *owner, uint64_t id);
+    int (*direct_release)(void *state, ll_wait_policy *wp);
     /* The lock does not repair itself after a fork (no LL_CAP_FORK_SAFE: it records its
      * waiters): a mutex held across a fork is repaired by its unlock (mutex_fork.c). */
     bool fork_repair;
@@ -93,7 +97,8 @@ extern lp_config lp_cfg;
  * lock (LL_CAP_WORD_LOCK: tas, ttas); LP_FAST_PARKINGLOT for an inline parkinglot;
  * LP_FAST_STANDBY for an inline standby (the default); LP_FAST_OPS for any other lock when not
  * profiling (the lock's own verbs, called straight from the entry points: mutex.c, "the direct
- * path"); LP_FAST_NONE while profiling (and until lp_cfg is complete).
+ * path"), LP_FAST_OPS_INLINE when that lock's state lives in the mutex (lp_cfg.inline_state);
+ * LP_FAST_NONE while profiling (and until lp_cfg is complete).
  * The inline word contract, which the inline kinds share (mutex.c asserts the layout):
  * the lock's first 32-bit word is 0 free and 1 held, and a CAS 0 -> 1 acquires it; its second
  * word's bit 0 is 0 unless a waiter may sleep (acr's SLEEPING, parkinglot's parked, standby's ACT; always 0 for
@@ -102,7 +107,10 @@ extern lp_config lp_cfg;
  * path (the lock's own acquire, or its own release when bit 0 is set).  After the CAS, the lock
  * path also tests the second word's bit 2 (standby's PARKED: a turn's count, standby.h; for the
  * other kinds the cold call it makes then does nothing). */
-enum { LP_FAST_NONE = 0, LP_FAST_ACR = 1, LP_FAST_WORD = 2, LP_FAST_PARKINGLOT = 3, LP_FAST_STANDBY = 4, LP_FAST_OPS = 5 };
+enum { LP_FAST_NONE = 0, LP_FAST_ACR = 1, LP_FAST_WORD = 2, LP_FAST_PARKINGLOT = 3, LP_FAST_STANDBY = 4, LP_FAST_OPS = 5,
+       LP_FAST_OPS_INLINE = 6 };
+/* The direct kinds come last: the entry points test fast >= LP_FAST_OPS (mutex.c). */
+_Static_assert(LP_FAST_OPS_INLINE == LP_FAST_OPS + 1, "the direct kinds are the last two");
 extern ll_atomic_u32 lp_fast;
 
 enum { LP_UNINITIALISED, LP_INITIALISING, LP_READY };

@@ -6,7 +6,7 @@
  *   - the inline word path (lp_fast LP_FAST_ACR, _WORD, _PARKINGLOT, _STANDBY: config.h, "the
  *     inline word contract"): one CAS to lock, one load and one store to unlock, the lock's
  *     own slow path only when the CAS fails or the waiter word says so;
- *   - the direct path (LP_FAST_OPS, below): the lock's own verbs through its registry entry,
+ *   - the direct path (LP_FAST_OPS, LP_FAST_OPS_INLINE, below): the lock's own verbs through its registry entry,
  *     after one test for everything the general path must see.
  *
  * Everything else (other mutex types, profiling, a thread's first call, a fork in the
@@ -25,6 +25,7 @@
 #include "mutex_internal.h"
 
 __thread uint64_t lp_self_tid __attribute__((tls_model("initial-exec")));
+__thread uint64_t lp_direct_tid __attribute__((tls_model("initial-exec")));
 static ll_atomic_u64 last_tid;
 
 uint64_t lp_self_id_assign(void)
@@ -93,22 +94,24 @@ static LL_COLD int unlock_inline_contended(lp_mutex *m, uint32_t fast)
     return 0;
 }
 
-/* ---- the direct path (LP_FAST_OPS) -------------------------------------------------------
+/* ---- the direct path (LP_FAST_OPS, LP_FAST_OPS_INLINE) --------------------------------------
  * A lock with no inline word (every lock but the inline kinds of config.h), not profiled: the
- * entry points call its verbs straight, after the one test that covers what the general path
- * checks and can be true here: no id yet (a thread's first mutex call), any fork in the
- * process's history (the fork repair's checks need the generation), a relock (the owner
- * word is ours), deferred wake-ups at unlock, a mutex with no object yet, a copy of another
- * mutex, the out-of-memory fallback.  Each of those, and an unlock by a thread that does
- * not hold the mutex, goes to the general path, which decides as before.  The configuration
- * (lock placement, kind, census) was settled when lp_fast became LP_FAST_OPS. */
+ * entry points call its verbs straight (lp_cfg.direct_acquire, direct_release), after the one
+ * test that covers what the general path checks and can be true here: a thread that has not
+ * yet blocked in a lock on the general path (no lp_direct_tid: that path sets it, after the head
+ * count of a lock that never parks has seen the thread), any fork in the process's history (the fork
+ * repair's checks need the generation), a relock (the owner word is ours), deferred wake-ups at
+ * unlock, a mutex with no object yet, a copy of another mutex, the out-of-memory fallback.
+ * Each of those, and an unlock by a thread that does not hold the mutex, goes to the general
+ * path, which decides as before.  The configuration (lock placement, kind, census) was settled
+ * when lp_fast became LP_FAST_OPS or LP_FAST_OPS_INLINE, which says where the state lives. */
 /* The configured lock's state and waiting policy, as lock_of finds them, or false when the
  * mutex has no object yet, runs on the out-of-memory fallback or (if lock) is a copy (the
  * general path's cases).  An unlock skips the copy check: its mutex's lock got its own
- * object at the lock that this unlock ends. */
-LL_INLINE bool direct_state(lp_mutex *m, void **state, ll_wait_policy **wp, bool lock)
+ * object at the lock that this unlock ends.  inline_state: lp_fast is LP_FAST_OPS_INLINE. */
+LL_INLINE bool direct_state(lp_mutex *m, bool inline_state, void **state, ll_wait_policy **wp, bool lock)
 {
-    if (lp_cfg.inline_state) {
+    if (inline_state) {
         *state = m->lock.state;
         *wp = &lp_cfg.wp;
         return true;
@@ -128,33 +131,23 @@ LL_INLINE bool never_forked(void)
     return ll_load_relaxed(&ll_fork_generation) == 0; /* relaxed: changes only around a fork */
 }
 
-/* The direct path's acquire through the lock's plain verb (no direct_acquire), or for a thread
- * the head count must see first: out of line, so that lock_direct keeps no frame. */
-static __attribute__((noinline)) int lock_direct_call(lp_mutex *m, void *state, ll_wait_policy *wp, uint64_t id)
-{
-    lp_note_spinning_thread();
-    return ll_ops_direct_acquire(lp_cfg.ops, state, wp, &m->owner, id); /* generation 0 in the owner word */
-}
-
-/* pthread_mutex_lock on the direct path. */
-static __attribute__((noinline)) int lock_direct(pthread_mutex_t *pm, void *pc, bool c11)
+/* pthread_mutex_lock on the direct path; fast: LP_FAST_OPS or LP_FAST_OPS_INLINE. */
+static __attribute__((noinline)) int lock_direct(pthread_mutex_t *pm, void *pc, bool c11, uint32_t fast)
 {
     lp_mutex *m = (lp_mutex *)pm;
-    uint64_t id = lp_self_tid;
+    uint64_t id = lp_direct_tid; /* lp_self_tid, once the general path has seen this thread lock */
     uint64_t owner = ll_load_relaxed(&m->owner); /* relaxed: only this thread ever stores its own id */
     if (LL_UNLIKELY(id == 0 || !never_forked() || ((owner ^ id) & LP_OWNER_ID_MASK) == 0))
         return lp_mutex_lock_general(pm, pc, c11);
     void *state;
     ll_wait_policy *wp;
-    if (!direct_state(m, &state, &wp, true))
+    if (!direct_state(m, fast == LP_FAST_OPS_INLINE, &state, &wp, true))
         return lp_mutex_lock_general(pm, pc, c11); /* it installs the object (first lock, a copy) */
-    if (LL_UNLIKELY(lp_cfg.never_parks && !lp_spinning_thread_counted) || lp_cfg.ops->direct_acquire == NULL)
-        return lock_direct_call(m, state, wp, id);
-    return lp_cfg.ops->direct_acquire(state, wp, &m->owner, id);
+    return lp_cfg.direct_acquire(state, wp, &m->owner, id); /* generation 0 in the owner word */
 }
 
 /* The direct path's unlock (above). */
-static __attribute__((noinline)) int unlock_direct(pthread_mutex_t *pm, void *pc, bool c11)
+static __attribute__((noinline)) int unlock_direct(pthread_mutex_t *pm, void *pc, bool c11, uint32_t fast)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint64_t id = lp_self_tid;
@@ -163,10 +156,10 @@ static __attribute__((noinline)) int unlock_direct(pthread_mutex_t *pm, void *pc
         return lp_mutex_unlock_general(pm, pc, c11);
     void *state;
     ll_wait_policy *wp;
-    if (!direct_state(m, &state, &wp, false))
+    if (!direct_state(m, fast == LP_FAST_OPS_INLINE, &state, &wp, false))
         return lp_mutex_unlock_general(pm, pc, c11); /* the out-of-memory fallback */
     ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
-    return ll_ops_direct_release(lp_cfg.ops, state, wp);
+    return lp_cfg.direct_release(state, wp);
 }
 
 /* ---- the entry points ------------------------------------------------------------------ */
@@ -184,8 +177,8 @@ LL_INLINE int mutex_lock(pthread_mutex_t *pm, void *c11_pc, bool c11)
     uint32_t fast = fast_path(m);
     if (LL_UNLIKELY(fast == LP_FAST_NONE))
         return lp_mutex_lock_general(pm, CALLER_PC(), c11);
-    if (fast == LP_FAST_OPS)
-        return lock_direct(pm, CALLER_PC(), c11);
+    if (fast >= LP_FAST_OPS)
+        return lock_direct(pm, CALLER_PC(), c11, fast);
     ll_rmw_lead(word_of(m)); /* the CAS may follow the last unlock's RMW-free release: atomics.h; 1.2 ns here */
     if (LL_UNLIKELY(!word_try_acquire(m)))
         return lock_inline_contended(m, fast);
@@ -202,17 +195,17 @@ LL_INLINE int mutex_trylock(pthread_mutex_t *pm, void *c11_pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
-    if (fast == LP_FAST_OPS && LL_LIKELY(never_forked())) { /* the direct path (above) */
+    if (fast >= LP_FAST_OPS && LL_LIKELY(never_forked())) { /* the direct path (above) */
         void *state;
         ll_wait_policy *wp;
-        if (!direct_state(m, &state, &wp, true))
+        if (!direct_state(m, fast == LP_FAST_OPS_INLINE, &state, &wp, true))
             goto general; /* no object yet, a copy, the fallback */
         if (!lp_cfg.ops->try_acquire(state, wp))
             return EBUSY;
         ll_store_release(&m->owner, lp_self_id()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
         return 0;
     }
-    if (LL_LIKELY(fast != LP_FAST_NONE && fast != LP_FAST_OPS)) {
+    if (LL_LIKELY(fast != LP_FAST_NONE && fast < LP_FAST_OPS)) {
         /* the inline word contract's try, as acr's and parkinglot's own: relaxed: a held word
          * fails without taking its line; the CAS validates a free one */
         if (ll_load_relaxed(word_of(m)) != 0 || !word_try_acquire(m))
@@ -241,8 +234,8 @@ LL_INLINE int mutex_unlock(pthread_mutex_t *pm, void *c11_pc, bool c11)
     uint32_t fast = fast_path(m);
     if (LL_UNLIKELY(fast == LP_FAST_NONE))
         return lp_mutex_unlock_general(pm, CALLER_PC(), c11);
-    if (fast == LP_FAST_OPS)
-        return unlock_direct(pm, CALLER_PC(), c11);
+    if (fast >= LP_FAST_OPS)
+        return unlock_direct(pm, CALLER_PC(), c11, fast);
     ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
     /* relaxed: the waiter word as each inline lock's own release reads it (acr.h, parkinglot.h, standby.h:
      * a waiter that announces after this load is found by its timed sleep) */

@@ -89,6 +89,10 @@ LL_INLINE bool lp_mutex_passthrough(const lp_mutex *m) { return (m->kind & LP_KI
  * locked (errorcheck unlock EPERM, recursive trylock EBUSY, as glibc). */
 extern __thread uint64_t lp_self_tid __attribute__((tls_model("initial-exec")));
 LL_COLD uint64_t lp_self_id_assign(void); /* cold: the calling thread's first call */
+/* The id again, set by every blocking acquisition on the general path (mutex_general.c,
+ * lock_acquire: after the head count; not by a trylock or a timed lock): the direct path's
+ * pthread_mutex_lock runs only once it is (mutex.c, "the direct path"). */
+extern __thread uint64_t lp_direct_tid __attribute__((tls_model("initial-exec")));
 LL_INLINE uint64_t lp_self_id(void)
 {
     uint64_t id = lp_self_tid; /* one TLS load on the fast path */

@@ -72,6 +72,8 @@ static LL_COLD void acquire_profiled(lock_ref r)
 LL_INLINE void lock_acquire(lp_mutex *m, void *pc)
 {
     lp_note_spinning_thread();
+    if (LL_UNLIKELY(lp_direct_tid == 0))
+        lp_direct_tid = lp_self_id(); /* counted (above): the direct path may lock for this thread */
     if (LL_UNLIKELY(held_across_fork(m)))
         lp_await_fork_holder(&m->owner, &lp_cfg.fork_repair, CLOCK_MONOTONIC, NULL);
     if (LL_UNLIKELY(lp_mutex_held_by_me_quick(m))) /* a relock: mutex_misuse.c */

@@ -333,6 +333,8 @@ warn)
     rt='never parks and a real-time thread'
     expect_lines 1 "$over" "tas, 3 threads on 1 CPU" LOCKLAB_LOCK=tas -- taskset -c 0 "$bindir/test_mix"
     expect_lines 0 'never parks' "tas, 3 threads on 1 CPU, quiet" LOCKLAB_QUIET=1 LOCKLAB_LOCK=tas -- taskset -c 0 "$bindir/test_mix"
+    # ticket: the direct path (mutex.c), which a thread takes once its first lock has counted it
+    expect_lines 1 "$over" "ticket, 3 threads on 1 CPU" LOCKLAB_LOCK=ticket -- taskset -c 0 "$bindir/test_mix"
     if LD_PRELOAD="$preload" "$bindir/test_realtime" 2>/dev/null | grep -q skipped; then
         echo "warn: real-time part skipped (SCHED_FIFO not permitted)"
     else
