@@ -98,10 +98,11 @@ static LL_COLD int unlock_inline_contended(lp_mutex *m, uint32_t fast)
  * A lock with no inline word (every lock but the inline kinds of config.h), not profiled: the
  * entry points call its verbs straight (lp_cfg.direct_acquire, direct_release), after the one
  * test that covers what the general path checks and can be true here: a thread that has not
- * yet blocked in a lock on the general path (no lp_direct_tid: that path sets it, after the head
- * count of a lock that never parks has seen the thread), any fork in the process's history (the fork
- * repair's checks need the generation), a relock (the owner word is ours), deferred wake-ups at
- * unlock, a mutex with no object yet, a copy of another mutex, the out-of-memory fallback.
+ * yet blocked in a lock on the general path (no lp_direct_tid: that path sets it, after the
+ * head count of a lock that never parks has seen the thread), any fork in the process's
+ * history (the fork repair's checks need the generation), a relock (the owner word is ours),
+ * deferred wake-ups at unlock, a mutex with no object yet, a copy of another mutex, the
+ * out-of-memory fallback.
  * Each of those, and an unlock by a thread that does not hold the mutex, goes to the general
  * path, which decides as before.  The configuration (lock placement, kind, census) was settled
  * when lp_fast became LP_FAST_OPS or LP_FAST_OPS_INLINE, which says where the state lives. */
