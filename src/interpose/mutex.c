@@ -6,8 +6,8 @@
  *   - the inline word path (lp_fast LP_FAST_ACR, _WORD, _PARKINGLOT, _STANDBY: config.h, "the
  *     inline word contract"): one CAS to lock, one load and one store to unlock, the lock's
  *     own slow path only when the CAS fails or the waiter word says so;
- *   - the direct path (LP_FAST_OPS, LP_FAST_OPS_INLINE, below): the lock's own verbs through its registry entry,
- *     after one test for everything the general path must see.
+ *   - the direct path (LP_FAST_OPS, LP_FAST_OPS_INLINE, below): the lock's own verbs through
+ *     its registry entry, after one test for everything the general path must see.
  *
  * Everything else (other mutex types, profiling, a thread's first call, a fork in the
  * process's history, misuse, the timed calls) goes out of line to the general path,
