@@ -3,7 +3,7 @@
 
 For every non-relaxed memory order and fence in src/locks, src/wait, src/sync and
 the waiting engine's inline half (include/locklab/wait.h, core.h, src/core/parker.c)
-and parkinglot's inline fast path (include/locklab/parkinglot.h),
+and the two-word locks' inline fast paths (include/locklab/two_word.h, parkinglot.h, standby.h),
 weaken it one step, rebuild locklab-check with that one change and run the checks
 that cover the file; report caught (and by what) or not caught.
 
@@ -30,8 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCANNED = ["src/locks", "src/wait", "src/sync", "include/locklab/wait.h", "include/locklab/core.h",
-           "src/core/parker.c", "include/locklab/parkinglot.h",
-           "include/locklab/standby.h"]  # parkinglot.h, standby.h: the locks' inline fast paths
+           "src/core/parker.c", "include/locklab/two_word.h", "include/locklab/parkinglot.h",
+           "include/locklab/standby.h"]  # two_word.h, parkinglot.h, standby.h: the locks' inline fast paths
 
 # What covers each file: the lock specs (every lock client, bounded and random) or the sync clients.
 PARK = ["mcs-park", "twa-park", "anderson-park", "mcs-stp"]
@@ -93,6 +93,8 @@ def covering(path):
         return PARK + SPIN_WAITWORD + [SYNC]
     if base == "mcs_queue.h":
         return MCS_FAMILY
+    if base == "two_word.h":
+        return ["parkinglot", "standby"]
     if base == "parkinglot.h":
         return ["parkinglot"]
     if base == "standby.h":

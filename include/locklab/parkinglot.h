@@ -4,6 +4,7 @@
  * headers"); wp is ignored (the lock parks itself). */
 #ifndef LOCKLAB_PARKINGLOT_H
 #define LOCKLAB_PARKINGLOT_H
+#include "two_word.h"
 #include "wait.h"
 LL_API_BEGIN
 /* 8 bytes, all zeros = free; nothing else per lock.  locked: 1 held, 0 free.  parked: 1 if
@@ -38,28 +39,16 @@ void ll_parkinglot_release_slow(ll_parkinglot_lock *l);
 LL_INLINE void ll_parkinglot_acquire(ll_parkinglot_lock *l, ll_wait_policy *wp)
 {
     (void)wp;
-    uint32_t free_ = 0;
-    /* acquire: pairs with the releasing store (ll_parkinglot_release, release_slow) */
-    if (LL_UNLIKELY(!ll_cas(&l->locked, &free_, 1, LL_ACQUIRE)))
+    if (LL_UNLIKELY(!ll_two_word_lock_fast(&l->locked)))
         ll_parkinglot_acquire_slow(l);
 }
 bool ll_parkinglot_try_acquire(ll_parkinglot_lock *l);
 LL_INLINE void ll_parkinglot_release(ll_parkinglot_lock *l, ll_wait_policy *wp)
 {
     (void)wp;
-    /* relaxed: a waiter's announcement; one we miss here is found by its nap (parkinglot.c,
-     * "Release") */
-    if (LL_UNLIKELY(ll_load_relaxed(&l->parked) != 0)) {
+    if (!ll_two_word_unlock_fast(&l->locked, &l->parked, ~0u))
         ll_parkinglot_release_slow(l);
-        return;
-    }
-    /* release: the critical section to the next acquiring CAS.  A store, not an RMW; nothing
-     * touches the lock after it (it may be destroyed at once). */
-    ll_store_release(&l->locked, 0);
 }
-LL_INLINE bool ll_parkinglot_is_locked(ll_parkinglot_lock *l)
-{
-    return ll_load_acquire(&l->locked) != 0; /* acquire: as a successful try_acquire */
-}
+LL_INLINE bool ll_parkinglot_is_locked(ll_parkinglot_lock *l) { return ll_two_word_is_locked(&l->locked); }
 LL_API_END
 #endif

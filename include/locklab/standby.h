@@ -4,6 +4,7 @@
  * its own waiting): the fast paths inline, the slow paths out of line. */
 #ifndef LOCKLAB_STANDBY_H
 #define LOCKLAB_STANDBY_H
+#include "two_word.h"
 #include "wait.h"
 LL_API_BEGIN
 /* 8 bytes, all zeros = free; nothing else per lock.  locked: 1 held, 0 free.  state: the
@@ -105,9 +106,7 @@ LL_INLINE bool ll_standby_turn_ends(ll_standby_lock *l)
 LL_INLINE void ll_standby_acquire(ll_standby_lock *l, ll_wait_policy *wp)
 {
     (void)wp; /* its own waiting (standby.c) */
-    uint32_t free_ = 0;
-    /* acquire: pairs with the releasing store (ll_standby_release, release_slow) */
-    if (LL_UNLIKELY(!ll_cas(&l->locked, &free_, 1, LL_ACQUIRE)))
+    if (LL_UNLIKELY(!ll_two_word_lock_fast(&l->locked)))
         ll_standby_acquire_slow(l);
     else if (LL_UNLIKELY(ll_standby_turn_ends(l)))
         ll_standby_requeue(l);
@@ -115,19 +114,9 @@ LL_INLINE void ll_standby_acquire(ll_standby_lock *l, ll_wait_policy *wp)
 LL_INLINE void ll_standby_release(ll_standby_lock *l, ll_wait_policy *wp)
 {
     (void)wp;
-    /* relaxed: the waiters' word; an announcement we miss here is found by its waiter's nap
-     * (standby.c, "Release") */
-    if (LL_UNLIKELY(ll_load_relaxed(&l->state) & LL_STANDBY_ACT)) {
+    if (!ll_two_word_unlock_fast(&l->locked, &l->state, LL_STANDBY_ACT))
         ll_standby_release_slow(l);
-        return;
-    }
-    /* release: the critical section to the next acquiring CAS.  A store, not an RMW; nothing
-     * touches the lock after it (it may be destroyed at once). */
-    ll_store_release(&l->locked, 0);
 }
-LL_INLINE bool ll_standby_is_locked(ll_standby_lock *l)
-{
-    return ll_load_acquire(&l->locked) != 0; /* acquire: as a successful try_acquire */
-}
+LL_INLINE bool ll_standby_is_locked(ll_standby_lock *l) { return ll_two_word_is_locked(&l->locked); }
 LL_API_END
 #endif
