@@ -26,13 +26,28 @@ int llt_pool_init(llt_pool *p, llt_runtime *rt)
 
 void llt_pool_destroy(llt_pool *p) { ll_lock_destroy(p->lock); }
 
+/* The pool's two lists (batches through batch_next, stacks through next) are LIFO under its
+ * lock: POOL_POP sets e to the first entry, removed (NULL if none); POOL_PUSH puts e first. */
+#define POOL_POP(p, head, link, e)       \
+    do {                                 \
+        ll_lock_acquire((p)->lock);      \
+        (e) = (p)->head;                 \
+        if (e)                           \
+            (p)->head = (e)->link;       \
+        ll_lock_release((p)->lock);      \
+    } while (0)
+#define POOL_PUSH(p, head, link, e)      \
+    do {                                 \
+        ll_lock_acquire((p)->lock);      \
+        (e)->link = (p)->head;           \
+        (p)->head = (e);                 \
+        ll_lock_release((p)->lock);      \
+    } while (0)
+
 LL_COLD static llt_thread *refill(llt_pool *p, llt_runtime *rt)
 {
-    ll_lock_acquire(p->lock);
-    llt_thread *batch = p->batches;
-    if (batch)
-        p->batches = batch->batch_next;
-    ll_lock_release(p->lock);
+    llt_thread *batch;
+    POOL_POP(p, batches, batch_next, batch);
     return batch ? batch : llt_cb_fresh(rt, p->threshold / 2);
 }
 
@@ -57,10 +72,7 @@ LL_COLD static void spill(llt_pool *p, llt_local_lists *l)
     llt_thread *batch = last_kept->next;
     last_kept->next = NULL;
     l->ncb = p->threshold / 2;
-    ll_lock_acquire(p->lock);
-    batch->batch_next = p->batches;
-    p->batches = batch;
-    ll_lock_release(p->lock);
+    POOL_PUSH(p, batches, batch_next, batch);
 }
 
 void llt_local_cb_put(llt_pool *p, llt_local_lists *l, llt_thread *t)
@@ -73,11 +85,8 @@ void llt_local_cb_put(llt_pool *p, llt_local_lists *l, llt_thread *t)
 
 LL_COLD static llt_stack *stack_from_pool(llt_pool *p, llt_runtime *rt)
 {
-    ll_lock_acquire(p->lock);
-    llt_stack *s = p->stacks;
-    if (s)
-        p->stacks = s->next;
-    ll_lock_release(p->lock);
+    llt_stack *s;
+    POOL_POP(p, stacks, next, s);
     return s ? s : llt_stack_fresh(rt);
 }
 
@@ -91,13 +100,7 @@ llt_stack *llt_local_stack_get(llt_pool *p, llt_local_lists *l, llt_runtime *rt)
     return stack_from_pool(p, rt);
 }
 
-LL_COLD static void stack_to_pool(llt_pool *p, llt_stack *s)
-{
-    ll_lock_acquire(p->lock);
-    s->next = p->stacks;
-    p->stacks = s;
-    ll_lock_release(p->lock);
-}
+LL_COLD static void stack_to_pool(llt_pool *p, llt_stack *s) { POOL_PUSH(p, stacks, next, s); }
 
 void llt_local_stack_put(llt_pool *p, llt_local_lists *l, llt_stack *s)
 {
