@@ -32,6 +32,12 @@ typedef struct preset {
  * estimates from those publications as recalled, not re-measured here; docs/simulator.md. */
 /* One machine's numbers, by name (the keys of --machine, in ns unless said). */
 #define MACHINE(...) {__VA_ARGS__}
+/* The CNA paper's two boxes (cna-2s, cna-4s): the same 18-core Haswell parts and the same
+ * estimates; they differ in sockets, remote and mem only. */
+#define CNA_HASWELL                                                                                            \
+    .cores = 18, .smt = 2, .hit_ns = 1, .local_ns = 45, .fill_ns = 10, .rmw_ns = 8, .pause_ns = 4, .llc_ns = 20, \
+    .step_ns = 1.5, .l2_kb = 256, .llc_mb = 45, .slice_us = 3000, .tick_us = 0, .wake_us = 25, .switch_us = 2,  \
+    .syscall_ns = 400, .spinq_ns = 1000, .smt_share = 1, .mlp = 1, .inclusive = 1
 static const preset presets[] = {
     {"this",
      "this machine: 1 socket, 2 CPUs (calibrated: locklab model calibrate, 2026-11-24)",
@@ -71,10 +77,7 @@ static const preset presets[] = {
       * the L3 by then; the caching agent answers it without another snoop), an estimate.
       * inclusive: Haswell-EP's L3 is inclusive of the cores' caches (Intel's optimization
       * manual), so a line other cores hold clean is read from it at an L3 hit. */
-     MACHINE(.name = "cna-2s", .sockets = 2, .cores = 18, .smt = 2, .hit_ns = 1, .local_ns = 45, .remote_ns = 120,
-             .fill_ns = 10, .rmw_ns = 8, .pause_ns = 4, .llc_ns = 20, .mem_ns = 90, .step_ns = 1.5, .l2_kb = 256,
-             .llc_mb = 45, .slice_us = 3000, .tick_us = 0, .wake_us = 25, .switch_us = 2, .syscall_ns = 400,
-             .spinq_ns = 1000, .smt_share = 1, .mlp = 1, .inclusive = 1,
+     MACHINE(.name = "cna-2s", .sockets = 2, .remote_ns = 120, .mem_ns = 90, CNA_HASWELL,
              .source = "CNA paper sec. 7 (2 x E5-2699 v3, 18 cores, HT, 72 CPUs); LLC 45 MB, L2 256 KB: Intel ARK; "
                        "latencies: Molka et al. ICPP 2015 (Haswell-EP), rounded")},
     {"cna-4s",
@@ -83,10 +86,7 @@ static const preset presets[] = {
       * the paper attributes CNA's larger gain there to "a larger cost of a remote cache miss".
       * LLC 45 MB per socket: Intel ARK (E7-8895 v3).  Remote: Haswell-EX 4-socket
       * (QPI, up to two hops), estimated 1.5x the 2-socket figure.  L3 inclusive (Haswell). */
-     MACHINE(.name = "cna-4s", .sockets = 4, .cores = 18, .smt = 2, .hit_ns = 1, .local_ns = 45, .remote_ns = 180,
-             .fill_ns = 10, .rmw_ns = 8, .pause_ns = 4, .llc_ns = 20, .mem_ns = 100, .step_ns = 1.5, .l2_kb = 256,
-             .llc_mb = 45, .slice_us = 3000, .tick_us = 0, .wake_us = 25, .switch_us = 2, .syscall_ns = 400,
-             .spinq_ns = 1000, .smt_share = 1, .mlp = 1, .inclusive = 1,
+     MACHINE(.name = "cna-4s", .sockets = 4, .remote_ns = 180, .mem_ns = 100, CNA_HASWELL,
              .source = "CNA paper sec. 7 (4 x E7-8895 v3, 144 CPUs); LLC 45 MB: Intel ARK; remote 1.5x the "
                        "2-socket estimate")},
     {"slides-48",
