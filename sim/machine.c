@@ -170,22 +170,28 @@ static const key keys[] = {
 };
 enum { NKEYS = sizeof keys / sizeof keys[0] };
 
+/* The names of a table's n entries, comma-separated into buf: the first entry's at *first, the
+ * next ones stride bytes apart (as qsort's size). */
+static const char *name_list(char *buf, size_t size, const char *const *first, size_t stride, int n)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        const char *name = *(const char *const *)((const char *)first + (size_t)i * stride);
+        snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", i ? ", " : "", name);
+    }
+    return buf;
+}
+
 static const char *key_list(void)
 {
     static char buf[512];
-    buf[0] = '\0';
-    for (int i = 0; i < NKEYS; i++)
-        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? ", " : "", keys[i].name);
-    return buf;
+    return name_list(buf, sizeof buf, &keys[0].name, sizeof keys[0], NKEYS);
 }
 
 static const char *preset_list(void)
 {
     static char buf[256];
-    buf[0] = '\0';
-    for (int i = 0; i < NPRESETS; i++)
-        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? ", " : "", presets[i].name);
-    return buf;
+    return name_list(buf, sizeof buf, &presets[0].name, sizeof presets[0], NPRESETS);
 }
 
 int sim_machine_parse(const char *desc, sim_machine *m, char *err, size_t errlen)
