@@ -130,16 +130,9 @@ static int run_switch(ll_lock *lock, const bench_config *cfg, bench_result *out)
     llt_stop(rt);
     if (failed)
         return -1;
-    uint64_t sum = 0;
-    for (unsigned i = 0; i < s->n; i++) {
+    for (unsigned i = 0; i < s->n; i++)
         out->per_thread_ops[i % (unsigned)cfg->threads] += s->th[i].yields; /* grouped by thread mod P */
-        sum += s->th[i].yields;
-    }
-    for (int i = 0; i < cfg->threads; i++)
-        out->thread_socket[i] = 0;
-    out->ops = sum;
-    out->wall_s = (double)wall / 1e9;
-    out->logged = 0;         /* no lock admissions */
+    uint64_t sum = wl_threads_result(out, cfg->threads, wall);
     out->exclusion_ok = true; /* nothing shared to check: every thread finished */
     bench_add_extra(out, "ns_per_switch", (double)wall * cfg->threads / (double)(sum ? sum : 1));
     bench_add_extra(out, "raw_switch_ns", raw);
@@ -196,16 +189,10 @@ static int run_idle(ll_lock *lock, const bench_config *cfg, bench_result *out)
     bench_usage_snapshot(&out->vcsw, &out->ivcsw, &out->cpu_s);
     out->vcsw -= v0, out->ivcsw -= iv0, out->cpu_s -= c0;
     llt_stop(rt);
-    uint64_t sum = 0;
-    for (int i = 0; i < cfg->threads; i++) {
+    for (int i = 0; i < cfg->threads; i++)
         out->per_thread_ops[i] = ll_load_relaxed(&c.ran[i]); /* relaxed: the workers are joined */
-        out->thread_socket[i] = 0;
-        sum += out->per_thread_ops[i];
-    }
     free(c.ran);
-    out->ops = sum;
-    out->wall_s = (double)(now - t0) / 1e9;
-    out->logged = 0;
+    uint64_t sum = wl_threads_result(out, cfg->threads, now - t0);
     out->exclusion_ok = sum == c.n; /* every null thread ran once */
     bench_add_extra(out, "idle_cpu_fraction", out->cpu_s / (out->wall_s * cfg->threads));
     bench_add_extra(out, "idle_cpu_s", out->cpu_s);

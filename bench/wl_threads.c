@@ -216,6 +216,16 @@ void *wl_threads_timed_run(llt_runtime *rt, llt_fn fn, void *arg, uint64_t *wall
     return result;
 }
 
+uint64_t wl_threads_result(bench_result *out, int threads, uint64_t wall_ns)
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < threads; i++)
+        sum += out->per_thread_ops[i];
+    out->ops = sum;
+    out->wall_s = (double)wall_ns / 1e9;
+    return sum;
+}
+
 /* ---- null-thread, thread-work ---- */
 
 enum { P_ALT, P_ROUND, P_JOIN, P_WORK, P_CHAINS };
@@ -378,19 +388,15 @@ static int run_common(const bench_config *cfg, bench_result *out, bool work)
         llt_stop(rt);
     for (unsigned i = 0; i < w.nchains; i++)
         w.procs[w.chains[i].slot].threads += w.chains[i].ran;
-    uint64_t counted = 0, lat_sum = 0, lat_n = 0;
-    for (int i = 0; i < cfg->threads; i++) {
+    for (int i = 0; i < cfg->threads; i++)
         out->per_thread_ops[i] = w.procs[i].threads;
-        out->thread_socket[i] = 0;
-        counted += w.procs[i].threads;
-    }
+    uint64_t counted = wl_threads_result(out, cfg->threads, w.wall_ns);
+    out->ops = w.threads; /* the threads the rounds made; counted: those the processors ran */
+    out->exclusion_ok = counted == w.threads;
+    uint64_t lat_sum = 0, lat_n = 0;
     for (unsigned i = 0; i < w.nchains; i++)
         lat_sum += w.chains[i].latency_sum, lat_n += w.chains[i].latency_n;
-    out->ops = w.threads;
-    out->wall_s = (double)w.wall_ns / 1e9;
     out->vcsw = w.vcsw, out->ivcsw = w.ivcsw, out->cpu_s = w.cpu_s;
-    out->logged = 0; /* no lock admissions: the history metrics have no data */
-    out->exclusion_ok = counted == w.threads;
     bench_add_extra(out, "ns_per_thread", (double)w.wall_ns / (double)w.threads);
     bench_add_extra(out, "chains", w.nchains);
     if (work)
@@ -520,15 +526,9 @@ static int run_counter(ll_lock *lock, const bench_config *cfg, bench_result *out
         free(s);
         return -1;
     }
-    uint64_t sum = 0;
-    for (unsigned i = 0; i < s->n; i++) {
+    for (unsigned i = 0; i < s->n; i++)
         out->per_thread_ops[i] = s->th[i].ops;
-        out->thread_socket[i] = 0;
-        sum += s->th[i].ops;
-    }
-    out->ops = sum;
-    out->wall_s = (double)wall / 1e9;
-    out->logged = 0;
+    uint64_t sum = wl_threads_result(out, cfg->threads, wall);
     out->exclusion_ok = ll_load_relaxed(&s->counter) == sum; /* relaxed: the workers are joined */
     bench_add_extra(out, "ns_per_increment", (double)wall / (double)(sum ? sum : 1));
     if (s->barrier) {
