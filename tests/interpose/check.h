@@ -1,6 +1,6 @@
 /* What the interposer's test programs share beyond tests/test_util.h (threads,
- * deadlines, CHECK, test_done): the check that the interposer is loaded, and
- * deadlines in milliseconds. */
+ * deadlines, CHECK, test_done): the check that the interposer is loaded, mutexes,
+ * condition variables and rwlocks with one attribute, and deadlines in milliseconds. */
 #ifndef LOCKLAB_TEST_INTERPOSE_CHECK_H
 #define LOCKLAB_TEST_INTERPOSE_CHECK_H
 #include <dlfcn.h>
@@ -22,15 +22,32 @@ static void require_interposed(void *fn)
     }
 }
 
+/* init_mutex_with(&m, set, value), init_cond_with(&c, ...), init_rwlock_with(&l, ...):
+ * pthread_OBJ_init of the object with one attribute, set(&attr, value) (e.g.
+ * pthread_mutexattr_setrobust, PTHREAD_MUTEX_ROBUST); the setter's error, else init's
+ * answer.  The attribute object is destroyed before returning: an initialised object
+ * does not depend on it. */
+#define INIT_WITH(OBJ)                                                                                 \
+    static inline int init_##OBJ##_with(pthread_##OBJ##_t *o,                                          \
+                                        int (*set)(pthread_##OBJ##attr_t *, int), int value)           \
+    {                                                                                                  \
+        pthread_##OBJ##attr_t a;                                                                       \
+        pthread_##OBJ##attr_init(&a);                                                                  \
+        int rc = set(&a, value);                                                                       \
+        if (rc == 0)                                                                                   \
+            rc = pthread_##OBJ##_init(o, &a);                                                          \
+        pthread_##OBJ##attr_destroy(&a);                                                               \
+        return rc;                                                                                     \
+    }
+INIT_WITH(mutex)
+INIT_WITH(cond)
+INIT_WITH(rwlock)
+#undef INIT_WITH
+
 /* pthread_mutex_init of m as a mutex of that type (PTHREAD_MUTEX_ERRORCHECK, ...); init's answer. */
 static inline int init_mutex_of_type(pthread_mutex_t *m, int type)
 {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, type);
-    int rc = pthread_mutex_init(m, &a);
-    pthread_mutexattr_destroy(&a);
-    return rc;
+    return init_mutex_with(m, pthread_mutexattr_settype, type);
 }
 
 /* An absolute deadline ms milliseconds from now on clock. */

@@ -159,12 +159,8 @@ static void test_timed(void)
     pthread_join(th, NULL);
 
     /* A condition variable whose timedwait clock is CLOCK_MONOTONIC. */
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
     pthread_cond_t mc;
-    CHECK_EQ(pthread_cond_init(&mc, &a), 0);
-    pthread_condattr_destroy(&a);
+    CHECK_EQ(init_cond_with(&mc, pthread_condattr_setclock, CLOCK_MONOTONIC), 0);
     pthread_mutex_lock(&tm);
     t = in_ms(CLOCK_MONOTONIC, 30);
     struct timespec before = in_ms(CLOCK_MONOTONIC, 0);
@@ -334,11 +330,7 @@ static void *robust_die_holding(void *arg)
 }
 static void test_passthrough_mutex(void)
 {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-    CHECK_EQ(pthread_mutex_init(&robust, &a), 0);
-    pthread_mutexattr_destroy(&a);
+    CHECK_EQ(init_mutex_with(&robust, pthread_mutexattr_setrobust, PTHREAD_MUTEX_ROBUST), 0);
     for (int dies = 0; dies < 2; dies++) {
         flag = 0;
         pthread_mutex_lock(&robust);
@@ -368,16 +360,10 @@ static void test_passthrough_mutex(void)
 /* ---- process-shared objects go to glibc -------------------------------------------------- */
 static void test_pshared(void)
 {
-    pthread_mutexattr_t ma;
-    pthread_mutexattr_init(&ma);
-    pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
     pthread_mutex_t m;
     pthread_cond_t c;
-    CHECK_EQ(pthread_mutex_init(&m, &ma), 0);
-    CHECK_EQ(pthread_cond_init(&c, &ca), 0);
+    CHECK_EQ(init_mutex_with(&m, pthread_mutexattr_setpshared, PTHREAD_PROCESS_SHARED), 0);
+    CHECK_EQ(init_cond_with(&c, pthread_condattr_setpshared, PTHREAD_PROCESS_SHARED), 0);
     CHECK(c.__data.__wrefs & 1); /* glibc's format, with its process-shared flag */
     pthread_mutex_lock(&m);
     struct timespec t = in_ms(CLOCK_REALTIME, 20);

@@ -177,18 +177,15 @@ static void *die_holding(void *arg)
 }
 static void test_passthrough(void)
 {
-    pthread_mutexattr_t a;
     pthread_mutex_t m;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-    CHECK_EQ(pthread_mutex_init(&m, &a), 0);
+    CHECK_EQ(init_mutex_with(&m, pthread_mutexattr_setrobust, PTHREAD_MUTEX_ROBUST), 0);
     test_run_threads(1, die_holding, &m, 0);
     CHECK_EQ(pthread_mutex_lock(&m), EOWNERDEAD); /* only glibc's robust list can say this */
     CHECK_EQ(pthread_mutex_consistent(&m), 0);
     CHECK_EQ(pthread_mutex_unlock(&m), 0);
     CHECK_EQ(pthread_mutex_destroy(&m), 0);
-    pthread_mutexattr_destroy(&a);
 
+    pthread_mutexattr_t a; /* two attributes */
     pthread_mutexattr_init(&a);
     pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
     pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
@@ -199,13 +196,10 @@ static void test_passthrough(void)
     CHECK_EQ(pthread_mutex_destroy(&m), 0);
     pthread_mutexattr_destroy(&a);
 
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-    CHECK_EQ(pthread_mutex_init(&m, &a), 0);
+    CHECK_EQ(init_mutex_with(&m, pthread_mutexattr_setpshared, PTHREAD_PROCESS_SHARED), 0);
     test_normal(&m);
     test_timed(&m);
     CHECK_EQ(pthread_mutex_destroy(&m), 0);
-    pthread_mutexattr_destroy(&a);
 }
 
 /* ---- many mutexes, many threads -------------------------------------------------------- */

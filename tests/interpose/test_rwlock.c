@@ -188,11 +188,7 @@ static long try_write_in_thread(pthread_rwlock_t *l) /* -1: no thread */
 static void test_errors(void)
 {
     pthread_rwlock_t l;
-    pthread_rwlockattr_t a;
-    pthread_rwlockattr_init(&a);
-    pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NP);
-    CHECK_EQ(pthread_rwlock_init(&l, &a), 0);
-    pthread_rwlockattr_destroy(&a);
+    CHECK_EQ(init_rwlock_with(&l, pthread_rwlockattr_setkind_np, PTHREAD_RWLOCK_PREFER_WRITER_NP), 0);
     CHECK_EQ(pthread_rwlock_wrlock(&l), 0);
     CHECK_EQ(pthread_rwlock_rdlock(&l), EDEADLK); /* glibc too */
     CHECK_EQ(pthread_rwlock_wrlock(&l), EDEADLK);
@@ -310,11 +306,7 @@ static void test_pshared(void)
 {
     pthread_rwlock_t *l = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     long *shared = (long *)(l + 1);
-    pthread_rwlockattr_t a;
-    pthread_rwlockattr_init(&a);
-    pthread_rwlockattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-    CHECK_EQ(pthread_rwlock_init(l, &a), 0);
-    pthread_rwlockattr_destroy(&a);
+    CHECK_EQ(init_rwlock_with(l, pthread_rwlockattr_setpshared, PTHREAD_PROCESS_SHARED), 0);
     CHECK_EQ(pthread_rwlock_wrlock(l), 0);
     pid_t pid = fork();
     if (pid == 0) {
