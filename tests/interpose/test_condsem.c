@@ -311,22 +311,15 @@ static void test_recursive_and_errors(void)
 
 static pthread_mutex_t robust;
 static pthread_cond_t robust_cond = PTHREAD_COND_INITIALIZER;
-static void *robust_signaller(void *arg)
+/* Sets flag and signals under robust; dies != NULL: the thread ends holding it. */
+static void *robust_signaller(void *dies)
 {
-    (void)arg;
     pthread_mutex_lock(&robust);
     flag = 1;
     pthread_cond_signal(&robust_cond);
-    pthread_mutex_unlock(&robust);
+    if (!dies)
+        pthread_mutex_unlock(&robust);
     return NULL;
-}
-static void *robust_die_holding(void *arg)
-{
-    (void)arg;
-    pthread_mutex_lock(&robust);
-    flag = 1;
-    pthread_cond_signal(&robust_cond);
-    return NULL; /* dies holding it */
 }
 static void test_passthrough_mutex(void)
 {
@@ -335,7 +328,7 @@ static void test_passthrough_mutex(void)
         flag = 0;
         pthread_mutex_lock(&robust);
         pthread_t th;
-        test_start(&th, dies ? robust_die_holding : robust_signaller, NULL);
+        test_start(&th, robust_signaller, dies ? &dies : NULL);
         int rc = 0;
         while (!flag && rc == 0)
             rc = pthread_cond_wait(&robust_cond, &robust);
