@@ -19,7 +19,8 @@ void *wl_threads_fan_out(unsigned n, llt_fn fn, void *base, size_t stride);
  * its result.  *wall_ns and out's vcsw, ivcsw and cpu_s cover the call. */
 void *wl_threads_timed_run(llt_runtime *rt, llt_fn fn, void *arg, uint64_t *wall_ns, bench_result *out);
 /* The end of a run, once out->per_thread_ops holds each of the threads processors' counts:
- * ops = their sum (returned: the exclusion check's count), wall_s from wall_ns.
+ * ops = their sum (returned: the exclusion check's count; a workload whose ops count
+ * something else sets them after), wall_s from wall_ns.
  * thread_socket and logged stay as bench_result_alloc left them, 0: one socket,
  * no lock admissions (the history metrics have no data). */
 uint64_t wl_threads_result(bench_result *out, int threads, uint64_t wall_ns);

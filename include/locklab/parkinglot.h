@@ -46,7 +46,7 @@ bool ll_parkinglot_try_acquire(ll_parkinglot_lock *l);
 LL_INLINE void ll_parkinglot_release(ll_parkinglot_lock *l, ll_wait_policy *wp)
 {
     (void)wp;
-    if (!ll_two_word_unlock_fast(&l->locked, &l->parked, ~0u))
+    if (LL_UNLIKELY(!ll_two_word_unlock_fast(&l->locked, &l->parked, ~0u)))
         ll_parkinglot_release_slow(l);
 }
 LL_INLINE bool ll_parkinglot_is_locked(ll_parkinglot_lock *l) { return ll_two_word_is_locked(&l->locked); }

@@ -238,7 +238,7 @@ LL_INLINE int mutex_unlock(pthread_mutex_t *pm, void *c11_pc, bool c11)
     if (fast >= LP_FAST_OPS)
         return unlock_direct(pm, CALLER_PC(), c11, fast);
     ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
-    /* relaxed: the waiter word as each inline lock's own release reads it (acr.h, parkinglot.h, standby.h:
+    /* relaxed: the waiter word as each inline lock's own release reads it (acr.h, two_word.h:
      * a waiter that announces after this load is found by its timed sleep) */
     if (LL_UNLIKELY((m->deferred.head != NULL) | (ll_load_relaxed(waiter_word_of(m)) & 1u)))
         return unlock_inline_contended(m, fast);

@@ -44,7 +44,8 @@ INIT_WITH(cond)
 INIT_WITH(rwlock)
 #undef INIT_WITH
 
-/* pthread_mutex_init of m as a mutex of that type (PTHREAD_MUTEX_ERRORCHECK, ...); init's answer. */
+/* pthread_mutex_init of m as a mutex of that type (PTHREAD_MUTEX_ERRORCHECK, ...): the setter's
+ * error, else init's answer. */
 static inline int init_mutex_of_type(pthread_mutex_t *m, int type)
 {
     return init_mutex_with(m, pthread_mutexattr_settype, type);

@@ -289,7 +289,7 @@ static void *cond_signalled_waiter(void *arg)
 }
 static void test_cond_wait_signals(void)
 {
-    init_mutex_of_type(&sig_m, PTHREAD_MUTEX_ERRORCHECK);
+    CHECK_EQ(init_mutex_of_type(&sig_m, PTHREAD_MUTEX_ERRORCHECK), 0);
     for (int timed = 0; timed < 2; timed++) {
         sig_go = 0;
         sig_bad_rc = 0;
@@ -349,7 +349,7 @@ typedef struct cancel_waiter {
 
 static void cancel_obj_init(cancel_obj *o)
 {
-    init_mutex_of_type(&o->m, PTHREAD_MUTEX_ERRORCHECK);
+    CHECK_EQ(init_mutex_of_type(&o->m, PTHREAD_MUTEX_ERRORCHECK), 0);
     pthread_cond_init(&o->c, NULL);
     sem_init(&o->s, 0, 0);
     o->go = 0;
