@@ -4,7 +4,8 @@
 
     python3 bench/manycore_sim.py [--out results/manycore] [--runs 3] [--duration 0.2]
                                   [--peer-runs 1] [--peer-ra-duration 0.05]
-                                  [--backoff-duration 0.02] [--skip-backoff] [--presets P,...] [--table-only]
+                                  [--backoff-duration 0.02] [--skip-backoff] [--main-only] [--presets P,...]
+                                  [--table-only]
 
 For every preset (slides-48, cna-2s, cna-4s, malthusian-t5) at threads = CPUs/4, CPUs/2, CPUs
 and 2 x CPUs, `locklab sweep --sim PRESET` runs MutexBench and RandArray:
@@ -20,6 +21,8 @@ report.md and plots).  Then prints one Markdown table per workload: medians over
 the default's ratio to pthread and to the best other lock of the run, the per-thread max/min
 and the worst and p99.9 acquisition waits (simulated ns, free of measurement cost).
 --presets: run only these (the table still covers every preset found in OUT).
+--main-only: run only the default and pthread; the peers' and backoff's results already in OUT
+stay (they do not depend on the default: after a change of the default lock).
 --table-only: no runs, the table of OUT as it is.  Simulated results depend on the seed only,
 not on the host's load.  Needs `make` (build/bin/locklab-sim and the .venv's locklab).
 """
@@ -113,6 +116,7 @@ def main():
     ap.add_argument("--peer-ra-duration", type=float, default=0.05)
     ap.add_argument("--backoff-duration", type=float, default=0.02)
     ap.add_argument("--skip-backoff", action="store_true")
+    ap.add_argument("--main-only", action="store_true")
     ap.add_argument("--presets", default=",".join(p for p, _ in PRESETS))
     ap.add_argument("--table-only", action="store_true")
     a = ap.parse_args()
@@ -135,6 +139,8 @@ def main():
             threads = [cpus // 4, cpus // 2, cpus, 2 * cpus]
             sweep(os.path.join(a.out, f"{preset}-main"), preset, threads, "mutexbench,randarray",
                   f"{default},pthread", a.runs, a.duration)
+            if a.main_only:
+                continue
             sweep(os.path.join(a.out, f"{preset}-peers"), preset, threads, "mutexbench", PEERS, a.peer_runs,
                   a.duration)
             sweep(os.path.join(a.out, f"{preset}-peersra"), preset, threads, "randarray", PEERS_RA, a.peer_runs,

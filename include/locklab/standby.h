@@ -47,6 +47,9 @@ typedef struct ll_standby_lock {
 #ifndef LL_STANDBY_TURN_OPS
 #define LL_STANDBY_TURN_OPS 2000u       /* a thread's turn: then, if others are parked, it parks at the back (0: no turns) */
 #endif
+#ifndef LL_STANDBY_TURN_NS
+#define LL_STANDBY_TURN_NS 1000000u     /* ... or a turn this long, whichever ends first (0: no time bound) */
+#endif
 #ifndef LL_STANDBY_WOKEN_YIELDS
 #define LL_STANDBY_WOKEN_YIELDS 7u      /* ll_standby_acquire_woken: yielding rounds before the slow path */
 #endif
@@ -78,23 +81,30 @@ void ll_standby_acquire_woken(ll_standby_lock *l);
  * the eldest waiter parked on it (standby.c, "Turns"), then acquire l again. */
 void ll_standby_requeue(ll_standby_lock *l);
 
-/* The calling thread's count of the acquisitions it made by the fast path while others were
- * parked, since it last parked on a standby lock (the slow path restarts it). */
+/* The calling thread's turn since it last parked on a standby lock (the slow path restarts
+ * it): the acquisitions it made by the fast path while others were parked, and the time it
+ * spent making them (standby.c, "Turns"). */
 typedef struct ll_standby_turn_count {
     uint32_t acquisitions;
+    uint64_t used_ns; /* the turn's time so far */
+    uint64_t seen_ns; /* ll_now_ns at the turn's last look at the clock; 0: none yet */
 } ll_standby_turn_count;
 LL_THREAD_ELEMENT_EXTERN(ll_standby_turn_count, ll_standby_turn)
-/* Count one fast-path acquisition made while others were parked: true when it is the
- * LL_STANDBY_TURN_OPS-th, which ends the caller's turn. */
+/* A turn's clock is read at every LL_STANDBY_TURN_CHECK-th counted acquisition. */
+#define LL_STANDBY_TURN_CHECK (LL_STANDBY_TURN_OPS < 64u ? LL_STANDBY_TURN_OPS : 64u)
+/* At such an acquisition: is the turn over (LL_STANDBY_TURN_OPS acquisitions, or
+ * LL_STANDBY_TURN_NS of its time)?  Then it restarts. */
+bool ll_standby_turn_over(ll_standby_turn_count *t);
+/* Count one fast-path acquisition made while others were parked: true when it ends the
+ * caller's turn. */
 LL_INLINE bool ll_standby_turn_tick(void)
 {
     if (LL_STANDBY_TURN_OPS == 0)
         return false; /* turns off (an ablation: docs/performance.md) */
     ll_standby_turn_count *t = ll_standby_turn();
-    if (++t->acquisitions < LL_STANDBY_TURN_OPS)
+    if (++t->acquisitions % LL_STANDBY_TURN_CHECK != 0)
         return false;
-    t->acquisitions = 0;
-    return true;
+    return ll_standby_turn_over(t);
 }
 /* After a fast-path acquisition of l: true when it ends the caller's turn (then ll_standby_requeue). */
 LL_INLINE bool ll_standby_turn_ends(ll_standby_lock *l)
@@ -114,7 +124,7 @@ LL_INLINE void ll_standby_acquire(ll_standby_lock *l, ll_wait_policy *wp)
 LL_INLINE void ll_standby_release(ll_standby_lock *l, ll_wait_policy *wp)
 {
     (void)wp;
-    if (!ll_two_word_unlock_fast(&l->locked, &l->state, LL_STANDBY_ACT))
+    if (LL_UNLIKELY(!ll_two_word_unlock_fast(&l->locked, &l->state, LL_STANDBY_ACT)))
         ll_standby_release_slow(l);
 }
 LL_INLINE bool ll_standby_is_locked(ll_standby_lock *l) { return ll_two_word_is_locked(&l->locked); }

@@ -108,10 +108,13 @@
  * Turns: the rotation above moves threads through the role, but a running
  * thread that keeps winning the lock's CAS never reaches the slow path, and on
  * an oversubscribed machine (256 threads on 2 CPUs) one such run can last a
- * time slice: per-thread counts over 5 s then differ by 2.5x and more.  So every
+ * time slice: per-thread counts over 5 s then differ by 3x and more.  So every
  * thread's turn is bounded: its TURN_OPS-th fast-path acquisition made while
- * others are parked (ll_standby_turn_ends: the PARKED bit, read after the CAS
- * from the line the CAS owns, and a per-thread count) releases the lock again
+ * others are parked, or the first after TURN_NS of them (ll_standby_turn_ends:
+ * the PARKED bit, read after the CAS from the line the CAS owns, and a
+ * per-thread count; the clock is read at every 64th such acquisition, and a gap
+ * of more than TURN_NS / 4 between two reads, the thread preempted or acquiring
+ * rarely, does not count towards the turn) releases the lock again
  * and parks at the back of the queue, swapping places with the eldest parked
  * waiter, which it wakes into the role if the role is vacant, else to compete
  * (ARRIVE); a waiter already being woken into the role (usually by the
@@ -120,12 +123,12 @@
  * a spinning standby or a running thread if there is one, else idle until the
  * woken one arrives.  With nobody else parked the thread competes on.  The
  * count is per thread, over all standby locks, and restarts whenever the
- * thread parks on one, so each gets at most TURN_OPS fast-path acquisitions
- * per pass of the queue (max/min over 5 s at 256 threads on 2 CPUs: 1.7
- * instead of 2.5, at the same throughput, docs/performance.md); a turn costs
- * one park and at most two wake-ups (the release's and the swap's) per
- * TURN_OPS acquisitions.  Uncontended, the check is one load and one branch
- * after the CAS.
+ * thread parks on one, so each gets at most TURN_OPS fast-path acquisitions,
+ * and about TURN_NS of them, per pass of the queue (docs/performance.md: the
+ * count bounds MutexBench's turns, whose 2,000 acquisitions take well under
+ * TURN_NS; the time bounds those of longer loops such as RandArray's); a turn
+ * costs one park and at most two wake-ups (the release's and the swap's).
+ * Uncontended, the check is one load and one branch after the CAS.
  * NUMA: the waiter woken into the role is the eldest parked one on the
  * waker's socket (among the lock's next 16), unless the eldest has waited
  * NUMA_NS: the lock stays on one socket for up to NUMA_NS at a time.  On a
@@ -176,7 +179,7 @@
  * is handed the lock after FAIR_NS at the bucket timer's next expiry; parked waiters are woken in FIFO order (socket-local
  * first for at most NUMA_NS); running threads yield the role after
  * TENURE_NS, and the lock after TURN_OPS acquisitions by the fast path while
- * others are parked.  Measured per-thread max/min: docs/performance.md.
+ * others are parked, or TURN_NS of them.  Measured per-thread max/min: docs/performance.md.
  * Footprint: 8 bytes per lock; a 128-B queue-node slot per parked thread (48 B
  * used); the table, 256 x 64 B = 16 KiB, shared by all locks.  Policies: its
  * own (spin, then park in the table), registered as spin.
@@ -356,7 +359,25 @@ static bool sb_standby_wait(ll_standby_lock *l, uint64_t spin_from, uint32_t rou
     return true;
 }
 
-LL_THREAD_ELEMENT_DEFINE(ll_standby_turn_count, ll_standby_turn, {0})
+LL_THREAD_ELEMENT_DEFINE(ll_standby_turn_count, ll_standby_turn, {0, 0, 0})
+
+LL_COLD bool ll_standby_turn_over(ll_standby_turn_count *t)
+{
+    if (t->acquisitions < LL_STANDBY_TURN_OPS) {
+        if (LL_STANDBY_TURN_NS == 0)
+            return false;
+        uint64_t now = ll_now_ns(), gap = now - t->seen_ns;
+        t->seen_ns = now;
+        /* A longer gap between looks: the thread was off its CPU, or acquires rarely; not its turn's
+         * time (else a thread preempted mid-turn would lose its turn at its first look back). */
+        if (gap < LL_STANDBY_TURN_NS / 4)
+            t->used_ns += gap;
+        if (t->used_ns < LL_STANDBY_TURN_NS)
+            return false;
+    }
+    t->acquisitions = 0, t->used_ns = 0;
+    return true;
+}
 
 /* Acquire l by deadline_ns; yielding: the caller's turn is over, so it parks first (header,
  * "Turns"). */
@@ -413,9 +434,9 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding)
             since = ll_now_ns();
         int r = sb_park(l, since, again, arriving, yielding, deadline_ns);
         yielding = false;
-        if (r != SB_NOT_PARKED) /* parked: a new turn */
-            ll_standby_turn()->acquisitions = 0;
         me->active_from = ll_now_ns();
+        if (r != SB_NOT_PARKED) /* parked: a new turn, from now */
+            *ll_standby_turn() = (ll_standby_turn_count){0, 0, me->active_from};
         arrivals = 0;
         if (r == SB_HANDED) /* handed over: locked was kept for us */
             return true;
@@ -606,7 +627,8 @@ const ll_lock_ops ll_lock_standby = {
         "address-hashed table and rotated through the standby role",
     .fairness = "none short-term (barging); the standby waits at most patience (0.1 ms) + one critical section; parked "
         "waiters woken FIFO (socket-local first for 2 ms), one parked 4 ms handed the lock at its bucket's fair timer; a "
-        "running thread goes to the back after LL_STANDBY_TURN_OPS (2000) acquisitions made while others are parked",
+        "running thread goes to the back after LL_STANDBY_TURN_OPS (2000) acquisitions made while others are parked, or "
+        "LL_STANDBY_TURN_NS (1 ms) of them",
     .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF | LL_CAP_FORK_SAFE | LL_CAP_WAKE_INTO_HELD,
     .state_bytes = sizeof(ll_standby_lock), .lock_bytes = sizeof(ll_standby_lock), .waiter_bytes = sizeof(pt_waiter),
     .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
