@@ -263,9 +263,37 @@ static void test_parkinglot_timed_missed_release(void)
     report("parkinglot: a timed waiter a release missed in its last nap takes the free lock", got != NULL);
 }
 
+/* standby's turns (standby.h, ll_standby_turn_tick): a thread's turn ends at its
+ * LL_STANDBY_TURN_OPS-th counted acquisition, or once its acquisitions have taken
+ * LL_STANDBY_TURN_NS, whichever comes first. */
+static uint32_t ticks_to_turn_end(uint64_t spacing_ns)
+{
+    ll_standby_turn_count *t = ll_standby_turn();
+    t->acquisitions = 0, t->used_ns = 0, t->seen_ns = 0;
+    uint32_t n = 1;
+    for (;; n++) {
+        for (uint64_t until = ll_now_ns() + spacing_ns; spacing_ns != 0 && ll_now_ns() < until;)
+            ;
+        if (ll_standby_turn_tick())
+            return n;
+    }
+}
+static void test_standby_turns(void)
+{
+    uint32_t fast = ticks_to_turn_end(0), slow = ticks_to_turn_end(2000);
+    printf("     standby turns: %u acquisitions back to back, %u at 2 us each\n", fast, slow);
+    /* 2,000 back-to-back ticks take microseconds: the count ends the turn */
+    report("standby: a fast turn ends at exactly LL_STANDBY_TURN_OPS acquisitions", fast == LL_STANDBY_TURN_OPS);
+    /* at 2 us each, 1 ms of them is ~500: the time ends it (a look-to-look gap over TURN_NS / 4,
+     * a preemption, does not count, so a loaded machine only delays it) */
+    report("standby: a slow turn ends by time, before LL_STANDBY_TURN_OPS", slow < LL_STANDBY_TURN_OPS &&
+                                                                               slow >= LL_STANDBY_TURN_NS / 2000 / 2);
+}
+
 int main(void)
 {
     test_verbs();
+    test_standby_turns();
     test_parkinglot_missed_release();
     test_parkinglot_timed_missed_release();
     ll_clh_init(&clh);

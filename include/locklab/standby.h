@@ -90,8 +90,9 @@ typedef struct ll_standby_turn_count {
     uint64_t seen_ns; /* ll_now_ns at the turn's last look at the clock; 0: none yet */
 } ll_standby_turn_count;
 LL_THREAD_ELEMENT_EXTERN(ll_standby_turn_count, ll_standby_turn)
-/* A turn's clock is read at every LL_STANDBY_TURN_CHECK-th counted acquisition. */
-#define LL_STANDBY_TURN_CHECK (LL_STANDBY_TURN_OPS < 64u ? LL_STANDBY_TURN_OPS : 64u)
+/* Every LL_STANDBY_TURN_CHECK-th counted acquisition, and the LL_STANDBY_TURN_OPS-th, asks
+ * ll_standby_turn_over (64, or TURN_OPS if smaller: then the count alone ends turns). */
+#define LL_STANDBY_TURN_CHECK (LL_STANDBY_TURN_OPS - 1u < 64u ? LL_STANDBY_TURN_OPS : 64u)
 /* At such an acquisition: is the turn over (LL_STANDBY_TURN_OPS acquisitions, or
  * LL_STANDBY_TURN_NS of its time)?  Then it restarts. */
 bool ll_standby_turn_over(ll_standby_turn_count *t);
@@ -102,7 +103,8 @@ LL_INLINE bool ll_standby_turn_tick(void)
     if (LL_STANDBY_TURN_OPS == 0)
         return false; /* turns off (an ablation: docs/performance.md) */
     ll_standby_turn_count *t = ll_standby_turn();
-    if (++t->acquisitions % LL_STANDBY_TURN_CHECK != 0)
+    uint32_t n = ++t->acquisitions;
+    if (n % LL_STANDBY_TURN_CHECK != 0 && n != LL_STANDBY_TURN_OPS)
         return false;
     return ll_standby_turn_over(t);
 }

@@ -114,7 +114,8 @@
  * the PARKED bit, read after the CAS from the line the CAS owns, and a
  * per-thread count; the clock is read at every 64th such acquisition, and a gap
  * of more than TURN_NS / 4 between two reads, the thread preempted or acquiring
- * rarely, does not count towards the turn) releases the lock again
+ * rarely, does not count towards the turn: a loop slower than one such
+ * acquisition per TURN_NS / 256 is bounded by the count alone) releases the lock again
  * and parks at the back of the queue, swapping places with the eldest parked
  * waiter, which it wakes into the role if the role is vacant, else to compete
  * (ARRIVE); a waiter already being woken into the role (usually by the
@@ -124,9 +125,9 @@
  * woken one arrives.  With nobody else parked the thread competes on.  The
  * count is per thread, over all standby locks, and restarts whenever the
  * thread parks on one, so each gets at most TURN_OPS fast-path acquisitions,
- * and about TURN_NS of them, per pass of the queue (docs/performance.md: the
- * count bounds MutexBench's turns, whose 2,000 acquisitions take well under
- * TURN_NS; the time bounds those of longer loops such as RandArray's); a turn
+ * and about TURN_NS of them if faster, per pass of the queue (docs/performance.md:
+ * the count bounds MutexBench's turns, whose 2,000 acquisitions take well under
+ * TURN_NS; the time those of slower loops such as RandArray's); a turn
  * costs one park and at most two wake-ups (the release's and the swap's).
  * Uncontended, the check is one load and one branch after the CAS.
  * NUMA: the waiter woken into the role is the eldest parked one on the
@@ -367,11 +368,11 @@ LL_COLD bool ll_standby_turn_over(ll_standby_turn_count *t)
         if (LL_STANDBY_TURN_NS == 0)
             return false;
         uint64_t now = ll_now_ns(), gap = now - t->seen_ns;
-        t->seen_ns = now;
         /* A longer gap between looks: the thread was off its CPU, or acquires rarely; not its turn's
          * time (else a thread preempted mid-turn would lose its turn at its first look back). */
-        if (gap < LL_STANDBY_TURN_NS / 4)
+        if (t->seen_ns != 0 && gap < LL_STANDBY_TURN_NS / 4)
             t->used_ns += gap;
+        t->seen_ns = now;
         if (t->used_ns < LL_STANDBY_TURN_NS)
             return false;
     }
@@ -435,8 +436,10 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding)
         int r = sb_park(l, since, again, arriving, yielding, deadline_ns);
         yielding = false;
         me->active_from = ll_now_ns();
-        if (r != SB_NOT_PARKED) /* parked: a new turn, from now */
-            *ll_standby_turn() = (ll_standby_turn_count){0, 0, me->active_from};
+        if (r != SB_NOT_PARKED) { /* parked: a new turn, from now */
+            ll_standby_turn_count *turn = ll_standby_turn();
+            turn->acquisitions = 0, turn->used_ns = 0, turn->seen_ns = me->active_from;
+        }
         arrivals = 0;
         if (r == SB_HANDED) /* handed over: locked was kept for us */
             return true;
