@@ -22,6 +22,8 @@
 # Time (2 shared CPUs, glibc + 6 locks at once): about 90 s in all.
 # A test glibc passed and a configuration did not is run once more alone (at most 5 per
 # configuration: retry); passing then, it is reported as a flake, not a difference.
+# A Python run lost whole (its process killed at a test's timeout: no outcomes at all) runs
+# once more, alone, before the comparison; lost again, its tests count as differences.
 # A test whose outcome differs from glibc's fails the run; the differences are printed
 # (CONFORMANCE_KEEP=1 keeps the logs and says where).
 set -u
@@ -59,12 +61,20 @@ set_envs() {
     esac
 }
 
-# run_queue DIR: test_queue under the envs set_envs set, in a process of its own (run_config)
-run_queue() {
-    local dir=$1
-    (cd "$dir" && timeout 300 env "${envs[@]}" $python -m test --timeout 120 --junit-xml "$dir/py3.xml" \
-        test_queue >"$dir/py3.log" 2>&1)
-    echo $? >"$dir/py3.rc"
+# run_py DIR N: CPython suite run N under the envs set_envs set, into DIR/pyN.{xml,log,rc}:
+# 1 test_threading and test_thread, 2 test_concurrent_futures' thread-pool and Future tests,
+# 3 test_queue (in a process of its own: run_config says why).  -u all minus the slow
+# resources; --timeout: a hang becomes a failure, not a stuck CI.
+run_py() {
+    local dir=$1 n=$2 args
+    case $n in
+    1) args=(test_threading test_thread) ;;
+    2) args=(test_concurrent_futures -m '*ThreadPool*' -m 'FutureTests' -i test_timeout -i test_map_timeout) ;;
+    3) args=(test_queue) ;;
+    esac
+    (cd "$dir" && timeout 300 env "${envs[@]}" $python -m test --timeout 120 --junit-xml "$dir/py$n.xml" \
+        "${args[@]}" >"$dir/py$n.log" 2>&1)
+    echo $? >"$dir/py$n.rc"
 }
 
 # run_config NAME: every suite under configuration NAME into $work/NAME/
@@ -74,10 +84,7 @@ run_config() {
     local dir=$work/$name
     mkdir -p "$dir"
     local start=$SECONDS
-    # -u all minus the slow resources; --timeout: a hang becomes a failure, not a stuck CI
-    (cd "$dir" && timeout 300 env "${envs[@]}" $python -m test --timeout 120 --junit-xml "$dir/py1.xml" \
-        test_threading test_thread >"$dir/py1.log" 2>&1)
-    echo $? >"$dir/py1.rc"
+    run_py "$dir" 1
     # test_queue in a process of its own: test_threading's test_frame_tstate_tracing leaves a
     # threading.settrace hook installed, and under CPython 3.11 a thread that starts while
     # another is inside sys.settrace dies before its target runs ("Cannot install a trace
@@ -85,11 +92,8 @@ run_config() {
     # tests then lose a consumer (items left: a failure) or a feeder (a consumer waits for
     # ever: the whole run lost to the timeout); how often depends on how the GIL changes hands,
     # under the FIFO queue locks about once in 15 loaded runs, never seen under glibc.
-    run_queue "$dir"
-    (cd "$dir" && timeout 300 env "${envs[@]}" $python -m test --timeout 120 --junit-xml "$dir/py2.xml" \
-        test_concurrent_futures -m '*ThreadPool*' -m 'FutureTests' \
-        -i test_timeout -i test_map_timeout >"$dir/py2.log" 2>&1)
-    echo $? >"$dir/py2.rc"
+    run_py "$dir" 3
+    run_py "$dir" 2
     (cd "$dir" && timeout 60 env "${envs[@]}" stress-ng --verify --mutex 4 --sem 4 --pthread 4 -t 3 \
         >"$dir/stress.log" 2>&1)
     echo $? >"$dir/stress.rc"
@@ -173,14 +177,15 @@ n=$(grep -c . "$work/glibc.out")
 nfail=$(grep -vc -e ' passed$' -e ' skipped$' "$work/glibc.out")
 echo "conformance: glibc: $n outcomes ($nfail not passed or skipped), $(cat "$work/glibc/seconds") s"
 for name in "${specs[@]}"; do
-    if [ ! -e "$work/$name/py3.xml" ] && [ -e "$work/glibc/py3.xml" ]; then
-        # the whole of test_queue lost to a timeout (one test past --timeout's 2 minutes: 50+50
-        # threads under a FIFO spin lock on a loaded 2-CPU machine): once more, alone
-        echo "conformance: $name: test_queue timed out ($(grep -m1 -o 'Timeout.*' "$work/$name/py3.log")); run again, alone"
+    for i in 1 2 3; do
+        [ ! -e "$work/$name/py$i.xml" ] && [ -e "$work/glibc/py$i.xml" ] || continue
+        # a whole run lost to a timeout (one test past --timeout's 2 minutes, such as test_queue's
+        # 50+50 threads under a FIFO spin lock on a loaded 2-CPU machine): once more, alone
+        echo "conformance: $name: py$i lost ($(grep -m1 -o 'Timeout.*' "$work/$name/py$i.log")); run again, alone"
         set_envs "$name"
-        mv "$work/$name/py3.log" "$work/$name/py3-first.log"
-        run_queue "$work/$name"
-    fi
+        mv "$work/$name/py$i.log" "$work/$name/py$i-first.log"
+        run_py "$work/$name" "$i"
+    done
     outcomes "$work/$name" >"$work/$name.out"
     [ ! -e "$work/$name/not-interposed" ] ||
         bad "$name: the interposer did not serve $(xargs <"$work/$name/not-interposed") (LOCKLAB_VERBOSE's census)"
