@@ -22,8 +22,9 @@
 # Time (2 shared CPUs, glibc + 6 locks at once): about 90 s in all.
 # A test glibc passed and a configuration did not is run once more alone (at most 5 per
 # configuration: retry); passing then, it is reported as a flake, not a difference.
-# A Python run lost whole (its process killed at a test's timeout: no outcomes at all) runs
-# once more, alone, before the comparison; lost again, its tests count as differences.
+# A Python run lost whole to a timeout (a test past --timeout, or the run past its 300 s: no
+# outcomes at all) runs once more, alone, before the comparison; lost again, its tests count
+# as differences.  A run lost otherwise (a crash) is not run again.
 # A test whose outcome differs from glibc's fails the run; the differences are printed
 # (CONFORMANCE_KEEP=1 keeps the logs and says where).
 set -u
@@ -63,8 +64,8 @@ set_envs() {
 
 # run_py DIR N: CPython suite run N under the envs set_envs set, into DIR/pyN.{xml,log,rc}:
 # 1 test_threading and test_thread, 2 test_concurrent_futures' thread-pool and Future tests,
-# 3 test_queue (in a process of its own: run_config says why).  -u all minus the slow
-# resources; --timeout: a hang becomes a failure, not a stuck CI.
+# 3 test_queue (in a process of its own: run_config says why).  No -u: tests that need a
+# resource are skipped; --timeout: a hang becomes a failure, not a stuck CI.
 run_py() {
     local dir=$1 n=$2 args
     case $n in
@@ -181,7 +182,8 @@ for name in "${specs[@]}"; do
         [ ! -e "$work/$name/py$i.xml" ] && [ -e "$work/glibc/py$i.xml" ] || continue
         # a whole run lost to a timeout (one test past --timeout's 2 minutes, such as test_queue's
         # 50+50 threads under a FIFO spin lock on a loaded 2-CPU machine): once more, alone
-        echo "conformance: $name: py$i lost ($(grep -m1 -o 'Timeout.*' "$work/$name/py$i.log")); run again, alone"
+        grep -q 'Timeout' "$work/$name/py$i.log" || [ "$(cat "$work/$name/py$i.rc")" = 124 ] || continue
+        echo "conformance: $name: python run $i timed out ($(grep -m1 -o 'Timeout.*' "$work/$name/py$i.log")); run again, alone"
         set_envs "$name"
         mv "$work/$name/py$i.log" "$work/$name/py$i-first.log"
         run_py "$work/$name" "$i"
