@@ -182,7 +182,7 @@ for name in "${specs[@]}"; do
         [ ! -e "$work/$name/py$i.xml" ] && [ -e "$work/glibc/py$i.xml" ] || continue
         # a whole run lost to a timeout (one test past --timeout's 2 minutes, such as test_queue's
         # 50+50 threads under a FIFO spin lock on a loaded 2-CPU machine): once more, alone
-        grep -q 'Timeout' "$work/$name/py$i.log" || [ "$(cat "$work/$name/py$i.rc")" = 124 ] || continue
+        grep -q '^Timeout (' "$work/$name/py$i.log" || [ "$(cat "$work/$name/py$i.rc")" = 124 ] || continue
         echo "conformance: $name: python run $i timed out ($(grep -m1 -o 'Timeout.*' "$work/$name/py$i.log")); run again, alone"
         set_envs "$name"
         mv "$work/$name/py$i.log" "$work/$name/py$i-first.log"
