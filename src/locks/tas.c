@@ -27,6 +27,5 @@ LL_WORD_LOCK_DEFINE(ll_tas, tas_acquire_slow) /* init, acquire, try_acquire, rel
 const ll_lock_ops ll_lock_tas = {
     .name = "tas", .source = "Anderson, Lazowska, Levy 1989 §4 (spin on xchg)",
     .summary = "test-and-set, spinning on the atomic exchange",
-    .fairness = "none (barging, unbounded bypass)", .policies = LL_SPIN_YIELD, .caps = LL_CAP_WORD_LOCK | LL_CAP_FORK_SAFE,
-    LL_OPS_STATE_IS(ll_tas_lock), LL_OPS_VERBS,
+    LL_WORD_LOCK_OPS(ll_tas), /* fairness, policies, caps, sizes, verbs */
 };

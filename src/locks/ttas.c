@@ -29,6 +29,5 @@ LL_WORD_LOCK_DEFINE(ll_ttas, ttas_acquire_slow) /* init, acquire, try_acquire, r
 const ll_lock_ops ll_lock_ttas = {
     .name = "ttas", .source = "Anderson, Lazowska, Levy 1989 §4 (spin on read)",
     .summary = "test-and-test-and-set, spinning on a plain read",
-    .fairness = "none (barging, unbounded bypass)", .policies = LL_SPIN_YIELD, .caps = LL_CAP_WORD_LOCK | LL_CAP_FORK_SAFE,
-    LL_OPS_STATE_IS(ll_ttas_lock), LL_OPS_VERBS,
+    LL_WORD_LOCK_OPS(ll_ttas), /* fairness, policies, caps, sizes, verbs */
 };

@@ -5,7 +5,9 @@
  * ll_X_try_acquire, ll_X_release, ll_X_is_locked and the registry adapter
  * (static acquire, try_acquire, release, acquire_until and the direct verbs).  Timed acquire: tries
  * with the spinning waiters' delays until the deadline; as barging as they are
- * (no bound on bypass, for anyone). */
+ * (no bound on bypass, for anyone).
+ * LL_WORD_LOCK_OPS(ll_X): the fields of ll_X's ll_lock_ops that follow from these verbs
+ * (fairness, policies, caps, sizes and verbs), after its own name, source and summary. */
 #ifndef LOCKLAB_SRC_WORD_LOCK_H
 #define LOCKLAB_SRC_WORD_LOCK_H
 #include "locklab/registry.h"
@@ -41,4 +43,11 @@
         return ll_spin_try_until(wp, try_word, s, deadline_ns);                                                     \
     }                                                                                                               \
     LL_DIRECT_VERBS()
+
+/* Barging with no bound (every acquire is an exchange, whoever waited); spin and yield only
+ * (no waiter list, so nobody to unpark); a word lock (registry.h, LL_CAP_WORD_LOCK), whose
+ * one word a fork child frees with a store. */
+#define LL_WORD_LOCK_OPS(P)                                                                                         \
+    .fairness = "none (barging, unbounded bypass)", .policies = LL_SPIN_YIELD,                                      \
+    .caps = LL_CAP_WORD_LOCK | LL_CAP_FORK_SAFE, LL_OPS_STATE_IS(P##_lock), LL_OPS_VERBS
 #endif
