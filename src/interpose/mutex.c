@@ -170,16 +170,24 @@ static __attribute__((noinline)) int unlock_direct(pthread_mutex_t *pm, void *pc
  * (an argument read at entry would cost the fast path a load). */
 #define CALLER_PC() (c11 ? c11_pc : __builtin_return_address(0))
 
+/* The first step of pthread_mutex_lock and _unlock once fast is read: their GENERAL path for
+ * LP_FAST_NONE, their DIRECT one for LP_FAST_OPS and LP_FAST_OPS_INLINE; past it, the inline
+ * word locks' path. */
+#define RETURN_UNLESS_INLINE(GENERAL, DIRECT)                   \
+    do {                                                        \
+        if (LL_UNLIKELY(fast == LP_FAST_NONE))                  \
+            return GENERAL(pm, CALLER_PC(), c11);               \
+        if (fast >= LP_FAST_OPS)                                \
+            return DIRECT(pm, CALLER_PC(), c11, fast);          \
+    } while (0)
+
 /* pthread_mutex_lock's body; c11: called by mtx_lock (c11.c), which is not a pthread mutex use
  * for LOCKLAB_VERBOSE's census (config.h, lp_seen). */
 LL_INLINE int mutex_lock(pthread_mutex_t *pm, void *c11_pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
-    if (LL_UNLIKELY(fast == LP_FAST_NONE))
-        return lp_mutex_lock_general(pm, CALLER_PC(), c11);
-    if (fast >= LP_FAST_OPS)
-        return lock_direct(pm, CALLER_PC(), c11, fast);
+    RETURN_UNLESS_INLINE(lp_mutex_lock_general, lock_direct);
     ll_rmw_lead(word_of(m)); /* the CAS may follow the last unlock's RMW-free release: atomics.h; 1.2 ns here */
     if (LL_UNLIKELY(!word_try_acquire(m)))
         return lock_inline_contended(m, fast);
@@ -233,10 +241,7 @@ LL_INLINE int mutex_unlock(pthread_mutex_t *pm, void *c11_pc, bool c11)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
-    if (LL_UNLIKELY(fast == LP_FAST_NONE))
-        return lp_mutex_unlock_general(pm, CALLER_PC(), c11);
-    if (fast >= LP_FAST_OPS)
-        return unlock_direct(pm, CALLER_PC(), c11, fast);
+    RETURN_UNLESS_INLINE(lp_mutex_unlock_general, unlock_direct);
     ll_store_relaxed(&m->owner, 0); /* relaxed: the lock's release orders it before the next owner's store */
     /* relaxed: the waiter word as each inline lock's own release reads it (acr.h, two_word.h:
      * a waiter that announces after this load is found by its timed sleep) */
