@@ -25,10 +25,7 @@
 #define LP_REAL_FNS(X) \
     X(mutex_init, "pthread_mutex_init", (pthread_mutex_t *, const pthread_mutexattr_t *)) \
     X(mutex_destroy, "pthread_mutex_destroy", (pthread_mutex_t *)) \
-    X(mutex_lock, "pthread_mutex_lock", (pthread_mutex_t *)) \
-    X(mutex_trylock, "pthread_mutex_trylock", (pthread_mutex_t *)) \
-    X(mutex_timedlock, "pthread_mutex_timedlock", (pthread_mutex_t *, const struct timespec *)) \
-    X(mutex_clocklock, "pthread_mutex_clocklock", (pthread_mutex_t *, clockid_t, const struct timespec *)) \
+    LP_REAL_BLOCKING(X, "pthread_", mutex, lock, pthread_mutex_t) \
     X(mutex_unlock, "pthread_mutex_unlock", (pthread_mutex_t *)) \
     X(cond_init, "pthread_cond_init", (pthread_cond_t *, const pthread_condattr_t *)) \
     X(cond_destroy, "pthread_cond_destroy", (pthread_cond_t *)) \
@@ -39,23 +36,24 @@
     X(cond_broadcast, "pthread_cond_broadcast", (pthread_cond_t *)) \
     X(sem_init, "sem_init", (sem_t *, int, unsigned)) \
     X(sem_destroy, "sem_destroy", (sem_t *)) \
-    X(sem_wait, "sem_wait", (sem_t *)) \
-    X(sem_trywait, "sem_trywait", (sem_t *)) \
-    X(sem_timedwait, "sem_timedwait", (sem_t *, const struct timespec *)) \
-    X(sem_clockwait, "sem_clockwait", (sem_t *, clockid_t, const struct timespec *)) \
+    LP_REAL_BLOCKING(X, "", sem, wait, sem_t) \
     X(sem_post, "sem_post", (sem_t *)) \
     X(sem_getvalue, "sem_getvalue", (sem_t *, int *)) \
     X(rwlock_init, "pthread_rwlock_init", (pthread_rwlock_t *, const pthread_rwlockattr_t *)) \
     X(rwlock_destroy, "pthread_rwlock_destroy", (pthread_rwlock_t *)) \
-    X(rwlock_rdlock, "pthread_rwlock_rdlock", (pthread_rwlock_t *)) \
-    X(rwlock_tryrdlock, "pthread_rwlock_tryrdlock", (pthread_rwlock_t *)) \
-    X(rwlock_timedrdlock, "pthread_rwlock_timedrdlock", (pthread_rwlock_t *, const struct timespec *)) \
-    X(rwlock_clockrdlock, "pthread_rwlock_clockrdlock", (pthread_rwlock_t *, clockid_t, const struct timespec *)) \
-    X(rwlock_wrlock, "pthread_rwlock_wrlock", (pthread_rwlock_t *)) \
-    X(rwlock_trywrlock, "pthread_rwlock_trywrlock", (pthread_rwlock_t *)) \
-    X(rwlock_timedwrlock, "pthread_rwlock_timedwrlock", (pthread_rwlock_t *, const struct timespec *)) \
-    X(rwlock_clockwrlock, "pthread_rwlock_clockwrlock", (pthread_rwlock_t *, clockid_t, const struct timespec *)) \
+    LP_REAL_BLOCKING(X, "pthread_", rwlock, rdlock, pthread_rwlock_t) \
+    LP_REAL_BLOCKING(X, "pthread_", rwlock, wrlock, pthread_rwlock_t) \
     X(rwlock_unlock, "pthread_rwlock_unlock", (pthread_rwlock_t *))
+
+/* The four forms POSIX gives a blocking verb on an OBJ of type T (mutex lock, sem wait,
+ * rwlock rdlock and wrlock): OBJ_VERB, OBJ_tryVERB, OBJ_timedVERB (an absolute
+ * CLOCK_REALTIME deadline) and OBJ_clockVERB (a deadline on a clock), glibc's names
+ * with PREFIX before them; e.g. mutex_timedlock, "pthread_mutex_timedlock". */
+#define LP_REAL_BLOCKING(X, PREFIX, OBJ, VERB, T) \
+    X(OBJ##_##VERB, PREFIX #OBJ "_" #VERB, (T *)) \
+    X(OBJ##_try##VERB, PREFIX #OBJ "_try" #VERB, (T *)) \
+    X(OBJ##_timed##VERB, PREFIX #OBJ "_timed" #VERB, (T *, const struct timespec *)) \
+    X(OBJ##_clock##VERB, PREFIX #OBJ "_clock" #VERB, (T *, clockid_t, const struct timespec *))
 
 typedef struct lp_real_fns {
 #define LP_REAL_FIELD(field, name, params) int(*field) params;
