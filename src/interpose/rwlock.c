@@ -463,6 +463,27 @@ static int not_taken(lp_profile *prof, int err)
     return err;
 }
 
+/* After a failed try, for a reader or a writer (write): a try's EBUSY; else the wait that how
+ * says (BLOCK: until held; TIMED: until deadline, else ETIMEDOUT), its start in *t0 when the
+ * lock is profiled, and 0 once held (a reader's token in *token).  EBUSY and ETIMEDOUT are
+ * counted in the profile (not_taken). */
+static int wait_contended(const rw_ref *r, bool write, enum how how, uint64_t deadline, uintptr_t *token, uint64_t *t0)
+{
+    lp_profile *prof = write ? r->prof_write : r->prof_read;
+    if (how == TRY)
+        return not_taken(prof, EBUSY);
+    *t0 = prof ? ll_now_ns() : 0;
+    bool held = true;
+    if (how == BLOCK && write)
+        r->ops->write_acquire(r->state, r->wp);
+    else if (how == BLOCK)
+        *token = r->ops->read_acquire(r->state, r->wp);
+    else
+        held = write ? r->ops->write_acquire_until(r->state, r->wp, deadline)
+                     : r->ops->read_acquire_until(r->state, r->wp, deadline, token);
+    return held ? 0 : not_taken(prof, ETIMEDOUT);
+}
+
 /* The general path of the read locks (the common case: the fast path, below). */
 static __attribute__((noinline)) int rdlock(lp_rwlock *rw, enum how how, clockid_t clock, const struct timespec *abstime, void *pc)
 {
@@ -480,15 +501,9 @@ static __attribute__((noinline)) int rdlock(lp_rwlock *rw, enum how how, clockid
     uintptr_t token = 0;
     bool contended = !r.ops->read_try(r.state, r.wp, &token);
     uint64_t t0 = 0;
-    if (contended) {
-        if (how == TRY)
-            return not_taken(r.prof_read, EBUSY);
-        t0 = r.prof_read ? ll_now_ns() : 0;
-        if (how == BLOCK)
-            token = r.ops->read_acquire(r.state, r.wp);
-        else if (!r.ops->read_acquire_until(r.state, r.wp, deadline, &token))
-            return not_taken(r.prof_read, ETIMEDOUT);
-    }
+    int err = contended ? wait_contended(&r, false, how, deadline, &token, &t0) : 0;
+    if (err != 0)
+        return err;
     if (LL_UNLIKELY(!ll_rw_held_add_inline(rw, token))) {
         r.ops->read_release(r.state, r.wp, token);
         return EAGAIN;
@@ -508,15 +523,9 @@ static __attribute__((noinline)) int wrlock(lp_rwlock *rw, enum how how, clockid
     rw_ref r = ref_of(rw, pc);
     bool contended = !r.ops->write_try(r.state, r.wp);
     uint64_t t0 = 0;
-    if (contended) {
-        if (how == TRY)
-            return not_taken(r.prof_write, EBUSY);
-        t0 = r.prof_write ? ll_now_ns() : 0;
-        if (how == BLOCK)
-            r.ops->write_acquire(r.state, r.wp);
-        else if (!r.ops->write_acquire_until(r.state, r.wp, deadline))
-            return not_taken(r.prof_write, ETIMEDOUT);
-    }
+    int err = contended ? wait_contended(&r, true, how, deadline, NULL, &t0) : 0;
+    if (err != 0)
+        return err;
     ll_store_relaxed(&rw->writer, lp_owner_tag()); /* relaxed: compared only with the reader's own id */
     if (LL_UNLIKELY(r.prof_write != NULL))
         lp_profile_acquired(r.prof_write, contended, contended ? ll_now_ns() - t0 : 0);
