@@ -87,36 +87,22 @@ static void late_release(void *s, ll_wait_policy *wp)
     ll_store_relaxed((ll_atomic_u32 *)s, 0); /* BROKEN on purpose: after the hand-over store */
 }
 
+/* A broken lock's descriptor: spin only, as every lock the checkers run; STATE its state's type. */
+#define BROKEN_LOCK(NAME, SUMMARY, STATE, ACQUIRE, TRY, RELEASE)                                      \
+    {.name = NAME, .summary = SUMMARY, .policies = LL_SPIN_ONLY, .state_bytes = sizeof(STATE),        \
+     .acquire = ACQUIRE, .try_acquire = TRY, .release = RELEASE}
 static const ll_lock_ops broken_locks[] = {
-    {.name = "broken-relaxed-tas",
-     .summary = "tas with a relaxed acquire exchange",
-     .policies = LL_SPIN_ONLY,
-     .state_bytes = sizeof(ll_atomic_u32),
-     .acquire = relaxed_tas_acquire,
-     .try_acquire = relaxed_tas_try,
-     .release = word_release},
-    {.name = "broken-test-then-set",
-     .summary = "load, then a separate store (the validator's broken lock)",
-     .policies = LL_SPIN_ONLY,
-     .state_bytes = sizeof(ll_atomic_u32),
-     .acquire = tts_acquire,
-     .try_acquire = tts_try,
-     .release = word_release},
-    {.name = "broken-relaxed-ticket",
-     .summary = "ticket lock whose release publishes the grant relaxed",
-     .policies = LL_SPIN_ONLY,
-     .state_bytes = sizeof(broken_ticket),
-     .acquire = relaxed_ticket_acquire,
-     .try_acquire = relaxed_ticket_try,
-     .release = relaxed_ticket_release},
-    {.name = "broken-late-release",
-     .summary = "tas whose release stores the free word twice (the second after the hand-over)",
-     .policies = LL_SPIN_ONLY,
-     .state_bytes = sizeof(ll_atomic_u32),
-     .acquire = late_tas_acquire,
-     .try_acquire = late_tas_try,
-     .release = late_release},
+    BROKEN_LOCK("broken-relaxed-tas", "tas with a relaxed acquire exchange", ll_atomic_u32,
+                relaxed_tas_acquire, relaxed_tas_try, word_release),
+    BROKEN_LOCK("broken-test-then-set", "load, then a separate store (the validator's broken lock)", ll_atomic_u32,
+                tts_acquire, tts_try, word_release),
+    BROKEN_LOCK("broken-relaxed-ticket", "ticket lock whose release publishes the grant relaxed", broken_ticket,
+                relaxed_ticket_acquire, relaxed_ticket_try, relaxed_ticket_release),
+    BROKEN_LOCK("broken-late-release",
+                "tas whose release stores the free word twice (the second after the hand-over)", ll_atomic_u32,
+                late_tas_acquire, late_tas_try, late_release),
 };
+#undef BROKEN_LOCK
 enum { NBROKEN = sizeof broken_locks / sizeof broken_locks[0] };
 
 #endif /* LOCKLAB_TESTS_BROKEN_LOCKS_H */
