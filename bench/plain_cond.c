@@ -26,6 +26,8 @@
 #include <errno.h>
 #include <time.h>
 
+#include "cond_barrier.h"
+
 enum { QUEUE = 64, MAX_WORKERS = 256, MAX_PRODUCERS = 64, MAX_BARRIER_THREADS = 256 };
 
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -35,8 +37,8 @@ static int head, tail, count, stop;
 static long done_tasks;
 static long work = 200;
 static int (*wake)(pthread_cond_t *) = pthread_cond_signal;
-static long barrier_rounds, barrier_generation;
-static int barrier_threads, barrier_arrived;
+static long barrier_rounds;
+static cond_barrier barrier = {.m = &mutex, .c = &notempty};
 
 static void spin(long n)
 {
@@ -85,19 +87,8 @@ static void *worker(void *arg)
 static void *barrier_thread(void *arg)
 {
     (void)arg;
-    for (long r = 0; r < barrier_rounds; r++) {
-        pthread_mutex_lock(&mutex);
-        long generation = barrier_generation;
-        if (++barrier_arrived == barrier_threads) {
-            barrier_arrived = 0;
-            barrier_generation++;
-            pthread_cond_broadcast(&notempty);
-        } else {
-            while (barrier_generation == generation)
-                pthread_cond_wait(&notempty, &mutex);
-        }
-        pthread_mutex_unlock(&mutex);
-    }
+    for (long r = 0; r < barrier_rounds; r++)
+        cond_barrier_wait(&barrier);
     return NULL;
 }
 
@@ -137,17 +128,17 @@ static int run_barrier(int argc, char **argv)
         fprintf(stderr, "locklab-plain-cond: barrier takes 2 arguments, not %d (usage: %s)\n", argc - 2, usage);
         return 2;
     }
-    barrier_threads = (int)number(argc, argv, 2, "THREADS", 2, MAX_BARRIER_THREADS, usage);
+    barrier.threads = (int)number(argc, argv, 2, "THREADS", 2, MAX_BARRIER_THREADS, usage);
     barrier_rounds = number(argc, argv, 3, "ROUNDS", 1, 1000000000L, usage);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pthread_t t[MAX_BARRIER_THREADS];
-    for (int i = 0; i < barrier_threads; i++)
+    for (int i = 0; i < barrier.threads; i++)
         start(&t[i], barrier_thread, NULL);
-    for (int i = 0; i < barrier_threads; i++)
+    for (int i = 0; i < barrier.threads; i++)
         pthread_join(t[i], NULL);
     double s = seconds_since(&t0);
-    printf("rate=%.0f time=%.3f rounds=%ld threads=%d\n", (double)barrier_rounds / s, s, barrier_rounds, barrier_threads);
+    printf("rate=%.0f time=%.3f rounds=%ld threads=%d\n", (double)barrier_rounds / s, s, barrier_rounds, barrier.threads);
     return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../bench/cond_barrier.h" /* plain pthread code, as locklab-plain-cond times it */
 #include "check.h"
 #include "locklab/atomics.h"
 
@@ -92,31 +93,20 @@ static void test_prodcons(int outside)
 enum { STORM_THREADS = 12, GENERATIONS = 200 };
 static pthread_mutex_t bm = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t bc = PTHREAD_COND_INITIALIZER;
-static int generation, arrived;
+static cond_barrier storm_barrier = {.m = &bm, .c = &bc, .threads = STORM_THREADS};
 
 static void *storm(void *arg)
 {
     (void)arg;
-    for (int g = 0; g < GENERATIONS; g++) {
-        pthread_mutex_lock(&bm);
-        int my = generation;
-        if (++arrived == STORM_THREADS) { /* last one in: next generation, wake all */
-            arrived = 0;
-            generation++;
-            pthread_cond_broadcast(&bc);
-        } else {
-            while (generation == my)
-                pthread_cond_wait(&bc, &bm);
-        }
-        pthread_mutex_unlock(&bm);
-    }
+    for (int g = 0; g < GENERATIONS; g++)
+        cond_barrier_wait(&storm_barrier); /* the last one in starts the next generation, wakes all */
     return NULL;
 }
 
 static void test_broadcast_storm(void)
 {
     test_run_threads(STORM_THREADS, storm, NULL, 0);
-    CHECK_EQ(generation, GENERATIONS);
+    CHECK_EQ(storm_barrier.generation, GENERATIONS);
 }
 
 /* ---- timed waits ---------------------------------------------------------------------- */
