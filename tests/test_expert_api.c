@@ -35,24 +35,27 @@
 
 enum { THREADS = 4, ROUNDS = 20000 };
 
-/* The locks with a static initialiser and the common verbs (LL_LOCK_VERBS), each with the
- * waiting policy both parts use: X(NAME, UP, "name", policy) for ll_NAME_lock NAME =
+/* The locks with a static initialiser and the common verbs (LL_LOCK_VERBS), by the waiting
+ * policy both parts use: X(NAME, UP, "name", policy) for ll_NAME_lock NAME =
  * LL_UP_INITIALIZER.  Part 2 also takes mcs (with a node), clh and anderson (from init). */
-#define STATIC_LOCKS(X)                                                                                \
-    X(tas, TAS, "tas", yield)                                                                          \
-    X(ttas, TTAS, "ttas", yield)                                                                       \
-    X(backoff, BACKOFF, "backoff", spin)                                                               \
-    X(ticket, TICKET, "ticket", yield)                                                                 \
-    X(ticket_pb, TICKET_PB, "ticket-pb", spin)                                                         \
-    X(twa, TWA, "twa", park)                                                                           \
-    X(k42, K42, "k42", park)                                                                           \
-    X(lifocr, LIFOCR, "lifocr", park)                                                                  \
-    X(hemlock, HEMLOCK, "hemlock", park)                                                               \
-    X(reciprocating, RECIPROCATING, "reciprocating", park)                                             \
-    X(parkinglot, PARKINGLOT, "parkinglot", spin)                                                      \
-    X(standby, STANDBY, "standby", spin)                                                               \
-    X(fissile, FISSILE, "fissile", park)                                                               \
-    X(shfl, SHFL, "shfl", park)
+#define STATIC_LOCKS(X) YIELDING_LOCKS(X, yield) SPINNING_LOCKS(X, spin) PARKING_LOCKS(X, park)
+#define YIELDING_LOCKS(X, WP)                                                                          \
+    X(tas, TAS, "tas", WP)                                                                             \
+    X(ttas, TTAS, "ttas", WP)                                                                          \
+    X(ticket, TICKET, "ticket", WP)
+#define SPINNING_LOCKS(X, WP)                                                                          \
+    X(backoff, BACKOFF, "backoff", WP)                                                                 \
+    X(ticket_pb, TICKET_PB, "ticket-pb", WP)                                                           \
+    X(parkinglot, PARKINGLOT, "parkinglot", WP)                                                        \
+    X(standby, STANDBY, "standby", WP)
+#define PARKING_LOCKS(X, WP)                                                                           \
+    X(twa, TWA, "twa", WP)                                                                             \
+    X(k42, K42, "k42", WP)                                                                             \
+    X(lifocr, LIFOCR, "lifocr", WP)                                                                    \
+    X(hemlock, HEMLOCK, "hemlock", WP)                                                                 \
+    X(reciprocating, RECIPROCATING, "reciprocating", WP)                                               \
+    X(fissile, FISSILE, "fissile", WP)                                                                 \
+    X(shfl, SHFL, "shfl", WP)
 
 #define DECLARE(NAME, UP, STR, WP) static ll_##NAME##_lock NAME = LL_##UP##_INITIALIZER;
 STATIC_LOCKS(DECLARE)
