@@ -231,8 +231,16 @@ void ll_waitword_sleep(ll_atomic_u32 *w, uint32_t observed, ll_ready_fn still_wa
 /* The same, giving up at deadline_ns (ll_now_ns clock): false if it passed while asleep. */
 bool ll_waitword_sleep_until(ll_atomic_u32 *w, uint32_t observed, ll_ready_fn still_waiting, void *ctx,
                              uint64_t deadline_ns);
-/* Advance the word (faa STEP) and wake its sleepers, if any. */
-void ll_waitword_bump(ll_atomic_u32 *w);
+/* Advance the word (faa STEP) and wake its sleepers, if any: the faa inline, the wake-up
+ * (ll_waitword_clear_and_wake: clear the flag, then wake every sleeper) out of line. */
+void ll_waitword_clear_and_wake(ll_atomic_u32 *w, uint32_t v);
+LL_INLINE void ll_waitword_bump(ll_atomic_u32 *w)
+{
+    /* release: orders the caller's earlier publication (grant, slot) before the bump */
+    uint32_t v = ll_faa(w, LL_WAITWORD_STEP, LL_ACQ_REL) + LL_WAITWORD_STEP;
+    if (LL_UNLIKELY(v & LL_WAITWORD_SLEEPERS))
+        ll_waitword_clear_and_wake(w, v);
+}
 /* Store a new value (bit 0 clear) into w and wake its sleepers, if any. */
 void ll_waitword_wake_all(ll_atomic_u32 *w);
 LL_INLINE void ll_waitword_publish(const ll_wait_policy *wp, ll_atomic_u32 *w, uint32_t value)
@@ -244,12 +252,21 @@ LL_INLINE void ll_waitword_publish(const ll_wait_policy *wp, ll_atomic_u32 *w, u
 }
 /* Wake sleepers on w, if any, after publishing a condition they re-check
  * (the publish-then-check side of the Dekker pairing with ll_waitword_wait).
- * Only for policies that may park: decide that before the publishing store. */
+ * Only for policies that may park: decide that before the publishing store.
+ * ll_waitword_kick_fenced: the same after the caller's own seq_cst fence, which one
+ * publication's several kicks share (twa's release). */
+LL_INLINE void ll_waitword_kick_fenced(ll_atomic_u32 *w)
+{
+    /* relaxed: the caller's fence orders the publication before this load; the sleeper's
+     * announcement (ll_waitword_sleep_until: seq_cst CAS, seq_cst fence, re-check) is the
+     * other half: either this load sees its flag or its re-check sees the condition */
+    if (LL_UNLIKELY(ll_load_relaxed(w) & LL_WAITWORD_SLEEPERS))
+        ll_waitword_bump(w);
+}
 LL_INLINE void ll_waitword_kick(ll_atomic_u32 *w)
 {
     ll_fence(LL_SEQ_CST); /* condition published before we look for sleepers */
-    if (ll_load_relaxed(w) & LL_WAITWORD_SLEEPERS)
-        ll_waitword_bump(w);
+    ll_waitword_kick_fenced(w);
 }
 
 LL_API_END

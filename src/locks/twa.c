@@ -131,13 +131,14 @@ static void twa_admit(ll_twa_lock *l, uint32_t k, bool parks)
     ll_store_release(&l->ticket.grant, k);
     ll_waitword_bump(promote);      /* promote the next long-term waiter */
     if (parks) {
-        ll_waitword_kick(owner); /* the new owner, if it slept as a short-term waiter (or its successor,
-                                    sleeping there because k's waiter left: ticket_gone.h) */
+        ll_fence(LL_SEQ_CST); /* the handover before we look for sleepers: one fence for both kicks */
+        ll_waitword_kick_fenced(owner); /* the new owner, if it slept as a short-term waiter (or its
+                                           successor, sleeping there because k's waiter left: ticket_gone.h) */
         /* k's waiter may sleep on slot(k - 1) instead: it saw the note "k - 1 left" and
          * announced itself there after the admission of k - 1 kicked it, while the note's
          * taker (us, or a try_acquire whose release this is) had taken the note but not
          * yet admitted k.  Its re-check then saw neither a ghost nor its turn. */
-        ll_waitword_kick(departed);
+        ll_waitword_kick_fenced(departed);
     }
 }
 

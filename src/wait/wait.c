@@ -213,12 +213,8 @@ bool ll_waitword_sleep_until(ll_atomic_u32 *w, uint32_t observed, ll_ready_fn st
     return true;
 }
 
-void ll_waitword_bump(ll_atomic_u32 *w)
+void ll_waitword_clear_and_wake(ll_atomic_u32 *w, uint32_t v)
 {
-    /* release: orders the caller's earlier publication (grant, slot) before the bump */
-    uint32_t v = ll_faa(w, LL_WAITWORD_STEP, LL_ACQ_REL) + LL_WAITWORD_STEP;
-    if (!(v & LL_WAITWORD_SLEEPERS))
-        return;
     /* Clear the flag, then wake everyone: a sleeper that set it again after our
      * clear waits on a value that no longer matches, or gets the next bump. */
     while ((v & LL_WAITWORD_SLEEPERS) && !ll_cas(w, &v, v & ~LL_WAITWORD_SLEEPERS, LL_RELAXED))
