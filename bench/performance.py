@@ -10,9 +10,16 @@ hits every candidate alike.  Per row it prints the median and min..max of
 the row's figure (higher is better) and, per candidate, the median of the
 per-run ratios to glibc with their min..max, the median per-thread max/min
 and voluntary context switches per operation where the program reports them.
-Writes OUT/performance.csv (one line per run), OUT/uncontended.csv (the
-uncontended pair), OUT/meta.json (the machine) and OUT/performance.md (the
-table); `locklab report OUT` draws them (python/locklab/perfreport.py).  Needs `make` (build/) and, for the real programs, sysbench,
+Before each round of a row it times a host probe: glibc's MutexBench at 2
+threads for 0.2 s, whose rate this 2-CPU host halves for seconds to minutes at
+a time (docs/performance.md, "The slow mode"; one thread's rate does not move),
+so that the table says how many rounds ran slower (below 0.75x the fastest
+probe; a run wholly in the slow mode shows only in the rate itself: here
+about 7 M ops/s fast, 4 M slow); ratios hold only between runs of one mode,
+which interleaving gives each round.
+Writes OUT/performance.csv (one line per run), OUT/probe.csv (the probes),
+OUT/uncontended.csv (the uncontended pair), OUT/meta.json (the machine) and
+OUT/performance.md (the table); `locklab report OUT` draws them (python/locklab/perfreport.py).  Needs `make` (build/) and, for the real programs, sysbench,
 db_bench (rocksdb-tools) and kccachetest (kyotocabinet-utils); rows whose
 program is missing are skipped with a note.  Timing only: never a test.
 """
@@ -91,6 +98,29 @@ def _num(pattern, text):
     if not m:
         return None
     return float("inf") if m[-1] == "inf" else float(m[-1])
+
+
+PROBE_SECONDS = 0.2
+SLOW = 0.75  # a probe below this fraction of the run's fastest probe: a round in the slow mode
+
+
+def probe():
+    """glibc's MutexBench at 2 threads for PROBE_SECONDS: ops/s, or None."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "LOCKLAB_LOCK")}
+    p = subprocess.run([PLAIN, "mutexbench", "2", str(PROBE_SECONDS)], env=env, capture_output=True, text=True,
+                       timeout=60)
+    return _num(r"ops_per_s=(\S+)", p.stdout) if p.returncode == 0 else None
+
+
+def probe_note(probes):
+    """The table's line on the host probes: their spread, and the rounds in the slow mode."""
+    sp = Spread(probes)
+    if not sp:
+        return "Host probe: no probe ran."
+    slow = sum(1 for v in probes if v is not None and v < SLOW * sp.max)
+    return (f"Host probe before each round (glibc's MutexBench, 2 threads, {PROBE_SECONDS:g} s): "
+            f"{sp.text('{:.3g}', '{:.3g}')} ops/s; {slow} of {sp.n} rounds below {SLOW:g}x the fastest "
+            f"(a slow mode of the host, as docs/performance.md's: compare the rates too, a run may be all in it).")
 
 
 def run_once(row, lock, seconds, tmp):
@@ -190,15 +220,20 @@ def main():
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     header = f"{os.cpu_count()} CPUs ({cpu}); {a.runs} interleaved runs of {a.seconds:g} s per row and lock"
     print(header, flush=True)
-    results = {}
-    with tempfile.TemporaryDirectory() as tmp, open(os.path.join(a.out, "performance.csv"), "w", newline="") as f:
-        w = csv.writer(f)
+    results, probes = {}, []
+    with tempfile.TemporaryDirectory() as tmp, open(os.path.join(a.out, "performance.csv"), "w", newline="") as f, \
+            open(os.path.join(a.out, "probe.csv"), "w", newline="") as pf:
+        w, pw = csv.writer(f), csv.writer(pf)
         w.writerow(["row", "lock", "run", "value", "max_min", "vcsw_per_op"])
+        pw.writerow(["row", "run", "probe_ops_s"])
         for row in rows:
             if shutil.which(ROWS[row]["binary"]) is None and not os.path.exists(ROWS[row]["binary"]):
                 print(f"{row}: skipped ({ROWS[row]['binary']} not installed)", flush=True)
                 continue
             for r, lock in interleave(a.runs, locks):
+                if lock == locks[0]:  # a round begins
+                    probes.append(probe())
+                    pw.writerow([row, r, probes[-1] if probes[-1] is not None else "failed"])
                 res = run_once(row, lock, a.seconds, tmp)
                 results.setdefault((row, lock), []).append(res)
                 w.writerow([row, lock, r] + ([res["value"], res.get("max_min", ""), res.get("vcsw", "")]
@@ -220,7 +255,8 @@ def main():
             cells.append(rs.text("**{:.2f}x**", "{:.2f}", missing="failed") + _extras(runs)
                          + (f" ({failed} failed)" if failed and rs else ""))
         body.append([row] + cells)
-    lines = [header, "", markdown_table(["row", "glibc"] + [f"{l} (ratio to glibc)" for l in locks[1:]], body)]
+    lines = [header, "", markdown_table(["row", "glibc"] + [f"{l} (ratio to glibc)" for l in locks[1:]], body),
+             "", probe_note(probes)]
     if not a.no_uncontended:
         body = []
         with open(os.path.join(a.out, "uncontended.csv"), "w", newline="") as f:
