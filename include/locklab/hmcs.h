@@ -10,7 +10,8 @@ typedef struct ll_hmcs_node {
     ll_mcs_node mcs;
 } ll_hmcs_node;
 #define LL_HMCS_WAIT 0u                   /* keep waiting */
-#define LL_HMCS_ACQUIRE_PARENT 0xffffffffu /* you own the socket lock; now acquire the global lock */
+#define LL_HMCS_ACQUIRE_PARENT 0xffffffffu /* you own the socket lock; now acquire the global lock
+                                              (with one socket: you own the lock) */
 /* status k in 1..threshold: you own the socket lock and the global lock; you are the
  * k-th consecutive holder from this socket */
 
@@ -45,7 +46,13 @@ bool ll_hmcs_acquire_until(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, l
                            uint64_t deadline_ns);
 /* is_locked: a snapshot, for assertions and statistics.  The holder holds the
  * global lock (a cohort passes it on without freeing it), which is free only
- * when no socket holds or waits for it. */
-LL_INLINE bool ll_hmcs_is_locked(ll_hmcs_lock *l) { return ll_mcs_is_locked(&l->global); }
+ * when no socket holds or waits for it; with one socket, the socket lock alone
+ * (hmcs.c: one level). */
+LL_INLINE bool ll_hmcs_is_locked(ll_hmcs_lock *l)
+{
+    if (l->nsockets == 1) /* acquire: as ll_mcs_is_locked's */
+        return ll_load_acquire(&l->sockets[0].tail) != NULL;
+    return ll_mcs_is_locked(&l->global);
+}
 LL_API_END
 #endif

@@ -9,7 +9,9 @@
  * ll_topology_sockets() sockets) and one global MCS lock whose queue nodes are
  * the sockets' embedded global_node (one per socket, used only by that socket's
  * current cohort head).  A thread acquires its socket's lock, then, unless its
- * socket predecessor passed it the global lock as well, the global lock.
+ * socket predecessor passed it the global lock as well, the global lock.  With
+ * one socket there is one level: the socket lock alone excludes every thread,
+ * and the global lock is never taken (nor the caller's CPU asked for its socket).
  *
  * Words:
  *   socket tail   NULL = no thread of this socket holds or awaits the lock;
@@ -38,7 +40,7 @@
  * with 4; the generic handle adds a 128-B sector for the holder's node and
  * socket.  One node (24 B, a 128-B slot from the per-thread cache) per thread
  * waiting or holding.  Uncontended acquire costs two atomic swaps (socket,
- * global) and release two CASes.
+ * global) and release two CASes; one of each with one socket.
  * Policies: all (socket waiters wait on their own node through the policy;
  * a cohort head waits for the global lock through mcs, which parks likewise).
  * try_acquire: if the global lock looks free, CAS the socket tail NULL -> self,
@@ -114,6 +116,8 @@ void ll_hmcs_destroy(ll_hmcs_lock *l)
 
 uint32_t ll_hmcs_socket_of_caller(const ll_hmcs_lock *l)
 {
+    if (l->nsockets == 1)
+        return 0; /* one socket: no need to ask which CPU we run on (sched_getcpu) */
     uint32_t s = (uint32_t)ll_current_socket();
     return s < l->nsockets ? s : s % l->nsockets; /* topology reconfigured since init: fold */
 }
@@ -126,6 +130,8 @@ void ll_hmcs_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait
         ll_mcsq_wait(&me->mcs, pred, LL_HMCS_WAIT, LL_MCSQ_PLAIN, wp) != LL_HMCS_ACQUIRE_PARENT)
         return; /* cohort handoff: the global lock came with the socket lock */
     ll_store_relaxed(&me->mcs.waiting, 1); /* relaxed: our own word from now on; first of a cohort */
+    if (l->nsockets == 1)
+        return; /* one level: the socket lock excludes everyone */
     ll_mcs_acquire(&l->global, &s->global_node, wp);
     s->global_holder = &s->global_node; /* holder-only, passed on with the cohort */
 }
@@ -175,6 +181,8 @@ bool ll_hmcs_acquire_until(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, l
             return true; /* cohort handoff */
     }
     ll_store_relaxed(&me->mcs.waiting, 1); /* relaxed: our own word from now on; first of a cohort */
+    if (l->nsockets == 1)
+        return true; /* one level (ll_hmcs_acquire) */
     /* A cache node, not the socket's global_node: at the deadline it stays abandoned in the
      * global queue while the socket lock (and with it global_node) passes on. */
     ll_mcs_node *g = (ll_mcs_node *)ll_qnode_get();
@@ -195,6 +203,8 @@ bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_
     if (!ll_mcsq_try_enqueue(&s->tail, &me->mcs)) /* acq_rel CAS: see mcs_queue.h */
         return false;
     ll_store_relaxed(&me->mcs.waiting, 1); /* relaxed: our own word */
+    if (l->nsockets == 1)
+        return true; /* one level (ll_hmcs_acquire) */
     if (ll_mcs_try_acquire(&l->global, &s->global_node)) {
         s->global_holder = &s->global_node; /* holder-only, passed on with the cohort */
         return true;
@@ -219,7 +229,8 @@ void ll_hmcs_release(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait
             return;
         /* succ was abandoned: we hold both locks in its place (its status reads k + 1) */
     }
-    hmcs_release_global(l, s, wp);
+    if (l->nsockets > 1)
+        hmcs_release_global(l, s, wp);
     hmcs_release_socket(s, cur, mine, wp);
 }
 
