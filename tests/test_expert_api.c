@@ -179,6 +179,11 @@ static void test_verbs(void)
                     ll_hmcs_release(&h, &hn[0], so, &park),
                     so ? "hmcs: verbs agree (init sockets=2, socket 1)" : "hmcs: verbs agree (init sockets=2, socket 0)");
     ll_hmcs_destroy(&h);
+    report("hmcs: init sockets=1", ll_hmcs_init(&h, 1, 4) == 0); /* one level: the socket lock alone */
+    CHECK_VERBS(ll_hmcs_is_locked(&h), ll_hmcs_try_acquire(&h, &hn[0], 0, &park), ll_hmcs_try_acquire(&h, &hn[1], 0, &park),
+                ll_hmcs_acquire(&h, &hn[0], 0, &park), ll_hmcs_release(&h, &hn[0], 0, &park),
+                "hmcs: verbs agree (init sockets=1)");
+    ll_hmcs_destroy(&h);
     ll_loiter_lock lo;
     ll_loiter_init(&lo, 20000, LL_LOITER_DEFAULT_PATIENCE_NS, LL_LOITER_DEFAULT_SPINNERS);
     CHECK_VERBS(ll_loiter_is_locked(&lo), ll_loiter_try_acquire(&lo), ll_loiter_try_acquire(&lo), ll_loiter_acquire(&lo),

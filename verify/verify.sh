@@ -80,6 +80,11 @@ if [ "$mode" = quick ]; then
     echo "== random: the timed client, 3 threads x 2 acquisitions (the abortable queues), $ITER executions"
     run --lock mcs --lock k42-park --lock hemlock-stp --lock reciprocating-park --client timed --threads 3 \
         --acquisitions 2 --sched random --iterations "$ITER"
+    echo "== random: hmcs on two sockets and on one (one level), every lock client and the timed one, $ITER executions"
+    for sockets in 2 1; do # threshold=1: every release ends the cohort (ACQUIRE_PARENT)
+        run --lock hmcs-park --lock hmcs-stp --lock hmcs-park:threshold=1 --client locks --client timed --threads 3 \
+            --acquisitions 2 --sched random --iterations "$ITER" --sockets "$sockets"
+    done
     echo "== random: semaphore and condition-variable wait lists"
     run --lock tas --client sem-handoff --client cond-signal --sched random --iterations "$ITER"
     echo "== barriers: bounded exhaustive, 2 and 3 threads x 2 rounds, the last one destroyed while threads leave"

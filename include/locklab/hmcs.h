@@ -12,8 +12,8 @@ typedef struct ll_hmcs_node {
 #define LL_HMCS_WAIT 0u                   /* keep waiting */
 #define LL_HMCS_ACQUIRE_PARENT 0xffffffffu /* you own the socket lock; now acquire the global lock
                                               (with one socket: you own the lock) */
-/* status k in 1..threshold: you own the socket lock and the global lock; you are the
- * k-th consecutive holder from this socket */
+/* status k in 1..threshold: you own the socket lock and the global lock (one socket: the
+ * socket lock, which is the whole lock); you are the k-th consecutive holder from this socket */
 
 /* One socket: its queue's tail and its node in the global queue, on separate sectors. */
 typedef struct ll_hmcs_socket {
@@ -36,7 +36,7 @@ int ll_hmcs_init(ll_hmcs_lock *l, uint32_t nsockets, uint32_t threshold);
 void ll_hmcs_destroy(ll_hmcs_lock *l);
 /* The socket index to pass to acquire (ll_current_socket() folded into range). */
 uint32_t ll_hmcs_socket_of_caller(const ll_hmcs_lock *l);
-/* Pass the same node and socket to the matching release (node valid until it returns). */
+/* Pass the same node and socket (< nsockets) to the matching release (node valid until it returns). */
 void ll_hmcs_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp);
 bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp);
 void ll_hmcs_release(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp);

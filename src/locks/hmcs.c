@@ -23,6 +23,10 @@
  *   k in 1..threshold   you hold the lock (socket and global); k-th consecutive
  *                       holder from this socket
  *   ACQUIRE_PARENT      you hold the socket lock; go acquire the global lock
+ *                       (one socket: you hold the lock)
+ * One socket: every step below that names the global lock is left out (the
+ * release grants k + 1 or ACQUIRE_PARENT and frees the socket tail, a try has
+ * no undo, a timed waiter leaves only the socket queue).
  * Release: if k < threshold and a socket successor is linked, grant it k+1 (the
  * global lock stays with the socket: a cohort handoff).  Otherwise release the
  * global lock (MCS handoff to the next socket in line), then the socket lock:
@@ -198,7 +202,7 @@ bool ll_hmcs_acquire_until(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, l
 bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp)
 {
     ll_hmcs_socket *s = &l->sockets[socket];
-    if (ll_load_relaxed(&l->global.tail) != NULL) /* relaxed: a hint that shrinks the undo window */
+    if (l->nsockets > 1 && ll_load_relaxed(&l->global.tail) != NULL) /* relaxed: a hint that shrinks the undo window */
         return false;
     if (!ll_mcsq_try_enqueue(&s->tail, &me->mcs)) /* acq_rel CAS: see mcs_queue.h */
         return false;
