@@ -43,7 +43,7 @@
  * threads that queue meanwhile time out and park too, and the lock settles
  * into a convoy of parked handovers (on a 2-CPU machine, where the lock is
  * rarely saturated and deficits are the normal case, paper MCSCR-stp spends
- * most of its time there: 0.5-0.7 context switches per acquisition).
+ * most of its time there).
  *   defer_ns (default 25000, about one wake-up): in step 4, if the PS head is parked, first wait
  *      up to defer_ns (once per release) for an arrival in the chain, which is
  *      an active thread back from its non-critical section, and serve it
@@ -68,7 +68,7 @@
  *      more ago, it is served exactly as in step 2.  Why: 1000 unlocks take ~1 ms when
  *      handovers are fast, but seconds when they cost a scheduler quantum
  *      (pure spin under oversubscription: ~3-10K handovers/s), and passive
- *      threads then wait seconds (measured: threads with 0 acquisitions in 3 s).
+ *      threads then wait seconds.
  *   hysteresis (default 4; cpu_aware only; 1 = the paper's step 3): cull only
  *      a surplus that has lasted: a holder that finds its successor linked to
  *      a further waiter counts one (l->surplus, a holder-only field; a contended
@@ -90,9 +90,9 @@
  *   than threads the paper's MCSCR puts a wake-up (20-35 us) on the critical
  *   path whenever it grants a parked thread: at every deficit (step 4: the
  *   chain is empty, which on 2 CPUs is most releases, since the active threads
- *   are in their non-critical sections) and at every fairness grant.  Measured
- *   here: 0.15-0.4x glibc at 16-64 threads, 0.2-0.7 context switches per
- *   acquisition.  The CPU-aware release never grants a parked thread:
+ *   are in their non-critical sections) and at every fairness grant (the
+ *   figures: docs/performance.md, "mcscr-stp on the papers' machines").  The
+ *   CPU-aware release never grants a parked thread:
  *   - deficit (chain empty at release), by the state of the PS head (the
  *     newest passive thread, culled last; cr_parked, a relaxed hint.  It is
  *     read at most once per listed node: a node seen parked is marked, in bit
@@ -116,19 +116,13 @@
  *     Why the spinning case: a thread culled less than a spin budget ago is
  *     the one the lock gave up last; when the chain runs dry it is needed
  *     again, and only a granted or reactivated thread ever rejoins the active
- *     set.  Freeing the lock there too (the first CPU-aware release) let the
- *     set only shrink: every cull was final but for the 1/fairness
- *     reactivations, so on a machine with idle CPUs the set fell below what
- *     keeps the lock saturated.  locklab-sim, malthusian-t5 (128 CPUs),
- *     RandArray, 32 threads, NCS ~4x the CS (about 5 threads saturate it):
- *     ~30 of 32 threads passive, 2 active, 90% of contended releases were
- *     deficits (all but ~1% with the head parked), 1.00 M ops/s against the
- *     paper's release's 1.36 M.  With the spinning head served: 28 passive,
- *     4 active, ~1% deficits, 1.58 M (the paper measured 1.6 M; medians of
- *     3 seeds; 1.55-1.59x from 16 to 256 threads, 1.11x at 5).  On 2 CPUs
- *     (preset `this`, mutexbench and RandArray at 2-16 threads) deficits
- *     find the head parked (it spun out its budget long before): unchanged
- *     within the simulator's noise (+-0.5%).  A spinning head that the
+ *     set.  Freeing the lock there too would let the set only shrink: every
+ *     cull would be final but for the 1/fairness reactivations, so on a
+ *     machine with idle CPUs the set would fall below what keeps the lock
+ *     saturated (most contended releases then deficits with the head parked;
+ *     figures: docs/performance.md, "mcscr-stp on the papers' machines").  On
+ *     2 CPUs deficits find the head parked (it spun out its budget long
+ *     before), so this case changes nothing there.  A spinning head that the
  *     scheduler preempted can still be granted, as a preempted successor in
  *     the chain can;
  *   - a parked successor is surplus (it is not running): cull it too (out of
@@ -152,8 +146,7 @@
  *   never park (spin, yield): their passive threads stay runnable anyway,
  *   and without reprovisioning they would spin until their patience round
  *   ends.  (Pure spinning with more threads than CPUs is slow
- *   either way: 16 threads of mcscr-spin took from 0.01 s to over 30 s for 80K
- *   acquisitions here, in both modes.)  All callers of one lock must use the
+ *   either way.)  All callers of one lock must use the
  *   same policy (as everywhere in locklab).
  * MCS invariants kept: a culled node always had a linked successor, so it is
  * not the tail and no arrival will write its next; a node leaves the PS only
