@@ -44,8 +44,8 @@
  * and a new lock in the same memory, before the gate's release store, which then freed
  * the new lock's gate under its writer), and no CAS after the reader's faa.
  * A reader's way in and out is one RMW each, never a CAS loop: a CAS retries under the
- * readers' own traffic (readpref leaves by a CAS: on simulated slides-48 at 48 threads
- * and 99% reads it runs at 0.21x glibc's, at 0.81x with a faa there).  Nothing is read
+ * readers' own traffic (readpref leaves by a CAS, and collapses on the simulated
+ * presets: docs/rwlock.md, "On many cores").  Nothing is read
  * before the faa: a load would fetch the line shared and the faa fetch it again.
  *
  * Fairness: reader preference until a writer has held the gate patience_ns; then new
