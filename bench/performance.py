@@ -104,14 +104,6 @@ PROBE_SECONDS = 0.2
 SLOW = 0.75  # a probe below this fraction of the run's fastest probe: a round in the slow mode
 
 
-def probe():
-    """glibc's MutexBench at 2 threads for PROBE_SECONDS: ops/s, or None."""
-    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "LOCKLAB_LOCK")}
-    p = subprocess.run([PLAIN, "mutexbench", "2", str(PROBE_SECONDS)], env=env, capture_output=True, text=True,
-                       timeout=60)
-    return _num(r"ops_per_s=(\S+)", p.stdout) if p.returncode == 0 else None
-
-
 def probe_note(probes):
     """The table's line on the host probes: their spread, and the rounds in the slow mode."""
     sp = Spread(probes)
@@ -231,8 +223,9 @@ def main():
                 print(f"{row}: skipped ({ROWS[row]['binary']} not installed)", flush=True)
                 continue
             for r, lock in interleave(a.runs, locks):
-                if lock == locks[0]:  # a round begins
-                    probes.append(probe())
+                if lock == locks[0]:  # a round begins: the probe is the mutexbench-2 row's glibc run
+                    res = run_once("mutexbench-2", "glibc", PROBE_SECONDS, tmp)
+                    probes.append(res["value"] if res else None)
                     pw.writerow([row, r, probes[-1] if probes[-1] is not None else "failed"])
                 res = run_once(row, lock, a.seconds, tmp)
                 results.setdefault((row, lock), []).append(res)
