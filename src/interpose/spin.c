@@ -38,10 +38,11 @@
  * pshared: glibc's spinlock is a plain word whether process-shared or not, and so
  * is an inline one here (tas, ttas: the default).  An out-of-line lock lives in this
  * process's memory (its object, queue nodes, parkers), which another process cannot
- * reach, so under such a LOCKLAB_SPIN, pthread_spin_init(PTHREAD_PROCESS_SHARED)
- * ends the process with one line naming the spec and the specs that work (POSIX
- * has no error code for "not with this lock"; a silent process-private lock would
- * let two processes in at once).
+ * reach, so under such a LOCKLAB_SPIN a spinlock initialised PTHREAD_PROCESS_SHARED is
+ * the int itself, a test-and-test-and-set word tagged PSHARED (PSHARED free, PSHARED | 1
+ * held; handles stay below it), as process-shared mutexes stay glibc's; the verbose exit
+ * line counts them.  (Another process must run the interposer too: glibc's own x86-64
+ * word is 1 when free, which no inline lock here shares.)
  *
  * fork and misuse: an out-of-line object keeps an owner word, as a mutex does, and so gets
  * the mutex's fork repair and its survival of unlocks by a thread that does not hold the
@@ -89,6 +90,35 @@ static struct {
     char text[200];
 } spin;
 
+/* A process-shared spinlock under an out-of-line spec (header, "pshared"): the int, PSHARED
+ * free, PSHARED | 1 held.  Handles are below DIR_SIZE x BLOCK (2^24), so never tagged. */
+#define PSHARED 0x80000000u
+static ll_atomic_u32 pshared_inits; /* LOCKLAB_VERBOSE's exit line */
+
+LL_INLINE bool pshared_word(const pthread_spinlock_t *l)
+{
+    return ll_load_relaxed((ll_atomic_u32 *)(void *)l) & PSHARED; /* relaxed: init wrote it before any use */
+}
+
+LL_INLINE bool pshared_try(pthread_spinlock_t *l)
+{
+    uint32_t free_ = PSHARED;
+    /* relaxed load: a held word fails without taking its line; acquire CAS: pairs with the
+     * unlock's release store */
+    return ll_load_relaxed((ll_atomic_u32 *)(void *)l) == PSHARED &&
+           ll_cas((ll_atomic_u32 *)(void *)l, &free_, PSHARED | 1u, LL_ACQUIRE);
+}
+
+static LL_COLD void pshared_acquire(pthread_spinlock_t *l)
+{
+    for (uint32_t polls = 1; !pshared_try(l); polls++) {
+        if (polls % 1024 == 0 && !ll_thread_realtime())
+            ll_yield(); /* a holder preempted on our CPU runs */
+        else
+            ll_pause();
+    }
+}
+
 /* ---- configuration ------------------------------------------------------------------- */
 
 static LL_ALIGNED(LL_SECTOR) unsigned char scratch[4096];
@@ -134,6 +164,7 @@ void lp_spin_configure(void)
 /* ---- out-of-line objects: handles, directory, registry ---------------------------------- */
 
 enum { BLOCK = 256, DIR_SIZE = 1u << 16 }; /* up to 16 M spinlocks out of line */
+LL_STATIC_ASSERT((uint64_t)BLOCK * DIR_SIZE < PSHARED, "handles stay below the process-shared tag");
 static ll_atomic_ptr directory[DIR_SIZE];  /* block i: objects i * BLOCK + 1 .. (i + 1) * BLOCK */
 /* Under the arena's lock: */
 static uint32_t next_handle = 1;
@@ -313,6 +344,10 @@ static void report_at_exit(void)
     if (max)
         fprintf(stderr, "liblocklab-preload: exit: spinlocks (LOCKLAB_SPIN=%s) never park: up to %u threads took them at once on %d CPUs\n",
                 spin.spec.name, (unsigned)max, ll_cpus_available());
+    uint32_t shared = ll_load_relaxed(&pshared_inits); /* relaxed: a statistic */
+    if (shared)
+        fprintf(stderr, "liblocklab-preload: exit: %u process-shared spinlock inits ran on an inline test-and-test-and-set "
+                "word, not on %s (its state is this process's)\n", (unsigned)shared, spin.spec.name);
 }
 
 /* ---- the entry points ------------------------------------------------------------------- */
@@ -345,12 +380,9 @@ int pthread_spin_init(pthread_spinlock_t *l, int pshared)
         return 0;
     }
     if (pshared != PTHREAD_PROCESS_PRIVATE) {
-        char line[300];
-        snprintf(line, sizeof line,
-                 "pthread_spin_init(PTHREAD_PROCESS_SHARED): LOCKLAB_SPIN=%s keeps its state out of the int, "
-                 "which another process cannot use (valid for process-shared spinlocks: tas, ttas)",
-                 spin.spec.name);
-        lp_die(line);
+        ll_faa(&pshared_inits, 1, LL_RELAXED); /* relaxed: a statistic */
+        ll_store_relaxed((ll_atomic_u32 *)(void *)l, PSHARED); /* relaxed: published by whatever shares l */
+        return 0;
     }
     return install(l, true) ? 0 : ENOMEM;
 }
@@ -360,7 +392,7 @@ int pthread_spin_destroy(pthread_spinlock_t *l)
     if (LL_UNLIKELY(!lp_ensure_init()))
         return 0; /* during the configuration: no object exists yet */
     lp_mark_seen(LP_SEEN_SPIN);
-    if (spin.inline_state)
+    if (spin.inline_state || pshared_word(l))
         return 0;
     ll_arena_lock();
     state_current();
@@ -399,6 +431,11 @@ int pthread_spin_lock(pthread_spinlock_t *l)
         spin.ops->acquire((void *)l, &spin.wp);
         return 0;
     }
+    if (LL_UNLIKELY(pshared_word(l))) {
+        if (!pshared_try(l))
+            pshared_acquire(l);
+        return 0;
+    }
     void *obj = object_of(l);
     if (LL_UNLIKELY(lp_held_across_fork(owner_of(obj), &spin.fork_repair)))
         lp_await_fork_holder(owner_of(obj), &spin.fork_repair, CLOCK_MONOTONIC, NULL);
@@ -413,6 +450,8 @@ int pthread_spin_trylock(pthread_spinlock_t *l)
         return 0;
     if (spin.inline_state)
         return spin.ops->try_acquire((void *)l, &spin.wp) ? 0 : EBUSY;
+    if (LL_UNLIKELY(pshared_word(l)))
+        return pshared_try(l) ? 0 : EBUSY;
     void *obj = object_of(l);
     if (lp_held_across_fork(owner_of(obj), &spin.fork_repair) || !spin.ops->try_acquire(obj, &hdr_of(obj)->wp))
         return EBUSY;
@@ -426,6 +465,10 @@ int pthread_spin_unlock(pthread_spinlock_t *l)
         return 0; /* its lock, taken during the configuration, did not touch the spinlock */
     if (spin.inline_state) {
         spin.ops->release((void *)l, &spin.wp);
+        return 0;
+    }
+    if (LL_UNLIKELY(pshared_word(l))) {
+        ll_store_release((ll_atomic_u32 *)(void *)l, PSHARED); /* release: the critical section; pairs with pshared_try */
         return 0;
     }
     void *obj = object_of(l);

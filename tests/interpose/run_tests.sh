@@ -2,7 +2,7 @@
 # Tests of the LD_PRELOAD interposer (src/interpose, docs/interposer.md).
 #   run_tests.sh PRELOAD BINDIR CASE [SPEC...]
 # PRELOAD: build/lib/liblocklab-preload.so; BINDIR: where the test programs are.
-# CASE: rwlock RWSPEC... | mutex SPEC... | sync SPEC... | c11 SPEC... | spinbar SPIN-SPEC... | threads SPEC... | mix SPEC... | timed SPEC... | timed-sleeps SPEC... | clockset SPEC... | posix SPEC... | robust SPEC... | memory SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
+# CASE: rwlock RWSPEC... | mutex SPEC... | errors VAR=SPEC...|all-locks | sync SPEC... | c11 SPEC... | spinbar SPIN-SPEC... | threads SPEC... | mix SPEC... | timed SPEC... | timed-sleeps SPEC... | clockset SPEC... | posix SPEC... | robust SPEC... | memory SPEC... | fork BENCH [SPEC...] | realtime BENCH [SPEC...] | warn | preconstructor | cxx | bindings | badenv | profile | nomeasure | twice | malloc | secure
 set -u
 preload=$1 bindir=$2 case=$3
 shift 3
@@ -97,6 +97,36 @@ PY
     ;;
 mutex)
     for spec in "$@"; do run "$spec" "$bindir/test_mutex"; done
+    ;;
+errors)
+    # Every answer of test_errors.c (error numbers, values read back; one line each) is glibc's,
+    # under each setting given ("VAR=SPEC [VAR=SPEC...]": LOCKLAB_LOCK, LOCKLAB_RWLOCK, LOCKLAB_SPIN,
+    # LOCKLAB_COND, LOCKLAB_SEM, LOCKLAB_PROFILE...); "all-locks" stands for LOCKLAB_LOCK= every
+    # spec of locklab-bench --list.
+    ref=$(mktemp) out=$(mktemp)
+    timeout 60 "$bindir/test_errors" glibc >"$ref" || bad "test_errors under glibc (exit $?)"
+    settings=()
+    for arg in "$@"; do
+        if [ "$arg" = all-locks ]; then
+            for spec in $("${LOCKLAB_BENCH:-$(dirname "$preload")/../bin/locklab-bench}" --list | awk '{print $1}'); do
+                settings+=("LOCKLAB_LOCK=$spec")
+            done
+        else
+            settings+=("$arg")
+        fi
+    done
+    [ ${#settings[@]} -ge 3 ] || bad "errors: fewer than 3 settings (${settings[*]})"
+    for setting in "${settings[@]}"; do
+        # shellcheck disable=SC2086 # $setting: one or more VAR=VALUE words
+        if timeout 60 env LOCKLAB_QUIET=1 $setting LD_PRELOAD="$preload" "$bindir/test_errors" >"$out" 2>&1 &&
+            cmp -s "$ref" "$out"; then
+            ok "$setting: test_errors answers as glibc ($(wc -l <"$ref") answers)"
+        else
+            bad "$setting: test_errors differs from glibc (< glibc, > interposed):"
+            diff "$ref" "$out" | head -8
+        fi
+    done
+    rm -f "$ref" "$out"
     ;;
 sync)
     for spec in "$@"; do

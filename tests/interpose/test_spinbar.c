@@ -4,7 +4,8 @@
  *             trylock of a held spinlock: EBUSY; a byte copy of a free spinlock, never
  *             initialised itself, is a free spinlock of its own; 1 000 spinlocks initialised,
  *             used and dropped without destroy at recycled addresses, and
- *             re-initialised over themselves.
+ *             re-initialised over themselves; a process-shared spinlock hammered by a
+ *             parent's and a forked child's threads, and EBUSY across them.
  *   barrier:  4 threads x 2 000 rounds: one PTHREAD_BARRIER_SERIAL_THREAD per round,
  *             and each thread sees every other thread's write of the round after the
  *             barrier; count 1: every wait is the serial one; count 0: EINVAL;
@@ -248,6 +249,50 @@ static void test_fork_held(void)
             WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 }
 
+/* A process-shared spinlock in shared memory: a parent's and a forked child's threads
+ * increment one shared counter under it (under an out-of-line LOCKLAB_SPIN the spinlock is
+ * the word itself: spin.c, "pshared"); then trylock answers across the processes. */
+typedef struct shared_spin {
+    pthread_spinlock_t lock;
+    unsigned long counter;
+} shared_spin;
+
+static void *shared_hammer(void *arg)
+{
+    shared_spin *sh = arg;
+    for (int i = 0; i < ITERS; i++) {
+        REQUIRE(pthread_spin_lock(&sh->lock) == 0);
+        sh->counter++;
+        REQUIRE(pthread_spin_unlock(&sh->lock) == 0);
+    }
+    return NULL;
+}
+
+static void test_pshared(void)
+{
+    shared_spin *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(sh != MAP_FAILED);
+    REQUIRE(pthread_spin_init(&sh->lock, PTHREAD_PROCESS_SHARED) == 0);
+    int each = spinners / 2;
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    run_n_threads(each, shared_hammer, sh);
+    if (pid == 0)
+        _exit(0);
+    int status;
+    REQUIRE(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    REQUIRE(sh->counter == 2ul * (unsigned long)each * ITERS, "counter %lu", sh->counter);
+    REQUIRE(pthread_spin_lock(&sh->lock) == 0);
+    pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0)
+        _exit(pthread_spin_trylock(&sh->lock) == EBUSY ? 0 : 1); /* held by the parent */
+    REQUIRE(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    REQUIRE(pthread_spin_unlock(&sh->lock) == 0);
+    REQUIRE(pthread_spin_destroy(&sh->lock) == 0);
+    munmap(sh, sizeof *sh);
+}
+
 static void test_misuse(void)
 {
     alarm(30);
@@ -286,6 +331,7 @@ int main(int argc, char **argv)
         return 0;
     }
     test_spin();
+    test_pshared();
     test_barrier();
     puts("test_spinbar: ok");
     return 0;

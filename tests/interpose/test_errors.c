@@ -1,0 +1,567 @@
+/*
+ * The answers POSIX specifies, and glibc gives, for the calls of every interposed
+ * family: error numbers (EBUSY, EDEADLK, EPERM, EINVAL, ETIMEDOUT, EAGAIN,
+ * EOVERFLOW, ENOTRECOVERABLE, EOWNERDEAD), the values returned (a barrier's one
+ * serial thread, a semaphore's value, attributes read back) and what holds after
+ * (a timed-out condition wait holds its mutex again), as conformance suites check
+ * them.  The program prints one line per check, "name: answer"; run_tests.sh
+ * (case errors) runs it under glibc and under the interposer with each lock, and
+ * every line must be glibc's.  It asserts nothing itself, except that the
+ * interposer is loaded when it is not told "glibc": the reference is glibc's run.
+ * Only defined behaviour: no misuse whose outcome POSIX leaves open.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <threads.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static void say(const char *name, long answer) { printf("%s: %ld\n", name, answer); }
+
+/* A deadline ms milliseconds from now on clock (negative: in the past). */
+static struct timespec at(clockid_t clock, long ms)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    long long ns = (long long)t.tv_sec * 1000000000LL + t.tv_nsec + (long long)ms * 1000000LL;
+    t.tv_sec = (time_t)(ns / 1000000000LL);
+    t.tv_nsec = (long)(ns % 1000000000LL);
+    return t;
+}
+static const struct timespec bad_nsec = {0, 1000000000L}; /* tv_nsec out of range */
+static const struct timespec neg_nsec = {0, -1L};
+
+/* Run fn(arg) on another thread and return its int answer. */
+typedef int (*other_fn)(void *);
+typedef struct other_call {
+    other_fn fn;
+    void *arg;
+    int answer;
+} other_call;
+static void *other_main(void *p)
+{
+    other_call *c = p;
+    c->answer = c->fn(c->arg);
+    return NULL;
+}
+static int on_other(other_fn fn, void *arg)
+{
+    other_call c = {fn, arg, -1};
+    pthread_t t;
+    if (pthread_create(&t, NULL, other_main, &c) != 0)
+        return -2;
+    pthread_join(t, NULL);
+    return c.answer;
+}
+static int other_trylock(void *m) { return pthread_mutex_trylock(m); }
+static int other_unlock(void *m) { return pthread_mutex_unlock(m); }
+static int other_timedlock(void *m)
+{
+    struct timespec t = at(CLOCK_REALTIME, 20);
+    return pthread_mutex_timedlock(m, &t);
+}
+static int other_timedlock_bad(void *m) { return pthread_mutex_timedlock(m, &bad_nsec); }
+static int other_clocklock_bad_clock(void *m)
+{
+    struct timespec t = at(CLOCK_REALTIME, 20);
+    return pthread_mutex_clocklock(m, CLOCK_PROCESS_CPUTIME_ID, &t);
+}
+static int other_lock_exit(void *m) { return pthread_mutex_lock(m); } /* returns holding m */
+
+static int mutex_of(pthread_mutex_t *m, int type)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    int rc = pthread_mutexattr_settype(&a, type);
+    if (rc == 0)
+        rc = pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+    return rc;
+}
+
+static void mutexes(void)
+{
+    static const struct {
+        const char *name;
+        int type;
+    } types[] = {{"normal", PTHREAD_MUTEX_NORMAL},
+                 {"errorcheck", PTHREAD_MUTEX_ERRORCHECK},
+                 {"recursive", PTHREAD_MUTEX_RECURSIVE},
+                 {"default", PTHREAD_MUTEX_DEFAULT},
+                 {"adaptive", PTHREAD_MUTEX_ADAPTIVE_NP}};
+    char name[96];
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        pthread_mutex_t m;
+#define SAY(what, answer) (snprintf(name, sizeof name, "mutex %s %s", types[i].name, what), say(name, answer))
+        SAY("init", mutex_of(&m, types[i].type));
+        SAY("lock", pthread_mutex_lock(&m));
+        SAY("trylock by another", on_other(other_trylock, &m));
+        SAY("timedlock by another", on_other(other_timedlock, &m));
+        SAY("timedlock by another, tv_nsec 10^9", on_other(other_timedlock_bad, &m));
+        SAY("clocklock by another, CPU-time clock", on_other(other_clocklock_bad_clock, &m));
+        if (types[i].type == PTHREAD_MUTEX_ERRORCHECK) {
+            SAY("relock", pthread_mutex_lock(&m));
+            SAY("trylock by owner", pthread_mutex_trylock(&m));
+            struct timespec t = at(CLOCK_REALTIME, 20);
+            SAY("timedlock by owner", pthread_mutex_timedlock(&m, &t));
+        }
+        if (types[i].type == PTHREAD_MUTEX_RECURSIVE) {
+            SAY("relock", pthread_mutex_lock(&m));
+            SAY("trylock by owner", pthread_mutex_trylock(&m));
+            struct timespec t = at(CLOCK_REALTIME, 20);
+            SAY("timedlock by owner", pthread_mutex_timedlock(&m, &t));
+            SAY("unlock 1", pthread_mutex_unlock(&m));
+            SAY("unlock 2", pthread_mutex_unlock(&m));
+            SAY("unlock 3", pthread_mutex_unlock(&m));
+            SAY("trylock by another, still held once", on_other(other_trylock, &m));
+        }
+        if (types[i].type == PTHREAD_MUTEX_ERRORCHECK || types[i].type == PTHREAD_MUTEX_RECURSIVE)
+            SAY("unlock by another", on_other(other_unlock, &m));
+        SAY("destroy while held", pthread_mutex_destroy(&m));
+        SAY("unlock", pthread_mutex_unlock(&m));
+        if (types[i].type == PTHREAD_MUTEX_ERRORCHECK || types[i].type == PTHREAD_MUTEX_RECURSIVE)
+            SAY("unlock when unlocked", pthread_mutex_unlock(&m));
+        SAY("trylock", pthread_mutex_trylock(&m));
+        SAY("unlock after trylock", pthread_mutex_unlock(&m));
+        SAY("timedlock, free, tv_nsec 10^9", pthread_mutex_timedlock(&m, &bad_nsec));
+        SAY("unlock after timedlock", pthread_mutex_unlock(&m));
+        struct timespec past = at(CLOCK_MONOTONIC, -1000);
+        SAY("clocklock monotonic, free, past deadline", pthread_mutex_clocklock(&m, CLOCK_MONOTONIC, &past));
+        SAY("unlock after clocklock", pthread_mutex_unlock(&m));
+        SAY("destroy", pthread_mutex_destroy(&m));
+#undef SAY
+    }
+    pthread_mutex_t s = PTHREAD_MUTEX_INITIALIZER;
+    say("mutex static: lock", pthread_mutex_lock(&s));
+    say("mutex static: trylock by another", on_other(other_trylock, &s));
+    say("mutex static: unlock", pthread_mutex_unlock(&s));
+    say("mutex static: destroy", pthread_mutex_destroy(&s));
+
+    pthread_mutexattr_t a;
+    int v = -1;
+    say("mutexattr init", pthread_mutexattr_init(&a));
+    say("mutexattr settype 12345", pthread_mutexattr_settype(&a, 12345));
+    say("mutexattr gettype rc", pthread_mutexattr_gettype(&a, &v));
+    say("mutexattr gettype", v);
+    say("mutexattr setpshared 12345", pthread_mutexattr_setpshared(&a, 12345));
+    say("mutexattr getpshared rc", pthread_mutexattr_getpshared(&a, &v));
+    say("mutexattr getpshared", v);
+    say("mutexattr setrobust 12345", pthread_mutexattr_setrobust(&a, 12345));
+    say("mutexattr getrobust rc", pthread_mutexattr_getrobust(&a, &v));
+    say("mutexattr getrobust", v);
+    say("mutexattr setprotocol 12345", pthread_mutexattr_setprotocol(&a, 12345));
+    say("mutexattr getprotocol rc", pthread_mutexattr_getprotocol(&a, &v));
+    say("mutexattr getprotocol", v);
+    say("mutexattr destroy", pthread_mutexattr_destroy(&a));
+
+    /* a priority-protect mutex: its ceiling read and set */
+    pthread_mutex_t pp;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_PROTECT);
+    pthread_mutexattr_setprioceiling(&a, 0);
+    say("mutex prio-protect init", pthread_mutex_init(&pp, &a));
+    pthread_mutexattr_destroy(&a);
+    say("mutex prio-protect getprioceiling rc", pthread_mutex_getprioceiling(&pp, &v));
+    say("mutex prio-protect getprioceiling", v);
+    int old = -1;
+    say("mutex prio-protect setprioceiling", pthread_mutex_setprioceiling(&pp, 0, &old));
+    say("mutex prio-protect setprioceiling old", old);
+    say("mutex prio-protect lock", pthread_mutex_lock(&pp));
+    say("mutex prio-protect unlock", pthread_mutex_unlock(&pp));
+    say("mutex prio-protect destroy", pthread_mutex_destroy(&pp));
+
+    /* robust: the owner's thread ends holding it */
+    pthread_mutex_t r;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    say("mutex robust init", pthread_mutex_init(&r, &a));
+    pthread_mutexattr_destroy(&a);
+    say("mutex robust lock by a thread that ends", on_other(other_lock_exit, &r));
+    say("mutex robust lock after", pthread_mutex_lock(&r));
+    say("mutex robust unlock without consistent", pthread_mutex_unlock(&r));
+    say("mutex robust lock when unrecoverable", pthread_mutex_lock(&r));
+    say("mutex robust trylock when unrecoverable", pthread_mutex_trylock(&r));
+    say("mutex robust destroy", pthread_mutex_destroy(&r));
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    pthread_mutex_init(&r, &a);
+    pthread_mutexattr_destroy(&a);
+    on_other(other_lock_exit, &r);
+    say("mutex robust trylock after", pthread_mutex_trylock(&r));
+    say("mutex robust consistent", pthread_mutex_consistent(&r));
+    say("mutex robust unlock", pthread_mutex_unlock(&r));
+    say("mutex robust lock again", pthread_mutex_lock(&r));
+    say("mutex robust unlock again", pthread_mutex_unlock(&r));
+    say("mutex robust destroy", pthread_mutex_destroy(&r));
+}
+
+/* ---- condition variables ---------------------------------------------------------------- */
+static pthread_mutex_t cm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv;
+
+static void conds(void)
+{
+    pthread_condattr_t a;
+    clockid_t clock = -1;
+    say("condattr init", pthread_condattr_init(&a));
+    say("condattr setclock CPU-time", pthread_condattr_setclock(&a, CLOCK_PROCESS_CPUTIME_ID));
+    say("condattr setclock monotonic", pthread_condattr_setclock(&a, CLOCK_MONOTONIC));
+    say("condattr getclock rc", pthread_condattr_getclock(&a, &clock));
+    say("condattr getclock", (long)clock);
+    say("cond init monotonic", pthread_cond_init(&cv, &a));
+    pthread_condattr_destroy(&a);
+    pthread_mutex_lock(&cm);
+    struct timespec t = at(CLOCK_MONOTONIC, 20);
+    say("cond timedwait monotonic, 20 ms", pthread_cond_timedwait(&cv, &cm, &t));
+    say("cond timedwait: mutex held after (trylock by another)", on_other(other_trylock, &cm));
+    t = at(CLOCK_MONOTONIC, -1000);
+    say("cond timedwait, past deadline", pthread_cond_timedwait(&cv, &cm, &t));
+    say("cond timedwait, tv_nsec 10^9", pthread_cond_timedwait(&cv, &cm, &bad_nsec));
+    say("cond timedwait, tv_nsec -1", pthread_cond_timedwait(&cv, &cm, &neg_nsec));
+    t = at(CLOCK_REALTIME, 20);
+    say("cond clockwait realtime, 20 ms", pthread_cond_clockwait(&cv, &cm, CLOCK_REALTIME, &t));
+    say("cond clockwait CPU-time clock", pthread_cond_clockwait(&cv, &cm, CLOCK_PROCESS_CPUTIME_ID, &t));
+    say("cond: mutex held at the end (trylock by another)", on_other(other_trylock, &cm));
+    pthread_mutex_unlock(&cm);
+    say("cond signal, no waiter", pthread_cond_signal(&cv));
+    say("cond broadcast, no waiter", pthread_cond_broadcast(&cv));
+    say("cond destroy", pthread_cond_destroy(&cv));
+
+    /* an errorcheck mutex the waiter does not hold */
+    pthread_mutex_t em;
+    mutex_of(&em, PTHREAD_MUTEX_ERRORCHECK);
+    pthread_cond_t c2 = PTHREAD_COND_INITIALIZER;
+    say("cond wait, errorcheck mutex not held", pthread_cond_wait(&c2, &em));
+    t = at(CLOCK_REALTIME, 20);
+    say("cond timedwait, errorcheck mutex not held", pthread_cond_timedwait(&c2, &em, &t));
+    /* a recursive mutex held once: the wait releases it and takes it back */
+    pthread_mutex_t rm;
+    mutex_of(&rm, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_lock(&rm);
+    t = at(CLOCK_REALTIME, 20);
+    say("cond timedwait, recursive mutex held once", pthread_cond_timedwait(&c2, &rm, &t));
+    say("cond: recursive mutex held after (unlock)", pthread_mutex_unlock(&rm));
+    say("cond: recursive mutex free after (unlock again)", pthread_mutex_unlock(&rm));
+    pthread_mutex_destroy(&rm);
+    pthread_mutex_destroy(&em);
+    say("cond static destroy", pthread_cond_destroy(&c2));
+}
+
+/* ---- semaphores --------------------------------------------------------------------------- */
+static int sem_answer(int rc) { return rc == 0 ? 0 : errno; }
+static void *sem_waiter(void *s) { return (void *)(long)sem_wait(s); }
+
+static void sems(void)
+{
+    sem_t s;
+    int v = -1;
+    errno = 0;
+    say("sem init SEM_VALUE_MAX + 1", sem_answer(sem_init(&s, 0, (unsigned)SEM_VALUE_MAX + 1u)));
+    say("sem init 0", sem_answer(sem_init(&s, 0, 0)));
+    say("sem trywait at 0", sem_answer(sem_trywait(&s)));
+    struct timespec t = at(CLOCK_REALTIME, 20);
+    say("sem timedwait at 0, 20 ms", sem_answer(sem_timedwait(&s, &t)));
+    say("sem timedwait at 0, tv_nsec 10^9", sem_answer(sem_timedwait(&s, &bad_nsec)));
+    t = at(CLOCK_MONOTONIC, 20);
+    say("sem clockwait monotonic at 0, 20 ms", sem_answer(sem_clockwait(&s, CLOCK_MONOTONIC, &t)));
+    say("sem clockwait CPU-time clock", sem_answer(sem_clockwait(&s, CLOCK_PROCESS_CPUTIME_ID, &t)));
+    say("sem post", sem_answer(sem_post(&s)));
+    say("sem getvalue rc", sem_answer(sem_getvalue(&s, &v)));
+    say("sem getvalue", v);
+    say("sem timedwait at 1, tv_nsec 10^9", sem_answer(sem_timedwait(&s, &bad_nsec)));
+    sem_getvalue(&s, &v);
+    say("sem getvalue after", v);
+    say("sem destroy", sem_answer(sem_destroy(&s)));
+
+    /* the value while a thread waits: 0 on Linux (POSIX also allows minus the waiters) */
+    sem_init(&s, 0, 0);
+    pthread_t waiter;
+    pthread_create(&waiter, NULL, sem_waiter, &s);
+    usleep(50000);
+    sem_getvalue(&s, &v);
+    say("sem getvalue with a waiter", v);
+    sem_post(&s);
+    pthread_join(waiter, NULL);
+    sem_getvalue(&s, &v);
+    say("sem getvalue after the waiter took the post", v);
+    sem_destroy(&s);
+
+    say("sem init SEM_VALUE_MAX", sem_answer(sem_init(&s, 0, SEM_VALUE_MAX)));
+    say("sem post at SEM_VALUE_MAX", sem_answer(sem_post(&s)));
+    sem_getvalue(&s, &v);
+    say("sem getvalue at SEM_VALUE_MAX", v == SEM_VALUE_MAX);
+    say("sem wait", sem_answer(sem_wait(&s)));
+    say("sem trywait", sem_answer(sem_trywait(&s)));
+    sem_getvalue(&s, &v);
+    say("sem getvalue, 2 taken", SEM_VALUE_MAX - v);
+    sem_destroy(&s);
+
+    /* a named semaphore, process-shared by nature: a child posts it */
+    char name[64];
+    snprintf(name, sizeof name, "/locklab-test-errors-%d", (int)getpid());
+    sem_t *n = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
+    say("sem_open", n != SEM_FAILED);
+    if (n == SEM_FAILED)
+        return;
+    say("sem_open again, O_EXCL", sem_open(name, O_CREAT | O_EXCL, 0600, 0) == SEM_FAILED ? errno : 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sem_t *c = sem_open(name, 0);
+        _exit(c != SEM_FAILED && sem_post(c) == 0 && sem_post(c) == 0 && sem_close(c) == 0 ? 0 : 1);
+    }
+    int status = -1;
+    waitpid(pid, &status, 0);
+    say("sem named: child posted twice", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    t = at(CLOCK_REALTIME, 5000);
+    say("sem named timedwait", sem_answer(sem_timedwait(n, &t)));
+    sem_getvalue(n, &v);
+    say("sem named getvalue", v);
+    say("sem close", sem_answer(sem_close(n)));
+    say("sem unlink", sem_answer(sem_unlink(name)));
+    say("sem unlink again", sem_answer(sem_unlink(name)));
+
+    /* process-shared in shared memory, posted by a child */
+    sem_t *ps = mmap(NULL, sizeof *ps, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    say("sem pshared init", sem_answer(sem_init(ps, 1, 0)));
+    pid = fork();
+    if (pid == 0)
+        _exit(sem_post(ps) == 0 ? 0 : 1);
+    waitpid(pid, &status, 0);
+    t = at(CLOCK_REALTIME, 5000);
+    say("sem pshared timedwait", sem_answer(sem_timedwait(ps, &t)));
+    say("sem pshared destroy", sem_answer(sem_destroy(ps)));
+    munmap(ps, sizeof *ps);
+}
+
+/* ---- reader-writer locks -------------------------------------------------------------------- */
+static int other_tryrd(void *l) /* the answer; a read lock it got is given back */
+{
+    int rc = pthread_rwlock_tryrdlock(l);
+    if (rc == 0)
+        pthread_rwlock_unlock(l);
+    return rc;
+}
+static int other_trywr(void *l) { return pthread_rwlock_trywrlock(l); }
+static int other_timedrd(void *l)
+{
+    struct timespec t = at(CLOCK_REALTIME, 20);
+    return pthread_rwlock_timedrdlock(l, &t);
+}
+static int other_timedwr(void *l)
+{
+    struct timespec t = at(CLOCK_REALTIME, 20);
+    return pthread_rwlock_timedwrlock(l, &t);
+}
+static int other_timedwr_bad(void *l) { return pthread_rwlock_timedwrlock(l, &bad_nsec); }
+static int other_clockrd_bad_clock(void *l)
+{
+    struct timespec t = at(CLOCK_REALTIME, 20);
+    return pthread_rwlock_clockrdlock(l, CLOCK_PROCESS_CPUTIME_ID, &t);
+}
+static int other_rdunlock(void *l)
+{
+    int rc = pthread_rwlock_rdlock(l);
+    return rc ? rc : pthread_rwlock_unlock(l);
+}
+
+static void rwlocks(void)
+{
+    static const struct {
+        const char *name;
+        int kind;
+    } kinds[] = {{"prefer-reader", PTHREAD_RWLOCK_PREFER_READER_NP},
+                 {"prefer-writer", PTHREAD_RWLOCK_PREFER_WRITER_NP},
+                 {"prefer-writer-nonrecursive", PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP}};
+    char name[112];
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        pthread_rwlock_t l;
+#define SAY(what, answer) (snprintf(name, sizeof name, "rwlock %s %s", kinds[i].name, what), say(name, answer))
+        SAY("init", init_rwlock_with(&l, pthread_rwlockattr_setkind_np, kinds[i].kind));
+        SAY("rdlock", pthread_rwlock_rdlock(&l));
+        SAY("rdlock again", pthread_rwlock_rdlock(&l));
+        SAY("tryrdlock by another", on_other(other_tryrd, &l));
+        SAY("rdlock and unlock by another", on_other(other_rdunlock, &l));
+        SAY("trywrlock by another", on_other(other_trywr, &l));
+        SAY("trywrlock by the reader", pthread_rwlock_trywrlock(&l));
+        SAY("unlock", pthread_rwlock_unlock(&l));
+        SAY("unlock 2", pthread_rwlock_unlock(&l));
+        /* a writer that timed out against readers: on a lock of its own, left afterwards (glibc
+         * 2.36's reader-preferring rwlock can hang the next wrlock after such a timeout) */
+        pthread_rwlock_t t1;
+        init_rwlock_with(&t1, pthread_rwlockattr_setkind_np, kinds[i].kind);
+        SAY("rdlock (timed writers)", pthread_rwlock_rdlock(&t1));
+        SAY("timedwrlock by another", on_other(other_timedwr, &t1));
+        SAY("timedwrlock by another, tv_nsec 10^9", on_other(other_timedwr_bad, &t1));
+        SAY("unlock (timed writers)", pthread_rwlock_unlock(&t1));
+        SAY("wrlock", pthread_rwlock_wrlock(&l));
+        SAY("wrlock again by the writer", pthread_rwlock_wrlock(&l));
+        SAY("rdlock by the writer", pthread_rwlock_rdlock(&l));
+        SAY("tryrdlock by the writer", pthread_rwlock_tryrdlock(&l));
+        SAY("trywrlock by the writer", pthread_rwlock_trywrlock(&l));
+        struct timespec t = at(CLOCK_REALTIME, 20);
+        SAY("timedrdlock by the writer", pthread_rwlock_timedrdlock(&l, &t));
+        SAY("tryrdlock by another", on_other(other_tryrd, &l));
+        SAY("timedrdlock by another", on_other(other_timedrd, &l));
+        SAY("clockrdlock by another, CPU-time clock", on_other(other_clockrd_bad_clock, &l));
+        SAY("unlock the writer", pthread_rwlock_unlock(&l));
+        int rc = pthread_rwlock_timedrdlock(&l, &bad_nsec);
+        SAY("timedrdlock, free, tv_nsec 10^9", rc);
+        if (rc == 0)
+            pthread_rwlock_unlock(&l);
+        t = at(CLOCK_MONOTONIC, -1000);
+        SAY("clockwrlock monotonic, free, past deadline", pthread_rwlock_clockwrlock(&l, CLOCK_MONOTONIC, &t));
+        SAY("unlock", pthread_rwlock_unlock(&l));
+        SAY("destroy", pthread_rwlock_destroy(&l));
+#undef SAY
+    }
+    pthread_rwlockattr_t a;
+    int v = -1;
+    pthread_rwlockattr_init(&a);
+    say("rwlockattr setkind 12345", pthread_rwlockattr_setkind_np(&a, 12345));
+    say("rwlockattr getkind rc", pthread_rwlockattr_getkind_np(&a, &v));
+    say("rwlockattr getkind", v);
+    say("rwlockattr setpshared 12345", pthread_rwlockattr_setpshared(&a, 12345));
+    say("rwlockattr getpshared rc", pthread_rwlockattr_getpshared(&a, &v));
+    say("rwlockattr getpshared", v);
+    pthread_rwlockattr_destroy(&a);
+    pthread_rwlock_t s = PTHREAD_RWLOCK_INITIALIZER;
+    say("rwlock static wrlock", pthread_rwlock_wrlock(&s));
+    say("rwlock static tryrdlock by another", on_other(other_tryrd, &s));
+    say("rwlock static unlock", pthread_rwlock_unlock(&s));
+    say("rwlock static destroy", pthread_rwlock_destroy(&s));
+}
+
+/* ---- spinlocks and barriers ----------------------------------------------------------------- */
+static int other_spin_trylock(void *s) { return pthread_spin_trylock((pthread_spinlock_t *)s); }
+
+static pthread_barrier_t bar;
+static void *barrier_waiter(void *arg)
+{
+    (void)arg;
+    return (void *)(long)pthread_barrier_wait(&bar);
+}
+
+static void spins_and_barriers(void)
+{
+    pthread_spinlock_t s;
+    say("spin init", pthread_spin_init(&s, PTHREAD_PROCESS_PRIVATE));
+    say("spin lock", pthread_spin_lock(&s));
+    say("spin trylock by another", on_other(other_spin_trylock, (void *)&s));
+    say("spin unlock", pthread_spin_unlock(&s));
+    say("spin trylock", pthread_spin_trylock(&s));
+    say("spin unlock after trylock", pthread_spin_unlock(&s));
+    say("spin destroy", pthread_spin_destroy(&s));
+    say("spin init pshared", pthread_spin_init(&s, PTHREAD_PROCESS_SHARED));
+    say("spin lock pshared", pthread_spin_lock(&s));
+    say("spin unlock pshared", pthread_spin_unlock(&s));
+    say("spin destroy pshared", pthread_spin_destroy(&s));
+
+    say("barrier init count 0", pthread_barrier_init(&bar, NULL, 0));
+    pthread_barrierattr_t a;
+    int v = -1;
+    pthread_barrierattr_init(&a);
+    say("barrierattr setpshared 12345", pthread_barrierattr_setpshared(&a, 12345));
+    say("barrierattr getpshared rc", pthread_barrierattr_getpshared(&a, &v));
+    say("barrierattr getpshared", v);
+    say("barrier init count 1", pthread_barrier_init(&bar, &a, 1));
+    pthread_barrierattr_destroy(&a);
+    say("barrier wait, count 1", pthread_barrier_wait(&bar) == PTHREAD_BARRIER_SERIAL_THREAD);
+    say("barrier wait, count 1, again", pthread_barrier_wait(&bar) == PTHREAD_BARRIER_SERIAL_THREAD);
+    say("barrier destroy", pthread_barrier_destroy(&bar));
+    enum { N = 5, ROUNDS = 3 };
+    say("barrier init count 5", pthread_barrier_init(&bar, NULL, N));
+    for (int r = 0; r < ROUNDS; r++) {
+        pthread_t t[N - 1];
+        for (int i = 0; i < N - 1; i++)
+            pthread_create(&t[i], NULL, barrier_waiter, NULL);
+        int serial = 0, zero = 0, rc = pthread_barrier_wait(&bar);
+        serial += rc == PTHREAD_BARRIER_SERIAL_THREAD, zero += rc == 0;
+        for (int i = 0; i < N - 1; i++) {
+            void *res;
+            pthread_join(t[i], &res);
+            serial += (long)res == PTHREAD_BARRIER_SERIAL_THREAD, zero += (long)res == 0;
+        }
+        say("barrier round: serial threads", serial);
+        say("barrier round: others returning 0", zero);
+    }
+    say("barrier destroy", pthread_barrier_destroy(&bar));
+}
+
+/* ---- C11 threads ------------------------------------------------------------------------------ */
+static int other_mtx_trylock(void *m) { return mtx_trylock(m); }
+static int other_mtx_timedlock(void *m)
+{
+    struct timespec t = at(CLOCK_REALTIME, 20);
+    return mtx_timedlock(m, &t);
+}
+
+static void c11(void)
+{
+    say("C11 thrd_success", thrd_success), say("C11 thrd_busy", thrd_busy), say("C11 thrd_timedout", thrd_timedout);
+    static const struct {
+        const char *name;
+        int type;
+    } types[] = {{"plain", mtx_plain}, {"timed", mtx_timed}, {"recursive", mtx_plain | mtx_recursive},
+                 {"timed recursive", mtx_timed | mtx_recursive}};
+    char name[96];
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        mtx_t m;
+#define SAY(what, answer) (snprintf(name, sizeof name, "C11 mtx %s %s", types[i].name, what), say(name, answer))
+        SAY("init", mtx_init(&m, types[i].type));
+        SAY("lock", mtx_lock(&m));
+        SAY("trylock by another", on_other(other_mtx_trylock, &m));
+        if (types[i].type & mtx_timed)
+            SAY("timedlock by another", on_other(other_mtx_timedlock, &m));
+        if (types[i].type & mtx_recursive) {
+            SAY("relock", mtx_lock(&m));
+            SAY("trylock by owner", mtx_trylock(&m));
+            SAY("unlock", mtx_unlock(&m));
+            SAY("unlock", mtx_unlock(&m));
+        }
+        SAY("unlock", mtx_unlock(&m));
+        SAY("trylock", mtx_trylock(&m));
+        SAY("unlock", mtx_unlock(&m));
+        mtx_destroy(&m);
+#undef SAY
+    }
+    mtx_t m;
+    cnd_t c;
+    mtx_init(&m, mtx_timed);
+    say("C11 cnd init", cnd_init(&c));
+    mtx_lock(&m);
+    struct timespec t = at(CLOCK_REALTIME, 20);
+    say("C11 cnd timedwait, 20 ms", cnd_timedwait(&c, &m, &t));
+    say("C11 cnd timedwait: mutex held after", on_other(other_mtx_trylock, &m));
+    t = at(CLOCK_REALTIME, -1000);
+    say("C11 cnd timedwait, past deadline", cnd_timedwait(&c, &m, &t));
+    mtx_unlock(&m);
+    say("C11 cnd signal", cnd_signal(&c));
+    say("C11 cnd broadcast", cnd_broadcast(&c));
+    cnd_destroy(&c);
+    mtx_destroy(&m);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "glibc") != 0)
+        require_interposed((void *)pthread_mutex_lock);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    mutexes();
+    conds();
+    sems();
+    rwlocks();
+    spins_and_barriers();
+    c11();
+    return 0;
+}
