@@ -162,19 +162,16 @@ LL_INLINE void ll_fence(ll_order o) { atomic_thread_fence(o); }
 /* ll_rmw_lead(p): one store to the caller's own stack, placed just before a fast
  * path's read-modify-write of *p that would otherwise follow the previous one (the
  * last release, or the acquire) with no store in between, at the same offset within
- * a 64-byte line as p.  On the Xeon this project measures on (KVM, 2 vCPUs), a
- * locked RMW issued with no such store ahead of it since the previous locked RMW
- * takes about 1.2-1.5 ns longer: a standalone loop of CAS-acquire + CAS-release
- * pairs costs 16.1 ns bare and 13.2 ns with a lead store before each (xchg + CAS:
- * 15.2 vs 12.4 ns).  The store helps only at p's offset within a line: a lead at a
- * fixed stack slot made the interposer's uncontended pair 7.9 ns for one stack
- * position in four (every 64 bytes of environment) and 9.1 ns for the others;
- * at p's offset it is 7.9 ns at every position (tas through the
- * interposer, setarch -R with the environment padded 0..176 bytes).  MCS gets
- * such a store for free from its node's initialisation; a lock without one
- * (hemlock, lifocr, loiter, the interposer's inline fast path) leads its fast
- * path's RMWs with this.  Not a fence and orders nothing; a no-op off x86-64 and
- * under another backend (unless it defines its own). */
+ * a 64-byte line as p.  Why: on some x86-64 parts a locked RMW issued with no store
+ * since the previous locked RMW takes a nanosecond or more longer, and a store helps
+ * only at p's offset within a line (elsewhere the cost depended on the stack's
+ * position, i.e. on the size of the environment).  Where it pays is measured, not
+ * assumed: docs/results/2026-11-24-performance.md (the Xeon it was found on) and
+ * docs/interposer.md, "Cost of the uncontended pair" (the AMD EPYC measured since).
+ * MCS gets such a store for free from its node's initialisation; hemlock, lifocr,
+ * loiter and the interposer's inline fast path lead their RMWs with this.  Not a
+ * fence and orders nothing; a no-op off x86-64 and under another backend (unless it
+ * defines its own). */
 #if defined(__x86_64__) && !defined(LL_ATOMICS_BACKEND)
 #define ll_rmw_lead(p)                                                                                   \
     do {                                                                                                 \

@@ -27,8 +27,9 @@ typedef struct ll_mcscr_lock {
  * you left the passive set, arrive again. */
 enum { LL_MCSCR_REACTIVATED = 2 };
 #define LL_MCSCR_DEFAULT_FAIRNESS 1000
-/* About one futex wake-up (20-35 us measured here): deferring for less never delays an
- * admission by more than waking the parked thread would (docs/papers.md, RandArray). */
+/* About one futex wake-up (tens of microseconds; ll_park_cost_ns measures it): deferring for
+ * less never delays an admission by more than waking the parked thread would (docs/papers.md,
+ * RandArray). */
 #define LL_MCSCR_DEFAULT_DEFER_NS 25000
 #define LL_MCSCR_DEFAULT_PATIENCE_NS 50000000
 #define LL_MCSCR_DEFAULT_HYSTERESIS 4

@@ -5,8 +5,9 @@
 #include "ticket.h"
 LL_API_BEGIN
 /* Proportional backoff: wait (ticket - grant) * unit PAUSE steps between reads of grant. */
-/* PAUSE costs ~13 ns on the Intel host measured here (a few ns on others): 64 made a
- * waiter notice its turn ~0.8 us late per position (2.5x slower than 4-8 at 2 threads). */
+/* A small unit: a PAUSE costs from a few to over a hundred cycles depending on the CPU, and
+ * every waiter ahead adds unit PAUSEs to the time a waiter takes to notice its turn; large
+ * units (64) made the handover several times slower at 2 threads. */
 #define LL_TICKET_PB_DEFAULT_UNIT 4
 typedef struct ll_ticket_pb_lock {
     ll_ticket_lock ticket; /* the ticket lock's words and states */

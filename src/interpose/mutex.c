@@ -188,7 +188,7 @@ LL_INLINE int mutex_lock(pthread_mutex_t *pm, void *c11_pc, bool c11)
     lp_mutex *m = (lp_mutex *)pm;
     uint32_t fast = fast_path(m);
     RETURN_UNLESS_INLINE(lp_mutex_lock_general, lock_direct);
-    ll_rmw_lead(word_of(m)); /* the CAS may follow the last unlock's RMW-free release: atomics.h; 1.2 ns here */
+    ll_rmw_lead(word_of(m)); /* the CAS may follow the last unlock's RMW-free release: atomics.h */
     if (LL_UNLIKELY(!word_try_acquire(m)))
         return lock_inline_contended(m, fast);
     if (LL_UNLIKELY(ll_load_relaxed(waiter_word_of(m)) & LL_STANDBY_PARKED)) /* relaxed: a hint */

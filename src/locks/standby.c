@@ -164,8 +164,8 @@
  * interposer's relock) is usually one of a herd that a broadcast woke, or was
  * signalled by a holder about to unlock: it tries the lock between up to
  * WOKEN_YIELDS yields before the slow path, which would park it at once behind
- * the standby and cost a second wake-up per woken thread (a barrier of 16
- * threads: 0.9x glibc without, 1.7x with, as parkinglot; docs/performance.md).
+ * the standby and cost a second wake-up per woken thread (what that costs a
+ * barrier of 16 threads: docs/performance.md, "What each part buys").
  * Fork: the table is emptied in the child (park_table.h, "Fork"); roles held
  * by threads the child does not have are vacant there (generation bits; the
  * child's generation holds from the fork on, also in child handlers that run
