@@ -3,8 +3,9 @@
  * family: error numbers (EBUSY, EDEADLK, EPERM, EINVAL, ETIMEDOUT, EAGAIN,
  * EOVERFLOW, ENOTRECOVERABLE, EOWNERDEAD), the values returned (a barrier's one
  * serial thread, a semaphore's value, attributes read back) and what holds after
- * (a timed-out condition wait holds its mutex again), as conformance suites check
- * them.  The program prints one line per check, "name: answer"; run_tests.sh
+ * (a timed-out condition wait holds its mutex again; a lock, timed lock, barrier or
+ * condition wait interrupted by signal handlers goes on waiting), as conformance
+ * suites check them.  The program prints one line per check, "name: answer"; run_tests.sh
  * (case errors) runs it under glibc and under the interposer with each lock, and
  * every line must be glibc's.  It asserts nothing itself, except that the
  * interposer is loaded when it is not told "glibc": the reference is glibc's run.
@@ -16,6 +17,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -552,6 +554,147 @@ static void c11(void)
     mtx_destroy(&m);
 }
 
+/* ---- signals while blocked ------------------------------------------------------------------
+ * A handler installed without SA_RESTART runs 5 times while a thread is blocked in a lock or a
+ * timed lock: the lock is still taken when released (never EINTR), the timed one times out. */
+static volatile sig_atomic_t handled;
+static void on_signal(int sig)
+{
+    (void)sig;
+    handled++;
+}
+
+/* fn(arg) on another thread, interrupted 5 times, then release(rarg) (if any) and its answer. */
+static int interrupted(other_fn fn, void *arg, void (*release)(void *), void *rarg)
+{
+    other_call c = {fn, arg, -1};
+    pthread_t t;
+    if (pthread_create(&t, NULL, other_main, &c) != 0)
+        return -2;
+    for (int i = 0; i < 5; i++) {
+        usleep(10000);
+        pthread_kill(t, SIGUSR1);
+    }
+    usleep(10000);
+    if (release)
+        release(rarg);
+    pthread_join(t, NULL);
+    return c.answer;
+}
+static int lock_unlock(void *m)
+{
+    int rc = pthread_mutex_lock(m);
+    return rc ? rc : pthread_mutex_unlock(m);
+}
+static int timedlock_150(void *m)
+{
+    struct timespec t = at(CLOCK_REALTIME, 150);
+    return pthread_mutex_timedlock(m, &t);
+}
+static void unlock_mutex(void *m) { pthread_mutex_unlock(m); }
+static int wrlock_unlock(void *l)
+{
+    int rc = pthread_rwlock_wrlock(l);
+    return rc ? rc : pthread_rwlock_unlock(l);
+}
+static int rdlock_unlock(void *l)
+{
+    int rc = pthread_rwlock_rdlock(l);
+    return rc ? rc : pthread_rwlock_unlock(l);
+}
+static int timedwrlock_150(void *l)
+{
+    struct timespec t = at(CLOCK_REALTIME, 150);
+    return pthread_rwlock_timedwrlock(l, &t);
+}
+static void unlock_rwlock(void *l) { pthread_rwlock_unlock(l); }
+static int spin_lock_unlock(void *l)
+{
+    int rc = pthread_spin_lock((pthread_spinlock_t *)l);
+    return rc ? rc : pthread_spin_unlock((pthread_spinlock_t *)l);
+}
+static void unlock_spin(void *l) { pthread_spin_unlock((pthread_spinlock_t *)l); }
+static int mtx_lock_unlock(void *m)
+{
+    int rc = mtx_lock(m);
+    return rc != thrd_success ? rc : mtx_unlock(m);
+}
+static void unlock_mtx(void *m) { mtx_unlock(m); }
+static int barrier_wait_serial(void *b) { return pthread_barrier_wait(b) == PTHREAD_BARRIER_SERIAL_THREAD; }
+static void barrier_meet(void *b) { handled += pthread_barrier_wait(b) == PTHREAD_BARRIER_SERIAL_THREAD ? 1000 : 0; }
+static int cond_wait_signalled(void *c)
+{
+    pthread_mutex_lock(&cm);
+    int rc = pthread_cond_wait(c, &cm);
+    pthread_mutex_unlock(&cm);
+    return rc;
+}
+static void cond_signal_once(void *c)
+{
+    pthread_mutex_lock(&cm);
+    pthread_cond_signal(c);
+    pthread_mutex_unlock(&cm);
+}
+static int cond_timedwait_150(void *c)
+{
+    struct timespec t = at(CLOCK_REALTIME, 150);
+    pthread_mutex_lock(&cm);
+    int rc = pthread_cond_timedwait(c, &cm, &t);
+    pthread_mutex_unlock(&cm);
+    return rc;
+}
+
+static void signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART */
+    sigaction(SIGUSR1, &sa, NULL);
+    static const int types[] = {PTHREAD_MUTEX_NORMAL, PTHREAD_MUTEX_ERRORCHECK, PTHREAD_MUTEX_RECURSIVE,
+                                PTHREAD_MUTEX_ADAPTIVE_NP};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        pthread_mutex_t m;
+        mutex_of(&m, types[i]);
+        pthread_mutex_lock(&m);
+        say("signals: mutex lock, blocked, then unlocked", interrupted(lock_unlock, &m, unlock_mutex, &m));
+        pthread_mutex_lock(&m);
+        say("signals: mutex timedlock, blocked 150 ms", interrupted(timedlock_150, &m, NULL, NULL));
+        pthread_mutex_unlock(&m);
+        pthread_mutex_destroy(&m);
+    }
+    pthread_rwlock_t l = PTHREAD_RWLOCK_INITIALIZER;
+    pthread_rwlock_rdlock(&l);
+    say("signals: rwlock wrlock, blocked by a reader", interrupted(wrlock_unlock, &l, unlock_rwlock, &l));
+    pthread_rwlock_wrlock(&l);
+    say("signals: rwlock rdlock, blocked by a writer", interrupted(rdlock_unlock, &l, unlock_rwlock, &l));
+    pthread_rwlock_rdlock(&l);
+    say("signals: rwlock timedwrlock, blocked 150 ms", interrupted(timedwrlock_150, &l, NULL, NULL));
+    pthread_rwlock_unlock(&l);
+    pthread_rwlock_destroy(&l);
+    pthread_spinlock_t sl;
+    pthread_spin_init(&sl, PTHREAD_PROCESS_PRIVATE);
+    pthread_spin_lock(&sl);
+    say("signals: spin lock, spinning, then unlocked", interrupted(spin_lock_unlock, (void *)&sl, unlock_spin, (void *)&sl));
+    pthread_spin_destroy(&sl);
+    mtx_t m11;
+    mtx_init(&m11, mtx_plain);
+    mtx_lock(&m11);
+    say("signals: C11 mtx_lock, blocked, then unlocked", interrupted(mtx_lock_unlock, &m11, unlock_mtx, &m11));
+    mtx_destroy(&m11);
+    pthread_barrier_t b;
+    pthread_barrier_init(&b, NULL, 2);
+    handled = 0;
+    int serial = interrupted(barrier_wait_serial, &b, barrier_meet, &b);
+    say("signals: barrier wait, blocked, then met: serial threads", serial + handled / 1000);
+    pthread_barrier_destroy(&b);
+    pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+    say("signals: cond wait, blocked, then signalled", interrupted(cond_wait_signalled, &c, cond_signal_once, &c));
+    say("signals: cond timedwait, blocked 150 ms", interrupted(cond_timedwait_150, &c, NULL, NULL));
+    pthread_cond_destroy(&c);
+    say("signals: handlers ran", handled > 0);
+    signal(SIGUSR1, SIG_DFL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "glibc") != 0)
@@ -563,5 +706,6 @@ int main(int argc, char **argv)
     rwlocks();
     spins_and_barriers();
     c11();
+    signals();
     return 0;
 }
