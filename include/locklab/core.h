@@ -34,8 +34,8 @@ bool ll_futex_wake_two(ll_atomic_u32 *a, ll_atomic_u32 *b, uint32_t set_to, uint
 int ll_futex_wait_until(ll_atomic_u32 *word, uint32_t expected, clockid_t clock, const struct timespec *abstime);
 void ll_yield(void);
 uint64_t ll_now_ns(void); /* monotonic clock */
-/* Sleep about ns nanoseconds (nanosleep).  Unlike ll_yield, this lets threads of
- * a lower real-time priority run. */
+/* Sleep about ns nanoseconds (less if a signal handler runs).  Unlike ll_yield, this lets
+ * threads of a lower real-time priority run.  Not a cancellation point. */
 void ll_sleep_ns(uint64_t ns);
 /* Does the calling thread run under a real-time policy (SCHED_FIFO, SCHED_RR,
  * SCHED_DEADLINE)?  Then ll_yield never lets a lower-priority thread run, and a

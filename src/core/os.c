@@ -60,7 +60,10 @@ void ll_yield(void) { sched_yield(); }
 void ll_sleep_ns(uint64_t ns)
 {
     struct timespec t = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-    nanosleep(&t, NULL);
+    /* the system call, not nanosleep(): glibc's nanosleep is a cancellation point, and a lock's
+     * wait must not be one (a deferred cancel acting inside an acquire would leave the lock's
+     * state half-changed: test_errors.c, "cancel"); glibc's syscall() is not */
+    syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &t, NULL);
 }
 
 /* The calling thread's policy as last asked, and when (ll_now_ns; 0: never). */

@@ -20,7 +20,6 @@
  */
 #define _GNU_SOURCE
 #include <stdio.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,11 +27,6 @@
 
 #define LP_RELOCK_MARK 0x52454c4bu /* "RELK" */
 
-static void nap_raw(uint64_t ns)
-{
-    struct timespec t = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-    syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &t, NULL); /* not a cancellation point (glibc's syscall()) */
-}
 
 /* Relocking thread: true once another thread unlocked m, false at abstime (NULL: never). */
 LL_COLD bool lp_mutex_relock_wait(lp_mutex *m, clockid_t clock, const struct timespec *abstime)
@@ -44,7 +38,7 @@ LL_COLD bool lp_mutex_relock_wait(lp_mutex *m, clockid_t clock, const struct tim
     for (;;) {
         /* relaxed: the lock's acquire orders what follows; here only a change is looked for */
         if (!reinitialised && ll_load_relaxed(&m->owner) != mine) {
-            nap_raw(100000); /* a re-initialisation zeroes the owner first, the depth a moment later */
+            ll_sleep_ns(100000); /* a re-initialisation zeroes the owner first, the depth a moment later */
             if (*(volatile uint32_t *)&m->depth == LP_RELOCK_MARK) { /* volatile: written by a re-initialising thread */
                 m->depth = 0;
                 return true;
@@ -67,7 +61,7 @@ LL_COLD bool lp_mutex_relock_wait(lp_mutex *m, clockid_t clock, const struct tim
                 ll_pause();
             continue;
         }
-        nap_raw(nap_ns < left ? nap_ns : left);
+        ll_sleep_ns(nap_ns < left ? nap_ns : left);
         nap_ns = nap_ns * 2 > 1000000 ? 1000000 : nap_ns * 2;
     }
 }

@@ -29,9 +29,7 @@
 /* Sleep *nap_ns (at most left_ns), then double *nap_ns up to 1 ms. */
 static void nap(uint64_t *nap_ns, uint64_t left_ns)
 {
-    uint64_t ns = *nap_ns < left_ns ? *nap_ns : left_ns;
-    struct timespec t = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-    nanosleep(&t, NULL);
+    ll_sleep_ns(*nap_ns < left_ns ? *nap_ns : left_ns); /* not a cancellation point, as a timed lock is not */
     *nap_ns = *nap_ns * 2 > 1000000 ? 1000000 : *nap_ns * 2;
 }
 

@@ -19,7 +19,7 @@
  * none) and counts a glibc semaphore's post only in a record an earlier call created.
  *
  * Errors as POSIX: -1 with errno EINVAL (value > SEM_VALUE_MAX, bad abstime
- * or clock when the caller would block), EAGAIN (trywait), ETIMEDOUT,
+ * or clock, checked first, as glibc does), EAGAIN (trywait), ETIMEDOUT,
  * EOVERFLOW (post at SEM_VALUE_MAX), EINTR (a signal handler interrupted the
  * sleep: one installed without SA_RESTART, or any for the timed waits, as
  * glibc; a post that raced with it is not lost: sync.h, LL_SYNC_EINTR).
@@ -96,12 +96,12 @@ int sem_destroy(sem_t *s)
 /* A wait; first a try, so that the profile can tell waits that blocked. */
 static int sem_wait_until(lp_profile *p, sem_t *s, clockid_t clock, const struct timespec *abstime)
 {
-    pthread_testcancel(); /* a cancellation point, even when a unit is there (as glibc) */
     /* POSIX need not check abstime when a unit is there; glibc checks it (and the clock) first,
-     * and so do we: a program sees glibc's answer */
+     * before its cancellation point, and so do we: a program sees glibc's answer */
     int bad = ll_sync_check_deadline(clock, abstime);
     if (bad != 0)
         return fail(bad);
+    pthread_testcancel(); /* a cancellation point, even when a unit is there (as glibc) */
     if (ll_sem_trywait((ll_sem *)s) == 0) {
         if (p)
             lp_profile_waited(p, false, 0);

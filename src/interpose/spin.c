@@ -41,8 +41,10 @@
  * reach, so under such a LOCKLAB_SPIN a spinlock initialised PTHREAD_PROCESS_SHARED is
  * the int itself, a test-and-test-and-set word tagged PSHARED (PSHARED free, PSHARED | 1
  * held; handles stay below it), as process-shared mutexes stay glibc's; the verbose exit
- * line counts them.  (Another process must run the interposer too: glibc's own x86-64
- * word is 1 when free, which no inline lock here shares.)
+ * line counts them.  Such a word records no owner (the misuse repairs below are not made)
+ * and waits as the waiting engine's plain spin, whatever the spec's policy.  Every process
+ * sharing a spinlock must run the interposer with a LOCKLAB_SPIN of the same placement
+ * (inline 0 is free, a tagged word PSHARED; glibc's own x86-64 word is 1 when free).
  *
  * fork and misuse: an out-of-line object keeps an owner word, as a mutex does, and so gets
  * the mutex's fork repair and its survival of unlocks by a thread that does not hold the
@@ -97,7 +99,10 @@ static ll_atomic_u32 pshared_inits; /* LOCKLAB_VERBOSE's exit line */
 
 LL_INLINE bool pshared_word(const pthread_spinlock_t *l)
 {
-    return ll_load_relaxed((ll_atomic_u32 *)(void *)l) & PSHARED; /* relaxed: init wrote it before any use */
+    /* relaxed: every store to a process-shared word after its init keeps the tag, and no handle
+     * has it, so any value read says which kind l is; other words with bit 31 (garbage, memory
+     * never initialised) are not tagged: they get an object, as the header says */
+    return (ll_load_relaxed((ll_atomic_u32 *)(void *)l) | 1u) == (PSHARED | 1u);
 }
 
 LL_INLINE bool pshared_try(pthread_spinlock_t *l)
@@ -109,13 +114,15 @@ LL_INLINE bool pshared_try(pthread_spinlock_t *l)
            ll_cas((ll_atomic_u32 *)(void *)l, &free_, PSHARED | 1u, LL_ACQUIRE);
 }
 
+/* The waiting engine's spin (wait.h): PAUSEs, a yield every 1024 (a holder preempted on our CPU
+ * runs), and for a real-time caller naps instead (the holder may be of a lower priority). */
 static LL_COLD void pshared_acquire(pthread_spinlock_t *l)
 {
-    for (uint32_t polls = 1; !pshared_try(l); polls++) {
-        if (polls % 1024 == 0 && !ll_thread_realtime())
-            ll_yield(); /* a holder preempted on our CPU runs */
-        else
-            ll_pause();
+    for (uint32_t steps = 0; !pshared_try(l);) {
+        ll_pause();
+        ll_spin_steps(&steps, 1);
+        if (steps % 1024 == 0)
+            ll_yield();
     }
 }
 

@@ -117,10 +117,13 @@ errors)
         fi
     done
     [ ${#settings[@]} -ge 3 ] || bad "errors: fewer than 3 settings (${settings[*]})"
+    [[ " $* " != *" all-locks "* ]] || [ "$(grep -c '^LOCKLAB_LOCK=' < <(printf '%s\n' "${settings[@]}"))" -gt 10 ] ||
+        bad "errors: all-locks found 10 locks or fewer (locklab-bench --list)"
     for i in "${!settings[@]}"; do
         [ "$(jobs -rp | wc -l)" -lt 8 ] || wait -n
-        # shellcheck disable=SC2086 # ${settings[i]}: one or more VAR=VALUE words
-        { timeout 60 env LOCKLAB_QUIET=1 ${settings[i]} LD_PRELOAD="$preload" "$bindir/test_errors" >"$dir/$i" 2>&1
+        read -ra words <<<"${settings[i]}" # one or more VAR=VALUE words (no globbing)
+        # stderr too: an interposed run must not print where glibc's is silent
+        { timeout 60 env LOCKLAB_QUIET=1 "${words[@]}" LD_PRELOAD="$preload" "$bindir/test_errors" >"$dir/$i" 2>&1
           echo $? >"$dir/$i.rc"; } &
     done
     wait
