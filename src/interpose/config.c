@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
 #include <sys/auxv.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -26,6 +28,17 @@ ll_atomic_u32 lp_fast;
 ll_atomic_u32 lp_init_state;
 ll_atomic_u64 lp_passthrough_mutexes, lp_passthrough_conds, lp_passthrough_sems;
 static __thread bool initialising_here;
+
+void lp_say(const char *fmt, ...)
+{
+    char line[400];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        (void)!syscall(SYS_write, 2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
 
 void lp_die(const char *line)
 {
@@ -125,15 +138,14 @@ void lp_headcount_join(lp_headcount *h, void (*make_key)(void), const char *warn
         ;
     int cpus = ll_cpus_available();
     if ((int)n > cpus && !lp_cfg.quiet && !ll_xchg(&h->warned, 1, LL_RELAXED))
-        fprintf(stderr, warning, spec, n, cpus);
+        lp_say(warning, spec, n, cpus); /* in a lock: no cancellation point */
 }
 
 static void warn_realtime(void)
 {
     if (lp_cfg.quiet || ll_xchg(&realtime_warned, 1, LL_RELAXED)) /* relaxed: once is all it orders */
         return;
-    fprintf(stderr,
-            "liblocklab-preload: lock %s never parks and a real-time thread (SCHED_FIFO/RR) waits for it: spinning "
+    lp_say("liblocklab-preload: lock %s never parks and a real-time thread (SCHED_FIFO/RR) waits for it: spinning "
             "would starve a lower-priority holder on its CPU, so such waiters sleep between polls (1 us to 1 ms: "
             "slow); use a parking lock (standby, the default; parkinglot, acr, mcs-stp, ...) or set LOCKLAB_QUIET=1 to silence this line\n",
             lp_cfg.spec);

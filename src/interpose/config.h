@@ -191,6 +191,11 @@ void lp_spin_configure(void);
 
 /* A bad setting: "liblocklab-preload: LINE" on stderr, and the process exits with 2. */
 __attribute__((noreturn)) void lp_die(const char *line);
+/* One line (printf format, at most 400 bytes) on stderr by the write system call, for what a
+ * lock or unlock says while it runs: glibc's stdio and write() are cancellation points, which a
+ * lock is not (a deferred cancel acting inside a pthread_mutex_lock would leave it held by
+ * nobody's cleanup), and this also takes no stdio lock (async-signal-safe but for the format). */
+__attribute__((format(printf, 1, 2))) void lp_say(const char *fmt, ...);
 /* Longest echo of a value in a message (ll_elide: its middle is elided, the reason kept). */
 #define LP_ECHO 64
 /* The lock spec `value` of the environment variable var (LOCKLAB_LOCK, LOCKLAB_SPIN),

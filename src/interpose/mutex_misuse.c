@@ -78,13 +78,11 @@ static void say(int kind, bool spinlock, const void *lock, void *pc)
         "by a thread that does not hold it: released for its holder, as glibc does",
         "by a thread that does not hold it: ignored (under this lock only the holder can release)",
     };
-    char of[40] = "", line[300];
+    char of[40] = "";
     if (kind == MISUSE_UNLOCKED)
         snprintf(of, sizeof of, "of a %s ", spinlock ? "spinlock" : "mutex");
-    int n = snprintf(line, sizeof line, "liblocklab-preload: %s(%p) %s%s (undefined in POSIX; called from %p; said once)\n",
-                     spinlock ? "pthread_spin_unlock" : "pthread_mutex_unlock", lock, of, what[kind], pc);
-    if (n > 0)
-        (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    lp_say("liblocklab-preload: %s(%p) %s%s (undefined in POSIX; called from %p; said once)\n",
+           spinlock ? "pthread_spin_unlock" : "pthread_mutex_unlock", lock, of, what[kind], pc);
 }
 
 LL_COLD bool lp_unlock_not_owner(ll_atomic_u64 *owner, bool holder_releases, bool spinlock, const void *lock, void *pc)

@@ -317,13 +317,9 @@ static LL_COLD void say_fallback(void)
     static ll_atomic_u32 said;
     if (lp_cfg.quiet || ll_xchg(&said, 1, LL_RELAXED) != 0) /* relaxed: only one thread may print */
         return;
-    char line[256]; /* no stdio buffer: memory is what just ran out */
-    int n = snprintf(line, sizeof line,
-                     "liblocklab-preload: out of memory for an rwlock object: such rwlocks run on an inline %s lock "
-                     "instead of %s (count: LOCKLAB_VERBOSE=1)\n",
-                     rw_cfg.fb_spec.name, rw_cfg.spec.name);
-    if (n > 0)
-        (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    lp_say("liblocklab-preload: out of memory for an rwlock object: such rwlocks run on an inline %s lock "
+           "instead of %s (count: LOCKLAB_VERBOSE=1)\n",
+           rw_cfg.fb_spec.name, rw_cfg.spec.name); /* no stdio buffer: memory is what just ran out */
 }
 
 /* The first use: the object, installed once; or, when none can be had, the fallback

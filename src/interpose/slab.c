@@ -136,13 +136,9 @@ static LL_COLD void say_fallback(void)
     static ll_atomic_u32 said;
     if (lp_cfg.quiet || ll_xchg(&said, 1, LL_RELAXED) != 0) /* relaxed: only one thread may print */
         return;
-    char line[256]; /* no stdio buffer: malloc is what just failed */
-    int n = snprintf(line, sizeof line,
-                     "liblocklab-preload: out of memory for a lock object: such mutexes run on an inline "
-                     "standby lock instead of %s (count: LOCKLAB_VERBOSE=1)\n",
-                     lp_cfg.spec);
-    if (n > 0)
-        (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    lp_say("liblocklab-preload: out of memory for a lock object: such mutexes run on an inline "
+           "standby lock instead of %s (count: LOCKLAB_VERBOSE=1)\n",
+           lp_cfg.spec); /* no stdio buffer: malloc is what just failed */
 }
 
 void *lp_slab_install(ll_atomic_ptr *slot, bool (*init)(void *obj, void *ctx), void (*retire)(void *obj), void *ctx,
