@@ -37,6 +37,10 @@ uint64_t ll_now_ns(void); /* monotonic clock */
 /* Sleep about ns nanoseconds (less if a signal handler runs).  Unlike ll_yield, this lets
  * threads of a lower real-time priority run.  Not a cancellation point. */
 void ll_sleep_ns(uint64_t ns);
+/* Run fn with the caller's cancellation disabled: for the one-time set-ups a lock's first use
+ * may run (reading sysfs and cgroup files, joining the park-cost threads: cancellation points),
+ * which must not make a lock acquisition a cancellation point. */
+void ll_without_cancel(void (*fn)(void));
 /* Does the calling thread run under a real-time policy (SCHED_FIFO, SCHED_RR,
  * SCHED_DEADLINE)?  Then ll_yield never lets a lower-priority thread run, and a
  * thread that spins can starve a lower-priority lock holder on its CPU forever.

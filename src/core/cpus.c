@@ -60,7 +60,7 @@ static int quota_cpus(char *dir)
     }
 }
 
-static void measure(void)
+static void measure_body(void)
 {
     int n = ll_ncpus();
     cpu_set_t set;
@@ -74,6 +74,8 @@ static void measure(void)
     }
     cpus_available = n < 1 ? 1 : n;
 }
+
+static void measure(void) { ll_without_cancel(measure_body); } /* a lock's first use may run it */
 
 int ll_cpus_available(void)
 {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -64,6 +65,14 @@ void ll_sleep_ns(uint64_t ns)
      * wait must not be one (a deferred cancel acting inside an acquire would leave the lock's
      * state half-changed: test_errors.c, "cancel"); glibc's syscall() is not */
     syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &t, NULL);
+}
+
+void ll_without_cancel(void (*fn)(void))
+{
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    fn();
+    pthread_setcancelstate(old, &old);
 }
 
 /* The calling thread's policy as last asked, and when (ll_now_ns; 0: never). */

@@ -32,7 +32,7 @@ static int real_nsockets = 1;
 static char description[64] = "real:1";
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
 
-static void read_real_topology(void)
+static void read_real_topology_body(void)
 {
     long n = sysconf(_SC_NPROCESSORS_CONF);
     ncpus = n < 1 ? 1 : n > MAX_CPUS ? MAX_CPUS : (int)n;
@@ -59,6 +59,9 @@ static void read_real_topology(void)
     nsockets = real_nsockets;
     snprintf(description, sizeof description, "real:%d", real_nsockets);
 }
+
+/* sysfs reads (cancellation points), which a lock's first use may run */
+static void read_real_topology(void) { ll_without_cancel(read_real_topology_body); }
 
 static const char valid_forms[] = "valid: unset, sockets=N (1..64), cpus=LIST/LIST/... (e.g. cpus=0/1 or cpus=0-3/4-7)";
 

@@ -346,7 +346,7 @@ bool lp_init(void)
     uint32_t expected = LP_UNINITIALISED;
     if (ll_cas(&lp_init_state, &expected, LP_INITIALISING, LL_ACQUIRE)) { /* acquire: nothing to pair with yet; we own init */
         initialising_here = true;
-        configure();
+        ll_without_cancel(configure); /* it reads files (cancellation points); the first call may be a lock */
         initialising_here = false;
         ll_store_release(&lp_init_state, LP_READY); /* release: lp_cfg is complete before READY is seen */
         return true;
