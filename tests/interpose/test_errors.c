@@ -558,6 +558,92 @@ static void c11(void)
     mtx_destroy(&m);
 }
 
+/* ---- process-shared objects across a fork ----------------------------------------------------
+ * A robust process-shared mutex whose holder process dies; a process-shared condition variable
+ * and mutex with the waiter in a child; a process-shared rwlock held by a child. */
+typedef struct shared_objs {
+    pthread_mutex_t robust, m;
+    pthread_cond_t c;
+    pthread_rwlock_t l;
+    volatile int ready, flag;
+} shared_objs;
+
+static void process_shared(void)
+{
+    shared_objs *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (sh == MAP_FAILED)
+        return;
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+    say("pshared: mutex init", pthread_mutex_init(&sh->m, &ma));
+    pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+    say("pshared: robust mutex init", pthread_mutex_init(&sh->robust, &ma));
+    pthread_mutexattr_destroy(&ma);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
+    say("pshared: cond init", pthread_cond_init(&sh->c, &ca));
+    pthread_condattr_destroy(&ca);
+    pthread_rwlockattr_t ra;
+    pthread_rwlockattr_init(&ra);
+    pthread_rwlockattr_setpshared(&ra, PTHREAD_PROCESS_SHARED);
+    say("pshared: rwlock init", pthread_rwlock_init(&sh->l, &ra));
+    pthread_rwlockattr_destroy(&ra);
+
+    int status = -1;
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(pthread_mutex_lock(&sh->robust) == 0 ? 0 : 1); /* dies holding it */
+    waitpid(pid, &status, 0);
+    say("pshared: robust lock after its holder process died", pthread_mutex_lock(&sh->robust));
+    say("pshared: robust consistent", pthread_mutex_consistent(&sh->robust));
+    say("pshared: robust unlock", pthread_mutex_unlock(&sh->robust));
+
+    pid = fork();
+    if (pid == 0) { /* waits for the flag under the condition variable */
+        int rc = pthread_mutex_lock(&sh->m);
+        sh->ready = 1;
+        while (rc == 0 && !sh->flag)
+            rc = pthread_cond_wait(&sh->c, &sh->m);
+        pthread_mutex_unlock(&sh->m);
+        _exit(rc == 0 ? 0 : 1);
+    }
+    for (int i = 0; i < 5000 && !sh->ready; i++)
+        usleep(1000);
+    pthread_mutex_lock(&sh->m);
+    sh->flag = 1;
+    say("pshared: cond signal to a child", pthread_cond_signal(&sh->c));
+    pthread_mutex_unlock(&sh->m);
+    waitpid(pid, &status, 0);
+    say("pshared: the child's wait returned 0", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+
+    sh->ready = 0;
+    pid = fork();
+    if (pid == 0) { /* holds the write lock until told */
+        int rc = pthread_rwlock_wrlock(&sh->l);
+        sh->ready = 1;
+        while (sh->ready != 2)
+            usleep(1000);
+        _exit(rc == 0 && pthread_rwlock_unlock(&sh->l) == 0 ? 0 : 1);
+    }
+    for (int i = 0; i < 5000 && !sh->ready; i++)
+        usleep(1000);
+    say("pshared: tryrdlock while a child writes", pthread_rwlock_tryrdlock(&sh->l));
+    sh->ready = 2;
+    waitpid(pid, &status, 0);
+    say("pshared: the child's write lock and unlock", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    int rc = pthread_rwlock_tryrdlock(&sh->l);
+    say("pshared: tryrdlock after", rc);
+    if (rc == 0)
+        pthread_rwlock_unlock(&sh->l);
+    say("pshared: rwlock destroy", pthread_rwlock_destroy(&sh->l));
+    say("pshared: cond destroy", pthread_cond_destroy(&sh->c));
+    say("pshared: mutex destroy", pthread_mutex_destroy(&sh->m));
+    say("pshared: robust destroy", pthread_mutex_destroy(&sh->robust));
+    munmap(sh, sizeof *sh);
+}
+
 /* ---- signals while blocked ------------------------------------------------------------------
  * A handler installed without SA_RESTART runs 5 times while a thread is blocked in a lock or a
  * timed lock: the lock is still taken when released (never EINTR), the timed one times out. */
@@ -825,6 +911,7 @@ int main(int argc, char **argv)
     rwlocks();
     spins_and_barriers();
     c11();
+    process_shared();
     signals();
     cancellation();
     return 0;
