@@ -32,7 +32,8 @@ typedef struct pingpong {
 static void wait_for(ll_atomic_u32 *w, uint32_t value)
 {
     uint32_t v;
-    while ((v = ll_load_acquire(w)) != value) /* pairs with the partner's release store */
+    /* at least value: a failed start stores PINGS to let the partner run out */
+    while ((v = ll_load_acquire(w)) < value) /* pairs with the partner's release store */
         ll_futex_wait(w, v);
 }
 

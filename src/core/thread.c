@@ -50,6 +50,7 @@ static LL_COLD __attribute__((noreturn)) void out_of_reserve(const char *what)
 {
     static const char head[] = "locklab: out of memory for ";
     static const char tail[] = " (mmap failed and the arena's reserve is spent)\n";
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL); /* write() is a cancellation point; we abort anyway */
     (void)!write(2, head, sizeof head - 1);
     (void)!write(2, what, strlen(what));
     (void)!write(2, tail, sizeof tail - 1);

@@ -31,17 +31,23 @@ static __thread bool initialising_here;
 
 void lp_say(const char *fmt, ...)
 {
-    char line[400];
+    char line[512];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    if (n > 0)
-        (void)!syscall(SYS_write, 2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    if (n <= 0)
+        return;
+    if ((size_t)n >= sizeof line) { /* cut: keep the line a line */
+        n = (int)sizeof line - 1;
+        line[n - 1] = '\n';
+    }
+    (void)!syscall(SYS_write, 2, line, (size_t)n);
 }
 
 void lp_die(const char *line)
 {
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL); /* it may run in a lock: stdio is a cancellation point */
     fprintf(stderr, "liblocklab-preload: %s\n", line);
     _exit(2);
 }

@@ -191,7 +191,7 @@ void lp_spin_configure(void);
 
 /* A bad setting: "liblocklab-preload: LINE" on stderr, and the process exits with 2. */
 __attribute__((noreturn)) void lp_die(const char *line);
-/* One line (printf format, at most 400 bytes) on stderr by the write system call, for what a
+/* One line (printf format, at most 511 bytes) on stderr by the write system call, for what a
  * lock or unlock says while it runs: glibc's stdio and write() are cancellation points, which a
  * lock is not (a deferred cancel acting inside a pthread_mutex_lock would leave it held by
  * nobody's cleanup), and this also takes no stdio lock (async-signal-safe but for the format). */

@@ -2,6 +2,7 @@
  * redirects the lock library's own mutex calls to. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@ static void *must_resolve(const char *name)
 {
     void *f = dlsym(RTLD_NEXT, name);
     if (f == NULL) {
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL); /* stdio is a cancellation point; we exit anyway */
         fprintf(stderr, "liblocklab-preload: cannot find glibc's %s (dlsym: %s)\n", name, dlerror());
         _exit(2);
     }

@@ -321,8 +321,8 @@ LL_INLINE void *object_of(pthread_spinlock_t *l)
         return obj;
     obj = install(l, false);
     if (obj == NULL) {
-        fprintf(stderr, "liblocklab-preload: out of memory for a spinlock's lock object (LOCKLAB_SPIN=%s)\n",
-                spin.spec.name);
+        lp_say("liblocklab-preload: out of memory for a spinlock's lock object (LOCKLAB_SPIN=%s)\n",
+               spin.spec.name); /* in a lock: no cancellation point */
         _exit(2);
     }
     return obj;

@@ -565,7 +565,7 @@ typedef struct shared_objs {
     pthread_mutex_t robust, m;
     pthread_cond_t c;
     pthread_rwlock_t l;
-    volatile int ready, flag;
+    volatile int ready, flag, held, go;
 } shared_objs;
 
 static void process_shared(void)
@@ -618,19 +618,21 @@ static void process_shared(void)
     waitpid(pid, &status, 0);
     say("pshared: the child's wait returned 0", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 
-    sh->ready = 0;
     pid = fork();
     if (pid == 0) { /* holds the write lock until told */
         int rc = pthread_rwlock_wrlock(&sh->l);
-        sh->ready = 1;
-        while (sh->ready != 2)
+        sh->held = 1;
+        while (!sh->go)
             usleep(1000);
         _exit(rc == 0 && pthread_rwlock_unlock(&sh->l) == 0 ? 0 : 1);
     }
-    for (int i = 0; i < 5000 && !sh->ready; i++)
+    while (pid > 0 && !sh->held) /* no limit: a child that never holds it is run_tests.sh's timeout */
         usleep(1000);
-    say("pshared: tryrdlock while a child writes", pthread_rwlock_tryrdlock(&sh->l));
-    sh->ready = 2;
+    int tried = pthread_rwlock_tryrdlock(&sh->l);
+    say("pshared: tryrdlock while a child writes", tried);
+    if (tried == 0)
+        pthread_rwlock_unlock(&sh->l);
+    sh->go = 1;
     waitpid(pid, &status, 0);
     say("pshared: the child's write lock and unlock", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     int rc = pthread_rwlock_tryrdlock(&sh->l);
@@ -711,17 +713,22 @@ static int mtx_lock_unlock(void *m)
 }
 static void unlock_mtx(void *m) { mtx_unlock(m); }
 static int barrier_wait_serial(void *b) { return pthread_barrier_wait(b) == PTHREAD_BARRIER_SERIAL_THREAD; }
-static void barrier_meet(void *b) { handled += pthread_barrier_wait(b) == PTHREAD_BARRIER_SERIAL_THREAD ? 1000 : 0; }
+static int main_serial;
+static void barrier_meet(void *b) { main_serial = pthread_barrier_wait(b) == PTHREAD_BARRIER_SERIAL_THREAD; }
+static int cond_go; /* under cm */
 static int cond_wait_signalled(void *c)
 {
+    int rc = 0;
     pthread_mutex_lock(&cm);
-    int rc = pthread_cond_wait(c, &cm);
+    while (rc == 0 && !cond_go)
+        rc = pthread_cond_wait(c, &cm);
     pthread_mutex_unlock(&cm);
     return rc;
 }
 static void cond_signal_once(void *c)
 {
     pthread_mutex_lock(&cm);
+    cond_go = 1;
     pthread_cond_signal(c);
     pthread_mutex_unlock(&cm);
 }
@@ -773,9 +780,8 @@ static void signals(void)
     mtx_destroy(&m11);
     pthread_barrier_t b;
     pthread_barrier_init(&b, NULL, 2);
-    handled = 0;
     int serial = interrupted(barrier_wait_serial, &b, barrier_meet, &b);
-    say("signals: barrier wait, blocked, then met: serial threads", serial + handled / 1000);
+    say("signals: barrier wait, blocked, then met: serial threads", serial + main_serial);
     pthread_barrier_destroy(&b);
     pthread_cond_t c = PTHREAD_COND_INITIALIZER;
     say("signals: cond wait, blocked, then signalled", interrupted(cond_wait_signalled, &c, cond_signal_once, &c));
