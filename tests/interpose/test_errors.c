@@ -31,7 +31,18 @@
 
 #include "check.h"
 
+typedef struct named { /* a table row: a type or kind and its name in the lines */
+    const char *name;
+    int value;
+} named;
+
 static void say(const char *name, long answer) { printf("%s: %ld\n", name, answer); }
+/* "WHAT ROW CHECK: answer", for a section's table of rows */
+static void say_row(const char *what, const char *row, const char *check, long answer)
+{
+    printf("%s %s %s: %ld\n", what, row, check, answer);
+}
+#define ROWS(i, table) (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
 
 /* A deadline ms milliseconds from now on clock (negative: in the past). */
 static struct timespec at(clockid_t clock, long ms)
@@ -68,19 +79,41 @@ static int on_other(other_fn fn, void *arg)
     pthread_join(t, NULL);
     return c.answer;
 }
+/* int NAME(void *p): the answer of CALL, a call on p with t, a deadline MS ms from now
+ * (CLOCK_REALTIME), taken when the call starts. */
+#define WITH_DEADLINE(NAME, MS, CALL)                  \
+    static int NAME(void *p)                           \
+    {                                                  \
+        struct timespec t = at(CLOCK_REALTIME, (MS));  \
+        return CALL;                                   \
+    }
+/* int NAME(void *p): the answer of TAKE (a call on p), and if it is OK (the lock was taken),
+ * the lock given back by GIVE: a thread that ends holding a lock would change later answers. */
+#define TAKE_GIVE_BACK(NAME, TAKE, OK, GIVE) \
+    static int NAME(void *p)                 \
+    {                                        \
+        int rc = (TAKE);                     \
+        if (rc == (OK))                      \
+            GIVE;                            \
+        return rc;                           \
+    }
+#define SPIN(p) ((pthread_spinlock_t *)(p))
+TAKE_GIVE_BACK(other_tryrd, pthread_rwlock_tryrdlock(p), 0, pthread_rwlock_unlock(p))
+TAKE_GIVE_BACK(lock_unlock, pthread_mutex_lock(p), 0, pthread_mutex_unlock(p))
+TAKE_GIVE_BACK(wrlock_unlock, pthread_rwlock_wrlock(p), 0, pthread_rwlock_unlock(p))
+TAKE_GIVE_BACK(rdlock_unlock, pthread_rwlock_rdlock(p), 0, pthread_rwlock_unlock(p))
+TAKE_GIVE_BACK(spin_lock_unlock, pthread_spin_lock(SPIN(p)), 0, pthread_spin_unlock(SPIN(p)))
+TAKE_GIVE_BACK(mtx_lock_unlock, mtx_lock(p), thrd_success, mtx_unlock(p))
+TAKE_GIVE_BACK(try_mutex_release, pthread_mutex_trylock(p), 0, pthread_mutex_unlock(p))
+TAKE_GIVE_BACK(try_wr_release, pthread_rwlock_trywrlock(p), 0, pthread_rwlock_unlock(p))
+TAKE_GIVE_BACK(try_spin_release, pthread_spin_trylock(SPIN(p)), 0, pthread_spin_unlock(SPIN(p)))
+TAKE_GIVE_BACK(try_mtx_release, mtx_trylock(p), thrd_success, mtx_unlock(p))
+
 static int other_trylock(void *m) { return pthread_mutex_trylock(m); }
 static int other_unlock(void *m) { return pthread_mutex_unlock(m); }
-static int other_timedlock(void *m)
-{
-    struct timespec t = at(CLOCK_REALTIME, 20);
-    return pthread_mutex_timedlock(m, &t);
-}
+WITH_DEADLINE(other_timedlock, 20, pthread_mutex_timedlock(p, &t))
 static int other_timedlock_bad(void *m) { return pthread_mutex_timedlock(m, &bad_nsec); }
-static int other_clocklock_bad_clock(void *m)
-{
-    struct timespec t = at(CLOCK_REALTIME, 20);
-    return pthread_mutex_clocklock(m, CLOCK_PROCESS_CPUTIME_ID, &t);
-}
+WITH_DEADLINE(other_clocklock_bad_clock, 20, pthread_mutex_clocklock(p, CLOCK_PROCESS_CPUTIME_ID, &t))
 static int other_lock_exit(void *m) { return pthread_mutex_lock(m); } /* returns holding m */
 
 static int mutex_of(pthread_mutex_t *m, int type)
@@ -96,31 +129,27 @@ static int mutex_of(pthread_mutex_t *m, int type)
 
 static void mutexes(void)
 {
-    static const struct {
-        const char *name;
-        int type;
-    } types[] = {{"normal", PTHREAD_MUTEX_NORMAL},
+    static const named types[] = {{"normal", PTHREAD_MUTEX_NORMAL},
                  {"errorcheck", PTHREAD_MUTEX_ERRORCHECK},
                  {"recursive", PTHREAD_MUTEX_RECURSIVE},
                  {"default", PTHREAD_MUTEX_DEFAULT},
                  {"adaptive", PTHREAD_MUTEX_ADAPTIVE_NP}};
-    char name[96];
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+    for ROWS(i, types) {
         pthread_mutex_t m;
-#define SAY(what, answer) (snprintf(name, sizeof name, "mutex %s %s", types[i].name, what), say(name, answer))
-        SAY("init", mutex_of(&m, types[i].type));
+#define SAY(check, answer) say_row("mutex", types[i].name, check, answer)
+        SAY("init", mutex_of(&m, types[i].value));
         SAY("lock", pthread_mutex_lock(&m));
         SAY("trylock by another", on_other(other_trylock, &m));
         SAY("timedlock by another", on_other(other_timedlock, &m));
         SAY("timedlock by another, tv_nsec 10^9", on_other(other_timedlock_bad, &m));
         SAY("clocklock by another, CPU-time clock", on_other(other_clocklock_bad_clock, &m));
-        if (types[i].type == PTHREAD_MUTEX_ERRORCHECK) {
+        if (types[i].value == PTHREAD_MUTEX_ERRORCHECK) {
             SAY("relock", pthread_mutex_lock(&m));
             SAY("trylock by owner", pthread_mutex_trylock(&m));
             struct timespec t = at(CLOCK_REALTIME, 20);
             SAY("timedlock by owner", pthread_mutex_timedlock(&m, &t));
         }
-        if (types[i].type == PTHREAD_MUTEX_RECURSIVE) {
+        if (types[i].value == PTHREAD_MUTEX_RECURSIVE) {
             SAY("relock", pthread_mutex_lock(&m));
             SAY("trylock by owner", pthread_mutex_trylock(&m));
             struct timespec t = at(CLOCK_REALTIME, 20);
@@ -130,11 +159,11 @@ static void mutexes(void)
             SAY("unlock 3", pthread_mutex_unlock(&m));
             SAY("trylock by another, still held once", on_other(other_trylock, &m));
         }
-        if (types[i].type == PTHREAD_MUTEX_ERRORCHECK || types[i].type == PTHREAD_MUTEX_RECURSIVE)
+        if (types[i].value == PTHREAD_MUTEX_ERRORCHECK || types[i].value == PTHREAD_MUTEX_RECURSIVE)
             SAY("unlock by another", on_other(other_unlock, &m));
         SAY("destroy while held", pthread_mutex_destroy(&m));
         SAY("unlock", pthread_mutex_unlock(&m));
-        if (types[i].type == PTHREAD_MUTEX_ERRORCHECK || types[i].type == PTHREAD_MUTEX_RECURSIVE)
+        if (types[i].value == PTHREAD_MUTEX_ERRORCHECK || types[i].value == PTHREAD_MUTEX_RECURSIVE)
             SAY("unlock when unlocked", pthread_mutex_unlock(&m));
         SAY("trylock", pthread_mutex_trylock(&m));
         SAY("unlock after trylock", pthread_mutex_unlock(&m));
@@ -351,53 +380,25 @@ static void sems(void)
 }
 
 /* ---- reader-writer locks -------------------------------------------------------------------- */
-static int other_tryrd(void *l) /* the answer; a read lock it got is given back */
-{
-    int rc = pthread_rwlock_tryrdlock(l);
-    if (rc == 0)
-        pthread_rwlock_unlock(l);
-    return rc;
-}
 static int other_trywr(void *l) { return pthread_rwlock_trywrlock(l); }
-static int other_timedrd(void *l)
-{
-    struct timespec t = at(CLOCK_REALTIME, 20);
-    return pthread_rwlock_timedrdlock(l, &t);
-}
-static int other_timedwr(void *l)
-{
-    struct timespec t = at(CLOCK_REALTIME, 20);
-    return pthread_rwlock_timedwrlock(l, &t);
-}
+WITH_DEADLINE(other_timedrd, 20, pthread_rwlock_timedrdlock(p, &t))
+WITH_DEADLINE(other_timedwr, 20, pthread_rwlock_timedwrlock(p, &t))
 static int other_timedwr_bad(void *l) { return pthread_rwlock_timedwrlock(l, &bad_nsec); }
-static int other_clockrd_bad_clock(void *l)
-{
-    struct timespec t = at(CLOCK_REALTIME, 20);
-    return pthread_rwlock_clockrdlock(l, CLOCK_PROCESS_CPUTIME_ID, &t);
-}
-static int other_rdunlock(void *l)
-{
-    int rc = pthread_rwlock_rdlock(l);
-    return rc ? rc : pthread_rwlock_unlock(l);
-}
+WITH_DEADLINE(other_clockrd_bad_clock, 20, pthread_rwlock_clockrdlock(p, CLOCK_PROCESS_CPUTIME_ID, &t))
 
 static void rwlocks(void)
 {
-    static const struct {
-        const char *name;
-        int kind;
-    } kinds[] = {{"prefer-reader", PTHREAD_RWLOCK_PREFER_READER_NP},
+    static const named kinds[] = {{"prefer-reader", PTHREAD_RWLOCK_PREFER_READER_NP},
                  {"prefer-writer", PTHREAD_RWLOCK_PREFER_WRITER_NP},
                  {"prefer-writer-nonrecursive", PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP}};
-    char name[112];
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+    for ROWS(i, kinds) {
         pthread_rwlock_t l;
-#define SAY(what, answer) (snprintf(name, sizeof name, "rwlock %s %s", kinds[i].name, what), say(name, answer))
-        SAY("init", init_rwlock_with(&l, pthread_rwlockattr_setkind_np, kinds[i].kind));
+#define SAY(check, answer) say_row("rwlock", kinds[i].name, check, answer)
+        SAY("init", init_rwlock_with(&l, pthread_rwlockattr_setkind_np, kinds[i].value));
         SAY("rdlock", pthread_rwlock_rdlock(&l));
         SAY("rdlock again", pthread_rwlock_rdlock(&l));
         SAY("tryrdlock by another", on_other(other_tryrd, &l));
-        SAY("rdlock and unlock by another", on_other(other_rdunlock, &l));
+        SAY("rdlock and unlock by another", on_other(rdlock_unlock, &l));
         SAY("trywrlock by another", on_other(other_trywr, &l));
         SAY("trywrlock by the reader", pthread_rwlock_trywrlock(&l));
         SAY("unlock", pthread_rwlock_unlock(&l));
@@ -405,7 +406,7 @@ static void rwlocks(void)
         /* a writer that timed out against readers: on a lock of its own, left afterwards (glibc
          * 2.36's reader-preferring rwlock can hang the next wrlock after such a timeout) */
         pthread_rwlock_t t1;
-        init_rwlock_with(&t1, pthread_rwlockattr_setkind_np, kinds[i].kind);
+        init_rwlock_with(&t1, pthread_rwlockattr_setkind_np, kinds[i].value);
         SAY("rdlock (timed writers)", pthread_rwlock_rdlock(&t1));
         SAY("timedwrlock by another", on_other(other_timedwr, &t1));
         SAY("timedwrlock by another, tv_nsec 10^9", on_other(other_timedwr_bad, &t1));
@@ -506,30 +507,22 @@ static void spins_and_barriers(void)
 
 /* ---- C11 threads ------------------------------------------------------------------------------ */
 static int other_mtx_trylock(void *m) { return mtx_trylock(m); }
-static int other_mtx_timedlock(void *m)
-{
-    struct timespec t = at(CLOCK_REALTIME, 20);
-    return mtx_timedlock(m, &t);
-}
+WITH_DEADLINE(other_mtx_timedlock, 20, mtx_timedlock(p, &t))
 
 static void c11(void)
 {
     say("C11 thrd_success", thrd_success), say("C11 thrd_busy", thrd_busy), say("C11 thrd_timedout", thrd_timedout);
-    static const struct {
-        const char *name;
-        int type;
-    } types[] = {{"plain", mtx_plain}, {"timed", mtx_timed}, {"recursive", mtx_plain | mtx_recursive},
+    static const named types[] = {{"plain", mtx_plain}, {"timed", mtx_timed}, {"recursive", mtx_plain | mtx_recursive},
                  {"timed recursive", mtx_timed | mtx_recursive}};
-    char name[96];
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+    for ROWS(i, types) {
         mtx_t m;
-#define SAY(what, answer) (snprintf(name, sizeof name, "C11 mtx %s %s", types[i].name, what), say(name, answer))
-        SAY("init", mtx_init(&m, types[i].type));
+#define SAY(check, answer) say_row("C11 mtx", types[i].name, check, answer)
+        SAY("init", mtx_init(&m, types[i].value));
         SAY("lock", mtx_lock(&m));
         SAY("trylock by another", on_other(other_mtx_trylock, &m));
-        if (types[i].type & mtx_timed)
+        if (types[i].value & mtx_timed)
             SAY("timedlock by another", on_other(other_mtx_timedlock, &m));
-        if (types[i].type & mtx_recursive) {
+        if (types[i].value & mtx_recursive) {
             SAY("relock", mtx_lock(&m));
             SAY("trylock by owner", mtx_trylock(&m));
             SAY("unlock", mtx_unlock(&m));
@@ -673,44 +666,11 @@ static int interrupted(other_fn fn, void *arg, void (*release)(void *), void *ra
     pthread_join(t, NULL);
     return c.answer;
 }
-static int lock_unlock(void *m)
-{
-    int rc = pthread_mutex_lock(m);
-    return rc ? rc : pthread_mutex_unlock(m);
-}
-static int timedlock_150(void *m)
-{
-    struct timespec t = at(CLOCK_REALTIME, 150);
-    return pthread_mutex_timedlock(m, &t);
-}
+WITH_DEADLINE(timedlock_150, 150, pthread_mutex_timedlock(p, &t))
 static void unlock_mutex(void *m) { pthread_mutex_unlock(m); }
-static int wrlock_unlock(void *l)
-{
-    int rc = pthread_rwlock_wrlock(l);
-    return rc ? rc : pthread_rwlock_unlock(l);
-}
-static int rdlock_unlock(void *l)
-{
-    int rc = pthread_rwlock_rdlock(l);
-    return rc ? rc : pthread_rwlock_unlock(l);
-}
-static int timedwrlock_150(void *l)
-{
-    struct timespec t = at(CLOCK_REALTIME, 150);
-    return pthread_rwlock_timedwrlock(l, &t);
-}
+WITH_DEADLINE(timedwrlock_150, 150, pthread_rwlock_timedwrlock(p, &t))
 static void unlock_rwlock(void *l) { pthread_rwlock_unlock(l); }
-static int spin_lock_unlock(void *l)
-{
-    int rc = pthread_spin_lock((pthread_spinlock_t *)l);
-    return rc ? rc : pthread_spin_unlock((pthread_spinlock_t *)l);
-}
 static void unlock_spin(void *l) { pthread_spin_unlock((pthread_spinlock_t *)l); }
-static int mtx_lock_unlock(void *m)
-{
-    int rc = mtx_lock(m);
-    return rc != thrd_success ? rc : mtx_unlock(m);
-}
 static void unlock_mtx(void *m) { mtx_unlock(m); }
 static int barrier_wait_serial(void *b) { return pthread_barrier_wait(b) == PTHREAD_BARRIER_SERIAL_THREAD; }
 static int main_serial;
@@ -842,34 +802,6 @@ static void cancel_blocked(const char *what, cancel_case *c, void (*release)(voi
     say(name, c->took == 1 && res == PTHREAD_CANCELED);
     snprintf(name, sizeof name, "cancel: %s: free afterwards (try)", what);
     say(name, try_free(c->lock));
-}
-static int try_mutex_release(void *m)
-{
-    int rc = pthread_mutex_trylock(m);
-    if (rc == 0)
-        pthread_mutex_unlock(m);
-    return rc;
-}
-static int try_wr_release(void *l)
-{
-    int rc = pthread_rwlock_trywrlock(l);
-    if (rc == 0)
-        pthread_rwlock_unlock(l);
-    return rc;
-}
-static int try_spin_release(void *l)
-{
-    int rc = pthread_spin_trylock((pthread_spinlock_t *)l);
-    if (rc == 0)
-        pthread_spin_unlock((pthread_spinlock_t *)l);
-    return rc;
-}
-static int try_mtx_release(void *m)
-{
-    int rc = mtx_trylock(m);
-    if (rc == thrd_success)
-        mtx_unlock(m);
-    return rc;
 }
 
 static void cancellation(void)
