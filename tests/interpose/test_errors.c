@@ -216,6 +216,22 @@ static void mutexes(void)
         say("mutex prio-protect unlock", pthread_mutex_unlock(&pp));
     say("mutex prio-protect destroy", pthread_mutex_destroy(&pp));
 
+    /* priority inheritance: glibc's own, passed through */
+    pthread_mutex_t pi;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+    say("mutex prio-inherit errorcheck init", pthread_mutex_init(&pi, &a));
+    pthread_mutexattr_destroy(&a);
+    say("mutex prio-inherit lock", pthread_mutex_lock(&pi));
+    say("mutex prio-inherit relock", pthread_mutex_lock(&pi));
+    say("mutex prio-inherit trylock by another", on_other(other_trylock, &pi));
+    say("mutex prio-inherit timedlock by another", on_other(other_timedlock, &pi));
+    say("mutex prio-inherit unlock by another", on_other(other_unlock, &pi));
+    say("mutex prio-inherit unlock", pthread_mutex_unlock(&pi));
+    say("mutex prio-inherit unlock when unlocked", pthread_mutex_unlock(&pi));
+    say("mutex prio-inherit destroy", pthread_mutex_destroy(&pi));
+
     /* robust: the owner's thread ends holding it */
     pthread_mutex_t r;
     pthread_mutexattr_init(&a);
