@@ -27,7 +27,6 @@
 
 #define LP_RELOCK_MARK 0x52454c4bu /* "RELK" */
 
-
 /* Relocking thread: true once another thread unlocked m, false at abstime (NULL: never). */
 LL_COLD bool lp_mutex_relock_wait(lp_mutex *m, clockid_t clock, const struct timespec *abstime)
 {

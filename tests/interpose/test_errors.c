@@ -9,9 +9,10 @@
  * (case errors) runs it under glibc and under the interposer with each lock, and
  * every line must be glibc's.  It asserts nothing itself, except that the
  * interposer is loaded when it is not told "glibc": the reference is glibc's run.
- * No misuse whose outcome POSIX leaves open and glibc does not settle: the one
- * undefined call kept is the destroy of a held mutex, which glibc answers EBUSY (as
- * POSIX once required) and programs check.
+ * No misuse whose outcome POSIX leaves open and glibc does not settle: the undefined
+ * calls kept are the destroy of a held mutex, which glibc answers EBUSY (as POSIX once
+ * required), and objects initialised or destroyed twice and a mutex used after its
+ * destroy (reinit), which programs do by accident and glibc answers the same every run.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -567,6 +568,55 @@ static void c11(void)
     mtx_destroy(&m);
 }
 
+/* ---- re-initialised and destroyed objects -------------------------------------------------------
+ * Undefined in POSIX, settled by glibc, and done by programs by accident: an object initialised
+ * twice, destroyed twice, a mutex used after its destroy (glibc: EINVAL) and initialised again. */
+static void reinit(void)
+{
+    pthread_mutex_t m;
+    say("reinit: mutex init", pthread_mutex_init(&m, NULL));
+    say("reinit: mutex init again", pthread_mutex_init(&m, NULL));
+    say("reinit: mutex lock", pthread_mutex_lock(&m));
+    say("reinit: mutex unlock", pthread_mutex_unlock(&m));
+    say("reinit: mutex destroy", pthread_mutex_destroy(&m));
+    say("reinit: mutex destroy again", pthread_mutex_destroy(&m));
+    say("reinit: mutex lock after destroy", pthread_mutex_lock(&m));
+    say("reinit: mutex trylock after destroy", pthread_mutex_trylock(&m));
+    say("reinit: mutex unlock after destroy", pthread_mutex_unlock(&m));
+    say("reinit: mutex init after destroy", pthread_mutex_init(&m, NULL));
+    say("reinit: mutex lock", pthread_mutex_lock(&m));
+    say("reinit: mutex unlock", pthread_mutex_unlock(&m));
+    pthread_cond_t c;
+    say("reinit: cond init", pthread_cond_init(&c, NULL));
+    say("reinit: cond init again", pthread_cond_init(&c, NULL));
+    say("reinit: cond destroy", pthread_cond_destroy(&c));
+    say("reinit: cond destroy again", pthread_cond_destroy(&c));
+    pthread_rwlock_t l;
+    say("reinit: rwlock init", pthread_rwlock_init(&l, NULL));
+    say("reinit: rwlock init again", pthread_rwlock_init(&l, NULL));
+    say("reinit: rwlock rdlock", pthread_rwlock_rdlock(&l));
+    say("reinit: rwlock unlock", pthread_rwlock_unlock(&l));
+    say("reinit: rwlock destroy", pthread_rwlock_destroy(&l));
+    say("reinit: rwlock destroy again", pthread_rwlock_destroy(&l));
+    sem_t s;
+    int v = -1;
+    say("reinit: sem init 1", sem_answer(sem_init(&s, 0, 1)));
+    say("reinit: sem init 2 again", sem_answer(sem_init(&s, 0, 2)));
+    sem_getvalue(&s, &v);
+    say("reinit: sem value", v);
+    say("reinit: sem destroy", sem_answer(sem_destroy(&s)));
+    pthread_spinlock_t sp;
+    say("reinit: spin init", pthread_spin_init(&sp, PTHREAD_PROCESS_PRIVATE));
+    say("reinit: spin init again", pthread_spin_init(&sp, PTHREAD_PROCESS_PRIVATE));
+    say("reinit: spin destroy", pthread_spin_destroy(&sp));
+    say("reinit: spin destroy again", pthread_spin_destroy(&sp));
+    pthread_barrier_t b;
+    say("reinit: barrier init", pthread_barrier_init(&b, NULL, 1));
+    say("reinit: barrier init again", pthread_barrier_init(&b, NULL, 1));
+    say("reinit: barrier wait", pthread_barrier_wait(&b) == PTHREAD_BARRIER_SERIAL_THREAD);
+    say("reinit: barrier destroy", pthread_barrier_destroy(&b));
+}
+
 /* ---- process-shared objects across a fork ----------------------------------------------------
  * A robust process-shared mutex whose holder process dies; a process-shared condition variable
  * and mutex with the waiter in a child; a process-shared rwlock held by a child. */
@@ -865,6 +915,7 @@ int main(int argc, char **argv)
     rwlocks();
     spins_and_barriers();
     c11();
+    reinit();
     process_shared();
     signals();
     cancellation();
