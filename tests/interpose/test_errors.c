@@ -197,7 +197,11 @@ static void mutexes(void)
     say("mutexattr setprotocol 12345", pthread_mutexattr_setprotocol(&a, 12345));
     say("mutexattr getprotocol rc", pthread_mutexattr_getprotocol(&a, &v));
     say("mutexattr getprotocol", v);
+    say("mutexattr setprioceiling 100000", pthread_mutexattr_setprioceiling(&a, 100000));
     say("mutexattr destroy", pthread_mutexattr_destroy(&a));
+    pthread_mutex_t plain = PTHREAD_MUTEX_INITIALIZER;
+    say("mutex getprioceiling of a plain mutex", pthread_mutex_getprioceiling(&plain, &v));
+    say("mutex consistent of a plain mutex", pthread_mutex_consistent(&plain));
 
     /* a priority-protect mutex: its ceiling read and set */
     pthread_mutex_t pp;
@@ -253,6 +257,7 @@ static void mutexes(void)
     say("mutex robust trylock after", pthread_mutex_trylock(&r));
     say("mutex robust consistent", pthread_mutex_consistent(&r));
     say("mutex robust unlock", pthread_mutex_unlock(&r));
+    say("mutex robust consistent when consistent", pthread_mutex_consistent(&r));
     say("mutex robust lock again", pthread_mutex_lock(&r));
     say("mutex robust unlock again", pthread_mutex_unlock(&r));
     say("mutex robust destroy", pthread_mutex_destroy(&r));
@@ -271,6 +276,10 @@ static void conds(void)
     say("condattr setclock monotonic", pthread_condattr_setclock(&a, CLOCK_MONOTONIC));
     say("condattr getclock rc", pthread_condattr_getclock(&a, &clock));
     say("condattr getclock", (long)clock);
+    int pshared = -1;
+    say("condattr setpshared 12345", pthread_condattr_setpshared(&a, 12345));
+    say("condattr getpshared rc", pthread_condattr_getpshared(&a, &pshared));
+    say("condattr getpshared", pshared);
     say("cond init monotonic", pthread_cond_init(&cv, &a));
     pthread_condattr_destroy(&a);
     pthread_mutex_lock(&cm);
@@ -331,6 +340,9 @@ static void sems(void)
     say("sem post", sem_answer(sem_post(&s)));
     say("sem getvalue rc", sem_answer(sem_getvalue(&s, &v)));
     say("sem getvalue", v);
+    t = at(CLOCK_REALTIME, -1000);
+    say("sem timedwait at 1, past deadline", sem_answer(sem_timedwait(&s, &t)));
+    say("sem post again", sem_answer(sem_post(&s)));
     say("sem timedwait at 1, tv_nsec 10^9", sem_answer(sem_timedwait(&s, &bad_nsec)));
     sem_getvalue(&s, &v);
     say("sem getvalue after", v);
