@@ -55,13 +55,7 @@ LL_COLD bool lp_mutex_relock_wait(lp_mutex *m, clockid_t clock, const struct tim
             }
             left = ns_between(&now, abstime);
         }
-        if (ll_now_ns() < spin_until) {
-            for (int i = 0; i < 64; i++)
-                ll_pause();
-            continue;
-        }
-        ll_sleep_ns(nap_ns < left ? nap_ns : left);
-        nap_ns = nap_ns * 2 > 1000000 ? 1000000 : nap_ns * 2;
+        lp_spin_or_nap(&nap_ns, spin_until, left);
     }
 }
 

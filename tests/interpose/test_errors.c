@@ -45,16 +45,6 @@ static void say_row(const char *what, const char *row, const char *check, long a
 }
 #define ROWS(i, table) (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
 
-/* A deadline ms milliseconds from now on clock (negative: in the past). */
-static struct timespec at(clockid_t clock, long ms)
-{
-    struct timespec t;
-    clock_gettime(clock, &t);
-    long long ns = (long long)t.tv_sec * 1000000000LL + t.tv_nsec + (long long)ms * 1000000LL;
-    t.tv_sec = (time_t)(ns / 1000000000LL);
-    t.tv_nsec = (long)(ns % 1000000000LL);
-    return t;
-}
 static const struct timespec bad_nsec = {0, 1000000000L}; /* tv_nsec out of range */
 static const struct timespec neg_nsec = {0, -1L};
 
@@ -85,7 +75,7 @@ static int on_other(other_fn fn, void *arg)
 #define WITH_DEADLINE(NAME, MS, CALL)                  \
     static int NAME(void *p)                           \
     {                                                  \
-        struct timespec t = at(CLOCK_REALTIME, (MS));  \
+        struct timespec t = in_ms(CLOCK_REALTIME, (MS));  \
         return CALL;                                   \
     }
 /* int NAME(void *p): the answer of TAKE (a call on p), and if it is OK (the lock was taken),
@@ -117,17 +107,6 @@ static int other_timedlock_bad(void *m) { return pthread_mutex_timedlock(m, &bad
 WITH_DEADLINE(other_clocklock_bad_clock, 20, pthread_mutex_clocklock(p, CLOCK_PROCESS_CPUTIME_ID, &t))
 static int other_lock_exit(void *m) { return pthread_mutex_lock(m); } /* returns holding m */
 
-static int mutex_of(pthread_mutex_t *m, int type)
-{
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    int rc = pthread_mutexattr_settype(&a, type);
-    if (rc == 0)
-        rc = pthread_mutex_init(m, &a);
-    pthread_mutexattr_destroy(&a);
-    return rc;
-}
-
 static void mutexes(void)
 {
     static const named types[] = {{"normal", PTHREAD_MUTEX_NORMAL},
@@ -138,7 +117,7 @@ static void mutexes(void)
     for ROWS(i, types) {
         pthread_mutex_t m;
 #define SAY(check, answer) say_row("mutex", types[i].name, check, answer)
-        SAY("init", mutex_of(&m, types[i].value));
+        SAY("init", init_mutex_of_type(&m, types[i].value));
         SAY("lock", pthread_mutex_lock(&m));
         SAY("trylock by another", on_other(other_trylock, &m));
         SAY("timedlock by another", on_other(other_timedlock, &m));
@@ -147,13 +126,13 @@ static void mutexes(void)
         if (types[i].value == PTHREAD_MUTEX_ERRORCHECK) {
             SAY("relock", pthread_mutex_lock(&m));
             SAY("trylock by owner", pthread_mutex_trylock(&m));
-            struct timespec t = at(CLOCK_REALTIME, 20);
+            struct timespec t = in_ms(CLOCK_REALTIME, 20);
             SAY("timedlock by owner", pthread_mutex_timedlock(&m, &t));
         }
         if (types[i].value == PTHREAD_MUTEX_RECURSIVE) {
             SAY("relock", pthread_mutex_lock(&m));
             SAY("trylock by owner", pthread_mutex_trylock(&m));
-            struct timespec t = at(CLOCK_REALTIME, 20);
+            struct timespec t = in_ms(CLOCK_REALTIME, 20);
             SAY("timedlock by owner", pthread_mutex_timedlock(&m, &t));
             SAY("unlock 1", pthread_mutex_unlock(&m));
             SAY("unlock 2", pthread_mutex_unlock(&m));
@@ -170,7 +149,7 @@ static void mutexes(void)
         SAY("unlock after trylock", pthread_mutex_unlock(&m));
         SAY("timedlock, free, tv_nsec 10^9", pthread_mutex_timedlock(&m, &bad_nsec));
         SAY("unlock after timedlock", pthread_mutex_unlock(&m));
-        struct timespec past = at(CLOCK_MONOTONIC, -1000);
+        struct timespec past = in_ms(CLOCK_MONOTONIC, -1000);
         SAY("clocklock monotonic, free, past deadline", pthread_mutex_clocklock(&m, CLOCK_MONOTONIC, &past));
         SAY("unlock after clocklock", pthread_mutex_unlock(&m));
         SAY("destroy", pthread_mutex_destroy(&m));
@@ -239,20 +218,14 @@ static void mutexes(void)
 
     /* robust: the owner's thread ends holding it */
     pthread_mutex_t r;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-    say("mutex robust init", pthread_mutex_init(&r, &a));
-    pthread_mutexattr_destroy(&a);
+    say("mutex robust init", init_mutex_with(&r, pthread_mutexattr_setrobust, PTHREAD_MUTEX_ROBUST));
     say("mutex robust lock by a thread that ends", on_other(other_lock_exit, &r));
     say("mutex robust lock after", pthread_mutex_lock(&r));
     say("mutex robust unlock without consistent", pthread_mutex_unlock(&r));
     say("mutex robust lock when unrecoverable", pthread_mutex_lock(&r));
     say("mutex robust trylock when unrecoverable", pthread_mutex_trylock(&r));
     say("mutex robust destroy", pthread_mutex_destroy(&r));
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-    pthread_mutex_init(&r, &a);
-    pthread_mutexattr_destroy(&a);
+    init_mutex_with(&r, pthread_mutexattr_setrobust, PTHREAD_MUTEX_ROBUST);
     on_other(other_lock_exit, &r);
     say("mutex robust trylock after", pthread_mutex_trylock(&r));
     say("mutex robust consistent", pthread_mutex_consistent(&r));
@@ -283,14 +256,14 @@ static void conds(void)
     say("cond init monotonic", pthread_cond_init(&cv, &a));
     pthread_condattr_destroy(&a);
     pthread_mutex_lock(&cm);
-    struct timespec t = at(CLOCK_MONOTONIC, 20);
+    struct timespec t = in_ms(CLOCK_MONOTONIC, 20);
     say("cond timedwait monotonic, 20 ms", pthread_cond_timedwait(&cv, &cm, &t));
     say("cond timedwait: mutex held after (trylock by another)", on_other(other_trylock, &cm));
-    t = at(CLOCK_MONOTONIC, -1000);
+    t = in_ms(CLOCK_MONOTONIC, -1000);
     say("cond timedwait, past deadline", pthread_cond_timedwait(&cv, &cm, &t));
     say("cond timedwait, tv_nsec 10^9", pthread_cond_timedwait(&cv, &cm, &bad_nsec));
     say("cond timedwait, tv_nsec -1", pthread_cond_timedwait(&cv, &cm, &neg_nsec));
-    t = at(CLOCK_REALTIME, 20);
+    t = in_ms(CLOCK_REALTIME, 20);
     say("cond clockwait realtime, 20 ms", pthread_cond_clockwait(&cv, &cm, CLOCK_REALTIME, &t));
     say("cond clockwait CPU-time clock", pthread_cond_clockwait(&cv, &cm, CLOCK_PROCESS_CPUTIME_ID, &t));
     say("cond: mutex held at the end (trylock by another)", on_other(other_trylock, &cm));
@@ -301,16 +274,16 @@ static void conds(void)
 
     /* an errorcheck mutex the waiter does not hold */
     pthread_mutex_t em;
-    mutex_of(&em, PTHREAD_MUTEX_ERRORCHECK);
+    init_mutex_of_type(&em, PTHREAD_MUTEX_ERRORCHECK);
     pthread_cond_t c2 = PTHREAD_COND_INITIALIZER;
     say("cond wait, errorcheck mutex not held", pthread_cond_wait(&c2, &em));
-    t = at(CLOCK_REALTIME, 20);
+    t = in_ms(CLOCK_REALTIME, 20);
     say("cond timedwait, errorcheck mutex not held", pthread_cond_timedwait(&c2, &em, &t));
     /* a recursive mutex held once: the wait releases it and takes it back */
     pthread_mutex_t rm;
-    mutex_of(&rm, PTHREAD_MUTEX_RECURSIVE);
+    init_mutex_of_type(&rm, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_lock(&rm);
-    t = at(CLOCK_REALTIME, 20);
+    t = in_ms(CLOCK_REALTIME, 20);
     say("cond timedwait, recursive mutex held once", pthread_cond_timedwait(&c2, &rm, &t));
     say("cond: recursive mutex held after (unlock)", pthread_mutex_unlock(&rm));
     say("cond: recursive mutex free after (unlock again)", pthread_mutex_unlock(&rm));
@@ -331,16 +304,16 @@ static void sems(void)
     say("sem init SEM_VALUE_MAX + 1", sem_answer(sem_init(&s, 0, (unsigned)SEM_VALUE_MAX + 1u)));
     say("sem init 0", sem_answer(sem_init(&s, 0, 0)));
     say("sem trywait at 0", sem_answer(sem_trywait(&s)));
-    struct timespec t = at(CLOCK_REALTIME, 20);
+    struct timespec t = in_ms(CLOCK_REALTIME, 20);
     say("sem timedwait at 0, 20 ms", sem_answer(sem_timedwait(&s, &t)));
     say("sem timedwait at 0, tv_nsec 10^9", sem_answer(sem_timedwait(&s, &bad_nsec)));
-    t = at(CLOCK_MONOTONIC, 20);
+    t = in_ms(CLOCK_MONOTONIC, 20);
     say("sem clockwait monotonic at 0, 20 ms", sem_answer(sem_clockwait(&s, CLOCK_MONOTONIC, &t)));
     say("sem clockwait CPU-time clock", sem_answer(sem_clockwait(&s, CLOCK_PROCESS_CPUTIME_ID, &t)));
     say("sem post", sem_answer(sem_post(&s)));
     say("sem getvalue rc", sem_answer(sem_getvalue(&s, &v)));
     say("sem getvalue", v);
-    t = at(CLOCK_REALTIME, -1000);
+    t = in_ms(CLOCK_REALTIME, -1000);
     say("sem timedwait at 1, past deadline", sem_answer(sem_timedwait(&s, &t)));
     say("sem post again", sem_answer(sem_post(&s)));
     say("sem timedwait at 1, tv_nsec 10^9", sem_answer(sem_timedwait(&s, &bad_nsec)));
@@ -387,7 +360,7 @@ static void sems(void)
     int status = -1;
     waitpid(pid, &status, 0);
     say("sem named: child posted twice", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    t = at(CLOCK_REALTIME, 5000);
+    t = in_ms(CLOCK_REALTIME, 5000);
     say("sem named timedwait", sem_answer(sem_timedwait(n, &t)));
     sem_getvalue(n, &v);
     say("sem named getvalue", v);
@@ -402,7 +375,7 @@ static void sems(void)
     if (pid == 0)
         _exit(sem_post(ps) == 0 ? 0 : 1);
     waitpid(pid, &status, 0);
-    t = at(CLOCK_REALTIME, 5000);
+    t = in_ms(CLOCK_REALTIME, 5000);
     say("sem pshared timedwait", sem_answer(sem_timedwait(ps, &t)));
     say("sem pshared destroy", sem_answer(sem_destroy(ps)));
     munmap(ps, sizeof *ps);
@@ -445,7 +418,7 @@ static void rwlocks(void)
         SAY("rdlock by the writer", pthread_rwlock_rdlock(&l));
         SAY("tryrdlock by the writer", pthread_rwlock_tryrdlock(&l));
         SAY("trywrlock by the writer", pthread_rwlock_trywrlock(&l));
-        struct timespec t = at(CLOCK_REALTIME, 20);
+        struct timespec t = in_ms(CLOCK_REALTIME, 20);
         SAY("timedrdlock by the writer", pthread_rwlock_timedrdlock(&l, &t));
         SAY("tryrdlock by another", on_other(other_tryrd, &l));
         SAY("timedrdlock by another", on_other(other_timedrd, &l));
@@ -455,7 +428,7 @@ static void rwlocks(void)
         SAY("timedrdlock, free, tv_nsec 10^9", rc);
         if (rc == 0)
             pthread_rwlock_unlock(&l);
-        t = at(CLOCK_MONOTONIC, -1000);
+        t = in_ms(CLOCK_MONOTONIC, -1000);
         SAY("clockwrlock monotonic, free, past deadline", pthread_rwlock_clockwrlock(&l, CLOCK_MONOTONIC, &t));
         SAY("unlock", pthread_rwlock_unlock(&l));
         SAY("destroy", pthread_rwlock_destroy(&l));
@@ -568,10 +541,10 @@ static void c11(void)
     mtx_init(&m, mtx_timed);
     say("C11 cnd init", cnd_init(&c));
     mtx_lock(&m);
-    struct timespec t = at(CLOCK_REALTIME, 20);
+    struct timespec t = in_ms(CLOCK_REALTIME, 20);
     say("C11 cnd timedwait, 20 ms", cnd_timedwait(&c, &m, &t));
     say("C11 cnd timedwait: mutex held after", on_other(other_mtx_trylock, &m));
-    t = at(CLOCK_REALTIME, -1000);
+    t = in_ms(CLOCK_REALTIME, -1000);
     say("C11 cnd timedwait, past deadline", cnd_timedwait(&c, &m, &t));
     mtx_unlock(&m);
     say("C11 cnd signal", cnd_signal(&c));
@@ -772,7 +745,7 @@ static void cond_signal_once(void *c)
 }
 static int cond_timedwait_150(void *c)
 {
-    struct timespec t = at(CLOCK_REALTIME, 150);
+    struct timespec t = in_ms(CLOCK_REALTIME, 150);
     pthread_mutex_lock(&cm);
     int rc = pthread_cond_timedwait(c, &cm, &t);
     pthread_mutex_unlock(&cm);
@@ -789,7 +762,7 @@ static void signals(void)
                                 PTHREAD_MUTEX_ADAPTIVE_NP};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         pthread_mutex_t m;
-        mutex_of(&m, types[i]);
+        init_mutex_of_type(&m, types[i]);
         pthread_mutex_lock(&m);
         say("signals: mutex lock, blocked, then unlocked", interrupted(lock_unlock, &m, unlock_mutex, &m));
         pthread_mutex_lock(&m);
@@ -888,7 +861,7 @@ static void cancellation(void)
                                 PTHREAD_MUTEX_ADAPTIVE_NP};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         pthread_mutex_t m;
-        mutex_of(&m, types[i]);
+        init_mutex_of_type(&m, types[i]);
         pthread_mutex_lock(&m);
         cancel_case c = {take_mutex, unlock_mutex, &m, 0};
         cancel_blocked("mutex lock", &c, unlock_mutex, try_mutex_release);
