@@ -59,6 +59,9 @@ typedef struct ll_standby_lock {
 #ifndef LL_STANDBY_NAP_MAX_NS
 #define LL_STANDBY_NAP_MAX_NS 128000000u
 #endif
+#ifndef LL_STANDBY_NAP_LOOK
+#define LL_STANDBY_NAP_LOOK 16u         /* PAUSEs between a nap's two looks at the lock (0: one look, and a standby keeps it asleep) */
+#endif
 
 /* init: as LL_STANDBY_INITIALIZER (relaxed: like pthread_mutex_init, publish the lock yourself). */
 LL_INLINE void ll_standby_init(ll_standby_lock *l)

@@ -153,9 +153,16 @@
  * "set PARKED (seq_cst RMW), then check locked (seq_cst)", the releaser's
  * "load state, then store locked" has no fence: as in parkinglot, a release
  * can miss a waiter announcing itself; a parked waiter therefore naps
- * (NAP_NS, doubling to NAP_MAX_NS) and, if it then finds the lock free and no
- * standby, leaves the table and competes: a lost wake-up costs its waiter a
- * nap, never a hang.
+ * (NAP_NS, doubling to NAP_MAX_NS) and, if it then finds the lock free, and
+ * still free NAP_LOOK PAUSEs later, leaves the table and competes: a lost
+ * wake-up costs its waiter a nap, never a hang.  A named standby does not
+ * keep it asleep: the standby yields its CPU between looks once it has spun
+ * PAUSE_NS, so on a CPU shared with the holder it may not run for a time
+ * slice while the lock stays free, and a parked waiter on an idle CPU would
+ * sleep through it (2 CPUs, 16 threads of RandArray: the CPUs idled 4-6% of
+ * the run; docs/performance.md, "What each part buys").  The second look
+ * keeps a saturated lock's nappers asleep: there a free moment is a handover,
+ * over within a few cache misses.
  * Timed acquire (ll_standby_acquire_until): as acquire, with each wait cut at
  * the deadline: a standby gives its role up (and owns the lock if a GRANTED
  * came first), a parked waiter leaves the table as parkinglot's does (and owns
@@ -240,12 +247,19 @@ static bool sb_swap(ll_standby_lock *l, pt_bucket *b, uint32_t s, ll_parker **wa
 
 /* ---- parking (park_table.h) ---------------------------------------------------------- */
 
-/* park_table.h's questions: does a nap find l held, or a standby that will pass the role on? */
+/* park_table.h's questions: does a nap find l in use (held now, or again NAP_LOOK PAUSEs later:
+ * header, "lost wake-up")? */
 static bool sb_busy(void *p)
 {
     ll_standby_lock *l = (ll_standby_lock *)p;
     /* relaxed: hints (header, "lost wake-up") */
-    return ll_load_relaxed(&l->locked) != 0 || (sb_live(ll_load_relaxed(&l->state), sb_gen()) & SPIN);
+    if (ll_load_relaxed(&l->locked) != 0)
+        return true;
+    if (LL_STANDBY_NAP_LOOK == 0)
+        return (sb_live(ll_load_relaxed(&l->state), sb_gen()) & SPIN) != 0;
+    for (uint32_t i = 0; i < LL_STANDBY_NAP_LOOK; i++)
+        ll_pause();
+    return ll_load_relaxed(&l->locked) != 0;
 }
 /* ... and l's last parked waiter left: (x,PARKED) -> (x,0), under the bucket lock. */
 static void sb_last_left(void *p) { sb_change((ll_standby_lock *)p, 0, PARKED, 0, LL_RELAXED); }
