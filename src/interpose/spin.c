@@ -97,13 +97,18 @@ static struct {
 #define PSHARED 0x80000000u
 static ll_atomic_u32 pshared_inits; /* LOCKLAB_VERBOSE's exit line */
 
+/* Is w, a value of a spinlock's int, a process-shared word?  Every store to such a word after
+ * its init keeps the tag, and no handle has it, so any value read says which kind the spinlock
+ * is; other words with bit 31 (garbage, memory never initialised) are not tagged: they get an
+ * object, as the header says. */
+LL_INLINE bool is_pshared(uint32_t w) { return (w | 1u) == (PSHARED | 1u); }
 LL_INLINE bool pshared_word(const pthread_spinlock_t *l)
 {
-    /* relaxed: every store to a process-shared word after its init keeps the tag, and no handle
-     * has it, so any value read says which kind l is; other words with bit 31 (garbage, memory
-     * never initialised) are not tagged: they get an object, as the header says */
-    return (ll_load_relaxed((ll_atomic_u32 *)(void *)l) | 1u) == (PSHARED | 1u);
+    return is_pshared(ll_load_relaxed((ll_atomic_u32 *)(void *)l)); /* relaxed: any value says (is_pshared) */
 }
+/* The int of out-of-line spinlock l, read once by each verb for both questions: a process-shared
+ * word, or a handle (object_of).  Acquire: pairs with install's release of the handle. */
+LL_INLINE uint32_t spin_word(pthread_spinlock_t *l) { return ll_load_acquire((ll_atomic_u32 *)(void *)l); }
 
 LL_INLINE bool pshared_try(pthread_spinlock_t *l)
 {
@@ -305,15 +310,15 @@ static LL_COLD void *install(pthread_spinlock_t *l, bool reinit)
     place(obj);
     ll_store_relaxed(&hdr_of(obj)->owner, 0); /* relaxed: as the key (a recycled object may say held) */
     registry_add(obj);
-    ll_store_release(word, hdr_of(obj)->handle); /* release: the placed lock; pairs with object_of's acquire */
+    ll_store_release(word, hdr_of(obj)->handle); /* release: the placed lock; pairs with spin_word's acquire */
     ll_arena_unlock();
     return obj;
 }
 
-/* The object of spinlock l, installed at its first use if the program never called init. */
-LL_INLINE void *object_of(pthread_spinlock_t *l)
+/* The object of spinlock l, whose int read h (spin_word), installed at its first use if the
+ * program never called init. */
+LL_INLINE void *object_of(pthread_spinlock_t *l, uint32_t h)
 {
-    uint32_t h = ll_load_acquire((ll_atomic_u32 *)(void *)l); /* acquire: pairs with install's release */
     void *obj = object_at(h);
     /* relaxed: the handle's acquire load ordered this object's installation for l before it;
      * another key means the handle is stale, copied or garbage, and install decides under its lock */
@@ -438,12 +443,13 @@ int pthread_spin_lock(pthread_spinlock_t *l)
         spin.ops->acquire((void *)l, &spin.wp);
         return 0;
     }
-    if (LL_UNLIKELY(pshared_word(l))) {
+    uint32_t h = spin_word(l);
+    if (LL_UNLIKELY(is_pshared(h))) {
         if (!pshared_try(l))
             pshared_acquire(l);
         return 0;
     }
-    void *obj = object_of(l);
+    void *obj = object_of(l, h);
     if (LL_UNLIKELY(lp_held_across_fork(owner_of(obj), &spin.fork_repair)))
         lp_await_fork_holder(owner_of(obj), &spin.fork_repair, CLOCK_MONOTONIC, NULL);
     spin.ops->acquire(obj, &hdr_of(obj)->wp);
@@ -457,9 +463,10 @@ int pthread_spin_trylock(pthread_spinlock_t *l)
         return 0;
     if (spin.inline_state)
         return spin.ops->try_acquire((void *)l, &spin.wp) ? 0 : EBUSY;
-    if (LL_UNLIKELY(pshared_word(l)))
+    uint32_t h = spin_word(l);
+    if (LL_UNLIKELY(is_pshared(h)))
         return pshared_try(l) ? 0 : EBUSY;
-    void *obj = object_of(l);
+    void *obj = object_of(l, h);
     if (lp_held_across_fork(owner_of(obj), &spin.fork_repair) || !spin.ops->try_acquire(obj, &hdr_of(obj)->wp))
         return EBUSY;
     ll_store_release(owner_of(obj), lp_owner_tag()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
@@ -474,11 +481,12 @@ int pthread_spin_unlock(pthread_spinlock_t *l)
         spin.ops->release((void *)l, &spin.wp);
         return 0;
     }
-    if (LL_UNLIKELY(pshared_word(l))) {
+    uint32_t h = spin_word(l);
+    if (LL_UNLIKELY(is_pshared(h))) {
         ll_store_release((ll_atomic_u32 *)(void *)l, PSHARED); /* release: the critical section; pairs with pshared_try */
         return 0;
     }
-    void *obj = object_of(l);
+    void *obj = object_of(l, h);
     uint64_t seen = ll_load_relaxed(owner_of(obj)); /* relaxed: only this thread ever stores its own id */
     if (LL_UNLIKELY(!lp_owner_is_me_quick(seen))) {
         if (!lp_unlock_not_owner(owner_of(obj), spin.holder_releases, true, (const void *)l, __builtin_return_address(0)))
