@@ -22,8 +22,9 @@
  * (parkinglot.c, standby.c: "Release"), so a release can miss a waiter that
  * announces itself as the release's store leaves; the waiter then sleeps in
  * naps (the lock's NAP_NS, doubling to NAP_MAX_NS) and, after one, if the
- * lock's busy() says nobody will pass it on, leaves the list and competes
- * again: a lost wake-up costs its waiter a nap, never a hang.
+ * lock's look() says nobody will pass it on (PT_LEAVE; PT_LEAVE_IF_ELDEST:
+ * only the lock's eldest waiter), leaves the list and competes again: a lost
+ * wake-up costs its waiter a nap, never a hang.
  *
  * Fork: the child of a fork has one thread, so none of the table's parked
  * waiters exists there, and a bucket lock another thread held at the fork
@@ -197,16 +198,28 @@ LL_INLINE bool pt_token_set(void *p)
     return ll_load_acquire(&((pt_waiter *)p)->token) != PT_WAITING;
 }
 
+/* Is w the eldest waiter of key in b's list (the first of key's)? */
+static bool pt_eldest(pt_bucket *b, const pt_waiter *w, const void *key)
+{
+    pt_waiter *v = ll_plain_load(&b->head);
+    while (v != NULL && ll_plain_load(&v->key) != key)
+        v = ll_plain_load(&v->next);
+    return v == w;
+}
+
 enum { PT_WOKEN = 0, PT_RETRY = 1, PT_TIMED_OUT = 2 };
+/* What a nap's end finds (a lock's look): stay parked, leave to compete, or leave only if the
+ * lock's eldest waiter (the others stay, and keep the FIFO order among the parked). */
+enum { PT_STAY = 0, PT_LEAVE = 1, PT_LEAVE_IF_ELDEST = 2 };
 
 /* Parked (w in b's list, under lock's address): sleep until a releaser sets w's token
- * (PT_WOKEN: read the token), in naps (header): after each, unless busy(lock) says someone will
- * pass the lock on, leave and compete (PT_RETRY); at deadline_ns leave (PT_TIMED_OUT).  Leaving
+ * (PT_WOKEN: read the token), in naps (header): after each, as look(lock) says, stay (the nap
+ * doubles) or leave and compete (PT_RETRY); at deadline_ns leave (PT_TIMED_OUT).  Leaving
  * (under the bucket lock) loses to a releaser that set the token first (PT_WOKEN); the last
  * waiter of the lock to leave calls last_left(lock) under the bucket lock.  w is out of the
  * list on return. */
 static int pt_sleep(pt_bucket *b, pt_waiter *w, void *lock, uint64_t deadline_ns, uint64_t nap_ns, uint64_t nap_max_ns,
-                    bool (*busy)(void *lock), void (*last_left)(void *lock))
+                    int (*look)(void *lock), void (*last_left)(void *lock))
 {
     for (;;) {
         uint64_t now = ll_now_ns();
@@ -215,13 +228,19 @@ static int pt_sleep(pt_bucket *b, pt_waiter *w, void *lock, uint64_t deadline_ns
         struct timespec until = {(time_t)(until_ns / 1000000000u), (long)(until_ns % 1000000000u)};
         if (ll_parker_park_deadline(ll_plain_load(&w->parker), pt_token_set, w, CLOCK_MONOTONIC, &until))
             return PT_WOKEN;
-        if (!last && busy(lock)) {
+        int found = last ? PT_LEAVE : look(lock);
+        if (found == PT_STAY) {
             nap_ns = nap_ns < nap_max_ns / 2 ? 2 * nap_ns : nap_max_ns;
             continue;
         }
         ll_acr_acquire(&b->lock, &pt_bucket_params); /* not pt_lock: we parked in this process, after any fork */
         /* relaxed: releasers set the token only under this bucket lock, which orders it */
         bool left = ll_load_relaxed(&w->token) == PT_WAITING;
+        if (left && found == PT_LEAVE_IF_ELDEST && !pt_eldest(b, w, lock)) {
+            pt_unlock(b);
+            nap_ns = nap_ns < nap_max_ns / 2 ? 2 * nap_ns : nap_max_ns;
+            continue;
+        }
         if (left && !pt_remove(b, w, lock))
             last_left(lock);
         pt_unlock(b);

@@ -117,8 +117,8 @@ static void pl_spin_round(uint32_t n)
         ll_pause();
 }
 
-/* park_table.h's questions: does a nap find l held (its release will unpark l's first waiter)? */
-static bool pl_busy(void *l) { return ll_load_relaxed(&((ll_parkinglot_lock *)l)->locked) != 0; /* relaxed: a hint */ }
+/* park_table.h's questions: what does a nap find (stay while l is held: its release will unpark l's first waiter)? */
+static int pl_look(void *l) { return ll_load_relaxed(&((ll_parkinglot_lock *)l)->locked) != 0 ? PT_STAY : PT_LEAVE; /* relaxed: a hint */ }
 /* ... and l's last parked waiter left: nobody to unpark (under the bucket lock). */
 static void pl_last_left(void *l) { ll_store_relaxed(&((ll_parkinglot_lock *)l)->parked, 0); /* relaxed: parked changes only under the bucket lock */ }
 
@@ -145,7 +145,7 @@ static int pl_park(ll_parkinglot_lock *l, uint64_t since, bool again, uint64_t d
     }
     pt_waiter *w = pt_enqueue(b, l, since, again, -1);
     pt_unlock(b);
-    int slept = pt_sleep(b, w, l, deadline_ns, LL_PARKINGLOT_NAP_NS, LL_PARKINGLOT_NAP_MAX_NS, pl_busy, pl_last_left);
+    int slept = pt_sleep(b, w, l, deadline_ns, LL_PARKINGLOT_NAP_NS, LL_PARKINGLOT_NAP_MAX_NS, pl_look, pl_last_left);
     bool handed = slept == PT_WOKEN && ll_load_relaxed(&w->token) == HANDOFF; /* relaxed: pt_token_set acquired it */
     ll_qnode_put(w);
     return handed ? PL_HANDED : slept == PT_TIMED_OUT ? PL_TIMED_OUT : PL_RETRY;

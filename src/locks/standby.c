@@ -155,14 +155,14 @@
  * can miss a waiter announcing itself; a parked waiter therefore naps
  * (NAP_NS, doubling to NAP_MAX_NS) and, if it then finds the lock free, and
  * still free NAP_LOOK PAUSEs later, leaves the table and competes: a lost
- * wake-up costs its waiter a nap, never a hang.  A named standby does not
- * keep it asleep: the standby yields its CPU between looks once it has spun
- * PAUSE_NS, so on a CPU shared with the holder it may not run for a time
- * slice while the lock stays free, and a parked waiter on an idle CPU would
- * sleep through it (2 CPUs, 16 threads of RandArray: the CPUs idled 4-6% of
- * the run; docs/performance.md, "What each part buys").  The second look
- * keeps a saturated lock's nappers asleep: there a free moment is a handover,
- * over within a few cache misses.
+ * wake-up costs its waiter a nap, never a hang.  While a standby is named,
+ * only the lock's eldest parked waiter leaves so: the standby yields its CPU
+ * between looks and may not run for a time slice on a CPU it shares with the
+ * holder, so a named standby is no promise that the lock is taken, but any
+ * napper that left would jump the FIFO order of the parked (what each rule
+ * buys: docs/performance.md, "What each part buys").  The second look keeps
+ * a saturated lock's nappers asleep: there a free moment is a handover, over
+ * within a few cache misses.
  * Timed acquire (ll_standby_acquire_until): as acquire, with each wait cut at
  * the deadline: a standby gives its role up (and owns the lock if a GRANTED
  * came first), a parked waiter leaves the table as parkinglot's does (and owns
@@ -247,19 +247,25 @@ static bool sb_swap(ll_standby_lock *l, pt_bucket *b, uint32_t s, ll_parker **wa
 
 /* ---- parking (park_table.h) ---------------------------------------------------------- */
 
-/* park_table.h's questions: does a nap find l in use (held now, or again NAP_LOOK PAUSEs later:
- * header, "lost wake-up")? */
-static bool sb_busy(void *p)
+/* park_table.h's questions: what does a nap find (header, "lost wake-up")?  l held now, or
+ * again NAP_LOOK PAUSEs later: stay.  Else leave, or, while a standby is named, leave only if
+ * the eldest: the others keep their FIFO places. */
+static int sb_look(void *p)
 {
     ll_standby_lock *l = (ll_standby_lock *)p;
     /* relaxed: hints (header, "lost wake-up") */
     if (ll_load_relaxed(&l->locked) != 0)
-        return true;
-    if (LL_STANDBY_NAP_LOOK == 0)
-        return (sb_live(ll_load_relaxed(&l->state), sb_gen()) & SPIN) != 0;
+        return PT_STAY;
+    bool named = (sb_live(ll_load_relaxed(&l->state), sb_gen()) & SPIN) != 0;
+#if LL_STANDBY_NAP_LOOK == 0
+    return named ? PT_STAY : PT_LEAVE;
+#else
     for (uint32_t i = 0; i < LL_STANDBY_NAP_LOOK; i++)
         ll_pause();
-    return ll_load_relaxed(&l->locked) != 0;
+    if (ll_load_relaxed(&l->locked) != 0)
+        return PT_STAY;
+    return named ? PT_LEAVE_IF_ELDEST : PT_LEAVE;
+#endif
 }
 /* ... and l's last parked waiter left: (x,PARKED) -> (x,0), under the bucket lock. */
 static void sb_last_left(void *p) { sb_change((ll_standby_lock *)p, 0, PARKED, 0, LL_RELAXED); }
@@ -292,7 +298,7 @@ static int sb_park(ll_standby_lock *l, uint64_t since, bool again, bool arriving
         p = sb_pass_role(l, b, w);
     pt_unlock(b);
     ll_wake(p); /* after the bucket's release, as release_slow's */
-    int slept = pt_sleep(b, w, l, deadline_ns, LL_STANDBY_NAP_NS, LL_STANDBY_NAP_MAX_NS, sb_busy, sb_last_left);
+    int slept = pt_sleep(b, w, l, deadline_ns, LL_STANDBY_NAP_NS, LL_STANDBY_NAP_MAX_NS, sb_look, sb_last_left);
     uint32_t token = ll_load_relaxed(&w->token); /* relaxed: pt_token_set acquired it */
     ll_qnode_put(w); /* out of the list either way: a waker unlinked it, or pt_sleep did */
     if (slept == PT_WOKEN)
