@@ -320,7 +320,7 @@ static LL_COLD void *install(pthread_spinlock_t *l, bool reinit)
 LL_INLINE void *object_of(pthread_spinlock_t *l, uint32_t h)
 {
     void *obj = object_at(h);
-    /* relaxed: the handle's acquire load ordered this object's installation for l before it;
+    /* relaxed: spin_word's acquire load ordered this object's installation for l before it;
      * another key means the handle is stale, copied or garbage, and install decides under its lock */
     if (LL_LIKELY(obj != NULL && key_of(obj) == (const void *)l))
         return obj;

@@ -256,15 +256,15 @@ static int sb_look(void *p)
     /* relaxed: hints (header, "lost wake-up") */
     if (ll_load_relaxed(&l->locked) != 0)
         return PT_STAY;
-    bool named = (sb_live(ll_load_relaxed(&l->state), sb_gen()) & SPIN) != 0;
 #if LL_STANDBY_NAP_LOOK == 0
-    return named ? PT_STAY : PT_LEAVE;
+    return sb_live(ll_load_relaxed(&l->state), sb_gen()) & SPIN ? PT_STAY : PT_LEAVE;
 #else
     for (uint32_t i = 0; i < LL_STANDBY_NAP_LOOK; i++)
         ll_pause();
     if (ll_load_relaxed(&l->locked) != 0)
         return PT_STAY;
-    return named ? PT_LEAVE_IF_ELDEST : PT_LEAVE;
+    /* the role as it is now, after the second look (one named during the PAUSEs counts) */
+    return sb_live(ll_load_relaxed(&l->state), sb_gen()) & SPIN ? PT_LEAVE_IF_ELDEST : PT_LEAVE;
 #endif
 }
 /* ... and l's last parked waiter left: (x,PARKED) -> (x,0), under the bucket lock. */
