@@ -215,10 +215,9 @@ enum { PT_STAY = 0, PT_LEAVE = 1, PT_LEAVE_IF_ELDEST = 2 };
 /* Parked (w in b's list, under lock's address): sleep until a releaser sets w's token
  * (PT_WOKEN: read the token), in naps (header): after each, as look(lock) says, stay (the nap
  * doubles) or leave and compete (PT_RETRY; PT_LEAVE_IF_ELDEST: only if pt_eldest, else stay);
- * at deadline_ns leave (PT_TIMED_OUT).  Leaving
- * (under the bucket lock) loses to a releaser that set the token first (PT_WOKEN); the last
- * waiter of the lock to leave calls last_left(lock) under the bucket lock.  w is out of the
- * list on return. */
+ * at deadline_ns leave (PT_TIMED_OUT).  Leaving (under the bucket lock) loses to a releaser
+ * that set the token first (PT_WOKEN); the last waiter of the lock to leave calls
+ * last_left(lock) under the bucket lock.  w is out of the list on return. */
 static int pt_sleep(pt_bucket *b, pt_waiter *w, void *lock, uint64_t deadline_ns, uint64_t nap_ns, uint64_t nap_max_ns,
                     int (*look)(void *lock), void (*last_left)(void *lock))
 {

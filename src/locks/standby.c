@@ -256,16 +256,16 @@ static int sb_look(void *p)
     /* relaxed: hints (header, "lost wake-up") */
     if (ll_load_relaxed(&l->locked) != 0)
         return PT_STAY;
-#if LL_STANDBY_NAP_LOOK == 0
-    return sb_live(ll_load_relaxed(&l->state), sb_gen()) & SPIN ? PT_STAY : PT_LEAVE;
-#else
+#if LL_STANDBY_NAP_LOOK > 0
     for (uint32_t i = 0; i < LL_STANDBY_NAP_LOOK; i++)
         ll_pause();
     if (ll_load_relaxed(&l->locked) != 0)
         return PT_STAY;
-    /* the role as it is now, after the second look (one named during the PAUSEs counts) */
-    return sb_live(ll_load_relaxed(&l->state), sb_gen()) & SPIN ? PT_LEAVE_IF_ELDEST : PT_LEAVE;
 #endif
+    /* the role as it is now, after the last look (one named during the PAUSEs counts) */
+    if (!(sb_live(ll_load_relaxed(&l->state), sb_gen()) & SPIN))
+        return PT_LEAVE;
+    return LL_STANDBY_NAP_LOOK > 0 ? PT_LEAVE_IF_ELDEST : PT_STAY;
 }
 /* ... and l's last parked waiter left: (x,PARKED) -> (x,0), under the bucket lock. */
 static void sb_last_left(void *p) { sb_change((ll_standby_lock *)p, 0, PARKED, 0, LL_RELAXED); }
