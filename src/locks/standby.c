@@ -77,9 +77,10 @@
  * parks (a woken standby goes back to its place by first park; the fair
  * handoff below bounds its wait).  Any other waiter: if the role is vacant, claim it; else spin
  * ARRIVAL_ROUNDS short rounds (2, 4, 8 PAUSEs) on locked, then park.  So at
- * most one waiter per lock spins for long, whatever the thread count.  (On two
- * CPUs too, where a parked arrival may leave its CPU idle: arrivals that yield
- * instead win the lock out of the parked waiters' order, docs/performance.md.)
+ * most one waiter per lock spins for long, whatever the thread count.
+ * Arrivals park on two CPUs too, although a parked arrival may leave its CPU
+ * idle: arrivals that yielded instead would take the lock ahead of the parked
+ * waiters, out of FIFO order (docs/performance.md, "What each part buys").
  * Release: ACT clear (nobody parked, or a standby exists or is being woken):
  * store locked = 0 and touch nothing more (unpark avoidance: the standby, or
  * a barging arrival, takes it).  ACT set: release_slow hands the lock to an
