@@ -157,9 +157,16 @@ static void warn_realtime(void)
             lp_cfg.spec);
 }
 
-/* The waiting engine made a real-time waiter sleep (ll_wait_set_realtime_hook; set when never_parks). */
+/* The waiting engine made a real-time waiter sleep (ll_wait_set_realtime_hook): a spinlock's
+ * (spin.c says so in lp_spin_waiting, and warns naming LOCKLAB_SPIN), else a mutex's. */
 static void realtime_napped(void)
 {
+    if (lp_spin_waiting) {
+        lp_spin_realtime_napped();
+        return;
+    }
+    if (!lp_cfg.never_parks)
+        return; /* not a mutex's wait: another object's that never parks (an rwlock's) */
     ll_faa(&realtime_naps, 1, LL_RELAXED); /* relaxed: a statistic */
     warn_realtime();
 }
@@ -302,8 +309,7 @@ static void configure(void)
     /* Secure-execution mode (env.h): lp_env read nothing, and no advisory line either. */
     lp_cfg.quiet = parse_flag("LOCKLAB_QUIET") || getauxval(AT_SECURE) != 0;
     lp_cfg.never_parks = ll_spec_never_parks(lp_cfg.ops, lp_cfg.wp.ops);
-    if (lp_cfg.never_parks)
-        ll_wait_set_realtime_hook(realtime_napped);
+    ll_wait_set_realtime_hook(realtime_napped); /* spinlocks never park, whatever the mutex's lock */
     if (lp_profile_init() != 0)
         _exit(2); /* lp_profile_init printed the one-line message */
     if (lp_profiling) {

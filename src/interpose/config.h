@@ -160,6 +160,12 @@ LL_INLINE void lp_note_spinning_thread(void)
         lp_note_spinning_thread_slow();
 }
 
+/* A real-time waiter of a spinlock slept (spin.c): one line on stderr (unless quiet), once
+ * per process, naming LOCKLAB_SPIN; lp_spin_waiting is true while a thread waits for a
+ * spinlock, so that the waiting engine's hook (config.c) tells its naps from a mutex's. */
+extern __thread bool lp_spin_waiting __attribute__((tls_model("initial-exec")));
+void lp_spin_realtime_napped(void);
+
 /* For the entry points that need the configuration: a re-entrant call during
  * configuration is one line on stderr and exit status 2. */
 void lp_init_recursion_fatal(const char *function);

@@ -349,13 +349,31 @@ static LL_COLD void count_thread(void)
                       spin.spec.name);
 }
 
-/* LOCKLAB_VERBOSE=1: the most threads that took spinlocks at once, if any did. */
+/* A real-time waiter: as a mutex's lock that never parks (config.c), one line once. */
+__thread bool lp_spin_waiting __attribute__((tls_model("initial-exec")));
+static ll_atomic_u32 realtime_warned;
+static ll_atomic_u64 realtime_naps;
+
+void lp_spin_realtime_napped(void)
+{
+    ll_faa(&realtime_naps, 1, LL_RELAXED); /* relaxed: a statistic */
+    if (lp_cfg.quiet || ll_xchg(&realtime_warned, 1, LL_RELAXED)) /* relaxed: once is all it orders */
+        return;
+    lp_say("liblocklab-preload: spinlocks (LOCKLAB_SPIN=%s) never park and a real-time thread (SCHED_FIFO/RR) "
+           "waits for one: spinning would starve a lower-priority holder on its CPU, so such waiters sleep "
+           "between polls (1 us to 1 ms: slow); use a mutex, or set LOCKLAB_QUIET=1 to silence this line\n",
+           spin.spec.name);
+}
+
+/* LOCKLAB_VERBOSE=1: the most threads that took spinlocks at once, if any did, and the
+ * real-time waiters' naps. */
 static void report_at_exit(void)
 {
     uint32_t max = ll_load_relaxed(&spinners.max); /* relaxed: a statistic */
     if (max)
-        fprintf(stderr, "liblocklab-preload: exit: spinlocks (LOCKLAB_SPIN=%s) never park: up to %u threads took them at once on %d CPUs\n",
-                spin.spec.name, (unsigned)max, ll_cpus_available());
+        fprintf(stderr, "liblocklab-preload: exit: spinlocks (LOCKLAB_SPIN=%s) never park: up to %u threads took them at once on %d CPUs; "
+                "real-time waiters slept %llu times (wait.h)\n",
+                spin.spec.name, (unsigned)max, ll_cpus_available(), (unsigned long long)ll_load_relaxed(&realtime_naps));
     uint32_t shared = ll_load_relaxed(&pshared_inits); /* relaxed: a statistic */
     if (shared)
         fprintf(stderr, "liblocklab-preload: exit: %u process-shared spinlock inits ran on an inline test-and-test-and-set "
@@ -435,25 +453,33 @@ int pthread_spin_destroy(pthread_spinlock_t *l)
  * Inline (tas, ttas: a word, no waiter recorded), glibc's behaviour already. */
 LL_INLINE ll_atomic_u64 *owner_of(void *obj) { return &hdr_of(obj)->owner; }
 
-int pthread_spin_lock(pthread_spinlock_t *l)
+LL_INLINE void spin_lock(pthread_spinlock_t *l)
 {
-    if (LL_UNLIKELY(!enter()))
-        return 0;
     if (spin.inline_state) {
         spin.ops->acquire((void *)l, &spin.wp);
-        return 0;
+        return;
     }
     uint32_t h = spin_word(l);
     if (LL_UNLIKELY(is_pshared(h))) {
         if (!pshared_try(l))
             pshared_acquire(l);
-        return 0;
+        return;
     }
     void *obj = object_of(l, h);
     if (LL_UNLIKELY(lp_held_across_fork(owner_of(obj), &spin.fork_repair)))
         lp_await_fork_holder(owner_of(obj), &spin.fork_repair, CLOCK_MONOTONIC, NULL);
     spin.ops->acquire(obj, &hdr_of(obj)->wp);
     ll_store_release(owner_of(obj), lp_owner_tag()); /* release: pairs with lp_owner_claim's acquire (mutex.h) */
+}
+
+int pthread_spin_lock(pthread_spinlock_t *l)
+{
+    if (LL_UNLIKELY(!enter()))
+        return 0;
+    bool outer = lp_spin_waiting; /* a signal handler's spinlock inside another's wait */
+    lp_spin_waiting = true;       /* the waiting engine's real-time naps are a spinlock's (config.c) */
+    spin_lock(l);
+    lp_spin_waiting = outer;
     return 0;
 }
 

@@ -351,6 +351,8 @@ realtime)
     [ ${#specs[@]} -gt 0 ] || mapfile -t specs < <("$bench" --list | grep -v '^ck-')
     [ ${#specs[@]} -gt 10 ] || bad "locklab-bench --list printed only ${#specs[@]} specs"
     for spec in "${specs[@]}"; do LOCKLAB_QUIET=1 run "$spec" "$bindir/test_realtime"; done
+    # spinlocks never park, whatever LOCKLAB_LOCK: their real-time waiters sleep too
+    for spin in ttas tas ticket mcs clh; do LOCKLAB_QUIET=1 LOCKLAB_SPIN=$spin run standby "$bindir/test_realtime" spin; done
     ;;
 warn)
     # A lock that never parks where it cannot work: one line each, once per process,
@@ -381,6 +383,12 @@ warn)
             expect_lines 1 "$rt" "$spec, SCHED_FIFO threads" LOCKLAB_LOCK=$spec -- "$bindir/test_realtime"
         done
         expect_lines 0 'never parks' "mcs-stp parks, SCHED_FIFO threads" LOCKLAB_LOCK=mcs-stp -- "$bindir/test_realtime"
+        # a spinlock's real-time waiter: the line names LOCKLAB_SPIN, not the mutexes' lock
+        srt='spinlocks (LOCKLAB_SPIN=ttas) never park and a real-time thread'
+        expect_lines 1 "$srt" "spinlock, SCHED_FIFO threads, mutexes parking" -- "$bindir/test_realtime" spin
+        expect_lines 1 "$srt" "spinlock, SCHED_FIFO threads, mutexes tas" LOCKLAB_LOCK=tas -- "$bindir/test_realtime" spin
+        expect_lines 0 "$rt" "spinlock, SCHED_FIFO threads: no mutex line" LOCKLAB_LOCK=tas -- "$bindir/test_realtime" spin
+        expect_lines 0 'never park' "spinlock, SCHED_FIFO threads, quiet" LOCKLAB_QUIET=1 -- "$bindir/test_realtime" spin
         expect_lines 0 'never parks' "tas, SCHED_FIFO threads, quiet" LOCKLAB_QUIET=1 LOCKLAB_LOCK=tas -- "$bindir/test_realtime"
         expect_lines 1 'lock=tas (LOCKLAB_LOCK; never parks' "verbose start line" LOCKLAB_VERBOSE=1 LOCKLAB_QUIET=1 \
             LOCKLAB_LOCK=tas -- "$bindir/test_realtime"

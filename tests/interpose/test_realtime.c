@@ -12,11 +12,15 @@
  *           of work inside, a 50 us sleep outside), the last one changing its
  *           priority every iteration (pthread_setschedparam).
  *
+ * With the argument "spin", the same rounds on a pthread_spinlock_t (LOCKLAB_SPIN):
+ * spinlocks never park, whatever LOCKLAB_LOCK, so their real-time waiters always sleep.
+ *
  * Needs CAP_SYS_NICE (root): without it, one line and exit 0 (skipped).  A hang
  * is a failure: SIGALRM after 15 s kills the process.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -27,8 +31,25 @@
 #include "check.h"
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_spinlock_t sl;
+static bool use_spin; /* argv[1] "spin": the rounds take sl instead of m */
 static volatile int held;
 static long counter;
+
+static void lock(void)
+{
+    if (use_spin)
+        pthread_spin_lock(&sl);
+    else
+        pthread_mutex_lock(&m);
+}
+static void unlock(void)
+{
+    if (use_spin)
+        pthread_spin_unlock(&sl);
+    else
+        pthread_mutex_unlock(&m);
+}
 
 /* Keep the CPU busy for ns (CPU time is what a starved holder lacks). */
 static void work(uint64_t ns)
@@ -57,20 +78,20 @@ static int start_fifo(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
 static void *low_holder(void *arg)
 {
     (void)arg;
-    pthread_mutex_lock(&m);
+    lock();
     held = 1;
     work(5000000);
     counter++;
-    pthread_mutex_unlock(&m);
+    unlock();
     return NULL;
 }
 
 static void *high_waiter(void *arg)
 {
     (void)arg;
-    pthread_mutex_lock(&m);
+    lock();
     counter++;
-    pthread_mutex_unlock(&m);
+    unlock();
     return NULL;
 }
 
@@ -96,18 +117,24 @@ static void *mixed_worker(void *arg)
             struct sched_param sp = {.sched_priority = 10 + i % 8};
             pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
         }
-        pthread_mutex_lock(&m);
+        lock();
         counter++;
         work(20000);
-        pthread_mutex_unlock(&m);
+        unlock();
         usleep(50); /* wakes up, maybe preempting a lower-priority holder */
     }
     return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     require_interposed((void *)pthread_mutex_lock);
+    use_spin = argc > 1 && strcmp(argv[1], "spin") == 0;
+    if (argc > 1 && !use_spin) {
+        fprintf(stderr, "test_realtime: unknown argument '%s' (valid: spin, or none)\n", argv[1]);
+        return 2;
+    }
+    CHECK_EQ(pthread_spin_init(&sl, PTHREAD_PROCESS_PRIVATE), 0);
     /* All on one CPU: the first this process may use. */
     cpu_set_t all, one;
     CHECK_EQ(sched_getaffinity(0, sizeof all, &all), 0);
@@ -136,6 +163,6 @@ int main(void)
         CHECK_EQ(start_fifo(&t[i], 10 + i, mixed_worker, (void *)(intptr_t)i), 0);
     test_join_n(t, MIXED_THREADS);
     CHECK_EQ(counter, 6 + MIXED_THREADS * MIXED_ITERATIONS);
-    fprintf(stderr, "test_realtime: %.0f ms\n", (double)(test_now_ns() - t0) / 1e6);
+    fprintf(stderr, "test_realtime%s: %.0f ms\n", use_spin ? " (spinlock)" : "", (double)(test_now_ns() - t0) / 1e6);
     return test_done("test_realtime");
 }
