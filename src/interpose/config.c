@@ -158,7 +158,9 @@ static void warn_realtime(void)
 }
 
 /* The waiting engine made a real-time waiter sleep (ll_wait_set_realtime_hook): a spinlock's
- * (spin.c says so in lp_spin_waiting, and warns naming LOCKLAB_SPIN), else a mutex's. */
+ * (spin.c says so in lp_spin_waiting, and warns naming LOCKLAB_SPIN), else, when the mutexes'
+ * lock never parks, taken to be a mutex's (an rwlock's whose LOCKLAB_RWLOCK never parks is
+ * counted and named as the mutexes' too; with a parking mutex lock it is not reported). */
 static void realtime_napped(void)
 {
     if (lp_spin_waiting) {
@@ -166,7 +168,7 @@ static void realtime_napped(void)
         return;
     }
     if (!lp_cfg.never_parks)
-        return; /* not a mutex's wait: another object's that never parks (an rwlock's) */
+        return; /* not a mutex's wait: another object's that never parks */
     ll_faa(&realtime_naps, 1, LL_RELAXED); /* relaxed: a statistic */
     warn_realtime();
 }

@@ -229,7 +229,7 @@ spinbar)
     [ "$n" -eq 0 ] && ok "spinlocks: LOCKLAB_QUIET=1 silences the warning" || bad "spinlocks: quiet, yet $n lines"
     line=$(LOCKLAB_VERBOSE=1 LOCKLAB_QUIET=1 LD_PRELOAD="$preload" taskset -c 0 "$bindir/test_spinbar" oversubscribe 2>&1 |
            grep 'exit: spinlocks')
-    [[ $line == *"exit: spinlocks (LOCKLAB_SPIN=ttas) never park: up to 4 threads took them at once on 1 CPUs" ]] &&
+    [[ $line == *"exit: spinlocks (LOCKLAB_SPIN=ttas) never park: up to 4 threads took them at once on 1 CPUs; real-time waiters slept 0 times (wait.h)" ]] &&
         ok "verbose: spinlocks' most threads at once: $line" || bad "verbose: spinlocks' most threads at once: $line"
     # LOCKLAB_VERBOSE=1: the spinlock line at start, and the census at exit says what was used.
     census() { # census PROGRAM ARGS...: the verbose exit line of what was used
@@ -352,7 +352,13 @@ realtime)
     [ ${#specs[@]} -gt 10 ] || bad "locklab-bench --list printed only ${#specs[@]} specs"
     for spec in "${specs[@]}"; do LOCKLAB_QUIET=1 run "$spec" "$bindir/test_realtime"; done
     # spinlocks never park, whatever LOCKLAB_LOCK: their real-time waiters sleep too
-    for spin in ttas tas ticket mcs clh; do LOCKLAB_QUIET=1 LOCKLAB_SPIN=$spin run standby "$bindir/test_realtime" spin; done
+    for spin in ttas tas ticket mcs clh; do
+        if timeout 120 env LOCKLAB_QUIET=1 LOCKLAB_SPIN=$spin LD_PRELOAD="$preload" "$bindir/test_realtime" spin; then
+            ok "LOCKLAB_SPIN=$spin test_realtime spin"
+        else
+            bad "LOCKLAB_SPIN=$spin test_realtime spin (exit $?)"
+        fi
+    done
     ;;
 warn)
     # A lock that never parks where it cannot work: one line each, once per process,
@@ -389,6 +395,8 @@ warn)
         expect_lines 1 "$srt" "spinlock, SCHED_FIFO threads, mutexes tas" LOCKLAB_LOCK=tas -- "$bindir/test_realtime" spin
         expect_lines 0 "$rt" "spinlock, SCHED_FIFO threads: no mutex line" LOCKLAB_LOCK=tas -- "$bindir/test_realtime" spin
         expect_lines 0 'never park' "spinlock, SCHED_FIFO threads, quiet" LOCKLAB_QUIET=1 -- "$bindir/test_realtime" spin
+        expect_lines 1 'exit: spinlocks (LOCKLAB_SPIN=ttas) never park: up to [0-9]* threads .* real-time waiters slept [1-9][0-9]* times' \
+            "verbose exit summary, spinlocks" LOCKLAB_VERBOSE=1 LOCKLAB_QUIET=1 -- "$bindir/test_realtime" spin
         expect_lines 0 'never parks' "tas, SCHED_FIFO threads, quiet" LOCKLAB_QUIET=1 LOCKLAB_LOCK=tas -- "$bindir/test_realtime"
         expect_lines 1 'lock=tas (LOCKLAB_LOCK; never parks' "verbose start line" LOCKLAB_VERBOSE=1 LOCKLAB_QUIET=1 \
             LOCKLAB_LOCK=tas -- "$bindir/test_realtime"
