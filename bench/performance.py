@@ -53,6 +53,12 @@ ROWS = {}
 for _t in (1, 2, 16, 64, 256):
     ROWS[f"mutexbench-{_t}"] = plain("mutexbench", _t)
     ROWS[f"randarray-{_t}"] = plain("randarray", _t)
+# Other section lengths (locklab-plain shape:CS:NCS[:LOCKS[:SLEEP_US]], PRNG steps of about
+# 2-3 ns): short and long critical sections, long non-critical ones, striped locks, sleepers.
+for _shape, _t in (("400:400", 4), ("2000:8000", 16), ("40:40:64", 8), ("80:0:1:100", 32), ("20000:0", 4),
+                   ("0:0", 64), ("800:0", 16), ("200:800:4", 16), ("40:2000", 256), ("8000:8000", 8),
+                   ("40:40", 2), ("400:4000:1:1000", 64)):
+    ROWS[f"shape-{_shape.replace(':', '-')}-t{_t}"] = plain(f"shape:{_shape}", _t)
 PLAIN_COND = os.path.join(ROOT, "build/bin/locklab-plain-cond")
 for _w, _p, _how in ((16, 4, "signal"), (4, 1, "signal"), (16, 4, "broadcast")):
     ROWS[f"condpool-{_w}w{_p}p" + ("-broadcast" if _how == "broadcast" else "")] = {

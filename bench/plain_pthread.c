@@ -8,6 +8,12 @@
  *     randarray   loop { lock; 100 loads at random indexes of a shared 256 KiB array;
  *                 unlock; 400 loads at random indexes of a private 256 KiB array }
  *                 (Malthusian paper's RandArray, arrays sized like locklab-bench's on a 1 MiB L2)
+ *     shape:CS:NCS[:LOCKS[:SLEEP_US]]
+ *                 loop { pick one of LOCKS mutexes (default 1) at random; lock; CS PRNG steps,
+ *                 each with a store into that mutex's shared 4 KiB table; unlock; NCS PRNG
+ *                 steps; usleep(SLEEP_US) if SLEEP_US > 0 }: any critical and non-critical
+ *                 section lengths (a step is about 2-3 ns; inside, a read-modify-write at a
+ *                 random index), striped locks, threads that sleep
  *
  * Prints one line: ops_per_s=N max_min=R vcsw_per_op=V threads=T
  * (max_min: the most and least operations any thread completed; "inf" if one did none;
@@ -15,6 +21,7 @@
  * Bad arguments: one line on stderr naming the value and the valid choices, exit 2.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -23,6 +30,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { SHARED_WORDS = 512, ARRAY_INTS = 64 * 1024 };
 
@@ -31,6 +39,15 @@ static uint64_t shared_table[SHARED_WORDS];
 static uint32_t *shared_array;
 static atomic_int stop;
 static int randarray;
+
+/* shape:CS:NCS:LOCKS:SLEEP_US: one mutex and one shared table per stripe, apart. */
+typedef struct stripe {
+    pthread_mutex_t lock;
+    uint64_t table[SHARED_WORDS] __attribute__((aligned(128))); /* not on the mutex's line */
+} stripe;
+static int shape;
+static long cs_steps, ncs_steps, stripes = 1, sleep_us;
+static stripe *stripe_of;
 
 typedef struct worker {
     pthread_t thread;
@@ -46,9 +63,31 @@ static uint64_t next(uint64_t *x)
     return *x;
 }
 
+static void *run_shape(worker *w)
+{
+    uint64_t rng = w->seed, ops = 0;
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        stripe *st = &stripe_of[stripes > 1 ? next(&rng) % (uint64_t)stripes : 0];
+        pthread_mutex_lock(&st->lock);
+        for (long i = 0; i < cs_steps; i++)
+            st->table[next(&rng) % SHARED_WORDS] += rng;
+        pthread_mutex_unlock(&st->lock);
+        ops++;
+        for (long i = 0; i < ncs_steps; i++)
+            next(&rng);
+        if (sleep_us > 0)
+            usleep((useconds_t)sleep_us);
+    }
+    w->ops = ops;
+    w->sink = rng;
+    return NULL;
+}
+
 static void *run(void *arg)
 {
     worker *w = (worker *)arg;
+    if (shape)
+        return run_shape(w);
     uint64_t rng = w->seed, sink = 0, ops = 0;
     while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
         pthread_mutex_lock(&lock);
@@ -81,16 +120,52 @@ static void usage_error(const char *what, const char *value, const char *valid)
     exit(2);
 }
 
+/* The fields of shape:CS:NCS[:LOCKS[:SLEEP_US]] after "shape:"; a bad one exits 2. */
+static void parse_shape(const char *spec)
+{
+    static const struct {
+        const char *name, *valid;
+        long *into, lo, hi;
+    } fields[] = {
+        {"critical section steps (shape:CS:...)", "an integer in 0..100000000", &cs_steps, 0, 100000000},
+        {"non-critical section steps (shape:CS:NCS...)", "an integer in 0..100000000", &ncs_steps, 0, 100000000},
+        {"lock count (shape:CS:NCS:LOCKS...)", "an integer in 1..4096", &stripes, 1, 4096},
+        {"sleep (shape:CS:NCS:LOCKS:SLEEP_US)", "microseconds in 0..999999", &sleep_us, 0, 999999},
+    };
+    const char *p = spec;
+    size_t n = 0;
+    for (; n < sizeof fields / sizeof fields[0]; n++) {
+        char *end = (char *)p;
+        long v = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : -1;
+        if (end == p || (*end != ':' && *end != '\0') || v < fields[n].lo || v > fields[n].hi) {
+            char field[64];
+            snprintf(field, sizeof field, "%.*s", (int)strcspn(p, ":"), p);
+            usage_error(fields[n].name, field, fields[n].valid);
+        }
+        *fields[n].into = v;
+        if (*end == '\0')
+            break;
+        p = end + 1;
+    }
+    if (n == sizeof fields / sizeof fields[0])
+        usage_error("workload", spec - 6, "shape:CS:NCS[:LOCKS[:SLEEP_US]], at most four fields");
+    if (n < 1)
+        usage_error("workload", spec - 6, "shape:CS:NCS[:LOCKS[:SLEEP_US]], at least CS and NCS");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: locklab-plain mutexbench|randarray THREADS(1..4096) SECONDS(0.01..3600)\n");
+        fprintf(stderr, "usage: locklab-plain mutexbench|randarray|shape:CS:NCS[:LOCKS[:SLEEP_US]] THREADS(1..4096) "
+                        "SECONDS(0.01..3600)\n");
         return 2;
     }
     if (strcmp(argv[1], "randarray") == 0)
         randarray = 1;
+    else if (strncmp(argv[1], "shape:", 6) == 0)
+        shape = 1, parse_shape(argv[1] + 6);
     else if (strcmp(argv[1], "mutexbench") != 0)
-        usage_error("workload", argv[1], "mutexbench, randarray");
+        usage_error("workload", argv[1], "mutexbench, randarray, shape:CS:NCS[:LOCKS[:SLEEP_US]]");
     char *end;
     long threads = strtol(argv[2], &end, 10);
     if (*end || end == argv[2] || threads < 1 || threads > 4096)
@@ -101,7 +176,12 @@ int main(int argc, char **argv)
 
     worker *ws = calloc((size_t)threads, sizeof *ws);
     shared_array = calloc(ARRAY_INTS, sizeof(uint32_t));
-    if (!ws || !shared_array) {
+    if (shape && (stripe_of = aligned_alloc(_Alignof(stripe), sizeof(stripe) * (size_t)stripes)) != NULL) {
+        memset(stripe_of, 0, sizeof(stripe) * (size_t)stripes);
+        for (long i = 0; i < stripes; i++)
+            pthread_mutex_init(&stripe_of[i].lock, NULL);
+    }
+    if (!ws || !shared_array || (shape && !stripe_of)) {
         fprintf(stderr, "locklab-plain: out of memory\n");
         return 1;
     }
