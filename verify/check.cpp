@@ -14,7 +14,7 @@
  *   locklab-check [--lock SPEC]... [--broken NAME]... [--client C|locks|all] [--threads 2|3]
  *                 [--acquisitions 1|2] [--sched full|bound|random] [--bound N] [--iterations N]
  *                 [--depth N] [--clock-step NS] [--giveups N] [--discipline fifo|lifo-cr[:append_one_in=N]]
- *                 [--hold N] [--sockets 1|2] [--untimed-parks] [--expect-fail] [--history]
+ *                 [--hold N] [--sockets 1|2] [--cpus N] [--untimed-parks] [--expect-fail] [--history]
  * Clients: the validator's (counter, nested, trylock, mixed: --client locks, the
  * default; and timed, run on its own) and the checker's own for src/sync and the
  * locks' reclaim paths (abandon, below);
@@ -30,6 +30,8 @@
  * preempted critical section: waiters run out of spinning and take their slow paths).
  * --sockets 1|2: the modelled machine's sockets (default 2, thread i on socket i mod 2;
  * 1: every thread on one socket, where NUMA-aware locks take their single-socket paths).
+ * --cpus N: the CPUs the process may run on (ll_cpus_available; default 2, 1..1024): on 2
+ * or fewer standby's arrivals yield before they park, on more they park after their spin.
  * --untimed-parks: a timed park waits until unparked, its deadline never comes
  * (relacy_env.h): the deliberately broken variant of parkinglot, whose naps recover a
  * wake-up its release misses; with it the lost wake-up is a deadlock (verify.sh).
@@ -752,6 +754,7 @@ int main(int argc, char **argv)
         {"--bound", &bound, 1, 100},                  {"--depth", &depth, 100, 10000000},
         {"--giveups", &max_giveups, 0, 1000000},      {"--clock-step", &clock_step, 1, 1000000000},
         {"--hold", &hold_yields, 0, 1000},            {"--sockets", &ll_model_sockets, 1, 2},
+        {"--cpus", &ll_model_cpus, 1, 1024},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -823,7 +826,7 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "locklab-check: bad argument '%s' (valid: --lock SPEC, --broken NAME, --rwlock SPEC, --client C, --threads 2|3, "
                     "--acquisitions 1|2, --sched full|bound|random, --bound N, --iterations N, --depth N, --clock-step NS, "
-                    "--giveups N, --discipline D, --hold N, --sockets 1|2, --untimed-parks, --expect-fail, --history)\n",
+                    "--giveups N, --discipline D, --hold N, --sockets 1|2, --cpus N, --untimed-parks, --expect-fail, --history)\n",
                     a);
             return 2;
         }

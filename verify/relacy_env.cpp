@@ -243,5 +243,6 @@ uint64_t ll_park_cost_ns(void) { return 20000; }
 unsigned ll_model_sockets = 2;
 int ll_topology_sockets(void) { return (int)ll_model_sockets; }
 int ll_current_socket(void) { return (int)(rl::thread_index() % ll_model_sockets); }
-int ll_cpus_available(void) { return 2; }
+unsigned ll_model_cpus = 2;
+int ll_cpus_available(void) { return (int)ll_model_cpus; }
 int ll_ncpus(void) { return 2; }

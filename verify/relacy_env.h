@@ -19,6 +19,9 @@ void ll_model_thread_exit(void);
 extern uint64_t ll_model_clock_step;
 /* The modelled machine's sockets (default 2); thread i runs on socket i mod this. */
 extern unsigned ll_model_sockets;
+/* The CPUs the modelled process may run on (ll_cpus_available; default 2: small-machine
+ * paths, such as standby's yielding arrivals, are taken; more: the big-machine ones). */
+extern unsigned ll_model_cpus;
 /* true: a timed park (ll_parker_park_deadline and the other timed waits on a thread's
  * parker) waits as an untimed one: its deadline never comes, only an unpark ends it.
  * The deliberately broken variant of the locks whose naps recover a missed wake-up

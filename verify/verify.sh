@@ -64,6 +64,9 @@ run --lock parkinglot --client counter --threads 2 --sched full --hold 10 --unti
 echo "== standby without its naps likewise (3 threads: with 2 the waiter is the standby and never parks)"
 run --lock standby --client counter --threads 3 --acquisitions 2 --sched random --iterations 20000 --clock-step 30000 \
     --hold 10 --untimed-parks --expect-fail
+echo "== ... and on 4 CPUs, where its arrivals park after their spin (on 2 they first yield)"
+run --lock standby --client counter --threads 3 --acquisitions 2 --sched random --iterations 20000 --clock-step 30000 \
+    --hold 10 --untimed-parks --expect-fail --cpus 4
 
 if [ "$mode" = quick ]; then
     echo "== exhaustive: counter, 2 threads x 1 acquisition (spin, park and stp waiting)"
@@ -75,6 +78,9 @@ if [ "$mode" = quick ]; then
     echo "== random: standby's standby, park and wake into the role, $ITER executions"
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" \
         --clock-step 30000 --hold 10
+    echo "== random: the same on 4 CPUs (arrivals park after their spin, no yields), $ITER executions"
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" \
+        --clock-step 30000 --hold 10 --cpus 4
     echo "== random: standby on one socket, $((ITER * 100)) executions, and with critical sections of 200 yields, $((ITER * 10))"
     standby_one_socket "$((ITER * 100))" "$((ITER * 10))"
     echo "== random: the timed client, 3 threads x 2 acquisitions (the abortable queues), $ITER executions"
@@ -148,11 +154,12 @@ if [[ " $specs " == *" parkinglot "* ]]; then
     run --lock parkinglot --client counter --threads 2 --sched full --hold 10
     run --lock parkinglot --client locks --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 1000 --hold 10
 fi
-# standby: its standby (exhaustive, 2 threads), its park and wake into the role (3 threads), and
-# on one socket (standby_one_socket)
+# standby: its standby (exhaustive, 2 threads), its park and wake into the role (3 threads; on 2
+# CPUs, where arrivals yield first, and on 4), and on one socket (standby_one_socket)
 if [[ " $specs " == *" standby "* ]]; then
     run --lock standby --client counter --threads 2 --sched full --hold 10
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 30000 --hold 10
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 30000 --hold 10 --cpus 4
     standby_one_socket "$((ITER * 30))" "$((ITER * 3))"
 fi
 

@@ -23,6 +23,15 @@ typedef struct ll_standby_lock {
 #ifndef LL_STANDBY_ARRIVAL_ROUNDS
 #define LL_STANDBY_ARRIVAL_ROUNDS 3u    /* an arrival's spin before it parks: 2, 4, 8 PAUSEs */
 #endif
+#ifndef LL_STANDBY_ARRIVAL_YIELDS
+#define LL_STANDBY_ARRIVAL_YIELDS 7u    /* then, on a small machine, it yields up to this often before it parks, ... */
+#endif
+#ifndef LL_STANDBY_YIELD_BUSY_NS
+#define LL_STANDBY_YIELD_BUSY_NS 200000u /* ... parking at once after a yield this long (others wanted the CPU), ... */
+#endif
+#ifndef LL_STANDBY_YIELD_CPUS
+#define LL_STANDBY_YIELD_CPUS 2u        /* ... where the process runs on at most this many CPUs (0: never yields) */
+#endif
 #ifndef LL_STANDBY_PAUSE_NS
 #define LL_STANDBY_PAUSE_NS 2000u       /* the standby PAUSEs this long, then yields between looks */
 #endif
@@ -74,17 +83,24 @@ LL_INLINE void ll_standby_init(ll_standby_lock *l)
 void ll_standby_acquire_slow(ll_standby_lock *l);
 /* Timed acquire: true if we own the lock, false if deadline_ns (ll_now_ns clock) passed first. */
 bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns);
+/* The slow path without the small machines' yields (standby.c, "Small machines"): arrivals
+ * park after their short spin on any machine, so none takes the lock ahead of the parked
+ * waiters by yielding.  For waiters whose order matters more than their CPU: rw_gate's,
+ * which wait in a standby lock for a writer.  deadline_ns: LL_NO_DEADLINE, or as above. */
+bool ll_standby_acquire_ordered_until(ll_standby_lock *l, uint64_t deadline_ns);
 void ll_standby_release_slow(ll_standby_lock *l);
 bool ll_standby_try_acquire(ll_standby_lock *l);
 /* Acquire for a thread just woken from a condition variable (the interposer's relock after
  * pthread_cond_wait): one of a herd, or signalled by a holder about to unlock, so it first
  * tries the lock between up to LL_STANDBY_WOKEN_YIELDS yields (parkinglot's SpinWait)
- * before the ordinary slow path would park it at once: each woken thread would otherwise
+ * before the ordinary slow path would park it after a short spin: each woken thread would otherwise
  * cost a second wake-up (standby.c, "Condition variables"). */
 void ll_standby_acquire_woken(ll_standby_lock *l);
 /* The caller holds l and its turn is over (ll_standby_turn_ends): release l, swap places with
  * the eldest waiter parked on it (standby.c, "Turns"), then acquire l again. */
 void ll_standby_requeue(ll_standby_lock *l);
+/* The same for a lock taken by ll_standby_acquire_ordered: acquire again by its slow path. */
+void ll_standby_requeue_ordered(ll_standby_lock *l);
 
 /* The calling thread's turn since it last parked on a standby lock (the slow path restarts
  * it): the acquisitions it made by the fast path while others were parked, and the time it
@@ -127,6 +143,14 @@ LL_INLINE void ll_standby_acquire(ll_standby_lock *l, ll_wait_policy *wp)
         ll_standby_acquire_slow(l);
     else if (LL_UNLIKELY(ll_standby_turn_ends(l)))
         ll_standby_requeue(l);
+}
+/* As ll_standby_acquire, with the ordered slow path (above). */
+LL_INLINE void ll_standby_acquire_ordered(ll_standby_lock *l)
+{
+    if (LL_UNLIKELY(!ll_two_word_lock_fast(&l->locked)))
+        ll_standby_acquire_ordered_until(l, LL_NO_DEADLINE);
+    else if (LL_UNLIKELY(ll_standby_turn_ends(l)))
+        ll_standby_requeue_ordered(l);
 }
 LL_INLINE void ll_standby_release(ll_standby_lock *l, ll_wait_policy *wp)
 {

@@ -70,7 +70,8 @@
  * roles are per fork generation (standby.c); the interposer places a lock from before
  * a fork anew in the child.
  * Policies: all: the policy is the way the gate's writer waits for the readers to
- * leave; the gate waits its own way (spin, then park in standby's table).
+ * leave; the gate waits its own way (spin, then park in standby's table: ordered, with no
+ * small-machine yields, which would let a waiter pass the parked writers).
  */
 #include "locklab/rwlock.h"
 #include "locklab/standby.h"
@@ -134,9 +135,10 @@ static void read_through_gate(rwgate_lock *l)
 
 static uintptr_t read_acquire(void *s, ll_wait_policy *wp)
 {
+    (void)wp; /* the gate waits its own way */
     rwgate_lock *l = (rwgate_lock *)s;
     if (!read_enter(l)) {
-        ll_standby_acquire(&l->gate, wp);
+        ll_standby_acquire_ordered(&l->gate);
         read_through_gate(l);
     }
     return 0;
@@ -156,7 +158,7 @@ static bool read_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns
     *token = 0;
     if (read_enter(l))
         return true;
-    if (!ll_standby_acquire_until(&l->gate, deadline_ns))
+    if (!ll_standby_acquire_ordered_until(&l->gate, deadline_ns))
         return false;
     read_through_gate(l);
     return true;
@@ -217,7 +219,7 @@ static bool write_drain(rwgate_lock *l, ll_wait_policy *wp, uint64_t deadline_ns
 static void write_acquire(void *s, ll_wait_policy *wp)
 {
     rwgate_lock *l = (rwgate_lock *)s;
-    ll_standby_acquire(&l->gate, wp);
+    ll_standby_acquire_ordered(&l->gate);
     write_drain(l, wp, LL_NO_DEADLINE);
 }
 
@@ -235,7 +237,7 @@ static bool write_try(void *s, ll_wait_policy *wp)
 static bool write_acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
 {
     rwgate_lock *l = (rwgate_lock *)s;
-    if (!ll_standby_acquire_until(&l->gate, deadline_ns))
+    if (!ll_standby_acquire_ordered_until(&l->gate, deadline_ns))
         return false;
     if (write_drain(l, wp, deadline_ns))
         return true;

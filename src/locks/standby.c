@@ -76,11 +76,27 @@
  * BUDGET_NS (a critical section longer than that) it gives the role up and
  * parks (a woken standby goes back to its place by first park; the fair
  * handoff below bounds its wait).  Any other waiter: if the role is vacant, claim it; else spin
- * ARRIVAL_ROUNDS short rounds (2, 4, 8 PAUSEs) on locked, then park.  So at
- * most one waiter per lock spins for long, whatever the thread count.
- * Arrivals park on two CPUs too, although a parked arrival may leave its CPU
- * idle: arrivals that yielded instead would take the lock ahead of the parked
- * waiters, out of FIFO order (docs/performance.md, "What each part buys").
+ * ARRIVAL_ROUNDS short rounds (2, 4, 8 PAUSEs) on locked, then (on a small
+ * machine, below) yield, then park.  So at most one waiter per lock spins for
+ * long, whatever the thread count.
+ * Small machines: where the process may run on at most YIELD_CPUS (2) CPUs,
+ * an arrival yields up to ARRIVAL_YIELDS (7) times before it parks, trying the
+ * lock and the role between, and parks after one more try once a yield came
+ * back YIELD_BUSY_NS (0.2 ms) or later: other threads wanted that CPU, so
+ * parking idles nothing.  A waiter back from the table that must park again
+ * competes as an arrival, yields included.  There the restricted active set
+ * is a thread or two per CPU, and a parked arrival often leaves its CPU idle
+ * or makes the kernel pull a thread over from the other CPU (a migration: its
+ * working set comes cold); a yield that comes back at once keeps the thread
+ * ready and costs nobody anything.  The bound keeps the parked waiters' FIFO
+ * order: arrivals that yielded on while others ran would take the lock ahead
+ * of them (MutexBench's per-thread max/min over 5 s at 256 threads above 2).
+ * Real-time threads park (their sched_yield lets no lower priority run), and
+ * so do the waiters of ll_standby_acquire_ordered (rw_gate's, whose writers'
+ * worst waits the yields lengthen).  On more CPUs arrivals park after their
+ * short spin: yielding arrivals are more pollers of the lock's word
+ * (unbounded yields on every machine cost MutexBench 10-27% in the simulator:
+ * docs/performance.md, "What each part buys").
  * Release: ACT clear (nobody parked, or a standby exists or is being woken):
  * store locked = 0 and touch nothing more (unpark avoidance: the standby, or
  * a barging arrival, takes it).  ACT set: release_slow hands the lock to an
@@ -132,7 +148,10 @@
  * the count bounds MutexBench's turns, whose 2,000 acquisitions take well under
  * TURN_NS; the time those of slower loops such as RandArray's); a turn
  * costs one park and at most two wake-ups (the release's and the swap's).
- * Uncontended, the check is one load and one branch after the CAS.
+ * Uncontended, the check is one load and one branch after the CAS.  An
+ * acquisition an arrival makes in its yields (small machines, above), never
+ * parked, counts as a fast-path one: else a thread that keeps winning so would
+ * have no turns.
  * NUMA: the waiter woken into the role is the eldest parked one on the
  * waker's socket (among the lock's next 16), unless the eldest has waited
  * NUMA_NS: the lock stays on one socket for up to NUMA_NS at a time.  On a
@@ -173,9 +192,10 @@
  * Condition variables: a thread woken from one (ll_standby_acquire_woken, the
  * interposer's relock) is usually one of a herd that a broadcast woke, or was
  * signalled by a holder about to unlock: it tries the lock between up to
- * WOKEN_YIELDS yields before the slow path, which would park it at once behind
- * the standby and cost a second wake-up per woken thread (what that costs a
- * barrier of 16 threads: docs/performance.md, "What each part buys").
+ * WOKEN_YIELDS yields before the slow path, which would park it behind the
+ * standby after a short spin and cost a second wake-up per woken thread (what
+ * that costs a barrier of 16 threads: docs/performance.md, "What each part
+ * buys").
  * Fork: the table is emptied in the child (park_table.h, "Fork"); roles held
  * by threads the child does not have are vacant there (generation bits; the
  * child's generation holds from the fork on, also in child handlers that run
@@ -355,6 +375,9 @@ static bool sb_claim(ll_standby_lock *l, uint32_t s, uint64_t now)
     return !(sb_take_role(l, 0) & SPIN);
 }
 
+/* Do arrivals yield before they park here: on at most YIELD_CPUS CPUs (header, "Small machines")? */
+static bool sb_arrivals_yield(void) { return ll_cpus_available() <= (int)LL_STANDBY_YIELD_CPUS; }
+
 /* When this thread last came back from parking: its tenure in the active set (header). */
 typedef struct sb_tenure {
     uint64_t active_from; /* ll_now_ns; 0: not yet measured */
@@ -404,13 +427,15 @@ LL_COLD bool ll_standby_turn_over(ll_standby_turn_count *t)
 }
 
 /* Acquire l by deadline_ns; yielding: the caller's turn is over, so it parks first (header,
- * "Turns"). */
-static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding)
+ * "Turns"); ordered: no arrival's yields (ll_standby_acquire_ordered_until).  *by_yields: we
+ * took l in an arrival's yields (header, "Small machines"), never parked. */
+static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, bool ordered, bool *by_yields)
 {
     sb_tenure *me = sb_me();
     bool standby = false;
     uint64_t since = 0, spin_from = 0, spun = 0;
     uint32_t rounds = 0, arrivals = 0;
+    bool parked = false; /* we slept in the table at least once (a new turn began) */
     for (;;) {
         bool arriving = yielding; /* this round is an arrival's (not the standby's) */
         if (yielding) {
@@ -418,6 +443,7 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding)
         } else if (ll_standby_try_acquire(l)) {
             if (standby) /* (1,SPIN|x) -> (1,x): the role is vacant again */
                 sb_change(l, 0, SPIN | IMPATIENT, 0, LL_RELAXED);
+            *by_yields = !standby && !parked && arrivals > LL_STANDBY_ARRIVAL_ROUNDS; /* an arrival's, after yields */
             return true;
         } else if (standby) {
             bool owner = false;
@@ -452,6 +478,15 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding)
                 arrivals++;
                 continue;
             }
+            if (!served && !ordered && arrivals < LL_STANDBY_ARRIVAL_ROUNDS + LL_STANDBY_ARRIVAL_YIELDS &&
+                sb_arrivals_yield() && !ll_thread_realtime()) {
+                /* a small machine: keep our CPU while it has nothing else to run (header) */
+                uint64_t before = ll_now_ns();
+                ll_yield();
+                bool busy = ll_now_ns() - before >= LL_STANDBY_YIELD_BUSY_NS; /* others ran: park */
+                arrivals = busy ? LL_STANDBY_ARRIVAL_ROUNDS + LL_STANDBY_ARRIVAL_YIELDS : arrivals + 1;
+                continue;
+            }
         }
         bool again = since != 0; /* parked before: back to our place by since */
         if (!again)
@@ -460,6 +495,7 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding)
         yielding = false;
         me->active_from = ll_now_ns();
         if (r != SB_NOT_PARKED) { /* parked: a new turn, from now */
+            parked = true;
             ll_standby_turn_count *turn = ll_standby_turn();
             turn->acquisitions = 0, turn->used_ns = 0, turn->seen_ns = me->active_from;
         }
@@ -478,15 +514,33 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding)
     }
 }
 
-bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns) { return sb_acquire(l, deadline_ns, false); }
+bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
+{
+    bool by_yields = false;
+    return sb_acquire(l, deadline_ns, false, false, &by_yields);
+}
 
-LL_COLD void ll_standby_acquire_slow(ll_standby_lock *l) { sb_acquire(l, LL_NO_DEADLINE, false); }
+bool ll_standby_acquire_ordered_until(ll_standby_lock *l, uint64_t deadline_ns)
+{
+    bool by_yields = false;
+    return sb_acquire(l, deadline_ns, false, true, &by_yields);
+}
 
-LL_COLD void ll_standby_requeue(ll_standby_lock *l)
+LL_COLD void ll_standby_acquire_slow(ll_standby_lock *l)
+{
+    bool by_yields = false; /* we took l after yields, never parked: it counts towards our turn (header, "Turns") */
+    if (sb_acquire(l, LL_NO_DEADLINE, false, false, &by_yields) && by_yields && ll_standby_turn_ends(l))
+        ll_standby_requeue(l);
+}
+
+static void sb_requeue(ll_standby_lock *l, bool ordered)
 {
     ll_standby_release(l, NULL);
-    sb_acquire(l, LL_NO_DEADLINE, true);
+    bool by_yields = false;
+    sb_acquire(l, LL_NO_DEADLINE, true, ordered, &by_yields);
 }
+LL_COLD void ll_standby_requeue(ll_standby_lock *l) { sb_requeue(l, false); }
+LL_COLD void ll_standby_requeue_ordered(ll_standby_lock *l) { sb_requeue(l, true); }
 
 void ll_standby_acquire_woken(ll_standby_lock *l)
 {
