@@ -91,5 +91,6 @@ int ll_current_socket(void) { return sim_thread_socket(); }
 int ll_cpu_socket(int cpu) { return sim_env_machine ? cpu % sim_env_machine->sockets : 0; }
 int ll_ncpus(void) { return sim_env_machine ? sim_machine_hwthreads(sim_env_machine) : 1; }
 int ll_cpus_available(void) { return ll_ncpus(); }
+int ll_cpus_placeable(void) { return ll_ncpus(); }
 uint64_t ll_park_cost_ns(void) { return sim_env_machine ? (uint64_t)(sim_env_machine->wake_us * 1000) : 20000; }
 bool ll_thread_realtime(void) { return false; }

@@ -58,13 +58,17 @@ HOLD_FULL = {"parkinglot": [["--lock", "parkinglot", "--client", "counter", "--t
                              "--hold", "10"],
                             ["--lock", "parkinglot", "--client", "locks", "--threads", "3", "--acquisitions", "2",
                              "--sched", "random", "--iterations", "2000", "--clock-step", "1000", "--hold", "10"]],
-             # standby: the standby (exhaustive), its park and wake into the role; on one socket, the
-             # arrivals' wakes into the role, and with critical sections of 200 yields (a 30-us clock
-             # step: the standby's patience and budget run out: impatience, GRANTED, TIRED)
+             # standby: the standby (exhaustive), its park and wake into the role (on 2 CPUs, where
+             # arrivals yield first, and on 4); on one socket, the arrivals' wakes into the role, and
+             # with critical sections of 200 yields (a 30-us clock step: the standby's patience and
+             # budget run out: impatience, GRANTED, TIRED)
              "standby": [["--lock", "standby", "--client", "counter", "--threads", "2", "--sched", "full", "--hold", "10"],
                          ["--lock", "standby", "--client", "locks", "--client", "timed", "--threads", "3",
                           "--acquisitions", "2", "--sched", "random", "--iterations", "2000", "--clock-step", "30000",
                           "--hold", "10"],
+                         ["--lock", "standby", "--client", "locks", "--client", "timed", "--threads", "3",
+                          "--acquisitions", "2", "--sched", "random", "--iterations", "2000", "--clock-step", "30000",
+                          "--hold", "10", "--cpus", "4"],
                          ["--lock", "standby", "--client", "locks", "--client", "timed", "--threads", "3",
                           "--acquisitions", "2", "--sched", "random", "--iterations", "20000", "--clock-step", "30000",
                           "--hold", "10", "--sockets", "1"],
@@ -98,11 +102,13 @@ def covering(path):
     if base == "parkinglot.h":
         return ["parkinglot"]
     if base == "standby.h":
-        return ["standby"]
+        return ["standby", "rw:rwgate-park"]  # rw_gate's gate: the ordered variants
     if base == "word_lock.h":
         return ["tas", "ttas"]
     if base == "passive_set.h":
         return ["mcscr", "mcscrn", "loiter"]
+    if base == "standby.c":
+        return ["standby", "rw:rwgate-park"]  # rw_gate's gate: the ordered variants
     spec = name.replace("_", "-")
     specs = [spec]
     if spec not in ("tas", "ttas", "backoff", "ticket", "ticket-pb", "loiter", "acr", "parkinglot", "standby"):  # no policies

@@ -245,4 +245,5 @@ int ll_topology_sockets(void) { return (int)ll_model_sockets; }
 int ll_current_socket(void) { return (int)(rl::thread_index() % ll_model_sockets); }
 unsigned ll_model_cpus = 2;
 int ll_cpus_available(void) { return (int)ll_model_cpus; }
-int ll_ncpus(void) { return 2; }
+int ll_cpus_placeable(void) { return (int)ll_model_cpus; }
+int ll_ncpus(void) { return (int)ll_model_cpus; }

@@ -348,6 +348,9 @@ int ll_cpu_socket(int cpu);    /* real socket of a CPU, from sysfs */
 int ll_ncpus(void);
 /* CPUs this process may run on at once: min(affinity mask, cgroup cpu.max quota), read once (src/core/cpus.c). */
 int ll_cpus_available(void);
+/* CPUs this process's threads may be placed on: the affinity mask's, without the quota (a
+ * quota of 2 CPUs on a 64-CPU machine still spreads the threads over 64), read once. */
+int ll_cpus_placeable(void);
 
 LL_API_END
 #endif /* LOCKLAB_CORE_H */

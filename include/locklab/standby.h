@@ -21,16 +21,16 @@ typedef struct ll_standby_lock {
 /* Tunables (standby.c says why each is what it is); each may be overridden at build time
  * (-DLL_STANDBY_ROTATE_NS=0 ...: docs/performance.md, "What each part buys"). */
 #ifndef LL_STANDBY_ARRIVAL_ROUNDS
-#define LL_STANDBY_ARRIVAL_ROUNDS 3u    /* an arrival's spin before it parks: 2, 4, 8 PAUSEs */
+#define LL_STANDBY_ARRIVAL_ROUNDS 3u    /* an arrival's spin before it yields or parks: 2, 4, 8 PAUSEs */
 #endif
 #ifndef LL_STANDBY_ARRIVAL_YIELDS
 #define LL_STANDBY_ARRIVAL_YIELDS 7u    /* then, on a small machine, it yields up to this often before it parks, ... */
 #endif
 #ifndef LL_STANDBY_YIELD_BUSY_NS
-#define LL_STANDBY_YIELD_BUSY_NS 200000u /* ... parking at once after a yield this long (others wanted the CPU), ... */
+#define LL_STANDBY_YIELD_BUSY_NS 200000u /* ... parking after a yield this long (others wanted the CPU), ... */
 #endif
 #ifndef LL_STANDBY_YIELD_CPUS
-#define LL_STANDBY_YIELD_CPUS 2u        /* ... where the process runs on at most this many CPUs (0: never yields) */
+#define LL_STANDBY_YIELD_CPUS 2u        /* ... where its affinity allows at most this many CPUs (0: never yields) */
 #endif
 #ifndef LL_STANDBY_PAUSE_NS
 #define LL_STANDBY_PAUSE_NS 2000u       /* the standby PAUSEs this long, then yields between looks */

@@ -14,7 +14,7 @@
 
 #include "locklab/core.h"
 
-static int cpus_available;
+static int cpus_available, cpus_placeable;
 static pthread_once_t cpus_once = PTHREAD_ONCE_INIT;
 
 /* The cgroup (v2) of this process, from /proc/self/cgroup ("0::/path"); false if none. */
@@ -66,6 +66,7 @@ static void measure_body(void)
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 1 && CPU_COUNT(&set) < n)
         n = CPU_COUNT(&set);
+    cpus_placeable = n < 1 ? 1 : n;
     char dir[520];
     if (own_cgroup_path(dir, sizeof dir)) {
         int q = quota_cpus(dir);
@@ -81,4 +82,10 @@ int ll_cpus_available(void)
 {
     pthread_once(&cpus_once, measure);
     return cpus_available;
+}
+
+int ll_cpus_placeable(void)
+{
+    pthread_once(&cpus_once, measure);
+    return cpus_placeable;
 }

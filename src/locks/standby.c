@@ -79,11 +79,13 @@
  * ARRIVAL_ROUNDS short rounds (2, 4, 8 PAUSEs) on locked, then (on a small
  * machine, below) yield, then park.  So at most one waiter per lock spins for
  * long, whatever the thread count.
- * Small machines: where the process may run on at most YIELD_CPUS (2) CPUs,
- * an arrival yields up to ARRIVAL_YIELDS (7) times before it parks, trying the
- * lock and the role between, and parks after one more try once a yield came
- * back YIELD_BUSY_NS (0.2 ms) or later: other threads wanted that CPU, so
- * parking idles nothing.  A waiter back from the table that must park again
+ * Small machines: where the threads may run on at most YIELD_CPUS (2) CPUs
+ * (the affinity mask's; under a cgroup quota they still spread over all the
+ * machine's CPUs, where a parked thread idles a CPU nobody needs), an arrival
+ * yields up to ARRIVAL_YIELDS (7) times before it parks, trying the lock and
+ * the role between, and parks after one more try once a yield came back
+ * YIELD_BUSY_NS (0.2 ms) or later: other threads wanted that CPU, so parking
+ * idles nothing.  A waiter back from the table that must park again
  * competes as an arrival, yields included.  There the restricted active set
  * is a thread or two per CPU, and a parked arrival often leaves its CPU idle
  * or makes the kernel pull a thread over from the other CPU (a migration: its
@@ -151,7 +153,7 @@
  * Uncontended, the check is one load and one branch after the CAS.  An
  * acquisition an arrival makes in its yields (small machines, above), never
  * parked, counts as a fast-path one: else a thread that keeps winning so would
- * have no turns.
+ * have no turns (not in a timed acquire, which has no turns).
  * NUMA: the waiter woken into the role is the eldest parked one on the
  * waker's socket (among the lock's next 16), unless the eldest has waited
  * NUMA_NS: the lock stays on one socket for up to NUMA_NS at a time.  On a
@@ -375,8 +377,10 @@ static bool sb_claim(ll_standby_lock *l, uint32_t s, uint64_t now)
     return !(sb_take_role(l, 0) & SPIN);
 }
 
-/* Do arrivals yield before they park here: on at most YIELD_CPUS CPUs (header, "Small machines")? */
-static bool sb_arrivals_yield(void) { return ll_cpus_available() <= (int)LL_STANDBY_YIELD_CPUS; }
+/* Do arrivals yield before they park here: on at most YIELD_CPUS CPUs (header, "Small
+ * machines")?  The CPUs the threads may be placed on, not a cgroup quota's: under a quota of 2
+ * on a big machine a parked thread idles a CPU nobody needs, and a yield comes back at once. */
+static bool sb_arrivals_yield(void) { return ll_cpus_placeable() <= (int)LL_STANDBY_YIELD_CPUS; }
 
 /* When this thread last came back from parking: its tenure in the active set (header). */
 typedef struct sb_tenure {

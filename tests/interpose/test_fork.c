@@ -247,7 +247,7 @@ static int parked_child(void)
     __atomic_fetch_add(parked_children, 1, __ATOMIC_RELAXED);
     pthread_t t;
     int bad = pthread_create(&t, NULL, park_once, NULL) != 0;
-    usleep(2000); /* it spins, then parks (the bucket's lock) */
+    usleep(2000); /* it spins (on 2 CPUs yields), then parks (the bucket's lock) */
     bad |= pthread_mutex_unlock(&parking) != 0; /* unparks it (the bucket's lock) */
     bad |= !bad && pthread_join(t, NULL) != 0;
     return bad ? 3 : 0;
