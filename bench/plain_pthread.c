@@ -120,8 +120,8 @@ static void usage_error(const char *what, const char *value, const char *valid)
     exit(2);
 }
 
-/* The fields of shape:CS:NCS[:LOCKS[:SLEEP_US]] after "shape:"; a bad one exits 2. */
-static void parse_shape(const char *spec)
+/* The fields of the workload shape:CS:NCS[:LOCKS[:SLEEP_US]]; a bad one exits 2. */
+static void parse_shape(const char *workload)
 {
     static const struct {
         const char *name, *valid;
@@ -132,7 +132,7 @@ static void parse_shape(const char *spec)
         {"lock count (shape:CS:NCS:LOCKS...)", "an integer in 1..4096", &stripes, 1, 4096},
         {"sleep (shape:CS:NCS:LOCKS:SLEEP_US)", "microseconds in 0..999999", &sleep_us, 0, 999999},
     };
-    const char *p = spec;
+    const char *p = workload + strlen("shape:");
     size_t n = 0;
     for (; n < sizeof fields / sizeof fields[0]; n++) {
         char *end = (char *)p;
@@ -148,9 +148,9 @@ static void parse_shape(const char *spec)
         p = end + 1;
     }
     if (n == sizeof fields / sizeof fields[0])
-        usage_error("workload", spec - 6, "shape:CS:NCS[:LOCKS[:SLEEP_US]], at most four fields");
+        usage_error("workload", workload, "shape:CS:NCS[:LOCKS[:SLEEP_US]], at most four fields");
     if (n < 1)
-        usage_error("workload", spec - 6, "shape:CS:NCS[:LOCKS[:SLEEP_US]], at least CS and NCS");
+        usage_error("workload", workload, "shape:CS:NCS[:LOCKS[:SLEEP_US]], at least CS and NCS");
 }
 
 int main(int argc, char **argv)
@@ -163,7 +163,7 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "randarray") == 0)
         randarray = 1;
     else if (strncmp(argv[1], "shape:", 6) == 0)
-        shape = 1, parse_shape(argv[1] + 6);
+        shape = 1, parse_shape(argv[1]);
     else if (strcmp(argv[1], "mutexbench") != 0)
         usage_error("workload", argv[1], "mutexbench, randarray, shape:CS:NCS[:LOCKS[:SLEEP_US]]");
     char *end;

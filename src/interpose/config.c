@@ -147,14 +147,20 @@ void lp_headcount_join(lp_headcount *h, void (*make_key)(void), const char *warn
         lp_say(warning, spec, n, cpus); /* in a lock: no cancellation point */
 }
 
+void lp_say_once(ll_atomic_u32 *warned, const char *fmt, const char *spec)
+{
+    if (lp_cfg.quiet || ll_xchg(warned, 1, LL_RELAXED)) /* relaxed: once is all it orders */
+        return;
+    lp_say(fmt, spec);
+}
+
 static void warn_realtime(void)
 {
-    if (lp_cfg.quiet || ll_xchg(&realtime_warned, 1, LL_RELAXED)) /* relaxed: once is all it orders */
-        return;
-    lp_say("liblocklab-preload: lock %s never parks and a real-time thread (SCHED_FIFO/RR) waits for it: spinning "
-            "would starve a lower-priority holder on its CPU, so such waiters sleep between polls (1 us to 1 ms: "
-            "slow); use a parking lock (standby, the default; parkinglot, acr, mcs-stp, ...) or set LOCKLAB_QUIET=1 to silence this line\n",
-            lp_cfg.spec);
+    lp_say_once(&realtime_warned,
+                "liblocklab-preload: lock %s never parks and a real-time thread (SCHED_FIFO/RR) waits for it: spinning "
+                "would starve a lower-priority holder on its CPU, so such waiters sleep between polls (1 us to 1 ms: "
+                "slow); use a parking lock (standby, the default; parkinglot, acr, mcs-stp, ...) or set LOCKLAB_QUIET=1 to silence this line\n",
+                lp_cfg.spec);
 }
 
 /* The waiting engine made a real-time waiter sleep (ll_wait_set_realtime_hook): a spinlock's

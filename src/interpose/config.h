@@ -160,6 +160,9 @@ LL_INLINE void lp_note_spinning_thread(void)
         lp_note_spinning_thread_slow();
 }
 
+/* One advisory line on stderr, once per process (*warned), never when LOCKLAB_QUIET: fmt, a
+ * printf format given spec (%s): the real-time warnings of mutexes (config.c) and spinlocks. */
+__attribute__((format(printf, 2, 0))) void lp_say_once(ll_atomic_u32 *warned, const char *fmt, const char *spec);
 /* A real-time waiter of a spinlock slept (spin.c): one line on stderr (unless quiet), once
  * per process, naming LOCKLAB_SPIN; lp_spin_waiting is true while a thread waits for a
  * spinlock, so that the waiting engine's hook (config.c) tells its naps from a mutex's. */

@@ -357,12 +357,11 @@ static ll_atomic_u64 realtime_naps;
 void lp_spin_realtime_napped(void)
 {
     ll_faa(&realtime_naps, 1, LL_RELAXED); /* relaxed: a statistic */
-    if (lp_cfg.quiet || ll_xchg(&realtime_warned, 1, LL_RELAXED)) /* relaxed: once is all it orders */
-        return;
-    lp_say("liblocklab-preload: spinlocks (LOCKLAB_SPIN=%s) never park and a real-time thread (SCHED_FIFO/RR) "
-           "waits for one: spinning would starve a lower-priority holder on its CPU, so such waiters sleep "
-           "between polls (1 us to 1 ms: slow); use a mutex, or set LOCKLAB_QUIET=1 to silence this line\n",
-           spin.spec.name);
+    lp_say_once(&realtime_warned,
+                "liblocklab-preload: spinlocks (LOCKLAB_SPIN=%s) never park and a real-time thread (SCHED_FIFO/RR) "
+                "waits for one: spinning would starve a lower-priority holder on its CPU, so such waiters sleep "
+                "between polls (1 us to 1 ms: slow); use a mutex, or set LOCKLAB_QUIET=1 to silence this line\n",
+                spin.spec.name);
 }
 
 /* LOCKLAB_VERBOSE=1: the most threads that took spinlocks at once, if any did, and the

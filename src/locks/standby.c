@@ -431,8 +431,8 @@ LL_COLD bool ll_standby_turn_over(ll_standby_turn_count *t)
 }
 
 /* Acquire l by deadline_ns; yielding: the caller's turn is over, so it parks first (header,
- * "Turns"); ordered: no arrival's yields (ll_standby_acquire_ordered_until).  *by_yields: we
- * took l in an arrival's yields (header, "Small machines"), never parked. */
+ * "Turns"); ordered: no arrival's yields (ll_standby_acquire_ordered_until).  *by_yields (if
+ * not NULL): we took l in an arrival's yields (header, "Small machines"), never parked. */
 static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, bool ordered, bool *by_yields)
 {
     sb_tenure *me = sb_me();
@@ -447,7 +447,8 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
         } else if (ll_standby_try_acquire(l)) {
             if (standby) /* (1,SPIN|x) -> (1,x): the role is vacant again */
                 sb_change(l, 0, SPIN | IMPATIENT, 0, LL_RELAXED);
-            *by_yields = !standby && !parked && arrivals > LL_STANDBY_ARRIVAL_ROUNDS; /* an arrival's, after yields */
+            if (by_yields) /* an arrival's, after yields */
+                *by_yields = !standby && !parked && arrivals > LL_STANDBY_ARRIVAL_ROUNDS;
             return true;
         } else if (standby) {
             bool owner = false;
@@ -520,14 +521,12 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
 
 bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
 {
-    bool by_yields = false;
-    return sb_acquire(l, deadline_ns, false, false, &by_yields);
+    return sb_acquire(l, deadline_ns, false, false, NULL);
 }
 
 bool ll_standby_acquire_ordered_until(ll_standby_lock *l, uint64_t deadline_ns)
 {
-    bool by_yields = false;
-    return sb_acquire(l, deadline_ns, false, true, &by_yields);
+    return sb_acquire(l, deadline_ns, false, true, NULL);
 }
 
 LL_COLD void ll_standby_acquire_slow(ll_standby_lock *l)
@@ -540,8 +539,7 @@ LL_COLD void ll_standby_acquire_slow(ll_standby_lock *l)
 static void sb_requeue(ll_standby_lock *l, bool ordered)
 {
     ll_standby_release(l, NULL);
-    bool by_yields = false;
-    sb_acquire(l, LL_NO_DEADLINE, true, ordered, &by_yields);
+    sb_acquire(l, LL_NO_DEADLINE, true, ordered, NULL);
 }
 LL_COLD void ll_standby_requeue(ll_standby_lock *l) { sb_requeue(l, false); }
 LL_COLD void ll_standby_requeue_ordered(ll_standby_lock *l) { sb_requeue(l, true); }
