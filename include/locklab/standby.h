@@ -29,6 +29,10 @@ typedef struct ll_standby_lock {
 #ifndef LL_STANDBY_YIELD_BUSY_NS
 #define LL_STANDBY_YIELD_BUSY_NS 200000u /* ... parking after a yield this long (others wanted the CPU), ... */
 #endif
+#ifndef LL_STANDBY_YIELD_IDLE_NS
+#define LL_STANDBY_YIELD_IDLE_NS 20000u /* ... not counting a yield back sooner (its CPU had nothing else to run), for at
+                                         * most BUDGET_NS in all, ... */
+#endif
 #ifndef LL_STANDBY_YIELD_CPUS
 #define LL_STANDBY_YIELD_CPUS 2u        /* ... where its affinity allows at most this many CPUs (0: never yields) */
 #endif

@@ -82,17 +82,25 @@
  * Small machines: where the threads may run on at most YIELD_CPUS (2) CPUs
  * (the affinity mask's; under a cgroup quota they still spread over all the
  * machine's CPUs, where a parked thread idles a CPU nobody needs), an arrival
- * yields up to ARRIVAL_YIELDS (7) times before it parks, trying the lock and
- * the role between, and parks after one more try once a yield came back
- * YIELD_BUSY_NS (0.2 ms) or later: other threads wanted that CPU, so parking
- * idles nothing.  A waiter back from the table that must park again
- * competes as an arrival, yields included.  There the restricted active set
- * is a thread or two per CPU, and a parked arrival often leaves its CPU idle
- * or makes the kernel pull a thread over from the other CPU (a migration: its
- * working set comes cold); a yield that comes back at once keeps the thread
- * ready and costs nobody anything.  The bound keeps the parked waiters' FIFO
- * order: arrivals that yielded on while others ran would take the lock ahead
- * of them (MutexBench's per-thread max/min over 5 s at 256 threads above 2).
+ * yields before it parks, trying the lock and the role between: up to
+ * ARRIVAL_YIELDS (7) yields that came back YIELD_IDLE_NS (20 us) or later (one
+ * back sooner found nothing else to run on its CPU, which parking would idle,
+ * and does not count), for at most BUDGET_NS in all (so the waiter of a lock
+ * held long sleeps, as a standby would), and it parks after one more try once
+ * a yield came back YIELD_BUSY_NS (0.2 ms) or later: other threads wanted
+ * that CPU, so parking idles nothing.  A running thread whose tenure is over
+ * (below) spins and yields so too, though it does not claim the role, and a
+ * waiter back from the table that must park again competes as an arrival,
+ * yields included.  There the restricted active set is a thread or two per
+ * CPU, and a parked arrival often leaves its CPU idle or makes the kernel
+ * pull a thread over from the other CPU (a migration: its working set comes
+ * cold); a yield that comes back at once keeps the thread ready and costs
+ * nobody anything.  The idle CPU is not given the standby either: a woken
+ * standby is often placed on the holder's CPU, behind it, and the kernel
+ * moves it only at its next balancing, about a millisecond later.  The bound
+ * keeps the parked waiters' FIFO order: arrivals that yielded on while others
+ * ran would take the lock ahead of them (MutexBench's per-thread max/min over
+ * 5 s at 256 threads above 2).
  * Real-time threads park (their sched_yield lets no lower priority run), and
  * so do the waiters of ll_standby_acquire_ordered (rw_gate's, whose writers'
  * worst waits the yields lengthen).  On more CPUs arrivals park after their
@@ -114,7 +122,7 @@
  * a vacant role themselves (it keeps the active set just large enough when
  * non-critical sections are long), after it only the parked may.  A thread
  * back from parking longer than TENURE_NS that finds the role vacant parks at
- * the back instead of claiming it: running threads leave the active set in
+ * the back (on a small machine after its yields, above) instead of claiming it: running threads leave the active set in
  * turn, so over a few milliseconds every thread cycles through it.  An arrival
  * that parks while the role is vacant wakes the eldest into it itself, before
  * it sleeps: a wake-up is a system call of microseconds (more when it must
@@ -377,10 +385,14 @@ static bool sb_claim(ll_standby_lock *l, uint32_t s, uint64_t now)
     return !(sb_take_role(l, 0) & SPIN);
 }
 
-/* Do arrivals yield before they park here: on at most YIELD_CPUS CPUs (header, "Small
- * machines")?  The CPUs the threads may be placed on, not a cgroup quota's: under a quota of 2
- * on a big machine a parked thread idles a CPU nobody needs, and a yield comes back at once. */
-static bool sb_arrivals_yield(void) { return ll_cpus_placeable() <= (int)LL_STANDBY_YIELD_CPUS; }
+/* Does this arrival yield before it parks: on at most YIELD_CPUS CPUs (header, "Small
+ * machines"), unless ordered or real-time?  The CPUs the threads may be placed on, not a cgroup
+ * quota's: under a quota of 2 on a big machine a parked thread idles a CPU nobody needs, and a
+ * yield comes back at once. */
+static bool sb_arrival_yields(bool ordered)
+{
+    return !ordered && ll_cpus_placeable() <= (int)LL_STANDBY_YIELD_CPUS && !ll_thread_realtime();
+}
 
 /* When this thread last came back from parking: its tenure in the active set (header). */
 typedef struct sb_tenure {
@@ -439,6 +451,7 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
     bool standby = false;
     uint64_t since = 0, spin_from = 0, spun = 0;
     uint32_t rounds = 0, arrivals = 0;
+    uint64_t yields_from = 0; /* our first yield as an arrival since we last parked */
     bool parked = false; /* we slept in the table at least once (a new turn began) */
     for (;;) {
         bool arriving = yielding; /* this round is an arrival's (not the standby's) */
@@ -448,7 +461,7 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
             if (standby) /* (1,SPIN|x) -> (1,x): the role is vacant again */
                 sb_change(l, 0, SPIN | IMPATIENT, 0, LL_RELAXED);
             if (by_yields) /* an arrival's, after yields */
-                *by_yields = !standby && !parked && arrivals > LL_STANDBY_ARRIVAL_ROUNDS;
+                *by_yields = !standby && !parked && yields_from != 0;
             return true;
         } else if (standby) {
             bool owner = false;
@@ -477,19 +490,25 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
                     continue;
                 }
             }
-            if (!served && arrivals < LL_STANDBY_ARRIVAL_ROUNDS) { /* the holder may be about to leave */
+            /* the holder may be about to leave; on a small machine, served or not (header) */
+            if (arrivals < LL_STANDBY_ARRIVAL_ROUNDS && (!served || sb_arrival_yields(ordered))) {
                 for (uint32_t i = 0; i < 2u << arrivals; i++)
                     ll_pause();
                 arrivals++;
                 continue;
             }
-            if (!served && !ordered && arrivals < LL_STANDBY_ARRIVAL_ROUNDS + LL_STANDBY_ARRIVAL_YIELDS &&
-                sb_arrivals_yield() && !ll_thread_realtime()) {
+            if (arrivals < LL_STANDBY_ARRIVAL_ROUNDS + LL_STANDBY_ARRIVAL_YIELDS && sb_arrival_yields(ordered)) {
                 /* a small machine: keep our CPU while it has nothing else to run (header) */
                 uint64_t before = ll_now_ns();
+                if (yields_from == 0)
+                    yields_from = before;
                 ll_yield();
-                bool busy = ll_now_ns() - before >= LL_STANDBY_YIELD_BUSY_NS; /* others ran: park */
-                arrivals = busy ? LL_STANDBY_ARRIVAL_ROUNDS + LL_STANDBY_ARRIVAL_YIELDS : arrivals + 1;
+                uint64_t after = ll_now_ns(), took = after - before;
+                if (took >= LL_STANDBY_YIELD_BUSY_NS || after - yields_from >= LL_STANDBY_BUDGET_NS)
+                    arrivals = LL_STANDBY_ARRIVAL_ROUNDS + LL_STANDBY_ARRIVAL_YIELDS; /* others wanted the CPU, or
+                                                                                        * we waited a standby's budget */
+                else if (took >= LL_STANDBY_YIELD_IDLE_NS)
+                    arrivals++; /* else nothing else wanted our CPU: such a yield does not count */
                 continue;
             }
         }
@@ -504,7 +523,7 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
             ll_standby_turn_count *turn = ll_standby_turn();
             turn->acquisitions = 0, turn->used_ns = 0, turn->seen_ns = me->active_from;
         }
-        arrivals = 0;
+        arrivals = 0, yields_from = 0;
         if (r == SB_HANDED) /* handed over: locked was kept for us */
             return true;
         if (r == SB_TIMED_OUT) /* one last look: a release that missed us may have freed l */
