@@ -78,6 +78,9 @@ if [ "$mode" = quick ]; then
     echo "== random: standby's standby, park and wake into the role, $ITER executions"
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" \
         --clock-step 30000 --hold 10
+    echo "== random: the same with a 10-us clock step (each yield comes back within YIELD_IDLE_NS: counted as 1/128 of one, cut by the budget), $ITER executions"
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" \
+        --clock-step 10000 --hold 10
     echo "== random: the same on 4 CPUs (arrivals park after their spin, no yields), $ITER executions"
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" \
         --clock-step 30000 --hold 10 --cpus 4
@@ -155,10 +158,12 @@ if [[ " $specs " == *" parkinglot "* ]]; then
     run --lock parkinglot --client locks --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 1000 --hold 10
 fi
 # standby: its standby (exhaustive, 2 threads), its park and wake into the role (3 threads; on 2
-# CPUs, where arrivals yield first, and on 4), and on one socket (standby_one_socket)
+# CPUs, where arrivals yield first, with a clock step above and below YIELD_IDLE_NS, and on 4),
+# and on one socket (standby_one_socket)
 if [[ " $specs " == *" standby "* ]]; then
     run --lock standby --client counter --threads 2 --sched full --hold 10
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 30000 --hold 10
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 10000 --hold 10
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 30000 --hold 10 --cpus 4
     standby_one_socket "$((ITER * 30))" "$((ITER * 3))"
 fi

@@ -24,14 +24,14 @@ typedef struct ll_standby_lock {
 #define LL_STANDBY_ARRIVAL_ROUNDS 3u    /* an arrival's spin before it yields or parks: 2, 4, 8 PAUSEs */
 #endif
 #ifndef LL_STANDBY_ARRIVAL_YIELDS
-#define LL_STANDBY_ARRIVAL_YIELDS 7u    /* then, on a small machine, it yields up to this often before it parks, ... */
+#define LL_STANDBY_ARRIVAL_YIELDS 7u    /* then, on a small machine, it yields before it parks: up to this many yields, ... */
+#endif
+#ifndef LL_STANDBY_YIELD_IDLE_NS
+#define LL_STANDBY_YIELD_IDLE_NS 20000u /* ... counting a yield back within this (its CPU had nothing else to run) as
+                                         * 1/128 of one, for at most BUDGET_NS in all, ... */
 #endif
 #ifndef LL_STANDBY_YIELD_BUSY_NS
 #define LL_STANDBY_YIELD_BUSY_NS 200000u /* ... parking after a yield this long (others wanted the CPU), ... */
-#endif
-#ifndef LL_STANDBY_YIELD_IDLE_NS
-#define LL_STANDBY_YIELD_IDLE_NS 20000u /* ... not counting a yield back sooner (its CPU had nothing else to run), for at
-                                         * most BUDGET_NS in all, ... */
 #endif
 #ifndef LL_STANDBY_YIELD_CPUS
 #define LL_STANDBY_YIELD_CPUS 2u        /* ... where its affinity allows at most this many CPUs (0: never yields) */
@@ -43,7 +43,8 @@ typedef struct ll_standby_lock {
 #define LL_STANDBY_PATIENCE_NS 100000u  /* then releases hand the standby the lock */
 #endif
 #ifndef LL_STANDBY_BUDGET_NS
-#define LL_STANDBY_BUDGET_NS 200000u    /* then the standby gives the role up and parks */
+#define LL_STANDBY_BUDGET_NS 200000u    /* then the standby gives the role up and parks (and a small machine's arrival
+                                         * stops yielding) */
 #endif
 #ifndef LL_STANDBY_FAIR_NS
 #define LL_STANDBY_FAIR_NS 4000000u     /* a waiter parked this long is handed the lock (bucket timer, mean this) */

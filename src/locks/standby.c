@@ -85,7 +85,7 @@
  * yields before it parks, trying the lock and the role between: up to
  * ARRIVAL_YIELDS (7) yields that came back YIELD_IDLE_NS (20 us) or later (one
  * back sooner found nothing else to run on its CPU, which parking would idle,
- * and does not count), for at most BUDGET_NS in all (so the waiter of a lock
+ * and counts only as 1/128 of one), for at most BUDGET_NS in all (so the waiter of a lock
  * held long sleeps, as a standby would), and it parks after one more try once
  * a yield came back YIELD_BUSY_NS (0.2 ms) or later: other threads wanted
  * that CPU, so parking idles nothing.  A running thread whose tenure is over
@@ -121,9 +121,11 @@
  * release finds it vacant; for ROTATE_NS after such a wake, arrivals may claim
  * a vacant role themselves (it keeps the active set just large enough when
  * non-critical sections are long), after it only the parked may.  A thread
- * back from parking longer than TENURE_NS that finds the role vacant parks at
- * the back (on a small machine after its yields, above) instead of claiming it: running threads leave the active set in
- * turn, so over a few milliseconds every thread cycles through it.  An arrival
+ * back from parking longer than TENURE_NS that finds the role vacant does not
+ * claim it and parks at the back (on a small machine unless it takes the lock
+ * in its yields, above; its turn then bounds its stay): running threads leave
+ * the active set in turn, so over a few milliseconds every thread cycles
+ * through it.  An arrival
  * that parks while the role is vacant wakes the eldest into it itself, before
  * it sleeps: a wake-up is a system call of microseconds (more when it must
  * rouse an idle CPU), and a releasing owner that makes it leaves the lock idle
@@ -234,7 +236,7 @@ enum { ROLES = SPIN | WAKING | IMPATIENT, GEN_SHIFT = 8, GEN_MASK = 0xffffu << G
 enum { HOME_SHIFT = 24, HOME_MASK = 0xfu << HOME_SHIFT };
 enum { STANDBY = 1, HANDOFF = 2, ARRIVE = 3 }; /* a parked waiter's token: woken into the standby role, handed the
                                                 * lock, or woken to compete (a thread whose turn ended swapped with it) */
-enum { CLOCK_EVERY = 16, NUMA_LOOK = 16 };
+enum { CLOCK_EVERY = 16, NUMA_LOOK = 16, IDLE_YIELDS = 128 };
 
 /* This process's fork generation, as the state word keeps it. */
 static uint32_t sb_gen(void) { return (ll_fork_generation_now() & 0xffffu) << GEN_SHIFT; }
@@ -451,7 +453,8 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
     bool standby = false;
     uint64_t since = 0, spin_from = 0, spun = 0;
     uint32_t rounds = 0, arrivals = 0;
-    uint64_t yields_from = 0; /* our first yield as an arrival since we last parked */
+    uint64_t yields_from = 0; /* our first yield as an arrival since we began or last went to park */
+    uint32_t idle_yields = 0; /* the yields since then that came back within YIELD_IDLE_NS */
     bool parked = false; /* we slept in the table at least once (a new turn began) */
     for (;;) {
         bool arriving = yielding; /* this round is an arrival's (not the standby's) */
@@ -507,8 +510,9 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
                 if (took >= LL_STANDBY_YIELD_BUSY_NS || after - yields_from >= LL_STANDBY_BUDGET_NS)
                     arrivals = LL_STANDBY_ARRIVAL_ROUNDS + LL_STANDBY_ARRIVAL_YIELDS; /* others wanted the CPU, or
                                                                                         * we waited a standby's budget */
-                else if (took >= LL_STANDBY_YIELD_IDLE_NS)
-                    arrivals++; /* else nothing else wanted our CPU: such a yield does not count */
+                else if (took >= LL_STANDBY_YIELD_IDLE_NS || ++idle_yields % IDLE_YIELDS == 0)
+                    arrivals++; /* else nothing else wanted our CPU: such a yield counts only as 1/IDLE_YIELDS
+                                 * (the budget ends them first; the count, where the clock stands still) */
                 continue;
             }
         }
@@ -523,7 +527,7 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
             ll_standby_turn_count *turn = ll_standby_turn();
             turn->acquisitions = 0, turn->used_ns = 0, turn->seen_ns = me->active_from;
         }
-        arrivals = 0, yields_from = 0;
+        arrivals = 0, yields_from = 0, idle_yields = 0;
         if (r == SB_HANDED) /* handed over: locked was kept for us */
             return true;
         if (r == SB_TIMED_OUT) /* one last look: a release that missed us may have freed l */
