@@ -15,6 +15,8 @@
  *                 section lengths (a step is about 2-3 ns; inside, a read-modify-write at a
  *                 random index), striped locks, threads that sleep
  *
+ * The interval starts when every thread is created and released at once (start_gate.h), and
+ * ends at the stop signal (the threads' way out, a wait for the lock included, is not in it).
  * Prints one line: ops_per_s=N max_min=R vcsw_per_op=V threads=T
  * (max_min: the most and least operations any thread completed; "inf" if one did none;
  *  vcsw_per_op: voluntary context switches of the process per operation).
@@ -31,6 +33,8 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "start_gate.h"
 
 enum { SHARED_WORDS = 512, ARRAY_INTS = 64 * 1024 };
 
@@ -86,6 +90,7 @@ static void *run_shape(worker *w)
 static void *run(void *arg)
 {
     worker *w = (worker *)arg;
+    start_gate_wait();
     if (shape)
         return run_shape(w);
     uint64_t rng = w->seed, sink = 0, ops = 0;
@@ -200,9 +205,11 @@ int main(int argc, char **argv)
             return 1;
         }
     struct timespec t0, t1, d = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    start_gate_open();
     clock_gettime(CLOCK_MONOTONIC, &t0);
     nanosleep(&d, NULL);
     atomic_store(&stop, 1);
+    clock_gettime(CLOCK_MONOTONIC, &t1); /* the interval ends here: the workers' way out is not in it */
     uint64_t total = 0, most = 0, least = UINT64_MAX, sink = 0;
     for (long i = 0; i < threads; i++) {
         pthread_join(ws[i].thread, NULL);
@@ -211,7 +218,6 @@ int main(int argc, char **argv)
         most = ws[i].ops > most ? ws[i].ops : most;
         least = ws[i].ops < least ? ws[i].ops : least;
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     getrusage(RUSAGE_SELF, &after);
     double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     long vcsw = after.ru_nvcsw - before.ru_nvcsw;

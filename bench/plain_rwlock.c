@@ -3,7 +3,7 @@
  * the interposer side by side (bench/rwlock_default.sh, docs/rwlock.md).  T threads loop
  * { read with probability read_pct %: rdlock; read a 4-word record, check it; unlock;
  * else wrlock; rewrite the record; unlock; then a non-critical section of [0, 200)
- * PRNG steps } for S seconds.  Prints one line:
+ * PRNG steps } for S seconds, from when every thread is created (start_gate.h).  Prints one line:
  *   ops_s=N reads=R writes=W write_wait_max_ns=X read_wait_max_ns=Y bad=0
  *   locklab-plain-rwlock THREADS READ_PCT SECONDS
  */
@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include "start_gate.h"
 
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
 static volatile uint64_t rec[4];
@@ -35,6 +37,7 @@ static uint64_t now_ns(void)
 static void *body(void *arg)
 {
     stats *s = (stats *)arg;
+    start_gate_wait();
     uint64_t x = (uint64_t)(uintptr_t)arg * 0x9E3779B97F4A7C15ull | 1;
     while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -82,6 +85,7 @@ int main(int argc, char **argv)
         s[i] = (stats){0};
         pthread_create(&t[i], NULL, body, &s[i]);
     }
+    start_gate_open();
     uint64_t t0 = now_ns();
     struct timespec d = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
     nanosleep(&d, NULL);

@@ -85,10 +85,10 @@
  * yields before it parks, trying the lock and the role between: up to
  * ARRIVAL_YIELDS (7) yields that came back YIELD_IDLE_NS (20 us) or later (one
  * back sooner found nothing else to run on its CPU, which parking would idle,
- * and counts only as 1/128 of one), for at most BUDGET_NS in all (so the waiter of a lock
- * held long sleeps, as a standby would), and it parks after one more try once
- * a yield came back YIELD_BUSY_NS (0.2 ms) or later: other threads wanted
- * that CPU, so parking idles nothing.  A running thread whose tenure is over
+ * and counts only as 1/128 of one), for at most BUDGET_NS in all (so the
+ * waiter of a lock held long sleeps, as a standby would), and it parks after
+ * one more try once a yield came back YIELD_BUSY_NS (0.2 ms) or later: other
+ * threads wanted that CPU, so parking idles nothing.  A running thread whose tenure is over
  * (below) spins and yields so too, though it does not claim the role, and a
  * waiter back from the table that must park again competes as an arrival,
  * yields included.  There the restricted active set is a thread or two per
@@ -125,11 +125,11 @@
  * claim it and parks at the back (on a small machine unless it takes the lock
  * in its yields, above; its turn then bounds its stay): running threads leave
  * the active set in turn, so over a few milliseconds every thread cycles
- * through it.  An arrival
- * that parks while the role is vacant wakes the eldest into it itself, before
- * it sleeps: a wake-up is a system call of microseconds (more when it must
- * rouse an idle CPU), and a releasing owner that makes it leaves the lock idle
- * for as long, while the arrival was going to sleep anyway.  The release still
+ * through it.  An arrival that parks while the role is vacant wakes the eldest
+ * into it itself, before it sleeps: a wake-up is a system call of
+ * microseconds (more when it must rouse an idle CPU), and a releasing owner
+ * that makes it leaves the lock idle for as long, while the arrival was going
+ * to sleep anyway.  The release still
  * wakes when it finds the role vacant: an arrival raced it; the eldest is the
  * arrival itself, or is due the fair handoff, which only a release can make;
  * the lock is another socket's; or a standby gave the role up after BUDGET_NS
