@@ -19,7 +19,8 @@
  * ends at the stop signal (the threads' way out, a wait for the lock included, is not in it).
  * Prints one line: ops_per_s=N max_min=R vcsw_per_op=V threads=T
  * (max_min: the most and least operations any thread completed; "inf" if one did none;
- *  vcsw_per_op: voluntary context switches of the process per operation).
+ *  vcsw_per_op: voluntary context switches of the whole process, thread creation and exits
+ *  included, per operation).
  * Bad arguments: one line on stderr naming the value and the valid choices, exit 2.
  */
 #define _GNU_SOURCE
@@ -205,8 +206,8 @@ int main(int argc, char **argv)
             return 1;
         }
     struct timespec t0, t1, d = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    clock_gettime(CLOCK_MONOTONIC, &t0); /* before the gate opens: the woken workers may preempt us */
     start_gate_open();
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     nanosleep(&d, NULL);
     atomic_store(&stop, 1);
     clock_gettime(CLOCK_MONOTONIC, &t1); /* the interval ends here: the workers' way out is not in it */

@@ -85,8 +85,8 @@ int main(int argc, char **argv)
         s[i] = (stats){0};
         pthread_create(&t[i], NULL, body, &s[i]);
     }
+    uint64_t t0 = now_ns(); /* before the gate opens: the woken workers may preempt us */
     start_gate_open();
-    uint64_t t0 = now_ns();
     struct timespec d = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
     nanosleep(&d, NULL);
     atomic_store(&stop, 1);

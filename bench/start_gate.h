@@ -4,10 +4,11 @@
  * opens the gate.  Without it, threads created first run while the main thread is still
  * creating the others, and their operations count against an interval that starts later:
  * with hundreds of threads on two CPUs the main thread gets a share of a CPU per created
- * thread, creation takes a large part of a second, and the rate came out up to 2.5x too high
+ * thread, creation takes a large part of a second, and the rate came out up to 2.6x too high
  * (glibc's, 1,024 threads) by an amount that depends on how much CPU the lock lets the main
  * thread have.  The wait is a raw futex on an int, not a pthread call: the interposer serves
- * none of it, so it costs every lock the same.
+ * none of it, so it costs every lock the same.  Include it after defining _GNU_SOURCE
+ * (syscall).
  */
 #ifndef LOCKLAB_BENCH_START_GATE_H
 #define LOCKLAB_BENCH_START_GATE_H
@@ -27,8 +28,8 @@ static void start_gate_wait(void)
         syscall(SYS_futex, &start_gate, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 }
 
-/* The main thread, every worker created: open the gate (then read the clock that starts the
- * interval). */
+/* The main thread, every worker created and the clock that starts the interval read: open
+ * the gate. */
 static void start_gate_open(void)
 {
     atomic_store_explicit(&start_gate, 1, memory_order_release);
