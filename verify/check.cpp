@@ -30,8 +30,9 @@
  * preempted critical section: waiters run out of spinning and take their slow paths).
  * --sockets 1|2: the modelled machine's sockets (default 2, thread i on socket i mod 2;
  * 1: every thread on one socket, where NUMA-aware locks take their single-socket paths).
- * --cpus N: the CPUs the process may run on (ll_cpus_available; default 2, 1..1024): on 2
- * or fewer standby's arrivals yield before they park, on more they park after their spin.
+ * --cpus N: the CPUs the process may run on (ll_cpus_available, ll_cpus_placeable and
+ * ll_ncpus; default 2, 1..1024): on 2 or fewer standby's arrivals yield before they park,
+ * on more they park after their spin.
  * --untimed-parks: a timed park waits until unparked, its deadline never comes
  * (relacy_env.h): the deliberately broken variant of parkinglot, whose naps recover a
  * wake-up its release misses; with it the lost wake-up is a deadlock (verify.sh).
