@@ -64,11 +64,18 @@ typedef struct ll_standby_lock {
 #ifndef LL_STANDBY_TURN_NS
 #define LL_STANDBY_TURN_NS 1000000u     /* ... or a turn this long, whichever ends first (0: no time bound) */
 #endif
+#ifndef LL_STANDBY_TURN_WAIT_NS
+#define LL_STANDBY_TURN_WAIT_NS 10000000u /* ... it parks, if the eldest parked waiter has waited this long (else a new
+                                           * turn begins; 0: it always parks) */
+#endif
 #ifndef LL_STANDBY_WOKEN_YIELDS
 #define LL_STANDBY_WOKEN_YIELDS 7u      /* ll_standby_acquire_woken: yielding rounds before the slow path */
 #endif
+#ifndef LL_STANDBY_RACE_NS
+#define LL_STANDBY_RACE_NS 2000u        /* a parked waiter looks at the lock this long after announcing itself, ... */
+#endif
 #ifndef LL_STANDBY_NAP_NS
-#define LL_STANDBY_NAP_NS 1000000u      /* a parked waiter's first nap (doubling to NAP_MAX_NS) */
+#define LL_STANDBY_NAP_NS 16000000u     /* ... then sleeps: its first nap (doubling to NAP_MAX_NS) */
 #endif
 #ifndef LL_STANDBY_NAP_MAX_NS
 #define LL_STANDBY_NAP_MAX_NS 128000000u
@@ -102,7 +109,8 @@ bool ll_standby_try_acquire(ll_standby_lock *l);
  * cost a second wake-up (standby.c, "Condition variables"). */
 void ll_standby_acquire_woken(ll_standby_lock *l);
 /* The caller holds l and its turn is over (ll_standby_turn_ends): release l, swap places with
- * the eldest waiter parked on it (standby.c, "Turns"), then acquire l again. */
+ * the eldest waiter parked on it if that one has waited LL_STANDBY_TURN_WAIT_NS (standby.c,
+ * "Turns"), then acquire l again. */
 void ll_standby_requeue(ll_standby_lock *l);
 /* The same for a lock taken by ll_standby_acquire_ordered: acquire again by its slow path. */
 void ll_standby_requeue_ordered(ll_standby_lock *l);

@@ -19,8 +19,8 @@ LL_INLINE bool ll_two_word_lock_fast(ll_atomic_u32 *locked)
 LL_INLINE bool ll_two_word_unlock_fast(ll_atomic_u32 *locked, ll_atomic_u32 *waiters, uint32_t slow)
 {
     /* relaxed: the waiters' word (the store-release below keeps this load before it); an
-     * announcement we miss here is found by its waiter's nap (parkinglot.c, "Release";
-     * standby.c, "Memory orders") */
+     * announcement we miss here is found by its waiter's nap (parkinglot.c, "Release"), or
+     * first look (standby.c, "Memory orders") */
     if (LL_UNLIKELY(ll_load_relaxed(waiters) & slow))
         return false;
     /* release: the critical section to the next acquiring CAS.  A store, not an RMW */

@@ -24,7 +24,9 @@
  * naps (the lock's NAP_NS, doubling to NAP_MAX_NS) and, after one, if the
  * lock's look() says nobody will pass it on (PT_LEAVE; PT_LEAVE_IF_ELDEST:
  * only the lock's eldest waiter), leaves the list and competes again: a lost
- * wake-up costs its waiter a nap, never a hang.
+ * wake-up costs its waiter a nap, never a hang.  A lock may also give a first
+ * look, taken before the first nap (standby's, a moment after the waiter's
+ * announcement, finds most such misses at once).
  *
  * Fork: the child of a fork has one thread, so none of the table's parked
  * waiters exists there, and a bucket lock another thread held at the fork
@@ -215,30 +217,34 @@ enum { PT_STAY = 0, PT_LEAVE = 1, PT_LEAVE_IF_ELDEST = 2 };
 /* Parked (w in b's list, under lock's address): sleep until a releaser sets w's token
  * (PT_WOKEN: read the token), in naps (header): after each, as look(lock) says, stay (the nap
  * doubles) or leave and compete (PT_RETRY; PT_LEAVE_IF_ELDEST: only if pt_eldest, else stay);
+ * first_look (NULL: none) answers the same question once before the first nap (a leave then
+ * returns PT_RETRY, even past deadline_ns);
  * at deadline_ns leave (PT_TIMED_OUT).  Leaving (under the bucket lock) loses to a releaser
  * that set the token first (PT_WOKEN); the last waiter of the lock to leave calls
  * last_left(lock) under the bucket lock.  w is out of the list on return. */
-static int pt_sleep(pt_bucket *b, pt_waiter *w, void *lock, uint64_t deadline_ns, uint64_t nap_ns, uint64_t nap_max_ns,
-                    int (*look)(void *lock), void (*last_left)(void *lock))
+static int pt_sleep(pt_bucket *b, pt_waiter *w, void *lock, uint64_t deadline_ns, int (*first_look)(void *lock),
+                    uint64_t nap_ns, uint64_t nap_max_ns, int (*look)(void *lock), void (*last_left)(void *lock))
 {
-    for (;;) {
-        uint64_t now = ll_now_ns();
-        bool last = deadline_ns - now <= nap_ns || deadline_ns <= now; /* this nap ends at the deadline */
-        uint64_t until_ns = last ? deadline_ns : now + nap_ns;
-        struct timespec until = {(time_t)(until_ns / 1000000000u), (long)(until_ns % 1000000000u)};
-        if (ll_parker_park_deadline(ll_plain_load(&w->parker), pt_token_set, w, CLOCK_MONOTONIC, &until))
-            return PT_WOKEN;
-        int found = last ? PT_LEAVE : look(lock);
-        if (found == PT_STAY) {
-            nap_ns = nap_ns < nap_max_ns / 2 ? 2 * nap_ns : nap_max_ns;
-            continue;
+    uint64_t nap = 0; /* the last nap's length; 0: none yet */
+    for (bool napping = first_look == NULL;; napping = true) {
+        bool last = false; /* this nap ends at the deadline */
+        if (napping) {
+            nap = nap == 0 ? nap_ns : nap < nap_max_ns / 2 ? 2 * nap : nap_max_ns;
+            uint64_t now = ll_now_ns();
+            last = deadline_ns - now <= nap || deadline_ns <= now;
+            uint64_t until_ns = last ? deadline_ns : now + nap;
+            struct timespec until = {(time_t)(until_ns / 1000000000u), (long)(until_ns % 1000000000u)};
+            if (ll_parker_park_deadline(ll_plain_load(&w->parker), pt_token_set, w, CLOCK_MONOTONIC, &until))
+                return PT_WOKEN;
         }
+        int found = last ? PT_LEAVE : napping ? look(lock) : first_look(lock);
+        if (found == PT_STAY)
+            continue;
         ll_acr_acquire(&b->lock, &pt_bucket_params); /* not pt_lock: we parked in this process, after any fork */
         /* relaxed: releasers set the token only under this bucket lock, which orders it */
         bool left = ll_load_relaxed(&w->token) == PT_WAITING;
         if (left && found == PT_LEAVE_IF_ELDEST && !pt_eldest(b, w, lock)) {
             pt_unlock(b);
-            nap_ns = nap_ns < nap_max_ns / 2 ? 2 * nap_ns : nap_max_ns;
             continue;
         }
         if (left && !pt_remove(b, w, lock))

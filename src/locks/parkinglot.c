@@ -145,7 +145,7 @@ static int pl_park(ll_parkinglot_lock *l, uint64_t since, bool again, uint64_t d
     }
     pt_waiter *w = pt_enqueue(b, l, since, again, -1);
     pt_unlock(b);
-    int slept = pt_sleep(b, w, l, deadline_ns, LL_PARKINGLOT_NAP_NS, LL_PARKINGLOT_NAP_MAX_NS, pl_look, pl_last_left);
+    int slept = pt_sleep(b, w, l, deadline_ns, NULL, LL_PARKINGLOT_NAP_NS, LL_PARKINGLOT_NAP_MAX_NS, pl_look, pl_last_left);
     bool handed = slept == PT_WOKEN && ll_load_relaxed(&w->token) == HANDOFF; /* relaxed: pt_token_set acquired it */
     ll_qnode_put(w);
     return handed ? PL_HANDED : slept == PT_TIMED_OUT ? PL_TIMED_OUT : PL_RETRY;

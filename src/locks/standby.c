@@ -63,7 +63,8 @@
  *   (1,x) -> (1,x|PARKED)          a waiter parks (under its bucket's lock;
  *                                  (0,x) too for a thread whose turn is over)
  *   (x,PARKED) -> (x,PARKED|WAKING) a thread whose turn is over (it released the
- *                                  lock, which may now be free) parks at the
+ *                                  lock, which may now be free), once the eldest
+ *                                  has waited TURN_WAIT_NS, parks at the
  *                                  back and wakes the eldest into the vacant
  *                                  role (sb_swap; or wakes it to compete, the
  *                                  word unchanged: role taken, the lock
@@ -153,10 +154,18 @@
  * release that ended the turn) is the swap.  One thread leaves the active set
  * and one joins it, on the CPU it leaves; the lock is free meanwhile, taken by
  * a spinning standby or a running thread if there is one, else idle until the
- * woken one arrives.  With nobody else parked the thread competes on.  The
+ * woken one arrives.  With nobody else parked, or the eldest parked less than
+ * TURN_WAIT_NS (10 ms) ago, the thread takes the lock again (the release may
+ * have woken a waiter into the role) and a new turn begins: on a
+ * lock that is not saturated the parked are woken into the role soon anyway,
+ * and a swap would only cost its park and wake-ups (at 16 threads on two CPUs
+ * it made most of the voluntary switches: docs/performance.md, "What each
+ * part buys"); once the eldest has waited that long, turns rotate the queue as
+ * above, so no waiter waits for a pass of the queue much beyond it.  The
  * count is per thread, over all standby locks, and restarts whenever the
- * thread parks on one, so each gets at most TURN_OPS fast-path acquisitions,
- * and about TURN_NS of them if faster, per pass of the queue (docs/performance.md:
+ * thread parks on one, so once the eldest has waited TURN_WAIT_NS each gets at
+ * most TURN_OPS fast-path acquisitions, and about TURN_NS of them if faster,
+ * per pass of the queue (docs/performance.md:
  * the count bounds MutexBench's turns, whose 2,000 acquisitions take well under
  * TURN_NS; the time those of slower loops such as RandArray's); a turn
  * costs one park and at most two wake-ups (the release's and the swap's).
@@ -186,10 +195,22 @@
  * spins, parks or wakes once too often, never enters).  The waiter's park is
  * "set PARKED (seq_cst RMW), then check locked (seq_cst)", the releaser's
  * "load state, then store locked" has no fence: as in parkinglot, a release
- * can miss a waiter announcing itself; a parked waiter therefore naps
- * (NAP_NS, doubling to NAP_MAX_NS) and, if it then finds the lock free, and
- * still free NAP_LOOK PAUSEs later, leaves the table and competes: a lost
- * wake-up costs its waiter a nap, never a hang.  While a standby is named,
+ * can miss a waiter announcing itself, if it read state before the
+ * announcement and stores locked = 0 after the check.  So the waiter looks
+ * again RACE_NS (2 us) after its announcement, before it sleeps (sb_first_look):
+ * by then such a release's store is almost always visible (a store buffer
+ * drains in well under a microsecond), and if the lock is free with no role
+ * taken or being woken (a release that saw PARKED would have woken a waiter
+ * into the role), it leaves the table and competes.  What that look cannot
+ * see, a releaser delayed between its load and its store (preempted,
+ * interrupted), its naps catch: it sleeps in naps (NAP_NS, 16 ms, doubling to
+ * NAP_MAX_NS) and, if it then finds the lock free, and still free NAP_LOOK
+ * PAUSEs later, leaves the table and competes: a lost wake-up costs its
+ * waiter a nap, never a hang.  The naps are long because every parked waiter
+ * wakes at the end of each of its naps: with hundreds parked, 1-ms naps made
+ * most of the lock's voluntary context switches; their price is a slower
+ * rescue of the eldest by its nap while the standby is away (docs/performance.md,
+ * "What each part buys": "Naps").  While a standby is named,
  * only the lock's eldest parked waiter leaves so: the standby yields its CPU
  * between looks and may not run for a time slice on a CPU it shares with the
  * holder, so a named standby is no promise that the lock is taken, but any
@@ -222,7 +243,8 @@
  * is handed the lock after FAIR_NS at the bucket timer's next expiry; parked waiters are woken in FIFO order (socket-local
  * first for at most NUMA_NS); running threads yield the role after
  * TENURE_NS, and the lock after TURN_OPS acquisitions by the fast path while
- * others are parked, or TURN_NS of them.  Measured per-thread max/min: docs/performance.md.
+ * others are parked, or TURN_NS of them, once the eldest parked waiter has
+ * waited TURN_WAIT_NS.  Measured per-thread max/min: docs/performance.md.
  * Footprint: 8 bytes per lock; a 128-B queue-node slot per parked thread (48 B
  * used); the table, 256 x 64 B = 16 KiB, shared by all locks.  Policies: its
  * own (spin, then park in the table), registered as spin.
@@ -236,7 +258,7 @@ enum { ROLES = SPIN | WAKING | IMPATIENT, GEN_SHIFT = 8, GEN_MASK = 0xffffu << G
 enum { HOME_SHIFT = 24, HOME_MASK = 0xfu << HOME_SHIFT };
 enum { STANDBY = 1, HANDOFF = 2, ARRIVE = 3 }; /* a parked waiter's token: woken into the standby role, handed the
                                                 * lock, or woken to compete (a thread whose turn ended swapped with it) */
-enum { CLOCK_EVERY = 16, NUMA_LOOK = 16, IDLE_YIELDS = 128 };
+enum { CLOCK_EVERY = 16, NUMA_LOOK = 16, IDLE_YIELDS = 128, RACE_PAUSES = 256 };
 
 /* This process's fork generation, as the state word keeps it. */
 static uint32_t sb_gen(void) { return (ll_fork_generation_now() & 0xffffu) << GEN_SHIFT; }
@@ -302,6 +324,18 @@ static int sb_look(void *p)
         return PT_LEAVE;
     return LL_STANDBY_NAP_LOOK > 0 ? PT_LEAVE_IF_ELDEST : PT_STAY;
 }
+/* pt_sleep's first look, RACE_NS after our announcement, before we sleep: a release that read
+ * state before our announcement missed us; then l is free with no role taken or being woken (a
+ * release that saw PARKED woke a waiter into the role, or handed the lock over): leave.  Else
+ * stay. */
+static int sb_first_look(void *p)
+{
+    ll_standby_lock *l = (ll_standby_lock *)p;
+    /* relaxed: hints, as sb_look's */
+    if (ll_load_relaxed(&l->locked) != 0)
+        return PT_STAY;
+    return sb_live(ll_load_relaxed(&l->state), sb_gen()) & (SPIN | WAKING) ? PT_STAY : PT_LEAVE;
+}
 /* ... and l's last parked waiter left: (x,PARKED) -> (x,0), under the bucket lock. */
 static void sb_last_left(void *p) { sb_change((ll_standby_lock *)p, 0, PARKED, 0, LL_RELAXED); }
 
@@ -314,15 +348,18 @@ enum { SB_RETRY = 0, SB_STANDBY = 1, SB_TIMED_OUT = 2, SB_HANDED = 3, SB_NOT_PAR
  * (sb_pass_role).  yielding: our turn is over (header, "Turns"): we park even if l is free,
  * having swapped places with the eldest parked waiter (sb_swap).  Returns SB_STANDBY (woken:
  * WAKING was set for us), SB_HANDED (the lock is ours), SB_RETRY (woken to compete, or left
- * after a nap), SB_TIMED_OUT, or SB_NOT_PARKED (l was free; yielding: nobody else is parked). */
+ * after a look), SB_TIMED_OUT, or SB_NOT_PARKED (l was free; yielding: nobody else is parked,
+ * or the eldest has waited less than TURN_WAIT_NS). */
 static int sb_park(ll_standby_lock *l, uint64_t since, bool again, bool arriving, bool yielding, uint64_t deadline_ns)
 {
     pt_bucket *b = pt_bucket_of(l);
     pt_lock(b);
     /* seq_cst (RMW and load): our announcement, then the check that l is still held: the
      * waiter's half of a Dekker pair whose releaser's half (load state, store locked) has no
-     * fence; a release that misses us is found by our naps (header).  (x,y) -> (x,y|PARKED) */
+     * fence; a release that misses us is found by our first look or our naps (header).
+     * (x,y) -> (x,y|PARKED) */
     uint32_t old = sb_change(l, PARKED, 0, 0, LL_SEQ_CST);
+    uint64_t announced = ll_now_ns();
     ll_parker *p = NULL;
     if (yielding ? !sb_swap(l, b, old, &p) : ll_load(&l->locked, LL_SEQ_CST) == 0) {
         pt_unlock(b); /* PARKED stays, a hint: a release with nobody to wake clears it */
@@ -333,7 +370,12 @@ static int sb_park(ll_standby_lock *l, uint64_t since, bool again, bool arriving
         p = sb_pass_role(l, b, w);
     pt_unlock(b);
     ll_wake(p); /* after the bucket's release, as release_slow's */
-    int slept = pt_sleep(b, w, l, deadline_ns, LL_STANDBY_NAP_NS, LL_STANDBY_NAP_MAX_NS, sb_look, sb_last_left);
+    /* RACE_NS after our announcement (RACE_PAUSES: a bound for a clock that stands still), a
+     * release that missed it has almost always stored locked = 0: pt_sleep's first look (header,
+     * "Memory orders") */
+    for (uint32_t i = 0; i < RACE_PAUSES && ll_now_ns() - announced < LL_STANDBY_RACE_NS; i++)
+        ll_pause();
+    int slept = pt_sleep(b, w, l, deadline_ns, sb_first_look, LL_STANDBY_NAP_NS, LL_STANDBY_NAP_MAX_NS, sb_look, sb_last_left);
     uint32_t token = ll_load_relaxed(&w->token); /* relaxed: pt_token_set acquired it */
     ll_qnode_put(w); /* out of the list either way: a waker unlinked it, or pt_sleep did */
     if (slept == PT_WOKEN)
@@ -521,9 +563,9 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
             since = ll_now_ns();
         int r = sb_park(l, since, again, arriving, yielding, deadline_ns);
         yielding = false;
-        me->active_from = ll_now_ns();
-        if (r != SB_NOT_PARKED) { /* parked: a new turn, from now */
+        if (r != SB_NOT_PARKED) { /* parked: a new tenure and a new turn, from now */
             parked = true;
+            me->active_from = ll_now_ns();
             ll_standby_turn_count *turn = ll_standby_turn();
             turn->acquisitions = 0, turn->used_ns = 0, turn->seen_ns = me->active_from;
         }
@@ -653,10 +695,13 @@ static ll_parker *sb_pass_role(ll_standby_lock *l, pt_bucket *b, pt_waiter *self
 }
 
 /* A thread whose turn is over (under the bucket lock, about to park at the back; s: the state
- * before its announcement) swaps places with the eldest parked waiter (header, "Turns"): a waiter
+ * before its announcement) swaps places with the eldest parked waiter (header, "Turns"; sb_pick's
+ * choice, a socket-local one on several sockets while the eldest has waited less than NUMA_NS,
+ * which the default TURN_WAIT_NS exceeds): a waiter
  * already being woken into the role (WAKING: usually by the release that ended the turn) is the
  * swap; else it wakes the eldest into the vacant role, (x,PARKED) -> (x,PARKED|WAKING), or, the
- * role taken, to compete (ARRIVE).  False if nobody else is parked (then the caller competes on);
+ * role taken, to compete (ARRIVE).  False if nobody else is parked, or the eldest has waited less
+ * than TURN_WAIT_NS (then the caller competes on);
  * *wake: the parker to wake after the bucket's release, or NULL. */
 static bool sb_swap(ll_standby_lock *l, pt_bucket *b, uint32_t s, ll_parker **wake)
 {
@@ -666,9 +711,11 @@ static bool sb_swap(ll_standby_lock *l, pt_bucket *b, uint32_t s, ll_parker **wa
     *wake = NULL;
     if (w == NULL)
         return false;
+    uint64_t now = ll_now_ns();
+    if (now - ll_plain_load(&w->since) < LL_STANDBY_TURN_WAIT_NS)
+        return false;
     if (s & WAKING)
         return true;
-    uint64_t now = ll_now_ns();
     if (!(s & SPIN) && !sb_foreign(s) && !pt_fair_would_be_due(&b->stamp[1], w, now, LL_STANDBY_FAIR_NS))
         *wake = sb_wake_into_role(l, b, w, prev, true, now); /* NULL if a role was taken meanwhile */
     if (*wake == NULL)
@@ -733,7 +780,7 @@ const ll_lock_ops ll_lock_standby = {
     .fairness = "none short-term (barging); the standby waits at most patience (0.1 ms) + one critical section; parked "
         "waiters woken FIFO (socket-local first for 2 ms), one parked 4 ms handed the lock at its bucket's fair timer; a "
         "running thread goes to the back after LL_STANDBY_TURN_OPS (2000) acquisitions made while others are parked, or "
-        "LL_STANDBY_TURN_NS (1 ms) of them",
+        "LL_STANDBY_TURN_NS (1 ms) of them, once the eldest parked waiter has waited LL_STANDBY_TURN_WAIT_NS (10 ms)",
     .policies = LL_SPIN_ONLY, .caps = LL_CAP_PARKS_ITSELF | LL_CAP_FORK_SAFE | LL_CAP_WAKE_INTO_HELD,
     .state_bytes = sizeof(ll_standby_lock), .lock_bytes = sizeof(ll_standby_lock), .waiter_bytes = sizeof(pt_waiter),
     .init = init, .acquire = acquire, .try_acquire = try_acquire, .release = release, .acquire_until = acquire_until,
