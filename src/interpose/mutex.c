@@ -70,7 +70,8 @@ held:
 /* A fast-path acquisition found bit 2 of the waiter word set (config.h): for standby, waiters
  * are parked, and this acquisition counts towards the end of the thread's turn (standby.h,
  * ll_standby_turn_ends); the one that ends it requeues: the thread releases the lock, parks at
- * the back of its waiters, and acquires it again when woken. */
+ * the back of its waiters (once the eldest has waited LL_STANDBY_TURN_WAIT_NS; else it competes
+ * again at once), and acquires it again when woken. */
 static LL_COLD void lock_inline_parked(lp_mutex *m, uint32_t fast)
 {
     if (fast == LP_FAST_STANDBY && ll_standby_turn_tick())

@@ -59,8 +59,9 @@ static LL_COLD void acquire_profiled(lock_ref r)
     if (contended) {
         ops_acquire(r);
     } else if (r.ops == &ll_lock_standby && ll_standby_turn_ends((ll_standby_lock *)r.state)) {
-        /* the try took standby by its CAS: the turn it ends goes back to the queue, as on the
-         * fast path (mutex.c, lock_inline_parked), and its wait counts as contended */
+        /* the try took standby by its CAS: the turn it ends goes back to the queue (or competes
+         * again: ll_standby_requeue), as on the fast path (mutex.c, lock_inline_parked), and its
+         * wait counts as contended */
         contended = true, t0 = ll_now_ns();
         ll_standby_requeue((ll_standby_lock *)r.state);
     }

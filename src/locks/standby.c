@@ -155,8 +155,9 @@
  * and one joins it, on the CPU it leaves; the lock is free meanwhile, taken by
  * a spinning standby or a running thread if there is one, else idle until the
  * woken one arrives.  With nobody else parked, or the eldest parked less than
- * TURN_WAIT_NS (10 ms) ago, the thread takes the lock again (the release may
- * have woken a waiter into the role) and a new turn begins: on a
+ * TURN_WAIT_NS (10 ms) ago, the thread competes for the lock again (the
+ * release may have woken a waiter into the role; a thread that did not park
+ * keeps its tenure) and a new turn begins: on a
  * lock that is not saturated the parked are woken into the role soon anyway,
  * and a swap would only cost its park and wake-ups (at 16 threads on two CPUs
  * it made most of the voluntary switches: docs/performance.md, "What each
