@@ -14,6 +14,7 @@
  *         ll_faa(p, delta, order)      fetch-and-add, returns the old value (integers)
  *         ll_fence(order), ll_pause()
  *         ll_rmw_lead(p)               a store to lead a fast path's RMW of *p (below)
+ *         ll_fence_after_rmw()         a seq_cst fence right after an RMW (below)
  * Orders: LL_RELAXED, LL_ACQUIRE, LL_RELEASE, LL_ACQ_REL, LL_SEQ_CST.
  *
  * Another backend: define LL_ATOMICS_BACKEND as a header name, quotes included
@@ -24,9 +25,10 @@
  * the verbs: in C as ll_load_u32/_u64/_ptr, ll_store_*, ll_xchg_*, ll_cas_* and
  * ll_faa_u32/_u64 (this header names them ll_load ... over the three types), or as
  * the macros ll_load ... themselves; in C++ as ll_load ... (overloads or macros).
- * It may define ll_rmw_lead(p) and ll_plain_load/ll_plain_store (else: no-op and
- * plain accesses), and, for core.h, ll_self(), LL_THREAD_ELEMENT and
- * LL_ELEMENT_REUSE (a backend that runs many threads on one OS thread must).
+ * It may define ll_rmw_lead(p), ll_fence_after_rmw() and ll_plain_load/ll_plain_store
+ * (else: no-op, ll_fence(LL_SEQ_CST) and plain accesses), and, for core.h, ll_self(),
+ * LL_THREAD_ELEMENT and LL_ELEMENT_REUSE (a backend that runs many threads on one OS
+ * thread must).
  * locklab builds two: the model checker's, verify/relacy_atomics.h (Relacy,
  * docs/verification.md), and the simulator's, sim/atomics_backend.h
  * (docs/simulator.md); verify/CMakeLists.txt and sim/CMakeLists.txt select them.
@@ -53,6 +55,10 @@
 #else
 #define LL_FLATTEN __attribute__((flatten))
 #endif
+/* The uncontended pair's functions (the interposer's entry points and direct verbs): placed
+ * together in the text's hot part, whatever else the library holds (docs/interposer.md,
+ * "Cost of the uncontended pair"). */
+#define LL_HOT __attribute__((hot))
 #ifdef __cplusplus
 #define LL_STATIC_ASSERT(c, msg) static_assert(c, msg)
 #define LL_ALIGNOF(T) alignof(T)
@@ -183,6 +189,19 @@ LL_INLINE void ll_fence(ll_order o) { atomic_thread_fence(o); }
     } while (0)
 #elif !defined(ll_rmw_lead)
 #define ll_rmw_lead(p) ((void)(p))
+#endif
+
+/* ll_fence_after_rmw(): ll_fence(LL_SEQ_CST) placed after a read-modify-write (as Linux's
+ * smp_mb__after_atomic), for a fence whose accesses to order before it all precede that
+ * RMW and whose accesses to order after it all follow the fence.  On x86-64 a locked RMW is
+ * itself a full barrier (loads and stores are not reordered with locked instructions), so
+ * there it only keeps the compiler from moving accesses across it; elsewhere, and under
+ * another backend (the model checker's and the simulator's, which then check and time the
+ * fence), it is the fence. */
+#if defined(__x86_64__) && !defined(LL_ATOMICS_BACKEND)
+#define ll_fence_after_rmw() __asm__ __volatile__("" ::: "memory")
+#elif !defined(ll_fence_after_rmw)
+#define ll_fence_after_rmw() ll_fence(LL_SEQ_CST)
 #endif
 
 /* Plain (non-atomic) fields that more than one thread reads or writes, ordered by the

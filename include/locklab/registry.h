@@ -106,8 +106,9 @@ typedef struct ll_lock_ops {
      * handovers a timed waiter may have to let pass ("Timed acquire"; docs/interposer.md). */
     bool (*acquire_until)(void *state, ll_wait_policy *wp, uint64_t deadline_ns);
     /* The interposer's direct path (docs/interposer.md, "Cost of the uncontended pair"):
-     * acquire, then store id into *owner (release), and release; both return 0, so that the
-     * entry points jump to them and keep no frame of their own.  Made by the adapters
+     * acquire, then store id into *owner (release), and release; both return 0 (the entry
+     * points' result; pthread's release returns glibc's unlock's, 0 for its holder), so that
+     * the entry points jump to them and keep no frame of their own.  Made by the adapters
      * (LL_DIRECT_VERBS, below); NULL: the interposer calls acquire and release. */
     int (*direct_acquire)(void *state, ll_wait_policy *wp, ll_atomic_u64 *owner, uint64_t id);
     int (*direct_release)(void *state, ll_wait_policy *wp);
@@ -173,12 +174,15 @@ extern const ll_lock_ops *const ll_peer_locks[];
  * that keeps no frame, so that an uncontended pair costs the lock's own work plus the
  * entry points' checks (docs/interposer.md, "Cost of the uncontended pair").
  *   direct_release: release, inlined with all it calls in this file (flatten): a lock
- *     whose release has a slow path keeps it out of line (LL_COLD), as mcs.c does.
+ *     whose release has a slow path keeps it out of line, taking over where the inline
+ *     steps stopped (cna.c, hmcs.c, passive_set.h; mcs.c's repeats the tail's CAS when a
+ *     successor is linking).
  *   direct_acquire (LL_DIRECT_VERBS): try_acquire inlined, the lock's uncontended path,
  *     and acquire, out of line, when it fails: an acquire that was going to wait anyway
  *     pays the failed try (a try that reads before its RMW costs it one load).
- *   direct_acquire (LL_DIRECT_VERBS_PLAIN): acquire, called; for a lock whose try_acquire
- *     is slower than its acquire's uncontended path, or in another file.
+ *   direct_acquire (LL_DIRECT_VERBS_PLAIN): acquire, inlined with all it calls in this file
+ *     (flatten; its waits stay out of line, LL_COLD); for a lock whose try_acquire is slower
+ *     than its acquire's uncontended path.
  * Either stores id to *owner after the acquisition: release; pairs with the acquire of
  * lp_owner_claim (src/interpose/mutex.h), as the entry points' own owner stores. */
 /* FN##NAME: acquire, then the owner store (the direct acquire's plain form). */
@@ -190,26 +194,28 @@ extern const ll_lock_ops *const ll_peer_locks[];
         return 0;                                                                        \
     }
 #define LL_DIRECT_RELEASE_NAMED(FN)                                                         \
-    static LL_FLATTEN __attribute__((unused)) int FN##direct_release(void *s, ll_wait_policy *wp) \
+    static LL_FLATTEN LL_HOT __attribute__((unused)) int FN##direct_release(void *s, ll_wait_policy *wp) \
     {                                                                                    \
         FN##release(s, wp);                                                              \
         return 0;                                                                        \
     }                                                                                    \
     LL_DIRECT_CALLING_ACQUIRE(FN, direct_acquire_slow, __attribute__((noinline, cold, unused)))
-#define LL_DIRECT_VERBS_BY(FAST)                                                            \
-    LL_DIRECT_RELEASE_NAMED()                                                            \
-    static LL_FLATTEN __attribute__((unused)) int direct_acquire(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, \
-                                                             uint64_t id)                \
+/* FN##direct_acquire: FAST inline, FN##acquire when it fails (LL_DIRECT_VERBS_BY: no prefix). */
+#define LL_DIRECT_VERBS_NAMED(FN, FAST)                                                     \
+    LL_DIRECT_RELEASE_NAMED(FN)                                                          \
+    static LL_FLATTEN LL_HOT __attribute__((unused)) int FN##direct_acquire(void *s, ll_wait_policy *wp,   \
+                                                                 ll_atomic_u64 *owner, uint64_t id) \
     {                                                                                    \
         if (LL_UNLIKELY(!FAST(s, wp)))                                                   \
-            return direct_acquire_slow(s, wp, owner, id);                                \
+            return FN##direct_acquire_slow(s, wp, owner, id);                            \
         ll_store_release(owner, id); /* release: pairs with lp_owner_claim (above) */    \
         return 0;                                                                        \
     }
+#define LL_DIRECT_VERBS_BY(FAST) LL_DIRECT_VERBS_NAMED(, FAST)
 #define LL_DIRECT_VERBS() LL_DIRECT_VERBS_BY(try_acquire)
 #define LL_DIRECT_VERBS_PLAIN()                                                             \
     LL_DIRECT_RELEASE_NAMED()                                                            \
-    LL_DIRECT_CALLING_ACQUIRE(, direct_acquire, __attribute__((unused)))
+    LL_DIRECT_CALLING_ACQUIRE(, direct_acquire, LL_FLATTEN LL_HOT __attribute__((unused)))
 
 /* A lock's direct verbs, or its plain ones and the owner store where it has none: for the
  * callers that run them as the interposer does (the generic handle's, for the validator; the
@@ -311,7 +317,7 @@ LL_INLINE bool ll_deadline_passed(uint64_t deadline_ns) { return ll_now_ns() >= 
     }                                                                                    \
     LL_DIRECT_RELEASE_NAMED(FN)                                                          \
     /* the direct verbs' acquire: a node from the cache and the lock's try, inline */    \
-    static __attribute__((unused)) int FN##direct_acquire(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, \
+    static LL_HOT __attribute__((unused)) int FN##direct_acquire(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, \
                                                         uint64_t id)                     \
     {                                                                                    \
         STATE *st = (STATE *)s;                                                          \

@@ -253,7 +253,8 @@ LL_INLINE void ll_waitword_publish(const ll_wait_policy *wp, ll_atomic_u32 *w, u
 /* Wake sleepers on w, if any, after publishing a condition they re-check
  * (the publish-then-check side of the Dekker pairing with ll_waitword_wait).
  * Only for policies that may park: decide that before the publishing store.
- * ll_waitword_kick_fenced: the same after the caller's own seq_cst fence, which one
+ * ll_waitword_kick_fenced: the same after the caller's own seq_cst fence (ll_fence, or
+ * ll_fence_after_rmw right after an RMW that follows the publication), which one
  * publication's several kicks share (twa's release). */
 LL_INLINE void ll_waitword_kick_fenced(ll_atomic_u32 *w)
 {

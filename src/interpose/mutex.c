@@ -134,7 +134,7 @@ LL_INLINE bool never_forked(void)
 }
 
 /* pthread_mutex_lock on the direct path; fast: LP_FAST_OPS or LP_FAST_OPS_INLINE. */
-static __attribute__((noinline)) int lock_direct(pthread_mutex_t *pm, void *pc, bool c11, uint32_t fast)
+static __attribute__((noinline)) LL_HOT int lock_direct(pthread_mutex_t *pm, void *pc, bool c11, uint32_t fast)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint64_t id = lp_direct_tid; /* lp_self_tid, once the general path has seen this thread lock */
@@ -149,7 +149,7 @@ static __attribute__((noinline)) int lock_direct(pthread_mutex_t *pm, void *pc, 
 }
 
 /* The direct path's unlock (above). */
-static __attribute__((noinline)) int unlock_direct(pthread_mutex_t *pm, void *pc, bool c11, uint32_t fast)
+static __attribute__((noinline)) LL_HOT int unlock_direct(pthread_mutex_t *pm, void *pc, bool c11, uint32_t fast)
 {
     lp_mutex *m = (lp_mutex *)pm;
     uint64_t id = lp_self_tid;
@@ -198,7 +198,7 @@ LL_INLINE int mutex_lock(pthread_mutex_t *pm, void *c11_pc, bool c11)
     return 0;
 }
 
-int pthread_mutex_lock(pthread_mutex_t *pm) { return mutex_lock(pm, NULL, false); }
+LL_HOT int pthread_mutex_lock(pthread_mutex_t *pm) { return mutex_lock(pm, NULL, false); }
 int lp_mutex_lock_at(pthread_mutex_t *pm, void *pc) { return mutex_lock(pm, pc, true); }
 
 LL_INLINE int mutex_trylock(pthread_mutex_t *pm, void *c11_pc, bool c11)
@@ -251,7 +251,7 @@ LL_INLINE int mutex_unlock(pthread_mutex_t *pm, void *c11_pc, bool c11)
     ll_store_release(word_of(m), 0); /* release: the critical section; pairs with the acquiring CAS */
     return 0;
 }
-int pthread_mutex_unlock(pthread_mutex_t *pm) { return mutex_unlock(pm, NULL, false); }
+LL_HOT int pthread_mutex_unlock(pthread_mutex_t *pm) { return mutex_unlock(pm, NULL, false); }
 int lp_mutex_unlock_at(pthread_mutex_t *pm, void *pc) { return mutex_unlock(pm, pc, true); }
 
 /* The timed calls: no fast path (mutex_timed.c). */

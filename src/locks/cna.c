@@ -194,16 +194,18 @@ LL_INLINE bool cna_keep_local(void *sec, const ll_cna_params *p)
     return !cna_secondary_overdue((ll_cna_node *)sec, p->flush_ns);
 }
 
-/* The release proper; returns NULL, or the granted node if it was abandoned (cna_grant). */
-static ll_cna_node *cna_release_once(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, const ll_cna_params *p)
+/* The release proper, given next, our successor as cna_next read it (NULL: none linked, and
+ * if passed, our pass of the tail to NULL already failed: an arrival is linking); returns
+ * NULL, or the granted node if it was abandoned (cna_grant). */
+static ll_cna_node *cna_release_once(ll_cna_lock *l, ll_cna_node *me, ll_cna_node *next, bool passed,
+                                     ll_wait_policy *wp, const ll_cna_params *p)
 {
     void *sec = me->sec; /* plain: our own node (set by us, or by our granter before the release we acquired) */
-    ll_cna_node *next = cna_next(me);
     if (next == NULL) {
         /* Main queue empty: free the lock (secondary empty), or make the secondary tail,
          * whose next is NULL, the main tail and grant the secondary head. */
         ll_cna_node *sh = sec == LL_CNA_GRANTED ? NULL : (ll_cna_node *)sec;
-        if (ll_mcsq_pass_tail(&l->tail, &me->mcs, sh ? &sh->sec_tail->mcs : NULL))
+        if (!passed && ll_mcsq_pass_tail(&l->tail, &me->mcs, sh ? &sh->sec_tail->mcs : NULL))
             return sh != NULL ? cna_grant(sh, LL_CNA_GRANTED, wp) : NULL;
         next = CNA(ll_mcsq_await_next(&me->mcs));
     }
@@ -220,16 +222,37 @@ static ll_cna_node *cna_release_once(ll_cna_lock *l, ll_cna_node *me, ll_wait_po
     return cna_grant(next, LL_CNA_GRANTED, wp);
 }
 
-void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, const ll_cna_params *p)
+/* The release from cna_release_once on (next, passed: its arguments), then in the place of
+ * each granted node that was abandoned. */
+static __attribute__((noinline)) void cna_release_slow(ll_cna_lock *l, ll_cna_node *me, ll_cna_node *next,
+                                                       bool passed, ll_wait_policy *wp, const ll_cna_params *p)
 {
     ll_mcs_node *mine = &me->mcs, *cur = mine;
     for (;;) {
-        ll_cna_node *gone = cna_release_once(l, CNA(cur), wp, p);
+        ll_cna_node *gone = cna_release_once(l, CNA(cur), next, passed, wp, p);
         ll_mcsq_take_place(&cur, mine, gone ? &gone->mcs : NULL); /* cur is out of both queues */
         if (gone == NULL)
             return;
         /* A granted node was abandoned (a timed waiter left): release again in its place. */
+        next = cna_next(CNA(cur));
+        passed = false;
     }
+}
+
+/* The uncontended release inline (the interposer's direct verbs inline it): nobody linked
+ * behind us and the secondary queue empty, tail me -> NULL, as cna_release_once; the rest
+ * out of line (not cold: a contended lock runs it at every release), from where this one
+ * stopped. */
+void ll_cna_release_tuned(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, const ll_cna_params *p)
+{
+    ll_cna_node *next = cna_next(me);
+    bool passed = false;
+    if (LL_LIKELY(next == NULL && me->sec == LL_CNA_GRANTED)) { /* plain: our own node, as in cna_release_once */
+        if (LL_LIKELY(ll_mcsq_pass_tail(&l->tail, &me->mcs, NULL)))
+            return;
+        passed = true; /* an arrival swapped itself in: the slow path awaits its link */
+    }
+    cna_release_slow(l, me, next, passed, wp, p);
 }
 
 bool ll_cna_acquire_until(ll_cna_lock *l, ll_cna_node *me, ll_wait_policy *wp, uint64_t deadline_ns)

@@ -44,7 +44,8 @@
  * with 4; the generic handle adds a 128-B sector for the holder's node and
  * socket.  One node (24 B, a 128-B slot from the per-thread cache) per thread
  * waiting or holding.  Uncontended acquire costs two atomic swaps (socket,
- * global) and release two CASes; one of each with one socket.
+ * global) and release two CASes; with one socket a CAS each (the try's, which
+ * the interposer's direct path takes, or acquire's swap).
  * Policies: all (socket waiters wait on their own node through the policy;
  * a cohort head waits for the global lock through mcs, which parks likewise).
  * try_acquire: if the global lock looks free, CAS the socket tail NULL -> self,
@@ -150,13 +151,16 @@ static bool hmcs_grant(ll_mcs_node *succ, uint32_t status, ll_wait_policy *wp)
 
 /* Release the socket lock alone (the global lock is not ours, or no longer), held through
  * cur, our own node being mine (ll_mcsq_take_place): a successor that abandoned its node
- * is passed over (we release the socket lock again in its place). */
-static void hmcs_release_socket(ll_hmcs_socket *s, ll_mcs_node *cur, ll_mcs_node *mine, ll_wait_policy *wp)
+ * is passed over (we release the socket lock again in its place).  passed: our pass of the
+ * tail to NULL already failed (ll_hmcs_release): an arrival is linking behind cur. */
+static void hmcs_release_socket(ll_hmcs_socket *s, ll_mcs_node *cur, ll_mcs_node *mine, bool passed,
+                                ll_wait_policy *wp)
 {
     for (;;) {
         /* Freeing the socket tail (release CAS in ll_mcsq_pass_tail) also orders our last
          * use of the socket's global node before the next cohort head's reuse of it. */
-        ll_mcs_node *succ = ll_mcsq_leave(&s->tail, cur);
+        ll_mcs_node *succ = passed ? ll_mcsq_await_next(cur) : ll_mcsq_leave(&s->tail, cur);
+        passed = false;
         ll_mcsq_take_place(&cur, mine, succ);
         if (succ == NULL || hmcs_grant(succ, LL_HMCS_ACQUIRE_PARENT, wp))
             return;
@@ -191,11 +195,20 @@ bool ll_hmcs_acquire_until(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, l
      * global queue while the socket lock (and with it global_node) passes on. */
     ll_mcs_node *g = (ll_mcs_node *)ll_qnode_get();
     if (!ll_mcs_acquire_until(&l->global, g, wp, deadline_ns)) {
-        hmcs_release_socket(s, &me->mcs, &me->mcs, wp); /* the next socket waiter acquires the global lock */
+        hmcs_release_socket(s, &me->mcs, &me->mcs, false, wp); /* the next socket waiter acquires the global lock */
         ll_qnode_put(me);
         return false;
     }
     s->global_holder = g; /* holder-only, passed on with the cohort */
+    return true;
+}
+
+/* The socket lock's try, as the first of a cohort (the whole try on one socket). */
+static inline bool hmcs_try_socket(ll_hmcs_socket *s, ll_hmcs_node *me)
+{
+    if (!ll_mcsq_try_enqueue(&s->tail, &me->mcs)) /* acq_rel CAS: see mcs_queue.h */
+        return false;
+    ll_store_relaxed(&me->mcs.waiting, 1); /* relaxed: our own word */
     return true;
 }
 
@@ -204,9 +217,8 @@ bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_
     ll_hmcs_socket *s = &l->sockets[socket];
     if (l->nsockets > 1 && ll_load_relaxed(&l->global.tail) != NULL) /* relaxed: a hint that shrinks the undo window */
         return false;
-    if (!ll_mcsq_try_enqueue(&s->tail, &me->mcs)) /* acq_rel CAS: see mcs_queue.h */
+    if (!hmcs_try_socket(s, me))
         return false;
-    ll_store_relaxed(&me->mcs.waiting, 1); /* relaxed: our own word */
     if (l->nsockets == 1)
         return true; /* one level (ll_hmcs_acquire) */
     if (ll_mcs_try_acquire(&l->global, &s->global_node)) {
@@ -214,14 +226,20 @@ bool ll_hmcs_try_acquire(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_
         return true;
     }
     /* undo: a socket waiter that queued meanwhile takes the global lock itself */
-    hmcs_release_socket(s, &me->mcs, &me->mcs, wp);
+    hmcs_release_socket(s, &me->mcs, &me->mcs, false, wp);
     return false;
 }
 
-void ll_hmcs_release(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp)
+/* The release (passed: one level, and ll_hmcs_release's pass of the tail failed). */
+static __attribute__((noinline)) void hmcs_release_slow(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket,
+                                                        bool passed, ll_wait_policy *wp)
 {
     ll_hmcs_socket *s = &l->sockets[socket];
     ll_mcs_node *mine = &me->mcs, *cur = mine;
+    if (passed) { /* nobody was linked behind us: as the loop below, which then leaves */
+        hmcs_release_socket(s, mine, mine, true, wp);
+        return;
+    }
     for (;;) {
         uint32_t k = ll_load_relaxed(&cur->waiting); /* relaxed: our own word (granted with acquire, or set by us) */
         ll_mcs_node *succ = k < l->threshold ? ll_mcsq_next(cur) : NULL; /* acquire: pairs with the link store in ll_mcsq_link */
@@ -235,7 +253,22 @@ void ll_hmcs_release(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait
     }
     if (l->nsockets > 1)
         hmcs_release_global(l, s, wp);
-    hmcs_release_socket(s, cur, mine, wp);
+    hmcs_release_socket(s, cur, mine, false, wp);
+}
+
+/* The uncontended release of one level inline (the interposer's direct verbs inline it):
+ * nobody linked behind us, tail me -> NULL, as the loop above and hmcs_release_socket
+ * would; the rest, and two levels, out of line (not cold: with several sockets every
+ * release runs it), from where this one stopped. */
+void ll_hmcs_release(ll_hmcs_lock *l, ll_hmcs_node *me, uint32_t socket, ll_wait_policy *wp)
+{
+    bool passed = false;
+    if (LL_LIKELY(l->nsockets == 1 && ll_mcsq_next(&me->mcs) == NULL)) {
+        if (LL_LIKELY(ll_mcsq_pass_tail(&l->sockets[socket].tail, &me->mcs, NULL)))
+            return;
+        passed = true; /* an arrival swapped itself in: the slow path awaits its link */
+    }
+    hmcs_release_slow(l, me, socket, passed, wp);
 }
 
 /* Generic handle: the holder's node and socket are remembered in the lock (written only by the holder). */
@@ -319,7 +352,31 @@ static void abandon(void *s)
         ll_store_relaxed(&st->lock.sockets[i].tail, NULL); /* relaxed: no thread touches a dropped lock again */
 }
 
-LL_DIRECT_VERBS_PLAIN()
+/* The direct verbs (registry.h): on one socket the uncontended path inline (a node from the
+ * cache, the socket queue's try, which is ll_hmcs_try_acquire's on one level; the
+ * release's inline step), and the plain verbs when it fails; on several, the plain verbs
+ * (direct_acquire_levels: two levels, the global lock and the socket's; not cold, as that
+ * is every acquisition there). */
+LL_DIRECT_RELEASE_NAMED()
+LL_DIRECT_CALLING_ACQUIRE(, direct_acquire_levels, __attribute__((noinline)) LL_FLATTEN)
+static LL_FLATTEN LL_HOT int direct_acquire(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, uint64_t id)
+{
+    hmcs_state *st = (hmcs_state *)s;
+    if (st->lock.nsockets > 1)
+        return direct_acquire_levels(s, wp, owner, id);
+    ll_thread *self = ll_self_if_any();
+    ll_hmcs_node *me = (ll_hmcs_node *)ll_qnode_take(self);
+    if (LL_UNLIKELY(me == NULL))
+        return direct_acquire_slow(s, wp, owner, id);
+    if (LL_UNLIKELY(!hmcs_try_socket(&st->lock.sockets[0], me))) {
+        ll_qnode_untake(self, me);
+        return direct_acquire_slow(s, wp, owner, id);
+    }
+    st->holder = me;
+    st->holder_socket = 0;
+    ll_store_release(owner, id); /* release: pairs with lp_owner_claim (registry.h, the direct verbs) */
+    return 0;
+}
 
 const ll_lock_ops ll_lock_hmcs = {
     .name = "hmcs", .source = "Chabbi, Fagan & Mellor-Crummey 2015 (HMCS, 2 levels)",

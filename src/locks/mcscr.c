@@ -292,6 +292,11 @@ LL_COLD void ll_mcscr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_
     }
 }
 
+LL_COLD void ll_mcscr_release_linking(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_wait_policy *wp)
+{
+    ll_mcscr_release_contended(l, x, me, CR_NODE(ll_mcsq_await_next(&me->mcs)), wp);
+}
+
 void ll_mcscr_release(ll_mcscr_lock *l, ll_mcscr_node *me, ll_wait_policy *wp) { cr_release(l, NULL, me, wp); }
 
 /* Generic handle: the holder's node is remembered in the lock (written only by the holder). */

@@ -385,13 +385,22 @@ LL_INLINE bool cr_release_plain(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_no
     return false;
 }
 
-/* The release: plain MCS when nobody is culled and nobody is linked behind us,
- * else the contended release (out of line, cold). */
+/* The plain release whose pass of the tail failed (mcscr.c): await the arrival's link, then
+ * the contended release. */
+LL_COLD void ll_mcscr_release_linking(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_wait_policy *wp);
+
+/* The release: cr_release_plain's steps inline (the interposer's direct verbs inline them),
+ * the waits and the contended release out of line (cold). */
 LL_INLINE void cr_release(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_wait_policy *wp)
 {
-    ll_mcscr_node *succ;
-    if (!cr_release_plain(l, x, me, &succ))
-        ll_mcscr_release_contended(l, x, me, succ, wp);
+    ll_mcscr_node *succ = CR_NODE(ll_mcsq_next(&me->mcs));
+    if (LL_LIKELY(succ == NULL && cr_lists_empty(l, x))) {
+        if (LL_LIKELY(ll_mcsq_pass_tail(&l->tail, &me->mcs, NULL)))
+            return;
+        ll_mcscr_release_linking(l, x, me, wp); /* an arrival swapped itself in */
+        return;
+    }
+    ll_mcscr_release_contended(l, x, me, succ, wp);
 }
 
 /* ---- spec keys ---------------------------------------------------------------------------- */

@@ -8,9 +8,10 @@
  *   ------------------------  --------------  ---------------------------------------------
  *   liblocklab, locklab-check  (none)          glibc's functions (Relacy's under its backend)
  *   liblocklab-preload.so     LL_PRELOAD      glibc's functions through the interposer's
- *                             (CMakeLists.txt)  wrappers (src/interpose/glibc_mutex.h), never
- *                                              the interposer's own pthread_mutex_lock, which
- *                                              is built on top of these locks
+ *                             (CMakeLists.txt)  wrappers or its table of them
+ *                                              (src/interpose/glibc_mutex.h), never the
+ *                                              interposer's own pthread_mutex_lock, which is
+ *                                              built on top of these locks
  *   locklab-sim               LL_BACKEND_SIM  models of glibc's algorithms written against
  *                             (sim/)           the atomics layer (sim/pthread_shim.h)
  *
@@ -35,6 +36,16 @@
 #endif
 
 #include "locklab/core.h"
+
+/* pthread_mutex_lock and _unlock of a mutex that pthread_mutex_init initialised: the same
+ * calls, or where a build has a cheaper form for that case, that form (the interposer's:
+ * glibc_mutex.h). */
+#ifndef LL_PLATFORM_MUTEX_LOCK_INITED
+#define LL_PLATFORM_MUTEX_LOCK_INITED(m) pthread_mutex_lock(m)
+#endif
+#ifndef LL_PLATFORM_MUTEX_UNLOCK_INITED
+#define LL_PLATFORM_MUTEX_UNLOCK_INITED(m) pthread_mutex_unlock(m)
+#endif
 
 /* deadline_ns (ll_now_ns clock) as a CLOCK_REALTIME time, for the timed calls of
  * pthread_mutex_timedlock and pthread_rwlock_timed*lock (the sanitizers know no

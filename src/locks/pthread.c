@@ -31,9 +31,9 @@
 
 LL_INIT_ADAPTER(pthread_mutex_init((pthread_mutex_t *)s, NULL))
 static void destroy(void *s) { pthread_mutex_destroy((pthread_mutex_t *)s); }
-static void acquire(void *s, ll_wait_policy *wp) { (void)wp; pthread_mutex_lock((pthread_mutex_t *)s); }
+static void acquire(void *s, ll_wait_policy *wp) { (void)wp; LL_PLATFORM_MUTEX_LOCK_INITED((pthread_mutex_t *)s); }
 static bool try_acquire(void *s, ll_wait_policy *wp) { (void)wp; return pthread_mutex_trylock((pthread_mutex_t *)s) == 0; }
-static void release(void *s, ll_wait_policy *wp) { (void)wp; pthread_mutex_unlock((pthread_mutex_t *)s); }
+static void release(void *s, ll_wait_policy *wp) { (void)wp; LL_PLATFORM_MUTEX_UNLOCK_INITED((pthread_mutex_t *)s); }
 /* Timed: glibc's own (its futex waiters are woken as any).  pthread_mutex_timedlock (on
  * CLOCK_REALTIME), not clocklock: sanitizers know only the former. */
 static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
@@ -43,7 +43,20 @@ static bool acquire_until(void *s, ll_wait_policy *wp, uint64_t deadline_ns)
     return pthread_mutex_timedlock((pthread_mutex_t *)s, &until) == 0;
 }
 
-LL_DIRECT_VERBS_PLAIN()
+/* The direct verbs (registry.h): glibc's lock then the owner store; glibc's unlock, a tail
+ * call whose result is 0 (the interposer's unlock takes this path only for the holder). */
+static LL_HOT int direct_acquire(void *s, ll_wait_policy *wp, ll_atomic_u64 *owner, uint64_t id)
+{
+    (void)wp;
+    LL_PLATFORM_MUTEX_LOCK_INITED((pthread_mutex_t *)s);
+    ll_store_release(owner, id); /* release: pairs with lp_owner_claim (registry.h, the direct verbs) */
+    return 0;
+}
+static LL_HOT int direct_release(void *s, ll_wait_policy *wp)
+{
+    (void)wp;
+    return LL_PLATFORM_MUTEX_UNLOCK_INITED((pthread_mutex_t *)s);
+}
 
 const ll_lock_ops ll_lock_pthread = {
     .name = "pthread", .source = "glibc (baseline)",

@@ -69,8 +69,7 @@ bool ll_ticket_try_acquire(ll_ticket_lock *l)
 void ll_ticket_release(ll_ticket_lock *l, ll_wait_policy *wp)
 {
     (void)wp;
-    uint32_t g = ll_load_relaxed(&l->grant); /* relaxed: only the holder writes grant */
-    ll_store_release(&l->grant, g + 1);        /* release: the critical section; pairs with the acquire loads of grant */
+    ll_ticket_grant_next(&l->grant);
 }
 
 typedef struct { ll_ticket_lock *l; uint32_t t; } ticket_ctx;

@@ -49,6 +49,14 @@ LL_INLINE bool ll_ticket_try_free(ll_atomic_u32 *next, ll_atomic_u32 *grant)
     return ll_cas(next, &g, g + 1, LL_RELAXED); /* relaxed: ordering came from the grant load */
 }
 
+/* A ticket lock's release: grant the next ticket.  Inline, as the try above (ticket.c's
+ * ll_ticket_release, ticket-pb's). */
+LL_INLINE void ll_ticket_grant_next(ll_atomic_u32 *grant)
+{
+    uint32_t g = ll_load_relaxed(grant); /* relaxed: only the holder writes grant */
+    ll_store_release(grant, g + 1);      /* release: the critical section; pairs with the acquire loads of grant */
+}
+
 /* The direct verbs' try (registry.h) of a lock whose state begins with an ll_ticket_lock
  * (ticket, ticket-pb, twa): a free lock only, never a ghost's turn, which ll_ticket_try_acquire
  * takes: a waiter queued behind the ghost goes first, as FIFO says. */

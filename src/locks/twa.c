@@ -132,8 +132,10 @@ static void twa_admit(ll_twa_lock *l, uint32_t k, bool parks)
     ll_waitword_bump(promote);      /* promote the next long-term waiter */
     if (parks) {
         /* seq_cst: the handover before we look for sleepers, one fence for both kicks; pairs with
-         * the sleeper's fence between its announcement and its re-check (ll_waitword_sleep_until) */
-        ll_fence(LL_SEQ_CST);
+         * the sleeper's fence between its announcement and its re-check (ll_waitword_sleep_until).
+         * The handover's store precedes the bump's RMW: on x86-64 that RMW orders it before the
+         * kicks' loads, and the fence costs nothing (atomics.h) */
+        ll_fence_after_rmw();
         ll_waitword_kick_fenced(owner); /* the new owner, if it slept as a short-term waiter (or its
                                            successor, sleeping there because k's waiter left: ticket_gone.h) */
         /* k's waiter may sleep on slot(k - 1) instead: it saw the note "k - 1 left" and

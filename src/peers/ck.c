@@ -40,6 +40,12 @@
  * ck touches only the first 16 bytes.  CLH nodes migrate: at release the
  * holder keeps its predecessor's node (ck_spinlock_clh_unlock hands it back).
  *
+ * The interposer's direct verbs (registry.h, LL_DIRECT_VERBS_NAMED; the queue adapter's for
+ * ck-mcs) take each peer's try as its uncontended path, as locklab's own locks do, except
+ * for the two tickets: their try is a load and a CAS of the word whose 16-bit half the
+ * unlock increments, which costs more than their lock's fetch-and-add (the uncontended
+ * pair: docs/interposer.md), so they keep the plain verbs.
+ *
  * What ck does not provide and this adapter adds, on ck's own data with ck's
  * own atomics (ck_pr_*, the words are ck's plain unsigned fields, so
  * locklab's ll_atomic layer does not apply to them):
@@ -86,6 +92,7 @@
         return PREFIX##_trylock((TYPE *)s);                                                      \
     }                                                                                            \
     static void ID##_release(void *s, ll_wait_policy *wp) { (void)wp; PREFIX##_unlock((TYPE *)s); } \
+    LL_DIRECT_VERBS_NAMED(ID##_, ID##_try_acquire)                                               \
     static const ll_lock_ops ID##_ops = {                                                        \
         .name = NAME,                                                                            \
         .source = "Concurrency Kit 0.7.1, " #LOCKFN,                                             \
@@ -98,6 +105,8 @@
         .acquire = ID##_acquire,                                                                 \
         .try_acquire = ID##_try_acquire,                                                         \
         .release = ID##_release,                                                                 \
+        .direct_acquire = ID##_direct_acquire,                                                   \
+        .direct_release = ID##_direct_release,                                                   \
     };
 
 CK_BARGING_PEER(fas, ck_spinlock_fas_t, ck_spinlock_fas, ck_spinlock_fas_lock, "ck-fas",
@@ -218,6 +227,7 @@ static void anderson_release(void *s, ll_wait_policy *wp)
     anderson_state *st = (anderson_state *)s;
     ck_spinlock_anderson_unlock(&st->lock, st->holder);
 }
+LL_DIRECT_VERBS_NAMED(anderson_, anderson_try_acquire)
 
 static const ll_lock_ops anderson_ops = {
     .name = "ck-anderson", .source = "Concurrency Kit 0.7.1, ck_spinlock_anderson; Anderson 1990",
@@ -228,6 +238,7 @@ static const ll_lock_ops anderson_ops = {
     .init = anderson_init, .destroy = anderson_destroy, .acquire = anderson_acquire,
     .try_acquire = anderson_try_acquire, .release = anderson_release,
     .acquire_until = NULL, /* no timed acquire of its own: callers poll try_acquire */
+    .direct_acquire = anderson_direct_acquire, .direct_release = anderson_direct_release,
 };
 
 /* ---- MCS ----------------------------------------------------------------------- */
@@ -268,6 +279,7 @@ static const ll_lock_ops mcs_ops = {
     .waiter_bytes = sizeof(ck_spinlock_mcs_context_t),
     .init = mcs_init, .acquire = mcs_acquire, .try_acquire = mcs_try_acquire, .release = mcs_release,
     .acquire_until = NULL, /* no timed acquire of its own: callers poll try_acquire */
+    .direct_acquire = mcs_direct_acquire, .direct_release = mcs_direct_release,
     .abandon = mcs_abandon,
 };
 
@@ -326,6 +338,7 @@ static void clh_release(void *s, ll_wait_policy *wp)
     ck_spinlock_clh_unlock(&node); /* node := our predecessor's node, now ours */
     ll_qnode_put(node);
 }
+LL_DIRECT_VERBS_NAMED(clh_, clh_try_acquire)
 /* A lock dropped while held (ll_lock_ops.abandon): the predecessor's node is the holder's to
  * give back (its own is the tail, which destroy returns). */
 static void clh_abandon(void *s)
@@ -344,6 +357,7 @@ static const ll_lock_ops clh_ops = {
     .waiter_bytes = sizeof(ck_spinlock_clh_t),
     .init = clh_init, .destroy = clh_destroy, .acquire = clh_acquire, .try_acquire = clh_try_acquire,
     .release = clh_release, .acquire_until = NULL, /* no timed acquire of its own: callers poll try_acquire */
+    .direct_acquire = clh_direct_acquire, .direct_release = clh_direct_release,
     .abandon = clh_abandon,
 };
 
