@@ -285,10 +285,13 @@ LL_COLD void ll_mcscr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_
         if (gone == NULL)
             return;
         /* A granted node was abandoned (a timed waiter left): release again in its place. */
-        if (cr_release_plain(l, x, gone, &succ)) {
+        bool linking;
+        if (cr_release_plain(l, x, gone, &succ, &linking)) {
             ll_qnode_put(gone);
             return;
         }
+        if (linking)
+            succ = CR_NODE(ll_mcsq_await_next(&gone->mcs));
     }
 }
 

@@ -373,14 +373,18 @@ LL_COLD void ll_mcscr_release_contended(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_
                                         ll_wait_policy *wp);
 
 /* The plain MCS release, when nobody is culled and nobody is linked behind me: true if
- * it freed the lock; else *succ is our linked successor or NULL, for the contended release. */
-LL_INLINE bool cr_release_plain(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_mcscr_node **succ)
+ * it freed the lock; else *succ is our linked successor or NULL, for the contended release,
+ * and *linking says our pass of the tail failed: an arrival swapped itself in, whose link
+ * the caller awaits (ll_mcsq_await_next) before that release. */
+LL_INLINE bool cr_release_plain(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_mcscr_node **succ,
+                                bool *linking)
 {
     *succ = CR_NODE(ll_mcsq_next(&me->mcs));
+    *linking = false;
     if (LL_LIKELY(*succ == NULL && cr_lists_empty(l, x))) {
-        if (ll_mcsq_pass_tail(&l->tail, &me->mcs, NULL))
+        if (LL_LIKELY(ll_mcsq_pass_tail(&l->tail, &me->mcs, NULL)))
             return true;
-        *succ = CR_NODE(ll_mcsq_await_next(&me->mcs));
+        *linking = true;
     }
     return false;
 }
@@ -389,18 +393,18 @@ LL_INLINE bool cr_release_plain(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_no
  * the contended release. */
 LL_COLD void ll_mcscr_release_linking(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_wait_policy *wp);
 
-/* The release: cr_release_plain's steps inline (the interposer's direct verbs inline them),
- * the waits and the contended release out of line (cold). */
+/* The release: cr_release_plain inline (the interposer's direct verbs inline it), the await
+ * and the contended release out of line (cold). */
 LL_INLINE void cr_release(ll_mcscr_lock *l, ll_mcscrn_lock *x, ll_mcscr_node *me, ll_wait_policy *wp)
 {
-    ll_mcscr_node *succ = CR_NODE(ll_mcsq_next(&me->mcs));
-    if (LL_LIKELY(succ == NULL && cr_lists_empty(l, x))) {
-        if (LL_LIKELY(ll_mcsq_pass_tail(&l->tail, &me->mcs, NULL)))
-            return;
-        ll_mcscr_release_linking(l, x, me, wp); /* an arrival swapped itself in */
+    ll_mcscr_node *succ;
+    bool linking;
+    if (LL_LIKELY(cr_release_plain(l, x, me, &succ, &linking)))
         return;
-    }
-    ll_mcscr_release_contended(l, x, me, succ, wp);
+    if (linking)
+        ll_mcscr_release_linking(l, x, me, wp);
+    else
+        ll_mcscr_release_contended(l, x, me, succ, wp);
 }
 
 /* ---- spec keys ---------------------------------------------------------------------------- */
