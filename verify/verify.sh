@@ -81,8 +81,8 @@ if [ "$mode" = quick ]; then
     echo "== random: the same with a 10-us clock step (each yield comes back within YIELD_IDLE_NS: counted as 1/128 of one, cut by the budget), $ITER executions"
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" \
         --clock-step 10000 --hold 10
-    echo "== random: the same on 4 CPUs (arrivals park after their spin, no yields), $ITER executions"
-    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" \
+    echo "== random: the same on 4 CPUs (arrivals park after their spin, no yields; the last acquisitions of some find the lock in wide waiting), $((ITER * 3)) executions"
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$((ITER * 3))" \
         --clock-step 30000 --hold 10 --cpus 4
     echo "== random: standby on one socket, $((ITER * 100)) executions, and with critical sections of 200 yields, $((ITER * 10))"
     standby_one_socket "$((ITER * 100))" "$((ITER * 10))"
@@ -158,13 +158,14 @@ if [[ " $specs " == *" parkinglot "* ]]; then
     run --lock parkinglot --client locks --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 1000 --hold 10
 fi
 # standby: its standby (exhaustive, 2 threads), its park and wake into the role (3 threads; on 2
-# CPUs, where arrivals yield first, with a clock step above and below YIELD_IDLE_NS, and on 4),
+# CPUs, where arrivals yield first, with a clock step above and below YIELD_IDLE_NS, and on 4,
+# where the last acquisitions of some executions find the lock in wide waiting),
 # and on one socket (standby_one_socket)
 if [[ " $specs " == *" standby "* ]]; then
     run --lock standby --client counter --threads 2 --sched full --hold 10
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 30000 --hold 10
     run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 10000 --hold 10
-    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$ITER" --clock-step 30000 --hold 10 --cpus 4
+    run --lock standby --client locks --client timed --threads 3 --acquisitions 2 --sched random --iterations "$((ITER * 3))" --clock-step 30000 --hold 10 --cpus 4
     standby_one_socket "$((ITER * 30))" "$((ITER * 3))"
 fi
 

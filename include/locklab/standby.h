@@ -85,6 +85,12 @@ typedef struct ll_standby_lock {
                                          * every napper asleep).  About 0.05-0.7 us on x86; where PAUSE is shorter (aarch64's
                                          * yield) the two looks come closer together */
 #endif
+#ifndef LL_STANDBY_WIDE_NS
+#define LL_STANDBY_WIDE_NS 10000u       /* wide waiting: an arrival spins on the lock this long before it parks (0: never) */
+#endif
+#ifndef LL_STANDBY_EPOCH_NS
+#define LL_STANDBY_EPOCH_NS 1000000u    /* the waiting mode controller measures the lock's rate over epochs this long */
+#endif
 
 /* init: as LL_STANDBY_INITIALIZER (relaxed: like pthread_mutex_init, publish the lock yourself). */
 LL_INLINE void ll_standby_init(ll_standby_lock *l)
@@ -120,6 +126,7 @@ void ll_standby_requeue_ordered(ll_standby_lock *l);
  * spent making them (standby.c, "Turns"). */
 typedef struct ll_standby_turn_count {
     uint32_t acquisitions;
+    uint32_t counted; /* acquisitions not yet added to the waiting mode controller's count (standby.c) */
     uint64_t used_ns; /* the turn's time so far */
     uint64_t seen_ns; /* ll_now_ns at the turn's last look at the clock; 0: none yet */
 } ll_standby_turn_count;
@@ -130,13 +137,25 @@ LL_THREAD_ELEMENT_EXTERN(ll_standby_turn_count, ll_standby_turn)
 /* At such an acquisition: is the turn over (LL_STANDBY_TURN_OPS acquisitions, or
  * LL_STANDBY_TURN_NS of its time)?  Then it restarts. */
 bool ll_standby_turn_over(ll_standby_turn_count *t);
-/* Count one fast-path acquisition made while others were parked: true when it ends the
+/* The acquisitions made while others wait are added to the waiting mode controller's count
+ * (standby.c, "Wide waiting") LL_STANDBY_CTL_FLUSH at a time, when the thread next waits for the
+ * lock, or inside the critical section once LL_STANDBY_CTL_FORCE have gathered. */
+#ifndef LL_STANDBY_CTL_FLUSH
+#define LL_STANDBY_CTL_FLUSH 16u
+#endif
+#ifndef LL_STANDBY_CTL_FORCE
+#define LL_STANDBY_CTL_FORCE 1024u
+#endif
+void ll_standby_ctl_flush(ll_standby_lock *l, ll_standby_turn_count *t);
+/* Count one fast-path acquisition of l made while others were parked: true when it ends the
  * caller's turn. */
-LL_INLINE bool ll_standby_turn_tick(void)
+LL_INLINE bool ll_standby_turn_tick(ll_standby_lock *l)
 {
+    ll_standby_turn_count *t = ll_standby_turn();
+    if (LL_UNLIKELY(++t->counted >= LL_STANDBY_CTL_FORCE))
+        ll_standby_ctl_flush(l, t);
     if (LL_STANDBY_TURN_OPS == 0)
         return false; /* turns off (an ablation: docs/performance.md) */
-    ll_standby_turn_count *t = ll_standby_turn();
     uint32_t n = ++t->acquisitions;
     if (n % LL_STANDBY_TURN_CHECK != 0 && n != LL_STANDBY_TURN_OPS)
         return false;
@@ -146,7 +165,7 @@ LL_INLINE bool ll_standby_turn_tick(void)
 LL_INLINE bool ll_standby_turn_ends(ll_standby_lock *l)
 {
     /* relaxed: a hint */
-    return LL_UNLIKELY(ll_load_relaxed(&l->state) & LL_STANDBY_PARKED) && ll_standby_turn_tick();
+    return LL_UNLIKELY(ll_load_relaxed(&l->state) & LL_STANDBY_PARKED) && ll_standby_turn_tick(l);
 }
 
 LL_INLINE void ll_standby_acquire(ll_standby_lock *l, ll_wait_policy *wp)

@@ -74,7 +74,7 @@ held:
  * again at once), and acquires it again when woken. */
 static LL_COLD void lock_inline_parked(lp_mutex *m, uint32_t fast)
 {
-    if (fast == LP_FAST_STANDBY && ll_standby_turn_tick())
+    if (fast == LP_FAST_STANDBY && ll_standby_turn_tick(standby_of(m)))
         ll_standby_requeue(standby_of(m));
 }
 

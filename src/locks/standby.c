@@ -108,6 +108,40 @@
  * short spin: yielding arrivals are more pollers of the lock's word
  * (unbounded yields on every machine cost MutexBench 10-27% in the simulator:
  * docs/performance.md, "What each part buys").
+ * Wide waiting: on those bigger machines, when non-critical sections are long
+ * (RandArray's: 400 private loads against a 100-load critical section),
+ * restriction leaves too few threads running to keep the lock busy: a parked
+ * arrival is gone for a wake-up (tens of microseconds) while the lock idles.
+ * There an arrival that would park spins instead for up to WIDE_NS (10 us),
+ * looking at the lock and the role between PAUSEs that double from 16 to 256
+ * (at most WIDE_LOOKS, 64, looks: the bound where the clock stands still),
+ * then parks: the simulated RandArray runs 3-38% faster in 15 of the 16
+ * papers' cells.  But on a lock whose non-critical sections are short
+ * (MutexBench's) the same spinners are pollers of the lock's line that slow
+ * every handover (7-44% slower).  No static rule separates the two, so a
+ * controller measures: the lock's rate, in acquisitions per EPOCH_NS (1 ms),
+ * counted while others wait (slow-path acquisitions and fast-path ones made
+ * while PARKED is set, the count the turns already keep per thread), under
+ * each mode.  The count is per thread and reaches the lock's controller
+ * CTL_FLUSH (16) at a time, when the thread waits anyway (in its park's
+ * RACE_NS look, or as its wide spin begins), or inside a critical section
+ * once CTL_FORCE (1024) have gathered: a shared counter bumped inside every
+ * critical section, a line from another socket, cost MutexBench up to 5%.
+ * The thread whose flush finds the epoch over closes it (a CAS of the
+ * epoch's start elects one): the lock runs in its better mode, and every
+ * 8 to 128 epochs (the gap doubles while the probe loses, and is 8 again
+ * after a switch) it runs one epoch in the other mode to let it settle and
+ * one to measure it; the other mode becomes the better one if it measured
+ * 5% above the better mode's rate (the mean of its last two epochs), which
+ * noise between epochs of one mode rarely reaches.  The controllers are a
+ * table of their own, one 64-B line per park-table bucket: the locks of a
+ * bucket share one (their summed rate decides; an arrival reads its mode, a
+ * hint, relaxed).  Only where arrivals park after their spin (more than
+ * YIELD_CPUS CPUs), never for real-time threads nor ordered waiters, and
+ * never in a served thread's wait (it parks to give others their turn).
+ * The price: the probes (two epochs in the worse mode per gap) and the
+ * flushes, 1-4% of MutexBench on the papers' machines; what it buys:
+ * docs/performance.md, "Wide waiting".
  * Release: ACT clear (nobody parked, or a standby exists or is being woken):
  * store locked = 0 and touch nothing more (unpark avoidance: the standby, or
  * a barging arrival, takes it).  ACT set: release_slow hands the lock to an
@@ -247,7 +281,8 @@
  * others are parked, or TURN_NS of them, once the eldest parked waiter has
  * waited TURN_WAIT_NS.  Measured per-thread max/min: docs/performance.md.
  * Footprint: 8 bytes per lock; a 128-B queue-node slot per parked thread (48 B
- * used); the table, 256 x 64 B = 16 KiB, shared by all locks.  Policies: its
+ * used); the table, 256 x 64 B = 16 KiB, and the waiting mode controllers,
+ * 256 x 64 B = 16 KiB, shared by all locks.  Policies: its
  * own (spin, then park in the table), registered as spin.
  */
 #include "locklab/registry.h"
@@ -259,7 +294,7 @@ enum { ROLES = SPIN | WAKING | IMPATIENT, GEN_SHIFT = 8, GEN_MASK = 0xffffu << G
 enum { HOME_SHIFT = 24, HOME_MASK = 0xfu << HOME_SHIFT };
 enum { STANDBY = 1, HANDOFF = 2, ARRIVE = 3 }; /* a parked waiter's token: woken into the standby role, handed the
                                                 * lock, or woken to compete (a thread whose turn ended swapped with it) */
-enum { CLOCK_EVERY = 16, NUMA_LOOK = 16, IDLE_YIELDS = 128, RACE_PAUSES = 256 };
+enum { CLOCK_EVERY = 16, NUMA_LOOK = 16, IDLE_YIELDS = 128, RACE_PAUSES = 256, WIDE_PAUSES = 16, WIDE_LOOKS = 64 };
 
 /* This process's fork generation, as the state word keeps it. */
 static uint32_t sb_gen(void) { return (ll_fork_generation_now() & 0xffffu) << GEN_SHIFT; }
@@ -342,6 +377,42 @@ static void sb_last_left(void *p) { sb_change((ll_standby_lock *)p, 0, PARKED, 0
 
 enum { SB_RETRY = 0, SB_STANDBY = 1, SB_TIMED_OUT = 2, SB_HANDED = 3, SB_NOT_PARKED = 4 };
 
+/* ---- the waiting mode controller's state (header, "Wide waiting") ---------------------- */
+
+/* A controller per bucket of the park table, on a line of its own: the epoch's count, its start
+ * (ll_now_ns), the plan, the last rate of each mode (acquisitions per EPOCH_NS).  The plan: bit 0
+ * the better mode (1: wide), bits 1-2 the phase, bits 8-15 the epochs before the next probe,
+ * bits 16-23 the gap between probes. */
+enum { CTL_COUNT, CTL_FROM, CTL_PLAN, CTL_RATE, CTL_WORDS = CTL_RATE + 2 };
+typedef struct sb_ctl {
+    LL_ALIGNED(LL_CACHELINE) ll_atomic_u64 w[CTL_WORDS];
+} sb_ctl;
+static sb_ctl sb_ctl_table[PT_BUCKETS];
+/* The controller of l's bucket: the locks that share a bucket share its controller. */
+static sb_ctl *sb_ctl_of(ll_standby_lock *l) { return &sb_ctl_table[pt_bucket_of(l) - pt_table]; }
+enum { CTL_STEADY, CTL_SETTLE, CTL_MEASURE, CTL_BACK, CTL_SETTLE_FIRST = CTL_BACK };
+enum { CTL_MIN_GAP = 8, CTL_MAX_GAP = 128 };
+#ifndef LL_STANDBY_CTL_FIRST_WAIT
+#define LL_STANDBY_CTL_FIRST_WAIT 3u /* the steady epochs before the first probe (the model checker's: 0) */
+#endif
+
+/* Do l's arrivals wait wide: its bucket's better mode, or the other one while it is probed? */
+static bool sb_ctl_wide(ll_standby_lock *l)
+{
+    uint64_t plan = ll_load_relaxed(&sb_ctl_of(l)->w[CTL_PLAN]); /* relaxed: a hint */
+    uint32_t phase = (uint32_t)(plan >> 1) & 3u;
+    return ((plan & 1u) != 0) != (phase == CTL_SETTLE || phase == CTL_MEASURE);
+}
+
+/* Add this thread's counted acquisitions to the waiting mode controller's count, LL_STANDBY_CTL_FLUSH
+ * or more at a time, while it waits (outside a critical section). */
+static void sb_ctl_flush_waiting(ll_standby_lock *l)
+{
+    ll_standby_turn_count *t = ll_standby_turn();
+    if (t->counted >= LL_STANDBY_CTL_FLUSH)
+        ll_standby_ctl_flush(l, t);
+}
+
 /* Announce (PARKED) and park in l's bucket if l is still held, until a release or an arrival
  * wakes us into the standby role, or deadline_ns.  again: we parked before in this acquisition
  * (since is when we first did): we go back to our place by since, not to the back.  arriving:
@@ -371,6 +442,7 @@ static int sb_park(ll_standby_lock *l, uint64_t since, bool again, bool arriving
         p = sb_pass_role(l, b, w);
     pt_unlock(b);
     ll_wake(p); /* after the bucket's release, as release_slow's */
+    sb_ctl_flush_waiting(l); /* in the wait for RACE_NS below, which it shortens */
     /* RACE_NS after our announcement (RACE_PAUSES: a bound for a clock that stands still), a
      * release that missed it has almost always stored locked = 0: pt_sleep's first look (header,
      * "Memory orders") */
@@ -439,6 +511,10 @@ static bool sb_arrival_yields(bool ordered)
     return !ordered && ll_cpus_placeable() <= (int)LL_STANDBY_YIELD_CPUS && !ll_thread_realtime();
 }
 
+/* Does the waiting mode controller run here (header, "Wide waiting"): on more CPUs than a small
+ * machine's, where arrivals park after their short spin rather than yield? */
+static bool sb_wide_machine(void) { return LL_STANDBY_WIDE_NS > 0 && ll_cpus_placeable() > (int)LL_STANDBY_YIELD_CPUS; }
+
 /* When this thread last came back from parking: its tenure in the active set (header). */
 typedef struct sb_tenure {
     uint64_t active_from; /* ll_now_ns; 0: not yet measured */
@@ -467,7 +543,7 @@ static bool sb_standby_wait(ll_standby_lock *l, uint64_t spin_from, uint32_t rou
     return true;
 }
 
-LL_THREAD_ELEMENT_DEFINE(ll_standby_turn_count, ll_standby_turn, {0, 0, 0})
+LL_THREAD_ELEMENT_DEFINE(ll_standby_turn_count, ll_standby_turn, {0, 0, 0, 0})
 
 LL_COLD bool ll_standby_turn_over(ll_standby_turn_count *t)
 {
@@ -490,7 +566,7 @@ LL_COLD bool ll_standby_turn_over(ll_standby_turn_count *t)
 /* Acquire l by deadline_ns; yielding: the caller's turn is over, so it parks first (header,
  * "Turns"); ordered: no arrival's yields (ll_standby_acquire_ordered_until).  *by_yields (if
  * not NULL): we took l in an arrival's yields (header, "Small machines"), never parked. */
-static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, bool ordered, bool *by_yields)
+static bool sb_acquire_uncounted(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, bool ordered, bool *by_yields)
 {
     sb_tenure *me = sb_me();
     bool standby = false;
@@ -498,6 +574,8 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
     uint32_t rounds = 0, arrivals = 0;
     uint64_t yields_from = 0; /* our first yield as an arrival since we began or last went to park */
     uint32_t idle_yields = 0; /* the yields since then that came back within YIELD_IDLE_NS */
+    uint64_t wide_from = 0;   /* our first look of wide waiting since we began or last parked */
+    uint32_t wide_looks = 0;  /* its looks so far */
     bool parked = false; /* we slept in the table at least once (a new turn began) */
     for (;;) {
         bool arriving = yielding; /* this round is an arrival's (not the standby's) */
@@ -558,6 +636,18 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
                                  * (the budget ends them first; the count, where the clock stands still) */
                 continue;
             }
+            if (!served && !ordered && sb_wide_machine() && sb_ctl_wide(l) && !ll_thread_realtime()) {
+                /* wide waiting (header): look at the lock and the role, PAUSEs doubling between looks */
+                uint64_t now = ll_now_ns();
+                if (wide_from == 0)
+                    wide_from = now, sb_ctl_flush_waiting(l);
+                if (now - wide_from < LL_STANDBY_WIDE_NS && wide_looks < (uint32_t)WIDE_LOOKS) {
+                    for (uint32_t i = 0; i < ((uint32_t)WIDE_PAUSES << (wide_looks < 4 ? wide_looks : 4)); i++)
+                        ll_pause();
+                    wide_looks++;
+                    continue;
+                }
+            }
         }
         bool again = since != 0; /* parked before: back to our place by since */
         if (!again)
@@ -570,7 +660,7 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
             ll_standby_turn_count *turn = ll_standby_turn();
             turn->acquisitions = 0, turn->used_ns = 0, turn->seen_ns = me->active_from;
         }
-        arrivals = 0, yields_from = 0, idle_yields = 0;
+        arrivals = 0, yields_from = 0, idle_yields = 0, wide_from = 0, wide_looks = 0;
         if (r == SB_HANDED) /* handed over: locked was kept for us */
             return true;
         if (r == SB_TIMED_OUT) /* one last look: a release that missed us may have freed l */
@@ -583,6 +673,15 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
                 standby = true, spin_from = ll_now_ns(), rounds = 0, spun = 0;
         }
     }
+}
+
+/* sb_acquire_uncounted, each acquisition counted for the waiting mode controller (header, "Wide waiting"). */
+static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, bool ordered, bool *by_yields)
+{
+    if (!sb_acquire_uncounted(l, deadline_ns, yielding, ordered, by_yields))
+        return false;
+    ll_standby_turn()->counted++;
+    return true;
 }
 
 bool ll_standby_acquire_until(ll_standby_lock *l, uint64_t deadline_ns)
@@ -722,6 +821,73 @@ static bool sb_swap(ll_standby_lock *l, pt_bucket *b, uint32_t s, ll_parker **wa
     if (*wake == NULL)
         *wake = sb_give(b, w, prev, ARRIVE);
     return true;
+}
+
+/* ---- the waiting mode controller (header, "Wide waiting") ------------------------------ */
+
+/* An epoch of l ended at rate (acquisitions per EPOCH_NS); one thread at a time (the one whose
+ * CAS of the epoch's start won).  Steady: the better mode's rate is recorded; after `wait`
+ * epochs the other mode is tried for two (the first to settle, the second measured), and it
+ * becomes the better one if its rate beat the better one's last by 5%; then the probes come
+ * again after CTL_MIN_GAP epochs, else the gap doubles, up to CTL_MAX_GAP. */
+static void sb_ctl_epoch(sb_ctl *c, uint64_t rate)
+{
+    /* relaxed: statistics; the plan and rates are written by one epoch's closer at a time */
+    uint64_t plan = ll_load_relaxed(&c->w[CTL_PLAN]);
+    uint32_t best = (uint32_t)(plan & 1u), phase = (uint32_t)(plan >> 1) & 3u;
+    uint32_t wait = (uint32_t)(plan >> 8) & 0xffu, gap = (uint32_t)(plan >> 16) & 0xffu;
+    if (gap == 0) /* the lock's first epoch (threads still arriving): it settles, as after a probe */
+        gap = CTL_MIN_GAP, phase = CTL_SETTLE_FIRST, wait = LL_STANDBY_CTL_FIRST_WAIT;
+    switch (phase) {
+    case CTL_STEADY: { /* the better mode's rate: the mean of its last two epochs */
+        uint64_t last = ll_load_relaxed(&c->w[CTL_RATE + best]);
+        ll_store_relaxed(&c->w[CTL_RATE + best], last ? (last + rate) / 2u : rate);
+        if (wait > 0)
+            wait--;
+        else
+            phase = CTL_SETTLE;
+        break;
+    }
+    case CTL_SETTLE:
+        phase = CTL_MEASURE;
+        break;
+    case CTL_MEASURE:
+        ll_store_relaxed(&c->w[CTL_RATE + (best ^ 1u)], rate);
+        if (rate * 20u > ll_load_relaxed(&c->w[CTL_RATE + best]) * 21u) {
+            ll_store_relaxed(&c->w[CTL_RATE + best], 0); /* the mean restarts with the next better mode */
+            ll_store_relaxed(&c->w[CTL_RATE + (best ^ 1u)], 0);
+            best ^= 1u, gap = CTL_MIN_GAP;
+        }
+        else if (gap < CTL_MAX_GAP)
+            gap *= 2u;
+        phase = CTL_BACK, wait = gap;
+        break;
+    default: /* CTL_BACK, CTL_SETTLE_FIRST: the epoch after a probe (or the first) settles */
+        phase = CTL_STEADY;
+        break;
+    }
+    ll_store_relaxed(&c->w[CTL_PLAN], (uint64_t)best | (uint64_t)phase << 1 | (uint64_t)wait << 8 | (uint64_t)gap << 16);
+}
+
+/* Add t's counted acquisitions of the lock (they are attributed to l) to l's bucket's epoch, and
+ * close the epoch if it has lasted EPOCH_NS. */
+LL_COLD void ll_standby_ctl_flush(ll_standby_lock *l, ll_standby_turn_count *t)
+{
+    uint64_t n = t->counted;
+    t->counted = 0;
+    if (!sb_wide_machine())
+        return;
+    sb_ctl *c = sb_ctl_of(l);
+    /* relaxed: statistics (the CAS elects one closer per epoch; the counts it reads may be late) */
+    ll_faa(&c->w[CTL_COUNT], n, LL_RELAXED);
+    uint64_t now = ll_now_ns(), from = ll_load_relaxed(&c->w[CTL_FROM]);
+    if (now - from < LL_STANDBY_EPOCH_NS || !ll_cas(&c->w[CTL_FROM], &from, now, LL_RELAXED))
+        return;
+    uint64_t count = ll_xchg(&c->w[CTL_COUNT], 0, LL_RELAXED);
+    if (now - from <= 4u * (uint64_t)LL_STANDBY_EPOCH_NS) /* else the lock was quiet: no rate */
+        sb_ctl_epoch(c, count * LL_STANDBY_EPOCH_NS / (now - from));
+    else if (ll_load_relaxed(&c->w[CTL_PLAN]) == 0) /* the lock's first epoch begins (its rate unused) */
+        sb_ctl_epoch(c, 0);
 }
 
 /* ACT was set: we hold the lock. */
