@@ -115,33 +115,31 @@
  * There an arrival that would park spins instead for up to WIDE_NS (10 us),
  * looking at the lock and the role between PAUSEs that double from 16 to 256
  * (at most WIDE_LOOKS, 64, looks: the bound where the clock stands still),
- * then parks: the simulated RandArray runs 3-38% faster in 15 of the 16
- * papers' cells.  But on a lock whose non-critical sections are short
- * (MutexBench's) the same spinners are pollers of the lock's line that slow
- * every handover (7-44% slower).  No static rule separates the two, so a
- * controller measures: the lock's rate, in acquisitions per EPOCH_NS (1 ms),
- * counted while others wait (slow-path acquisitions and fast-path ones made
- * while PARKED is set, the count the turns already keep per thread), under
- * each mode.  The count is per thread and reaches the lock's controller
- * CTL_FLUSH (16) at a time, when the thread waits anyway (in its park's
- * RACE_NS look, or as its wide spin begins), or inside a critical section
- * once CTL_FORCE (1024) have gathered: a shared counter bumped inside every
- * critical section, a line from another socket, cost MutexBench up to 5%.
- * The thread whose flush finds the epoch over closes it (a CAS of the
- * epoch's start elects one): the lock runs in its better mode, and every
+ * then parks.  But where non-critical sections are short (MutexBench's) the
+ * same spinners poll the lock's line and slow every handover.  No static rule
+ * separates the two, so a controller measures the lock's rate under each
+ * mode, in acquisitions per EPOCH_NS (1 ms), counted while others wait
+ * (slow-path acquisitions, and the fast-path ones made while PARKED is set
+ * that the turns count anyway).  The count is per thread and reaches the
+ * lock's controller CTL_FLUSH (16) at a time, when the thread waits anyway
+ * (in its park's RACE_NS look, or as its wide spin begins), or inside a
+ * critical section once CTL_FORCE (1024) have gathered: a shared counter
+ * bumped inside the critical sections puts a miss, often to another socket,
+ * in them.  The thread whose flush finds the epoch over closes it (a CAS of
+ * the epoch's start elects one): the lock runs in its better mode, and every
  * 8 to 128 epochs (the gap doubles while the probe loses, and is 8 again
  * after a switch) it runs one epoch in the other mode to let it settle and
  * one to measure it; the other mode becomes the better one if it measured
- * 5% above the better mode's rate (the mean of its last two epochs), which
- * noise between epochs of one mode rarely reaches.  The controllers are a
- * table of their own, one 64-B line per park-table bucket: the locks of a
- * bucket share one (their summed rate decides; an arrival reads its mode, a
- * hint, relaxed).  Only where arrivals park after their spin (more than
- * YIELD_CPUS CPUs), never for real-time threads nor ordered waiters, and
- * never in a served thread's wait (it parks to give others their turn).
- * The price: the probes (two epochs in the worse mode per gap) and the
- * flushes, 1-4% of MutexBench on the papers' machines; what it buys:
- * docs/performance.md, "Wide waiting".
+ * 5% above the better mode's rate (the mean of its last two epochs), a
+ * margin that noise between epochs of one mode rarely reaches.  The
+ * controllers are a table of their own, two 64-B lines per park-table bucket
+ * (the count, which every flush writes, on one; what arrivals read, on the
+ * other): the locks of a bucket share one (their summed rate decides; an
+ * arrival reads the mode as a hint, relaxed).  Only where arrivals park after
+ * their spin (more than YIELD_CPUS CPUs), never for real-time threads nor
+ * ordered waiters, and never in a served thread's wait (it parks to give the
+ * parked their turn).  What it buys and costs (the probes' epochs in the
+ * worse mode, the flushes): docs/performance.md, "Wide waiting".
  * Release: ACT clear (nobody parked, or a standby exists or is being woken):
  * store locked = 0 and touch nothing more (unpark avoidance: the standby, or
  * a barging arrival, takes it).  ACT set: release_slow hands the lock to an
@@ -282,7 +280,7 @@
  * waited TURN_WAIT_NS.  Measured per-thread max/min: docs/performance.md.
  * Footprint: 8 bytes per lock; a 128-B queue-node slot per parked thread (48 B
  * used); the table, 256 x 64 B = 16 KiB, and the waiting mode controllers,
- * 256 x 64 B = 16 KiB, shared by all locks.  Policies: its
+ * 256 x 128 B = 32 KiB, shared by all locks.  Policies: its
  * own (spin, then park in the table), registered as spin.
  */
 #include "locklab/registry.h"
@@ -379,11 +377,13 @@ enum { SB_RETRY = 0, SB_STANDBY = 1, SB_TIMED_OUT = 2, SB_HANDED = 3, SB_NOT_PAR
 
 /* ---- the waiting mode controller's state (header, "Wide waiting") ---------------------- */
 
-/* A controller per bucket of the park table, on a line of its own: the epoch's count, its start
- * (ll_now_ns), the plan, the last rate of each mode (acquisitions per EPOCH_NS).  The plan: bit 0
- * the better mode (1: wide), bits 1-2 the phase, bits 8-15 the epochs before the next probe,
- * bits 16-23 the gap between probes. */
-enum { CTL_COUNT, CTL_FROM, CTL_PLAN, CTL_RATE, CTL_WORDS = CTL_RATE + 2 };
+/* A controller per bucket of the park table, on two lines of its own: the epoch's count, which
+ * every flush adds to, alone on the first, so that the arrivals' reads of the plan (sb_ctl_wide)
+ * find the second in their caches; on the second the epoch's start (ll_now_ns), the plan and
+ * the last rate of each mode (acquisitions per EPOCH_NS).  The plan: bit 0 the better mode
+ * (1: wide), bits 1-2 the phase, bits 8-15 the epochs before the next probe, bits 16-23 the gap
+ * between probes. */
+enum { CTL_COUNT = 0, CTL_FROM = LL_CACHELINE / 8, CTL_PLAN, CTL_RATE, CTL_WORDS = CTL_RATE + 2 };
 typedef struct sb_ctl {
     LL_ALIGNED(LL_CACHELINE) ll_atomic_u64 w[CTL_WORDS];
 } sb_ctl;
