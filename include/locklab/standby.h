@@ -1,5 +1,6 @@
-/* standby: a two-word barging lock with at most one spinning waiter (the standby) and the
- * other waiters parked in an address-hashed table (src/locks/standby.c).  The interposer's
+/* standby: a two-word barging lock with one spinning waiter (the standby) and the other
+ * waiters parked in an address-hashed table, after a spin of up to 10 us on more than two CPUs
+ * where that measurably runs the lock faster (src/locks/standby.c).  The interposer's
  * default.  Expert API, the verbs every lock has (LL_LOCK_VERBS; wp is unused: the lock does
  * its own waiting): the fast paths inline, the slow paths out of line. */
 #ifndef LOCKLAB_STANDBY_H
@@ -126,9 +127,10 @@ void ll_standby_requeue_ordered(ll_standby_lock *l);
  * spent making them (standby.c, "Turns"). */
 typedef struct ll_standby_turn_count {
     uint32_t acquisitions;
-    uint32_t counted; /* acquisitions not yet added to the waiting mode controller's count (standby.c) */
+    uint32_t counted; /* acquisitions of counted_for not yet added to its waiting mode controller's count */
     uint64_t used_ns; /* the turn's time so far */
     uint64_t seen_ns; /* ll_now_ns at the turn's last look at the clock; 0: none yet */
+    ll_standby_lock *counted_for; /* (standby.c, "Wide waiting"; only its address is used: it may be gone) */
 } ll_standby_turn_count;
 LL_THREAD_ELEMENT_EXTERN(ll_standby_turn_count, ll_standby_turn)
 /* Every LL_STANDBY_TURN_CHECK-th counted acquisition, and the LL_STANDBY_TURN_OPS-th, asks
@@ -137,29 +139,43 @@ LL_THREAD_ELEMENT_EXTERN(ll_standby_turn_count, ll_standby_turn)
 /* At such an acquisition: is the turn over (LL_STANDBY_TURN_OPS acquisitions, or
  * LL_STANDBY_TURN_NS of its time)?  Then it restarts. */
 bool ll_standby_turn_over(ll_standby_turn_count *t);
-/* The acquisitions made while others wait are added to the waiting mode controller's count
- * (standby.c, "Wide waiting") LL_STANDBY_CTL_FLUSH at a time, when the thread next waits for the
- * lock, or inside the critical section once LL_STANDBY_CTL_FORCE have gathered. */
+/* The acquisitions of a lock made while others wait are counted per thread and added to the
+ * lock's waiting mode controller (standby.c, "Wide waiting") LL_STANDBY_CTL_FLUSH or more at a
+ * time when the thread next waits, or inside the critical section once LL_STANDBY_CTL_FORCE
+ * have gathered; an acquisition of another lock first adds (or, fewer than FLUSH, drops) the
+ * count of the last. */
 #ifndef LL_STANDBY_CTL_FLUSH
 #define LL_STANDBY_CTL_FLUSH 16u
 #endif
 #ifndef LL_STANDBY_CTL_FORCE
 #define LL_STANDBY_CTL_FORCE 1024u
 #endif
-void ll_standby_ctl_flush(ll_standby_lock *l, ll_standby_turn_count *t);
-/* Count one fast-path acquisition of l made while others were parked: true when it ends the
- * caller's turn. */
-LL_INLINE bool ll_standby_turn_tick(ll_standby_lock *l)
+void ll_standby_ctl_count_slow(ll_standby_lock *l, ll_standby_turn_count *t);
+/* Count one acquisition of l made while others wait. */
+LL_INLINE void ll_standby_ctl_count(ll_standby_lock *l, ll_standby_turn_count *t)
 {
-    ll_standby_turn_count *t = ll_standby_turn();
-    if (LL_UNLIKELY(++t->counted >= LL_STANDBY_CTL_FORCE))
-        ll_standby_ctl_flush(l, t);
+    if (LL_LIKELY(t->counted_for == l && t->counted < LL_STANDBY_CTL_FORCE))
+        t->counted++;
+    else
+        ll_standby_ctl_count_slow(l, t);
+}
+/* Count one acquisition towards t's turn: true when it ends the turn. */
+LL_INLINE bool ll_standby_turn_step(ll_standby_turn_count *t)
+{
     if (LL_STANDBY_TURN_OPS == 0)
         return false; /* turns off (an ablation: docs/performance.md) */
     uint32_t n = ++t->acquisitions;
     if (n % LL_STANDBY_TURN_CHECK != 0 && n != LL_STANDBY_TURN_OPS)
         return false;
     return ll_standby_turn_over(t);
+}
+/* Count one fast-path acquisition of l made while others were parked: true when it ends the
+ * caller's turn. */
+LL_INLINE bool ll_standby_turn_tick(ll_standby_lock *l)
+{
+    ll_standby_turn_count *t = ll_standby_turn();
+    ll_standby_ctl_count(l, t);
+    return ll_standby_turn_step(t);
 }
 /* After a fast-path acquisition of l: true when it ends the caller's turn (then ll_standby_requeue). */
 LL_INLINE bool ll_standby_turn_ends(ll_standby_lock *l)

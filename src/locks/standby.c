@@ -18,7 +18,8 @@
  * waiter stalls the lock when threads outnumber CPUs; MCS-based CR locks pay
  * an out-of-line queue node on every uncontended pair.  This lock keeps
  * parkinglot's store release, inline fast path and table (eight bytes a lock,
- * nothing to allocate), and bounds the spinners to one, as Solaris does.
+ * nothing to allocate), and bounds the spinners to one, as Solaris does,
+ * unless more measurably run the lock faster (wide waiting, below).
  *
  * Lock words (8 bytes, all zero = free):
  *   locked  0 free, 1 held.  Acquire: CAS 0 -> 1; release: a store of 0.
@@ -79,7 +80,8 @@
  * handoff below bounds its wait).  Any other waiter: if the role is vacant, claim it; else spin
  * ARRIVAL_ROUNDS short rounds (2, 4, 8 PAUSEs) on locked, then (on a small
  * machine, below) yield, then park.  So at most one waiter per lock spins for
- * long, whatever the thread count.
+ * long, whatever the thread count (on more than two CPUs, more for up to WIDE_NS
+ * where that runs the lock faster: "Wide waiting").
  * Small machines: where the threads may run on at most YIELD_CPUS (2) CPUs
  * (the affinity mask's; under a cgroup quota they still spread over all the
  * machine's CPUs, where a parked thread idles a CPU nobody needs), an arrival
@@ -108,38 +110,51 @@
  * short spin: yielding arrivals are more pollers of the lock's word
  * (unbounded yields on every machine cost MutexBench 10-27% in the simulator:
  * docs/performance.md, "What each part buys").
- * Wide waiting: on those bigger machines, when non-critical sections are long
- * (RandArray's: 400 private loads against a 100-load critical section),
- * restriction leaves too few threads running to keep the lock busy: a parked
- * arrival is gone for a wake-up (tens of microseconds) while the lock idles.
- * There an arrival that would park spins instead for up to WIDE_NS (10 us),
- * looking at the lock and the role between PAUSEs that double from 16 to 256
- * (at most WIDE_LOOKS, 64, looks: the bound where the clock stands still),
- * then parks.  But where non-critical sections are short (MutexBench's) the
- * same spinners poll the lock's line and slow every handover.  No static rule
- * separates the two, so a controller measures the lock's rate under each
- * mode, in acquisitions per EPOCH_NS (1 ms), counted while others wait
- * (slow-path acquisitions, and the fast-path ones made while PARKED is set
- * that the turns count anyway).  The count is per thread and reaches the
- * lock's controller CTL_FLUSH (16) at a time, when the thread waits anyway
- * (in its park's RACE_NS look, or as its wide spin begins), or inside a
- * critical section once CTL_FORCE (1024) have gathered: a shared counter
- * bumped inside the critical sections puts a miss, often to another socket,
- * in them.  The thread whose flush finds the epoch over closes it (a CAS of
- * the epoch's start elects one): the lock runs in its better mode, and every
- * 8 to 128 epochs (the gap doubles while the probe loses, and is 8 again
- * after a switch) it runs one epoch in the other mode to let it settle and
- * one to measure it; the other mode becomes the better one if it measured
- * 5% above the better mode's rate (the mean of its last two epochs), a
- * margin that noise between epochs of one mode rarely reaches.  The
- * controllers are a table of their own, two 64-B lines per park-table bucket
- * (the count, which every flush writes, on one; what arrivals read, on the
- * other): the locks of a bucket share one (their summed rate decides; an
- * arrival reads the mode as a hint, relaxed).  Only where arrivals park after
- * their spin (more than YIELD_CPUS CPUs), never for real-time threads nor
- * ordered waiters, and never in a served thread's wait (it parks to give the
- * parked their turn).  What it buys and costs (the probes' epochs in the
- * worse mode, the flushes): docs/performance.md, "Wide waiting".
+ * Wide waiting: on more than WIDE_CPUS (2) CPUs, when non-critical sections
+ * are long (RandArray's: 400 private loads against a 100-load critical
+ * section), restriction leaves too few threads running to keep the lock busy:
+ * a parked arrival is gone for a wake-up (tens of microseconds) while the lock
+ * idles.  There an arrival that would park spins instead for up to WIDE_NS
+ * (10 us), looking at the lock and the role at intervals that double from
+ * WIDE_LOOK_NS (64 ns) to 1 us, timed by the clock every 16 PAUSEs (a PAUSE
+ * lasts 1 to 40 ns from one x86 to another; at most WIDE_PAUSES, 256, per
+ * interval and WIDE_LOOKS, 64, looks: the bounds where the clock stands
+ * still; each look also checks a timed acquire's deadline), then parks.  But where
+ * non-critical sections are short (MutexBench's) the same spinners poll the
+ * lock's line and slow every handover.  No static rule separates the two, so
+ * a controller measures the lock's rate under each mode, in acquisitions per
+ * EPOCH_NS (1 ms), counted while others wait: slow-path acquisitions, and the
+ * fast-path ones made while PARKED is set (which the turns count anyway; not
+ * every acquisition, which would cost the uncontended path a count, so a mode
+ * in which fewer threads park is undercounted, and the controller leans to
+ * parking).  Each thread counts for the last lock it counted on; that count
+ * reaches the lock's controller CTL_FLUSH (16) or more at a time, when the
+ * thread waits anyway (in its park's RACE_NS look, or as its wide spin
+ * begins), or inside a critical section once CTL_FORCE (1024) have gathered
+ * (a count bumped in every critical section put a miss, often to another
+ * socket, in each); an acquisition of another lock adds it (or, below
+ * CTL_FLUSH, drops it).  The thread whose flush finds the epoch over closes
+ * it (a CAS of the epoch's start elects one): the lock runs in its better
+ * mode, and after 8 to 128 epochs in it (the gap doubles while the probe
+ * loses, and is 8 again after a switch; an epoch after each probe and the
+ * lock's first settle) it runs one epoch in the other mode to let it settle
+ * and one to measure it; the other mode becomes the better one if it
+ * measured 5% above the better mode's rate (each epoch averaged with the one
+ * before), a margin that noise between epochs of one mode rarely reaches.
+ * An epoch longer than CTL_QUIET (4) epochs found the lock quiet: no rate,
+ * and a probe under way ends.  The controllers are a table of their own, two
+ * 64-B lines per park-table bucket (the count, which every flush writes, on
+ * one; what arrivals read, on the other): the locks of a bucket share one
+ * (their summed rate decides).  Everything there is a statistic or a hint
+ * (relaxed): one closer per epoch holds by timing only (a closer delayed an
+ * epoch between its CAS and its write of the plan may undo the next closer's
+ * decision; later probes repair it), and a stale mode costs a spin or a park,
+ * never exclusion.  Never for real-time threads nor ordered waiters, nor for
+ * a running thread whose tenure is over and finds the role vacant (it parks
+ * at the back, above); a win in the wide spin counts towards the thread's
+ * turn as a win in the yields does ("Turns").  What it buys and costs (the
+ * probes' epochs in the worse mode, the flushes): docs/performance.md, "Wide
+ * waiting".
  * Release: ACT clear (nobody parked, or a standby exists or is being woken):
  * store locked = 0 and touch nothing more (unpark avoidance: the standby, or
  * a barging arrival, takes it).  ACT set: release_slow hands the lock to an
@@ -203,9 +218,10 @@
  * TURN_NS; the time those of slower loops such as RandArray's); a turn
  * costs one park and at most two wake-ups (the release's and the swap's).
  * Uncontended, the check is one load and one branch after the CAS.  An
- * acquisition an arrival makes in its yields (small machines, above), never
- * parked, counts as a fast-path one: else a thread that keeps winning so would
- * have no turns (not in a timed acquire, which has no turns).
+ * acquisition an arrival makes in its yields (small machines, above) or its
+ * wide spin (below), never parked, counts as a fast-path one: else a thread
+ * that keeps winning so would have no turns (not in a timed acquire, which
+ * has no turns).
  * NUMA: the waiter woken into the role is the eldest parked one on the
  * waker's socket (among the lock's next 16), unless the eldest has waited
  * NUMA_NS: the lock stays on one socket for up to NUMA_NS at a time.  On a
@@ -292,7 +308,8 @@ enum { ROLES = SPIN | WAKING | IMPATIENT, GEN_SHIFT = 8, GEN_MASK = 0xffffu << G
 enum { HOME_SHIFT = 24, HOME_MASK = 0xfu << HOME_SHIFT };
 enum { STANDBY = 1, HANDOFF = 2, ARRIVE = 3 }; /* a parked waiter's token: woken into the standby role, handed the
                                                 * lock, or woken to compete (a thread whose turn ended swapped with it) */
-enum { CLOCK_EVERY = 16, NUMA_LOOK = 16, IDLE_YIELDS = 128, RACE_PAUSES = 256, WIDE_PAUSES = 16, WIDE_LOOKS = 64 };
+enum { CLOCK_EVERY = 16, NUMA_LOOK = 16, IDLE_YIELDS = 128, RACE_PAUSES = 256, WIDE_LOOK_NS = 64, WIDE_PAUSES = 256, WIDE_LOOKS = 64,
+       WIDE_CPUS = 2 };
 
 /* This process's fork generation, as the state word keeps it. */
 static uint32_t sb_gen(void) { return (ll_fork_generation_now() & 0xffffu) << GEN_SHIFT; }
@@ -395,6 +412,10 @@ enum { CTL_MIN_GAP = 8, CTL_MAX_GAP = 128 };
 #ifndef LL_STANDBY_CTL_FIRST_WAIT
 #define LL_STANDBY_CTL_FIRST_WAIT 3u /* the steady epochs before the first probe (the model checker's: 0) */
 #endif
+#ifndef LL_STANDBY_CTL_QUIET
+#define LL_STANDBY_CTL_QUIET 4u /* an epoch longer than this many EPOCH_NS found the lock quiet: no rate */
+#endif
+LL_STATIC_ASSERT(LL_STANDBY_EPOCH_NS > 0, "the controller's rates divide by the epoch's length");
 
 /* Do l's arrivals wait wide: its bucket's better mode, or the other one while it is probed? */
 static bool sb_ctl_wide(ll_standby_lock *l)
@@ -404,13 +425,14 @@ static bool sb_ctl_wide(ll_standby_lock *l)
     return ((plan & 1u) != 0) != (phase == CTL_SETTLE || phase == CTL_MEASURE);
 }
 
-/* Add this thread's counted acquisitions to the waiting mode controller's count, LL_STANDBY_CTL_FLUSH
- * or more at a time, while it waits (outside a critical section). */
-static void sb_ctl_flush_waiting(ll_standby_lock *l)
+static void sb_ctl_flush(ll_standby_turn_count *t);
+/* Add this thread's count to its lock's controller, LL_STANDBY_CTL_FLUSH or more at a time,
+ * while it waits (outside a critical section). */
+static void sb_ctl_flush_waiting(void)
 {
     ll_standby_turn_count *t = ll_standby_turn();
     if (t->counted >= LL_STANDBY_CTL_FLUSH)
-        ll_standby_ctl_flush(l, t);
+        sb_ctl_flush(t);
 }
 
 /* Announce (PARKED) and park in l's bucket if l is still held, until a release or an arrival
@@ -442,7 +464,7 @@ static int sb_park(ll_standby_lock *l, uint64_t since, bool again, bool arriving
         p = sb_pass_role(l, b, w);
     pt_unlock(b);
     ll_wake(p); /* after the bucket's release, as release_slow's */
-    sb_ctl_flush_waiting(l); /* in the wait for RACE_NS below, which it shortens */
+    sb_ctl_flush_waiting(); /* in the wait for RACE_NS below, which it shortens */
     /* RACE_NS after our announcement (RACE_PAUSES: a bound for a clock that stands still), a
      * release that missed it has almost always stored locked = 0: pt_sleep's first look (header,
      * "Memory orders") */
@@ -511,9 +533,9 @@ static bool sb_arrival_yields(bool ordered)
     return !ordered && ll_cpus_placeable() <= (int)LL_STANDBY_YIELD_CPUS && !ll_thread_realtime();
 }
 
-/* Does the waiting mode controller run here (header, "Wide waiting"): on more CPUs than a small
- * machine's, where arrivals park after their short spin rather than yield? */
-static bool sb_wide_machine(void) { return LL_STANDBY_WIDE_NS > 0 && ll_cpus_placeable() > (int)LL_STANDBY_YIELD_CPUS; }
+/* Does the waiting mode controller run here (header, "Wide waiting"): on more than WIDE_CPUS (2)
+ * CPUs (those of the affinity mask, as for the arrivals' yields)? */
+static bool sb_wide_machine(void) { return LL_STANDBY_WIDE_NS > 0 && ll_cpus_placeable() > (int)WIDE_CPUS; }
 
 /* When this thread last came back from parking: its tenure in the active set (header). */
 typedef struct sb_tenure {
@@ -543,7 +565,7 @@ static bool sb_standby_wait(ll_standby_lock *l, uint64_t spin_from, uint32_t rou
     return true;
 }
 
-LL_THREAD_ELEMENT_DEFINE(ll_standby_turn_count, ll_standby_turn, {0, 0, 0, 0})
+LL_THREAD_ELEMENT_DEFINE(ll_standby_turn_count, ll_standby_turn, {0, 0, 0, 0, NULL})
 
 LL_COLD bool ll_standby_turn_over(ll_standby_turn_count *t)
 {
@@ -564,9 +586,10 @@ LL_COLD bool ll_standby_turn_over(ll_standby_turn_count *t)
 }
 
 /* Acquire l by deadline_ns; yielding: the caller's turn is over, so it parks first (header,
- * "Turns"); ordered: no arrival's yields (ll_standby_acquire_ordered_until).  *by_yields (if
- * not NULL): we took l in an arrival's yields (header, "Small machines"), never parked. */
-static bool sb_acquire_uncounted(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, bool ordered, bool *by_yields)
+ * "Turns"); ordered: no arrival's yields (ll_standby_acquire_ordered_until).  *won_waiting (if
+ * not NULL): we took l in an arrival's yields (header, "Small machines") or wide spin ("Wide
+ * waiting"), never parked. */
+static bool sb_acquire_uncounted(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, bool ordered, bool *won_waiting)
 {
     sb_tenure *me = sb_me();
     bool standby = false;
@@ -584,8 +607,8 @@ static bool sb_acquire_uncounted(ll_standby_lock *l, uint64_t deadline_ns, bool 
         } else if (ll_standby_try_acquire(l)) {
             if (standby) /* (1,SPIN|x) -> (1,x): the role is vacant again */
                 sb_change(l, 0, SPIN | IMPATIENT, 0, LL_RELAXED);
-            if (by_yields) /* an arrival's, after yields */
-                *by_yields = !standby && !parked && yields_from != 0;
+            if (won_waiting) /* an arrival's, in its yields or wide spin */
+                *won_waiting = !standby && !parked && (yields_from != 0 || wide_from != 0);
             return true;
         } else if (standby) {
             bool owner = false;
@@ -640,10 +663,14 @@ static bool sb_acquire_uncounted(ll_standby_lock *l, uint64_t deadline_ns, bool 
                 /* wide waiting (header): look at the lock and the role, PAUSEs doubling between looks */
                 uint64_t now = ll_now_ns();
                 if (wide_from == 0)
-                    wide_from = now, sb_ctl_flush_waiting(l);
+                    wide_from = now, sb_ctl_flush_waiting();
                 if (now - wide_from < LL_STANDBY_WIDE_NS && wide_looks < (uint32_t)WIDE_LOOKS) {
-                    for (uint32_t i = 0; i < ((uint32_t)WIDE_PAUSES << (wide_looks < 4 ? wide_looks : 4)); i++)
+                    uint64_t look_ns = (uint64_t)WIDE_LOOK_NS << (wide_looks < 4 ? wide_looks : 4);
+                    for (uint32_t i = 1; i <= (uint32_t)WIDE_PAUSES; i++) { /* the bound: where the clock stands still */
                         ll_pause();
+                        if (i % 16 == 0 && ll_now_ns() - now >= look_ns)
+                            break;
+                    }
                     wide_looks++;
                     continue;
                 }
@@ -676,11 +703,11 @@ static bool sb_acquire_uncounted(ll_standby_lock *l, uint64_t deadline_ns, bool 
 }
 
 /* sb_acquire_uncounted, each acquisition counted for the waiting mode controller (header, "Wide waiting"). */
-static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, bool ordered, bool *by_yields)
+static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, bool ordered, bool *won_waiting)
 {
-    if (!sb_acquire_uncounted(l, deadline_ns, yielding, ordered, by_yields))
+    if (!sb_acquire_uncounted(l, deadline_ns, yielding, ordered, won_waiting))
         return false;
-    ll_standby_turn()->counted++;
+    ll_standby_ctl_count(l, ll_standby_turn());
     return true;
 }
 
@@ -696,8 +723,12 @@ bool ll_standby_acquire_ordered_until(ll_standby_lock *l, uint64_t deadline_ns)
 
 LL_COLD void ll_standby_acquire_slow(ll_standby_lock *l)
 {
-    bool by_yields = false; /* we took l after yields, never parked: it counts towards our turn (header, "Turns") */
-    if (sb_acquire(l, LL_NO_DEADLINE, false, false, &by_yields) && by_yields && ll_standby_turn_ends(l))
+    /* we took l in our yields or wide spin, never parked: it counts towards our turn as a fast-path
+     * acquisition would, while others are parked (header, "Turns"; sb_acquire counted it for the
+     * controller); relaxed: a hint, as in ll_standby_turn_ends */
+    bool won_waiting = false;
+    if (sb_acquire(l, LL_NO_DEADLINE, false, false, &won_waiting) && won_waiting &&
+        (ll_load_relaxed(&l->state) & PARKED) && ll_standby_turn_step(ll_standby_turn()))
         ll_standby_requeue(l);
 }
 
@@ -839,7 +870,7 @@ static void sb_ctl_epoch(sb_ctl *c, uint64_t rate)
     if (gap == 0) /* the lock's first epoch (threads still arriving): it settles, as after a probe */
         gap = CTL_MIN_GAP, phase = CTL_SETTLE_FIRST, wait = LL_STANDBY_CTL_FIRST_WAIT;
     switch (phase) {
-    case CTL_STEADY: { /* the better mode's rate: the mean of its last two epochs */
+    case CTL_STEADY: { /* the better mode's rate: each epoch's average with the previous one */
         uint64_t last = ll_load_relaxed(&c->w[CTL_RATE + best]);
         ll_store_relaxed(&c->w[CTL_RATE + best], last ? (last + rate) / 2u : rate);
         if (wait > 0)
@@ -854,7 +885,7 @@ static void sb_ctl_epoch(sb_ctl *c, uint64_t rate)
     case CTL_MEASURE:
         ll_store_relaxed(&c->w[CTL_RATE + (best ^ 1u)], rate);
         if (rate * 20u > ll_load_relaxed(&c->w[CTL_RATE + best]) * 21u) {
-            ll_store_relaxed(&c->w[CTL_RATE + best], 0); /* the mean restarts with the next better mode */
+            ll_store_relaxed(&c->w[CTL_RATE + best], 0); /* the average restarts with the next better mode */
             ll_store_relaxed(&c->w[CTL_RATE + (best ^ 1u)], 0);
             best ^= 1u, gap = CTL_MIN_GAP;
         }
@@ -869,25 +900,43 @@ static void sb_ctl_epoch(sb_ctl *c, uint64_t rate)
     ll_store_relaxed(&c->w[CTL_PLAN], (uint64_t)best | (uint64_t)phase << 1 | (uint64_t)wait << 8 | (uint64_t)gap << 16);
 }
 
-/* Add t's counted acquisitions of the lock (they are attributed to l) to l's bucket's epoch, and
- * close the epoch if it has lasted EPOCH_NS. */
-LL_COLD void ll_standby_ctl_flush(ll_standby_lock *l, ll_standby_turn_count *t)
+/* Add t's count to its lock's controller, and close the epoch if it has lasted EPOCH_NS. */
+static void sb_ctl_flush(ll_standby_turn_count *t)
 {
     uint64_t n = t->counted;
     t->counted = 0;
-    if (!sb_wide_machine())
+    if (!sb_wide_machine() || t->counted_for == NULL)
         return;
-    sb_ctl *c = sb_ctl_of(l);
+    sb_ctl *c = sb_ctl_of(t->counted_for); /* its address only: the lock may be gone */
     /* relaxed: statistics (the CAS elects one closer per epoch; the counts it reads may be late) */
     ll_faa(&c->w[CTL_COUNT], n, LL_RELAXED);
-    uint64_t now = ll_now_ns(), from = ll_load_relaxed(&c->w[CTL_FROM]);
-    if (now - from < LL_STANDBY_EPOCH_NS || !ll_cas(&c->w[CTL_FROM], &from, now, LL_RELAXED))
+    uint64_t from = ll_load_relaxed(&c->w[CTL_FROM]), now = ll_now_ns(); /* from first: now is the later */
+    if ((int64_t)(now - from) < (int64_t)LL_STANDBY_EPOCH_NS || !ll_cas(&c->w[CTL_FROM], &from, now, LL_RELAXED))
         return;
     uint64_t count = ll_xchg(&c->w[CTL_COUNT], 0, LL_RELAXED);
-    if (now - from <= 4u * (uint64_t)LL_STANDBY_EPOCH_NS) /* else the lock was quiet: no rate */
+    if (now - from <= LL_STANDBY_CTL_QUIET * (uint64_t)LL_STANDBY_EPOCH_NS) {
         sb_ctl_epoch(c, count * LL_STANDBY_EPOCH_NS / (now - from));
-    else if (ll_load_relaxed(&c->w[CTL_PLAN]) == 0) /* the lock's first epoch begins (its rate unused) */
+        return;
+    }
+    /* the lock was quiet: no rate; its first epoch begins, or a probe ends (back to the better mode) */
+    uint64_t plan = ll_load_relaxed(&c->w[CTL_PLAN]);
+    uint32_t phase = (uint32_t)(plan >> 1) & 3u;
+    if (plan == 0)
         sb_ctl_epoch(c, 0);
+    else if (phase == CTL_SETTLE || phase == CTL_MEASURE)
+        ll_store_relaxed(&c->w[CTL_PLAN], (plan & ~(uint64_t)0xff06) | (uint64_t)CTL_BACK << 1 | (plan >> 16 & 0xff) << 8);
+}
+
+LL_COLD void ll_standby_ctl_count_slow(ll_standby_lock *l, ll_standby_turn_count *t)
+{
+    if (t->counted_for != l) { /* the count of the last lock: added if FLUSH or more, else dropped */
+        if (t->counted >= LL_STANDBY_CTL_FLUSH)
+            sb_ctl_flush(t);
+        t->counted = 0, t->counted_for = l;
+    } else { /* CTL_FORCE gathered: added now, in the critical section */
+        sb_ctl_flush(t);
+    }
+    t->counted++;
 }
 
 /* ACT was set: we hold the lock. */
@@ -943,7 +992,8 @@ const ll_lock_ops ll_lock_standby = {
     .name = "standby",
     .source = "locklab (Malthusian Locks' Solaris mutex, Fissile's standby, CNA, WebKit's parking table)",
     .summary = "two words, a store release; one spinning waiter (the standby), the others parked FIFO in a global "
-        "address-hashed table and rotated through the standby role",
+        "address-hashed table and rotated through the standby role (on more than 2 CPUs, after a spin of up to 10 us "
+        "where that measurably runs the lock faster)",
     .fairness = "none short-term (barging); the standby waits at most patience (0.1 ms) + one critical section; parked "
         "waiters woken FIFO (socket-local first for 2 ms), one parked 4 ms handed the lock at its bucket's fair timer; a "
         "running thread goes to the back after LL_STANDBY_TURN_OPS (2000) acquisitions made while others are parked, or "
