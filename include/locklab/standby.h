@@ -139,44 +139,20 @@ LL_THREAD_ELEMENT_EXTERN(ll_standby_turn_count, ll_standby_turn)
 /* At such an acquisition: is the turn over (LL_STANDBY_TURN_OPS acquisitions, or
  * LL_STANDBY_TURN_NS of its time)?  Then it restarts. */
 bool ll_standby_turn_over(ll_standby_turn_count *t);
-/* The acquisitions of a lock made while others wait are counted per thread and added to the
- * lock's waiting mode controller (standby.c, "Wide waiting") LL_STANDBY_CTL_FLUSH or more at a
- * time when the thread next waits, or inside the critical section once LL_STANDBY_CTL_FORCE
- * have gathered; an acquisition of another lock first adds (or, fewer than FLUSH, drops) the
- * count of the last. */
+/* The acquisitions of a lock made while others wait are counted per thread for the lock's
+ * waiting mode controller (standby.c, "Wide waiting"), and added to it LL_STANDBY_CTL_FLUSH or
+ * more at a time when the thread next waits, or inside the critical section once
+ * LL_STANDBY_CTL_FORCE have gathered. */
 #ifndef LL_STANDBY_CTL_FLUSH
 #define LL_STANDBY_CTL_FLUSH 16u
 #endif
 #ifndef LL_STANDBY_CTL_FORCE
 #define LL_STANDBY_CTL_FORCE 1024u
 #endif
-void ll_standby_ctl_count_slow(ll_standby_lock *l, ll_standby_turn_count *t);
-/* Count one acquisition of l made while others wait. */
-LL_INLINE void ll_standby_ctl_count(ll_standby_lock *l, ll_standby_turn_count *t)
-{
-    if (LL_LIKELY(t->counted_for == l && t->counted < LL_STANDBY_CTL_FORCE))
-        t->counted++;
-    else
-        ll_standby_ctl_count_slow(l, t);
-}
-/* Count one acquisition towards t's turn: true when it ends the turn. */
-LL_INLINE bool ll_standby_turn_step(ll_standby_turn_count *t)
-{
-    if (LL_STANDBY_TURN_OPS == 0)
-        return false; /* turns off (an ablation: docs/performance.md) */
-    uint32_t n = ++t->acquisitions;
-    if (n % LL_STANDBY_TURN_CHECK != 0 && n != LL_STANDBY_TURN_OPS)
-        return false;
-    return ll_standby_turn_over(t);
-}
-/* Count one fast-path acquisition of l made while others were parked: true when it ends the
- * caller's turn. */
-LL_INLINE bool ll_standby_turn_tick(ll_standby_lock *l)
-{
-    ll_standby_turn_count *t = ll_standby_turn();
-    ll_standby_ctl_count(l, t);
-    return ll_standby_turn_step(t);
-}
+/* Count one fast-path acquisition of l made while others were parked, for its turn and its
+ * controller: true when it ends the caller's turn.  Out of line: the fast path that does not
+ * reach it keeps its registers free. */
+bool ll_standby_turn_tick(ll_standby_lock *l);
 /* After a fast-path acquisition of l: true when it ends the caller's turn (then ll_standby_requeue). */
 LL_INLINE bool ll_standby_turn_ends(ll_standby_lock *l)
 {

@@ -116,8 +116,8 @@
  * a parked arrival is gone for a wake-up (tens of microseconds) while the lock
  * idles.  There an arrival that would park spins instead for up to WIDE_NS
  * (10 us), looking at the lock and the role at intervals that double from
- * WIDE_LOOK_NS (64 ns) to 1 us, timed by the clock every 16 PAUSEs (a PAUSE
- * lasts 1 to 40 ns from one x86 to another; at most WIDE_PAUSES, 256, per
+ * WIDE_LOOK_NS (64 ns) to 1 us, timed by the clock every 4 PAUSEs (a PAUSE
+ * lasts 1 to 40 ns from one x86 to another; at most WIDE_PAUSES, 1024, per
  * interval and WIDE_LOOKS, 64, looks: the bounds where the clock stands
  * still; each look also checks a timed acquire's deadline), then parks.  But where
  * non-critical sections are short (MutexBench's) the same spinners poll the
@@ -133,18 +133,21 @@
  * begins), or inside a critical section once CTL_FORCE (1024) have gathered
  * (a count bumped in every critical section put a miss, often to another
  * socket, in each); an acquisition of another lock adds it (or, below
- * CTL_FLUSH, drops it).  The thread whose flush finds the epoch over closes
+ * CTL_FLUSH, drops it: a thread that takes two contended locks in turn
+ * counts for neither, which then keep parking).  The thread whose flush finds the epoch over closes
  * it (a CAS of the epoch's start elects one): the lock runs in its better
  * mode, and after 8 to 128 epochs in it (the gap doubles while the probe
  * loses, and is 8 again after a switch; an epoch after each probe and the
  * lock's first settle) it runs one epoch in the other mode to let it settle
  * and one to measure it; the other mode becomes the better one if it
- * measured 5% above the better mode's rate (each epoch averaged with the one
- * before), a margin that noise between epochs of one mode rarely reaches.
+ * measured 5% above the better mode's rate (an average that halves each older
+ * epoch's weight), a margin that noise between epochs of one mode rarely
+ * reaches.
  * An epoch longer than CTL_QUIET (4) epochs found the lock quiet: no rate,
- * and a probe under way ends.  The controllers are a table of their own, two
- * 64-B lines per park-table bucket (the count, which every flush writes, on
- * one; what arrivals read, on the other): the locks of a bucket share one
+ * and a probe under way ends.  The controllers are two tables of their own,
+ * a 64-B line per park-table bucket in each (the count, which every flush
+ * writes, in one; what arrivals read, in the other, so that an adjacent-line
+ * prefetch does not pair them): the locks of a bucket share a controller
  * (their summed rate decides).  Everything there is a statistic or a hint
  * (relaxed): one closer per epoch holds by timing only (a closer delayed an
  * epoch between its CAS and its write of the plan may undo the next closer's
@@ -308,7 +311,7 @@ enum { ROLES = SPIN | WAKING | IMPATIENT, GEN_SHIFT = 8, GEN_MASK = 0xffffu << G
 enum { HOME_SHIFT = 24, HOME_MASK = 0xfu << HOME_SHIFT };
 enum { STANDBY = 1, HANDOFF = 2, ARRIVE = 3 }; /* a parked waiter's token: woken into the standby role, handed the
                                                 * lock, or woken to compete (a thread whose turn ended swapped with it) */
-enum { CLOCK_EVERY = 16, NUMA_LOOK = 16, IDLE_YIELDS = 128, RACE_PAUSES = 256, WIDE_LOOK_NS = 64, WIDE_PAUSES = 256, WIDE_LOOKS = 64,
+enum { CLOCK_EVERY = 16, NUMA_LOOK = 16, IDLE_YIELDS = 128, RACE_PAUSES = 256, WIDE_LOOK_NS = 64, WIDE_PAUSES = 1024, WIDE_LOOKS = 64,
        WIDE_CPUS = 2 };
 
 /* This process's fork generation, as the state word keeps it. */
@@ -394,23 +397,27 @@ enum { SB_RETRY = 0, SB_STANDBY = 1, SB_TIMED_OUT = 2, SB_HANDED = 3, SB_NOT_PAR
 
 /* ---- the waiting mode controller's state (header, "Wide waiting") ---------------------- */
 
-/* A controller per bucket of the park table, on two lines of its own: the epoch's count, which
- * every flush adds to, alone on the first, so that the arrivals' reads of the plan (sb_ctl_wide)
- * find the second in their caches; on the second the epoch's start (ll_now_ns), the plan and
- * the last rate of each mode (acquisitions per EPOCH_NS).  The plan: bit 0 the better mode
- * (1: wide), bits 1-2 the phase, bits 8-15 the epochs before the next probe, bits 16-23 the gap
- * between probes. */
-enum { CTL_COUNT = 0, CTL_FROM = LL_CACHELINE / 8, CTL_PLAN, CTL_RATE, CTL_WORDS = CTL_RATE + 2 };
+/* A controller per bucket of the park table, in two tables of 64-B lines: the epoch's count, which
+ * every flush adds to, in one, so that the arrivals' reads of the plan (sb_ctl_wide) find the
+ * other's line in their caches; in the other the epoch's start (ll_now_ns), the plan and the
+ * last rate of each mode (acquisitions per EPOCH_NS).  The plan: bit 0 the better mode (1: wide),
+ * bits 1-2 the phase, bits 8-15 the epochs before the next probe, bits 16-23 the gap between
+ * probes. */
+enum { CTL_FROM, CTL_PLAN, CTL_RATE, CTL_WORDS = CTL_RATE + 2 };
 typedef struct sb_ctl {
     LL_ALIGNED(LL_CACHELINE) ll_atomic_u64 w[CTL_WORDS];
 } sb_ctl;
+typedef struct sb_ctl_count_line {
+    LL_ALIGNED(LL_CACHELINE) ll_atomic_u64 n;
+} sb_ctl_count_line;
 static sb_ctl sb_ctl_table[PT_BUCKETS];
-/* The controller of l's bucket: the locks that share a bucket share its controller. */
-static sb_ctl *sb_ctl_of(ll_standby_lock *l) { return &sb_ctl_table[pt_bucket_of(l) - pt_table]; }
+static sb_ctl_count_line sb_ctl_counts[PT_BUCKETS];
+/* The controller of l's bucket (its index): the locks that share a bucket share its controller. */
+static size_t sb_ctl_of(ll_standby_lock *l) { return (size_t)(pt_bucket_of(l) - pt_table); }
 enum { CTL_STEADY, CTL_SETTLE, CTL_MEASURE, CTL_BACK, CTL_SETTLE_FIRST = CTL_BACK };
 enum { CTL_MIN_GAP = 8, CTL_MAX_GAP = 128 };
 #ifndef LL_STANDBY_CTL_FIRST_WAIT
-#define LL_STANDBY_CTL_FIRST_WAIT 3u /* the steady epochs before the first probe (the model checker's: 0) */
+#define LL_STANDBY_CTL_FIRST_WAIT 3u /* the steady epochs before the first probe (at least 1) */
 #endif
 #ifndef LL_STANDBY_CTL_QUIET
 #define LL_STANDBY_CTL_QUIET 4u /* an epoch longer than this many EPOCH_NS found the lock quiet: no rate */
@@ -420,7 +427,7 @@ LL_STATIC_ASSERT(LL_STANDBY_EPOCH_NS > 0, "the controller's rates divide by the 
 /* Do l's arrivals wait wide: its bucket's better mode, or the other one while it is probed? */
 static bool sb_ctl_wide(ll_standby_lock *l)
 {
-    uint64_t plan = ll_load_relaxed(&sb_ctl_of(l)->w[CTL_PLAN]); /* relaxed: a hint */
+    uint64_t plan = ll_load_relaxed(&sb_ctl_table[sb_ctl_of(l)].w[CTL_PLAN]); /* relaxed: a hint */
     uint32_t phase = (uint32_t)(plan >> 1) & 3u;
     return ((plan & 1u) != 0) != (phase == CTL_SETTLE || phase == CTL_MEASURE);
 }
@@ -585,6 +592,34 @@ LL_COLD bool ll_standby_turn_over(ll_standby_turn_count *t)
     return true;
 }
 
+/* Count one acquisition towards t's turn: true when it ends the turn. */
+static inline bool sb_turn_step(ll_standby_turn_count *t)
+{
+    if (LL_STANDBY_TURN_OPS == 0)
+        return false; /* turns off (an ablation: docs/performance.md) */
+    uint32_t n = ++t->acquisitions;
+    if (n % LL_STANDBY_TURN_CHECK != 0 && n != LL_STANDBY_TURN_OPS)
+        return false;
+    return ll_standby_turn_over(t);
+}
+
+static void sb_ctl_count_slow(ll_standby_lock *l, ll_standby_turn_count *t);
+/* Count one acquisition of l made while others wait, for l's controller (header, "Wide waiting"). */
+static inline void sb_ctl_count(ll_standby_lock *l, ll_standby_turn_count *t)
+{
+    if (LL_LIKELY(t->counted_for == l && t->counted < LL_STANDBY_CTL_FORCE))
+        t->counted++;
+    else
+        sb_ctl_count_slow(l, t);
+}
+
+LL_COLD bool ll_standby_turn_tick(ll_standby_lock *l)
+{
+    ll_standby_turn_count *t = ll_standby_turn();
+    sb_ctl_count(l, t);
+    return sb_turn_step(t);
+}
+
 /* Acquire l by deadline_ns; yielding: the caller's turn is over, so it parks first (header,
  * "Turns"); ordered: no arrival's yields (ll_standby_acquire_ordered_until).  *won_waiting (if
  * not NULL): we took l in an arrival's yields (header, "Small machines") or wide spin ("Wide
@@ -668,7 +703,7 @@ static bool sb_acquire_uncounted(ll_standby_lock *l, uint64_t deadline_ns, bool 
                     uint64_t look_ns = (uint64_t)WIDE_LOOK_NS << (wide_looks < 4 ? wide_looks : 4);
                     for (uint32_t i = 1; i <= (uint32_t)WIDE_PAUSES; i++) { /* the bound: where the clock stands still */
                         ll_pause();
-                        if (i % 16 == 0 && ll_now_ns() - now >= look_ns)
+                        if (i % 4 == 0 && ll_now_ns() - now >= look_ns)
                             break;
                     }
                     wide_looks++;
@@ -707,7 +742,7 @@ static bool sb_acquire(ll_standby_lock *l, uint64_t deadline_ns, bool yielding, 
 {
     if (!sb_acquire_uncounted(l, deadline_ns, yielding, ordered, won_waiting))
         return false;
-    ll_standby_ctl_count(l, ll_standby_turn());
+    sb_ctl_count(l, ll_standby_turn());
     return true;
 }
 
@@ -728,7 +763,7 @@ LL_COLD void ll_standby_acquire_slow(ll_standby_lock *l)
      * controller); relaxed: a hint, as in ll_standby_turn_ends */
     bool won_waiting = false;
     if (sb_acquire(l, LL_NO_DEADLINE, false, false, &won_waiting) && won_waiting &&
-        (ll_load_relaxed(&l->state) & PARKED) && ll_standby_turn_step(ll_standby_turn()))
+        (ll_load_relaxed(&l->state) & PARKED) && sb_turn_step(ll_standby_turn()))
         ll_standby_requeue(l);
 }
 
@@ -867,15 +902,18 @@ static void sb_ctl_epoch(sb_ctl *c, uint64_t rate)
     uint64_t plan = ll_load_relaxed(&c->w[CTL_PLAN]);
     uint32_t best = (uint32_t)(plan & 1u), phase = (uint32_t)(plan >> 1) & 3u;
     uint32_t wait = (uint32_t)(plan >> 8) & 0xffu, gap = (uint32_t)(plan >> 16) & 0xffu;
-    if (gap == 0) /* the lock's first epoch (threads still arriving): it settles, as after a probe */
-        gap = CTL_MIN_GAP, phase = CTL_SETTLE_FIRST, wait = LL_STANDBY_CTL_FIRST_WAIT;
+    if (gap == 0) { /* the controller's first close: the next epoch (threads still arriving) settles */
+        ll_store_relaxed(&c->w[CTL_PLAN], (uint64_t)CTL_SETTLE_FIRST << 1 | (uint64_t)LL_STANDBY_CTL_FIRST_WAIT << 8 |
+                                              (uint64_t)CTL_MIN_GAP << 16);
+        return;
+    }
     switch (phase) {
-    case CTL_STEADY: { /* the better mode's rate: each epoch's average with the previous one */
+    case CTL_STEADY: { /* the better mode's rate: an average that halves each older epoch's weight */
         uint64_t last = ll_load_relaxed(&c->w[CTL_RATE + best]);
         ll_store_relaxed(&c->w[CTL_RATE + best], last ? (last + rate) / 2u : rate);
-        if (wait > 0)
+        if (wait > 1)
             wait--;
-        else
+        else /* wait epochs (at least one) in the better mode since it settled: probe */
             phase = CTL_SETTLE;
         break;
     }
@@ -907,13 +945,14 @@ static void sb_ctl_flush(ll_standby_turn_count *t)
     t->counted = 0;
     if (!sb_wide_machine() || t->counted_for == NULL)
         return;
-    sb_ctl *c = sb_ctl_of(t->counted_for); /* its address only: the lock may be gone */
+    size_t i = sb_ctl_of(t->counted_for); /* its address only: the lock may be gone */
+    sb_ctl *c = &sb_ctl_table[i];
     /* relaxed: statistics (the CAS elects one closer per epoch; the counts it reads may be late) */
-    ll_faa(&c->w[CTL_COUNT], n, LL_RELAXED);
+    ll_faa(&sb_ctl_counts[i].n, n, LL_RELAXED);
     uint64_t from = ll_load_relaxed(&c->w[CTL_FROM]), now = ll_now_ns(); /* from first: now is the later */
     if ((int64_t)(now - from) < (int64_t)LL_STANDBY_EPOCH_NS || !ll_cas(&c->w[CTL_FROM], &from, now, LL_RELAXED))
         return;
-    uint64_t count = ll_xchg(&c->w[CTL_COUNT], 0, LL_RELAXED);
+    uint64_t count = ll_xchg(&sb_ctl_counts[i].n, 0, LL_RELAXED);
     if (now - from <= LL_STANDBY_CTL_QUIET * (uint64_t)LL_STANDBY_EPOCH_NS) {
         sb_ctl_epoch(c, count * LL_STANDBY_EPOCH_NS / (now - from));
         return;
@@ -927,7 +966,7 @@ static void sb_ctl_flush(ll_standby_turn_count *t)
         ll_store_relaxed(&c->w[CTL_PLAN], (plan & ~(uint64_t)0xff06) | (uint64_t)CTL_BACK << 1 | (plan >> 16 & 0xff) << 8);
 }
 
-LL_COLD void ll_standby_ctl_count_slow(ll_standby_lock *l, ll_standby_turn_count *t)
+LL_COLD static void sb_ctl_count_slow(ll_standby_lock *l, ll_standby_turn_count *t)
 {
     if (t->counted_for != l) { /* the count of the last lock: added if FLUSH or more, else dropped */
         if (t->counted >= LL_STANDBY_CTL_FLUSH)
