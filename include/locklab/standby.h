@@ -133,12 +133,6 @@ typedef struct ll_standby_turn_count {
     ll_standby_lock *counted_for; /* (standby.c, "Wide waiting"; only its address is used: it may be gone) */
 } ll_standby_turn_count;
 LL_THREAD_ELEMENT_EXTERN(ll_standby_turn_count, ll_standby_turn)
-/* Every LL_STANDBY_TURN_CHECK-th counted acquisition, and the LL_STANDBY_TURN_OPS-th, asks
- * ll_standby_turn_over (64, or TURN_OPS if smaller: then the count alone ends turns). */
-#define LL_STANDBY_TURN_CHECK (LL_STANDBY_TURN_OPS - 1u < 64u ? LL_STANDBY_TURN_OPS : 64u)
-/* At such an acquisition: is the turn over (LL_STANDBY_TURN_OPS acquisitions, or
- * LL_STANDBY_TURN_NS of its time)?  Then it restarts. */
-bool ll_standby_turn_over(ll_standby_turn_count *t);
 /* The acquisitions of a lock made while others wait are counted per thread for the lock's
  * waiting mode controller (standby.c, "Wide waiting"), and added to it LL_STANDBY_CTL_FLUSH or
  * more at a time when the thread next waits, or inside the critical section once

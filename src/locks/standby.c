@@ -125,6 +125,7 @@
  * a controller measures the lock's rate under each mode, in acquisitions per
  * EPOCH_NS (1 ms), counted while others wait: slow-path acquisitions, and the
  * fast-path ones made while PARKED is set (which the turns count anyway; not
+ * a condition variable's relock, which takes the lock in its yields; not
  * every acquisition, which would cost the uncontended path a count, so a mode
  * in which fewer threads park is undercounted, and the controller leans to
  * parking).  Each thread counts for the last lock it counted on; that count
@@ -137,8 +138,9 @@
  * counts for neither, which then keep parking).  The thread whose flush finds the epoch over closes
  * it (a CAS of the epoch's start elects one): the lock runs in its better
  * mode, and after 8 to 128 epochs in it (the gap doubles while the probe
- * loses, and is 8 again after a switch; an epoch after each probe and the
- * lock's first settle) it runs one epoch in the other mode to let it settle
+ * loses, and is 8 again after a switch; the first probe comes after
+ * CTL_FIRST_WAIT, 3; an epoch after each probe and the controller's first
+ * settle) it runs one epoch in the other mode to let it settle
  * and one to measure it; the other mode becomes the better one if it
  * measured 5% above the better mode's rate (an average that halves each older
  * epoch's weight), a margin that noise between epochs of one mode rarely
@@ -410,8 +412,8 @@ typedef struct sb_ctl {
 typedef struct sb_ctl_count_line {
     LL_ALIGNED(LL_CACHELINE) ll_atomic_u64 n;
 } sb_ctl_count_line;
-static sb_ctl sb_ctl_table[PT_BUCKETS];
-static sb_ctl_count_line sb_ctl_counts[PT_BUCKETS];
+LL_ALIGNED(LL_SECTOR) static sb_ctl sb_ctl_table[PT_BUCKETS]; /* sector-aligned: the tables share no 128-B pair */
+LL_ALIGNED(LL_SECTOR) static sb_ctl_count_line sb_ctl_counts[PT_BUCKETS];
 /* The controller of l's bucket (its index): the locks that share a bucket share its controller. */
 static size_t sb_ctl_of(ll_standby_lock *l) { return (size_t)(pt_bucket_of(l) - pt_table); }
 enum { CTL_STEADY, CTL_SETTLE, CTL_MEASURE, CTL_BACK, CTL_SETTLE_FIRST = CTL_BACK };
@@ -574,7 +576,12 @@ static bool sb_standby_wait(ll_standby_lock *l, uint64_t spin_from, uint32_t rou
 
 LL_THREAD_ELEMENT_DEFINE(ll_standby_turn_count, ll_standby_turn, {0, 0, 0, 0, NULL})
 
-LL_COLD bool ll_standby_turn_over(ll_standby_turn_count *t)
+/* Every TURN_CHECK-th counted acquisition, and the LL_STANDBY_TURN_OPS-th, asks sb_turn_over
+ * (64, or TURN_OPS if smaller: then the count alone ends turns). */
+#define TURN_CHECK (LL_STANDBY_TURN_OPS - 1u < 64u ? LL_STANDBY_TURN_OPS : 64u)
+/* At such an acquisition: is the turn over (LL_STANDBY_TURN_OPS acquisitions, or
+ * LL_STANDBY_TURN_NS of its time)?  Then it restarts. */
+LL_COLD static bool sb_turn_over(ll_standby_turn_count *t)
 {
     if (t->acquisitions < LL_STANDBY_TURN_OPS) {
         if (LL_STANDBY_TURN_NS == 0)
@@ -598,9 +605,9 @@ static inline bool sb_turn_step(ll_standby_turn_count *t)
     if (LL_STANDBY_TURN_OPS == 0)
         return false; /* turns off (an ablation: docs/performance.md) */
     uint32_t n = ++t->acquisitions;
-    if (n % LL_STANDBY_TURN_CHECK != 0 && n != LL_STANDBY_TURN_OPS)
+    if (n % TURN_CHECK != 0 && n != LL_STANDBY_TURN_OPS)
         return false;
-    return ll_standby_turn_over(t);
+    return sb_turn_over(t);
 }
 
 static void sb_ctl_count_slow(ll_standby_lock *l, ll_standby_turn_count *t);
