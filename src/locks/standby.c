@@ -426,12 +426,27 @@ enum { CTL_MIN_GAP = 8, CTL_MAX_GAP = 128 };
 #endif
 LL_STATIC_ASSERT(LL_STANDBY_EPOCH_NS > 0, "the controller's rates divide by the epoch's length");
 
-/* Do l's arrivals wait wide: its bucket's better mode, or the other one while it is probed? */
+/* The plan word, unpacked (the fields above; 0: the controller has not closed an epoch yet). */
+typedef struct sb_plan {
+    uint32_t best, phase, wait, gap;
+} sb_plan;
+static sb_plan sb_plan_of(uint64_t w)
+{
+    sb_plan p = {(uint32_t)(w & 1u), (uint32_t)(w >> 1) & 3u, (uint32_t)(w >> 8) & 0xffu, (uint32_t)(w >> 16) & 0xffu};
+    return p;
+}
+static uint64_t sb_plan_word(sb_plan p)
+{
+    return (uint64_t)p.best | (uint64_t)p.phase << 1 | (uint64_t)p.wait << 8 | (uint64_t)p.gap << 16;
+}
+/* Does a controller in plan p run its lock in the wide mode: the better mode, or the other one
+ * while it is probed? */
+static bool sb_plan_wide(sb_plan p) { return (p.best != 0) != (p.phase == CTL_SETTLE || p.phase == CTL_MEASURE); }
+
+/* Do l's arrivals wait wide? */
 static bool sb_ctl_wide(ll_standby_lock *l)
 {
-    uint64_t plan = ll_load_relaxed(&sb_ctl_table[sb_ctl_of(l)].w[CTL_PLAN]); /* relaxed: a hint */
-    uint32_t phase = (uint32_t)(plan >> 1) & 3u;
-    return ((plan & 1u) != 0) != (phase == CTL_SETTLE || phase == CTL_MEASURE);
+    return sb_plan_wide(sb_plan_of(ll_load_relaxed(&sb_ctl_table[sb_ctl_of(l)].w[CTL_PLAN]))); /* relaxed: a hint */
 }
 
 static void sb_ctl_flush(ll_standby_turn_count *t);
@@ -702,7 +717,7 @@ static bool sb_acquire_uncounted(ll_standby_lock *l, uint64_t deadline_ns, bool 
                 continue;
             }
             if (!served && !ordered && sb_wide_machine() && sb_ctl_wide(l) && !ll_thread_realtime()) {
-                /* wide waiting (header): look at the lock and the role, PAUSEs doubling between looks */
+                /* wide waiting (header): look at the lock and the role, at intervals doubling to 1 us */
                 uint64_t now = ll_now_ns();
                 if (wide_from == 0)
                     wide_from = now, sb_ctl_flush_waiting();
@@ -898,51 +913,49 @@ static bool sb_swap(ll_standby_lock *l, pt_bucket *b, uint32_t s, ll_parker **wa
 
 /* ---- the waiting mode controller (header, "Wide waiting") ------------------------------ */
 
-/* An epoch of l ended at rate (acquisitions per EPOCH_NS); one thread at a time (the one whose
- * CAS of the epoch's start won).  Steady: the better mode's rate is recorded; after `wait`
+/* An epoch of c's locks ended at rate (acquisitions per EPOCH_NS); one thread at a time (the one
+ * whose CAS of the epoch's start won).  Steady: the better mode's rate is recorded; after `wait`
  * epochs the other mode is tried for two (the first to settle, the second measured), and it
  * becomes the better one if its rate beat the better one's last by 5%; then the probes come
  * again after CTL_MIN_GAP epochs, else the gap doubles, up to CTL_MAX_GAP. */
 static void sb_ctl_epoch(sb_ctl *c, uint64_t rate)
 {
     /* relaxed: statistics; the plan and rates are written by one epoch's closer at a time */
-    uint64_t plan = ll_load_relaxed(&c->w[CTL_PLAN]);
-    uint32_t best = (uint32_t)(plan & 1u), phase = (uint32_t)(plan >> 1) & 3u;
-    uint32_t wait = (uint32_t)(plan >> 8) & 0xffu, gap = (uint32_t)(plan >> 16) & 0xffu;
-    if (gap == 0) { /* the controller's first close: the next epoch (threads still arriving) settles */
-        ll_store_relaxed(&c->w[CTL_PLAN], (uint64_t)CTL_SETTLE_FIRST << 1 | (uint64_t)LL_STANDBY_CTL_FIRST_WAIT << 8 |
-                                              (uint64_t)CTL_MIN_GAP << 16);
+    sb_plan p = sb_plan_of(ll_load_relaxed(&c->w[CTL_PLAN]));
+    if (p.gap == 0) { /* the controller's first close: the next epoch (threads still arriving) settles */
+        sb_plan first = {0, CTL_SETTLE_FIRST, LL_STANDBY_CTL_FIRST_WAIT, CTL_MIN_GAP};
+        ll_store_relaxed(&c->w[CTL_PLAN], sb_plan_word(first));
         return;
     }
-    switch (phase) {
+    switch (p.phase) {
     case CTL_STEADY: { /* the better mode's rate: an average that halves each older epoch's weight */
-        uint64_t last = ll_load_relaxed(&c->w[CTL_RATE + best]);
-        ll_store_relaxed(&c->w[CTL_RATE + best], last ? (last + rate) / 2u : rate);
-        if (wait > 1)
-            wait--;
+        uint64_t last = ll_load_relaxed(&c->w[CTL_RATE + p.best]);
+        ll_store_relaxed(&c->w[CTL_RATE + p.best], last ? (last + rate) / 2u : rate);
+        if (p.wait > 1)
+            p.wait--;
         else /* wait epochs (at least one) in the better mode since it settled: probe */
-            phase = CTL_SETTLE;
+            p.phase = CTL_SETTLE;
         break;
     }
     case CTL_SETTLE:
-        phase = CTL_MEASURE;
+        p.phase = CTL_MEASURE;
         break;
     case CTL_MEASURE:
-        ll_store_relaxed(&c->w[CTL_RATE + (best ^ 1u)], rate);
-        if (rate * 20u > ll_load_relaxed(&c->w[CTL_RATE + best]) * 21u) {
-            ll_store_relaxed(&c->w[CTL_RATE + best], 0); /* the average restarts with the next better mode */
-            ll_store_relaxed(&c->w[CTL_RATE + (best ^ 1u)], 0);
-            best ^= 1u, gap = CTL_MIN_GAP;
+        ll_store_relaxed(&c->w[CTL_RATE + (p.best ^ 1u)], rate);
+        if (rate * 20u > ll_load_relaxed(&c->w[CTL_RATE + p.best]) * 21u) {
+            ll_store_relaxed(&c->w[CTL_RATE + p.best], 0); /* the average restarts with the next better mode */
+            ll_store_relaxed(&c->w[CTL_RATE + (p.best ^ 1u)], 0);
+            p.best ^= 1u, p.gap = CTL_MIN_GAP;
         }
-        else if (gap < CTL_MAX_GAP)
-            gap *= 2u;
-        phase = CTL_BACK, wait = gap;
+        else if (p.gap < CTL_MAX_GAP)
+            p.gap *= 2u;
+        p.phase = CTL_BACK, p.wait = p.gap;
         break;
     default: /* CTL_BACK, CTL_SETTLE_FIRST: the epoch after a probe (or the first) settles */
-        phase = CTL_STEADY;
+        p.phase = CTL_STEADY;
         break;
     }
-    ll_store_relaxed(&c->w[CTL_PLAN], (uint64_t)best | (uint64_t)phase << 1 | (uint64_t)wait << 8 | (uint64_t)gap << 16);
+    ll_store_relaxed(&c->w[CTL_PLAN], sb_plan_word(p));
 }
 
 /* Add t's count to its lock's controller, and close the epoch if it has lasted EPOCH_NS. */
@@ -965,12 +978,13 @@ static void sb_ctl_flush(ll_standby_turn_count *t)
         return;
     }
     /* the lock was quiet: no rate; its first epoch begins, or a probe ends (back to the better mode) */
-    uint64_t plan = ll_load_relaxed(&c->w[CTL_PLAN]);
-    uint32_t phase = (uint32_t)(plan >> 1) & 3u;
-    if (plan == 0)
+    sb_plan p = sb_plan_of(ll_load_relaxed(&c->w[CTL_PLAN]));
+    if (p.gap == 0) {
         sb_ctl_epoch(c, 0);
-    else if (phase == CTL_SETTLE || phase == CTL_MEASURE)
-        ll_store_relaxed(&c->w[CTL_PLAN], (plan & ~(uint64_t)0xff06) | (uint64_t)CTL_BACK << 1 | (plan >> 16 & 0xff) << 8);
+    } else if (p.phase == CTL_SETTLE || p.phase == CTL_MEASURE) {
+        p.phase = CTL_BACK, p.wait = p.gap;
+        ll_store_relaxed(&c->w[CTL_PLAN], sb_plan_word(p));
+    }
 }
 
 LL_COLD static void sb_ctl_count_slow(ll_standby_lock *l, ll_standby_turn_count *t)
