@@ -89,6 +89,9 @@ typedef struct ll_standby_lock {
 #ifndef LL_STANDBY_WIDE_NS
 #define LL_STANDBY_WIDE_NS 10000u       /* wide waiting: an arrival spins on the lock this long before it parks (0: never) */
 #endif
+#ifndef LL_STANDBY_CAS_POLL
+#define LL_STANDBY_CAS_POLL 1u          /* the standby polls the lock by bare CAS (0: a load, then a CAS) */
+#endif
 #ifndef LL_STANDBY_EPOCH_NS
 #define LL_STANDBY_EPOCH_NS 1000000u    /* the waiting mode controller measures the lock's rate over epochs this long */
 #endif

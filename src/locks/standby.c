@@ -82,6 +82,18 @@
  * machine, below) yield, then park.  So at most one waiter per lock spins for
  * long, whatever the thread count (on more than two CPUs, more for up to WIDE_NS
  * where that runs the lock faster: "Wide waiting").
+ * Polling: the standby's try is a bare CAS of locked (every 8 PAUSEs, after
+ * PAUSE_NS between yields); every other try loads first.  A standby that
+ * reads the word keeps its line shared, so after a release it takes the line
+ * twice, once to read it and once for its CAS's exclusive copy; a standby
+ * whose failed CASes keep the line exclusive takes it once (the release's
+ * store takes it from the standby, the standby's next CAS takes it back).
+ * The standby is one waiter, so its CASes take the line from the holder at
+ * most once per poll, and what they cost the holder falls on its release's
+ * store, which the store buffer absorbs; the arrivals and wide spinners, who
+ * may be many, load first.  What it buys: docs/performance.md, "Polling"
+ * (RandArray 1-8% in every simulated cell; MutexBench 1-4%, but -3% to -4%
+ * on the T5).
  * Small machines: where the threads may run on at most YIELD_CPUS (2) CPUs
  * (the affinity mask's; under a cgroup quota they still spread over all the
  * machine's CPUs, where a parked thread idles a CPU nobody needs), an arrival
@@ -535,6 +547,14 @@ bool ll_standby_try_acquire(ll_standby_lock *l)
     return ll_load_relaxed(&l->locked) == 0 && ll_cas(&l->locked, &free_, 1, LL_ACQUIRE);
 }
 
+/* A try of l: the standby's a bare CAS (header, "Polling"), anyone else's a load first. */
+static bool sb_try(ll_standby_lock *l, bool standby)
+{
+    if (standby && LL_STANDBY_CAS_POLL)
+        return ll_two_word_lock_fast(&l->locked); /* acquire: as ll_standby_try_acquire's CAS */
+    return ll_standby_try_acquire(l);
+}
+
 /* Claim the vacant standby role, (1,x) -> (1,x|SPIN|HOME=ours): if nobody is parked, or the
  * parked had their turn less than ROTATE_NS ago; on several sockets, only on the lock's home
  * socket.  s: the live state; now: ll_now_ns() if s has PARKED. */
@@ -661,7 +681,7 @@ static bool sb_acquire_uncounted(ll_standby_lock *l, uint64_t deadline_ns, bool 
         bool arriving = yielding; /* this round is an arrival's (not the standby's) */
         if (yielding) {
             /* our turn is over: to the back of the queue at once (header, "Turns") */
-        } else if (ll_standby_try_acquire(l)) {
+        } else if (sb_try(l, standby)) {
             if (standby) /* (1,SPIN|x) -> (1,x): the role is vacant again */
                 sb_change(l, 0, SPIN | IMPATIENT, 0, LL_RELAXED);
             if (won_waiting) /* an arrival's, in its yields or wide spin */
