@@ -83,17 +83,17 @@
  * long, whatever the thread count (on more than two CPUs, more for up to WIDE_NS
  * where that runs the lock faster: "Wide waiting").
  * Polling: the standby's try is a bare CAS of locked (every 8 PAUSEs, after
- * PAUSE_NS between yields); every other try in this file loads first.  A standby that
- * reads the word keeps its line shared, so after a release it takes the line
- * twice, once to read it and once for its CAS's exclusive copy; a standby
- * whose failed CASes keep the line exclusive takes it once (the release's
- * store takes it from the standby, the standby's next CAS takes it back).
- * The cost falls on the holder: a poll during its critical section takes
- * the line, and the release's load of state (before its store) then misses.
- * The standby is one waiter, so that is at most one miss per poll; the
- * arrivals and wide spinners, who may be many, load first.  What it buys: docs/performance.md, "Polling"
- * (RandArray 1-8% in every simulated cell; MutexBench 1-4%, but -3% to -4%
- * on the T5).
+ * PAUSE_NS between yields); every other try in this file loads first.  A
+ * standby that reads the word keeps its line shared, so after a release it
+ * takes the line twice, once to read it and once for its CAS's exclusive
+ * copy; a standby whose failed CASes keep the line exclusive takes it once
+ * (the release's store takes it from the standby, the standby's next CAS
+ * takes it back).  The cost falls on the holder: a poll during its critical
+ * section takes the line, and the release's load of state (before its
+ * store) then misses.  The standby is one waiter, so that is at most one miss
+ * per poll; the arrivals and wide spinners, who may be many, load first.
+ * What it buys: docs/performance.md, "Polling" (RandArray 1-8% in every
+ * simulated cell; MutexBench 1-4%, but -3% to -4% on the T5).
  * Small machines: where the threads may run on at most YIELD_CPUS (2) CPUs
  * (the affinity mask's; under a cgroup quota they still spread over all the
  * machine's CPUs, where a parked thread idles a CPU nobody needs), an arrival
